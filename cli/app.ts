@@ -1,0 +1,176 @@
+/**
+ * The toolkit command line: parses arguments with yargs from the declarative command list,
+ * runs the chosen command, and turns errors into exit statuses (2 for usage errors, 1 for
+ * failures). Shared by `toolkit` and the kubectl plugin `kubectl-toolkit`.
+ *
+ * @module
+ */
+import yargs from "yargs";
+import type { Argv } from "yargs";
+import { type CommandArgs, commandName, type CommandSpec } from "./command.ts";
+import { COMMANDS } from "./commands.ts";
+import type { CliIO } from "./io.ts";
+import { completions, completionScript } from "./completion.ts";
+import { describeError, UsageError } from "../lib/errors.ts";
+import { VERSION } from "../lib/version.ts";
+
+/** How the CLI was started. */
+export interface RunOptions {
+  /** Streams and environment. */
+  io: CliIO;
+  /** `toolkit`, or `kubectl toolkit` for the plugin. */
+  programName: string;
+  /** The commands (default: all of them). */
+  commands?: readonly CommandSpec[];
+}
+
+interface Chosen {
+  spec: CommandSpec;
+  args: CommandArgs;
+}
+
+function addCommands(
+  y: Argv,
+  specs: readonly CommandSpec[],
+  choose: (c: Chosen) => void,
+): Argv {
+  for (const spec of specs) {
+    y = y.command(
+      [spec.usage, ...(spec.aliases ?? [])],
+      spec.describe,
+      (sub: Argv) => buildCommand(sub, spec, choose),
+      (args: Record<string, unknown>) => choose({ spec, args }),
+    );
+  }
+  return y;
+}
+
+function buildCommand(y: Argv, spec: CommandSpec, choose: (c: Chosen) => void): Argv {
+  for (const [name, p] of Object.entries(spec.positionals ?? {})) {
+    y = y.positional(name, {
+      type: p.type,
+      describe: p.describe,
+      ...(p.default !== undefined ? { default: p.default } : {}),
+    });
+  }
+  for (const [name, f] of Object.entries(spec.flags ?? {})) {
+    y = y.option(name, {
+      type: f.type,
+      describe: f.env ? `${f.describe} [env: ${f.env}]` : f.describe,
+      ...(f.alias !== undefined ? { alias: f.alias } : {}),
+      ...(f.default !== undefined ? { default: f.default } : {}),
+      ...(f.choices !== undefined ? { choices: [...f.choices] } : {}),
+      ...(f.hidden ? { hidden: true } : {}),
+      ...(f.demandOption ? { demandOption: true } : {}),
+    });
+  }
+  for (const [example, what] of spec.examples ?? []) y = y.example(example, what);
+  if (spec.subcommands) {
+    y = addCommands(y, spec.subcommands, choose).demandCommand(
+      1,
+      `Choose a command of "${commandName(spec)}"`,
+    );
+  }
+  return y;
+}
+
+/** Fills flags that are not given from their environment variables. */
+function applyEnv(spec: CommandSpec, args: CommandArgs, io: CliIO): CommandArgs {
+  const filled: Record<string, unknown> = { ...args };
+  for (const [name, flag] of Object.entries(spec.flags ?? {})) {
+    const value = flag.env ? io.env[flag.env] : undefined;
+    if (filled[name] === undefined && value !== undefined && value !== "") filled[name] = value;
+  }
+  return filled;
+}
+
+function paint(io: CliIO, code: string, text: string): string {
+  return io.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+}
+
+/** Writes an error the way every command reports one, and returns its exit status. */
+export function reportError(io: CliIO, programName: string, error: unknown): number {
+  const usage = error instanceof UsageError;
+  io.stderr.write(`${paint(io, "31", "error:")} ${describeError(error)}\n`);
+  if (usage) io.stderr.write(`Run '${programName} --help' for usage.\n`);
+  return usage ? 2 : 1;
+}
+
+/**
+ * Runs the CLI with the given arguments (without the program name) and returns the exit
+ * status. Nothing here calls `Deno.exit`, so it can be tested in-process.
+ */
+export async function runCli(argv: readonly string[], options: RunOptions): Promise<number> {
+  const { io, programName } = options;
+  const commands = options.commands ?? COMMANDS;
+
+  if (argv[0] === "__complete") {
+    for (const word of completions(commands, argv.slice(1))) io.stdout.write(`${word}\n`);
+    return 0;
+  }
+  if (argv[0] === "completion") {
+    const shell = argv[1] ?? "bash";
+    if (argv.length > 2 || (shell !== "bash" && shell !== "zsh")) {
+      return reportError(io, programName, new UsageError("Usage: completion [bash|zsh]"));
+    }
+    io.stdout.write(completionScript(shell, programName));
+    return 0;
+  }
+
+  let chosen: Chosen | undefined;
+  const parser = addCommands(
+    yargs()
+      .scriptName(programName)
+      .usage(`${programName} <command> [args]`)
+      .parserConfiguration({ "parse-positional-numbers": false })
+      .command(
+        "completion [shell]",
+        "Print a bash or zsh completion script",
+        (y: Argv) =>
+          y.positional("shell", { type: "string", choices: ["bash", "zsh"], default: "bash" }),
+      )
+      .version(VERSION)
+      .help()
+      .alias("help", "h")
+      .strict()
+      .recommendCommands()
+      .exitProcess(false)
+      .wrap(100)
+      .fail((message: string | undefined, error: Error | undefined) => {
+        if (error) throw error;
+        let text = message ?? "Invalid arguments";
+        if (text.startsWith("Did you mean")) text = `Unknown command "${argv[0]}". ${text}`;
+        throw new UsageError(text);
+      }),
+    commands,
+    (c) => (chosen = c),
+  );
+
+  if (argv.length === 0) {
+    io.stderr.write(`${await parser.getHelp()}\n\n`);
+    return reportError(io, programName, new UsageError("Choose a command"));
+  }
+
+  let output = "";
+  try {
+    await parser.parseAsync([...argv], {}, (_err: unknown, _args: unknown, text: string) => {
+      output = text;
+    });
+  } catch (error) {
+    return reportError(io, programName, error);
+  }
+  if (output) {
+    io.stdout.write(`${output}\n`);
+    return 0;
+  }
+  if (!chosen) {
+    return reportError(io, programName, new UsageError(`Unknown command "${argv[0]}"`));
+  }
+  try {
+    const run = await chosen.spec.load!();
+    const status = await run(applyEnv(chosen.spec, chosen.args, io), { io, programName });
+    return status ?? 0;
+  } catch (error) {
+    return reportError(io, programName, error);
+  }
+}

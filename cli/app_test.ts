@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { runCli } from "./app.ts";
+import { bufferedIO } from "./io.ts";
+import { COMMANDS } from "./commands.ts";
+import { commandName } from "./command.ts";
+import { VERSION } from "../lib/version.ts";
+
+async function run(args: string[], programName = "toolkit") {
+  const io = bufferedIO();
+  const status = await runCli(args, { io, programName });
+  return { status, out: io.out(), err: io.err() };
+}
+
+Deno.test("runCli() prints the version", async () => {
+  const r = await run(["--version"]);
+  assert.equal(r.status, 0);
+  assert.equal(r.out.trim(), VERSION);
+});
+
+Deno.test("runCli() --help lists every command of the mission with its aliases", async () => {
+  const r = await run(["--help"]);
+  assert.equal(r.status, 0);
+  for (
+    const usage of [
+      "console",
+      "create-webhook",
+      "credentials",
+      "dashboard",
+      "enable",
+      "endpoints",
+      "git-secret [name]",
+      "git [remote]",
+      "gitops",
+      "sync [namespace]",
+      "pull-secret [namespace]",
+      "pipeline [gitUrl]",
+      "tool-config [name]",
+      "vlan",
+      "yq <command>",
+      "image-security <command>",
+    ]
+  ) assert.ok(r.out.includes(`toolkit ${usage}`), `help lists ${usage}`);
+  assert.match(r.out, /aliases: ingress, endpoint, ingresses/);
+  assert.match(r.out, /aliases: project, namespace/);
+});
+
+Deno.test("runCli() exits 2 with a suggestion on a mistyped command", async () => {
+  const r = await run(["synk"]);
+  assert.equal(r.status, 2);
+  assert.match(r.err, /Did you mean sync\?/);
+});
+
+Deno.test("runCli() exits 2 on an unknown flag and on no command", async () => {
+  assert.equal((await run(["sync", "--bogus"])).status, 2);
+  assert.equal((await run([])).status, 2);
+  assert.equal((await run(["image-security", "sign"])).status, 2);
+});
+
+Deno.test("runCli() says kubectl toolkit in help when run as the plugin", async () => {
+  const r = await run(["--help"], "kubectl toolkit");
+  assert.match(r.out, /^kubectl toolkit <command>/);
+  assert.match(r.out, /kubectl toolkit sync \[namespace\]/);
+});
+
+Deno.test("runCli() accepts the aliases of a command", async () => {
+  for (const alias of ["ingress", "endpoint", "ingresses", "project", "namespace"]) {
+    const r = await run([alias, "--help"]);
+    assert.equal(r.status, 0, alias);
+  }
+});
+
+Deno.test("runCli() prints bash and zsh completion scripts", async () => {
+  const bash = await run(["completion", "bash"]);
+  assert.match(bash.out, /complete -o default -F _toolkit_complete toolkit/);
+  const zsh = await run(["completion", "zsh"]);
+  assert.match(zsh.out, /^#compdef toolkit/);
+  assert.equal((await run(["completion", "fish"])).status, 2);
+});
+
+Deno.test("runCli() completes commands and flags", async () => {
+  assert.equal((await run(["__complete", "pu"])).out, "pull-secret\n");
+  assert.match((await run(["__complete", "sync", "--templ"])).out, /--templateNamespace/);
+  assert.match((await run(["__complete", "image-security", "k"])).out, /keygen\nkey-secret/);
+});
+
+Deno.test("every registered command has a description and an implementation or subcommands", () => {
+  function visit(specs: typeof COMMANDS, path: string) {
+    for (const spec of specs) {
+      const name = `${path}${commandName(spec)}`;
+      assert.ok(spec.describe.length > 0, name);
+      assert.ok(spec.load || spec.subcommands, name);
+      if (spec.subcommands) visit(spec.subcommands, `${name} `);
+    }
+  }
+  visit(COMMANDS, "");
+});

@@ -1,0 +1,471 @@
+/**
+ * Every command of the toolkit CLI, with its aliases, positionals and flags. Names, aliases
+ * and flags follow the Cloud-Native Toolkit CLI (`igc`) so that its users' scripts keep working.
+ *
+ * @module
+ */
+import type { CommandRun, CommandSpec, FlagSpec } from "./command.ts";
+import { NotImplementedError } from "../lib/errors.ts";
+
+/** `--kubeconfig` and `--context`, for every command that talks to a cluster. */
+export const KUBE_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  kubeconfig: {
+    type: "string",
+    describe: "Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)",
+  },
+  context: { type: "string", describe: "The kubeconfig context to use (default: the current one)" },
+};
+
+/** `-o json|yaml` for commands that print data. */
+export function outputFlag(choices: readonly string[], fallback: string): Record<string, FlagSpec> {
+  return {
+    output: { type: "string", alias: "o", choices, default: fallback, describe: "Output format" },
+  };
+}
+
+/** Skopeo-compatible registry access flags for the image commands. */
+const REGISTRY_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  "registries.d": {
+    type: "string",
+    default: "/etc/containers/registries.d",
+    describe: "Directory of registries.d files that configure lookaside signature stores",
+  },
+  "tls-verify": {
+    type: "boolean",
+    default: true,
+    describe: "Use HTTPS and verify the registry's certificate (false: plain HTTP or untrusted)",
+  },
+  creds: { type: "string", describe: "Registry credentials as USER[:PASSWORD]" },
+  authfile: { type: "string", describe: "Registry credentials file (containers auth.json format)" },
+};
+
+/** A command that is registered but not built yet: it says so and exits 1. */
+function notBuilt(name: string): () => Promise<CommandRun> {
+  return () =>
+    Promise.resolve(() => {
+      throw new NotImplementedError(name);
+    });
+}
+
+const imageSecurity: CommandSpec = {
+  usage: "image-security <command>",
+  aliases: ["imagesecurity"],
+  describe: "Sign images, manage keys and enforce image signatures in a cluster",
+  subcommands: [
+    {
+      usage: "keygen",
+      describe: "Make an OpenPGP key pair that gpg and skopeo accept",
+      flags: {
+        name: { type: "string", describe: "The key's user name", demandOption: true },
+        email: { type: "string", describe: "The key's email address", demandOption: true },
+        type: {
+          type: "string",
+          choices: ["rsa", "ed25519"],
+          default: "rsa",
+          describe: "Key type (RSA-3072 or Ed25519)",
+        },
+        "public-key": { type: "string", describe: "Where to write the armoured public key" },
+        "private-key": {
+          type: "string",
+          describe: "Where to write the armoured private key (mode 0600)",
+        },
+        ...outputFlag(["text", "json", "yaml"], "text"),
+      },
+      load: notBuilt("image-security keygen"),
+    },
+    {
+      usage: "sign <image>",
+      describe: "Sign the image's current digest and store the signature",
+      positionals: { image: { type: "string", describe: "The image reference" } },
+      flags: {
+        key: { type: "string", describe: "Armoured private key file", demandOption: true },
+        identity: { type: "string", describe: "The docker reference to sign for (default: IMAGE)" },
+        ...REGISTRY_FLAGS,
+      },
+      load: notBuilt("image-security sign"),
+    },
+    {
+      usage: "verify <image>",
+      describe: "Verify the image's signatures against a public key",
+      positionals: { image: { type: "string", describe: "The image reference" } },
+      flags: {
+        key: { type: "string", describe: "Armoured public key file", demandOption: true },
+        "identity-rule": {
+          type: "string",
+          describe: "signedIdentity rule (matchRepoDigestOrExact, matchRepository, …)",
+          default: "matchRepoDigestOrExact",
+        },
+        ...REGISTRY_FLAGS,
+        ...outputFlag(["text", "json", "yaml"], "text"),
+      },
+      load: notBuilt("image-security verify"),
+    },
+    {
+      usage: "key-secret <name>",
+      describe: "Create the Secret whose `key` entry holds an armoured public key",
+      positionals: { name: { type: "string", describe: "The Secret's name" } },
+      flags: {
+        key: { type: "string", describe: "Armoured public key file", demandOption: true },
+        namespace: {
+          type: "string",
+          alias: "n",
+          describe: "The namespace (default: the context's)",
+        },
+        "dry-run": { type: "boolean", describe: "Print the Secret instead of creating it" },
+        ...outputFlag(["yaml", "json"], "yaml"),
+        ...KUBE_FLAGS,
+      },
+      load: notBuilt("image-security key-secret"),
+    },
+    {
+      usage: "vault <command>",
+      describe: "Store and fetch private keys in a Key Protect compatible vault",
+      subcommands: ["store", "fetch"].map((verb) => ({
+        usage: `${verb} <name>`,
+        describe: verb === "store"
+          ? "Store a private key in the vault"
+          : "Fetch a private key from the vault",
+        positionals: { name: { type: "string", describe: "The key's name or id" } },
+        flags: {
+          "kms-url": { type: "string", env: "KMS_URL", describe: "The vault's base URL" },
+          "instance-id": { type: "string", env: "KMS_INSTANCE_ID", describe: "The instance id" },
+          token: { type: "string", env: "KMS_TOKEN", describe: "A bearer token" },
+          "api-key": { type: "string", env: "IBMCLOUD_API_KEY", describe: "An API key for IAM" },
+          "iam-url": { type: "string", describe: "The IAM token endpoint" },
+          key: { type: "string", describe: "The private key file" },
+        },
+        load: notBuilt(`image-security vault ${verb}`),
+      })),
+    },
+    {
+      usage: "doctor",
+      describe: "Check the local signing setup (registries.d, gpg)",
+      flags: { "registries.d": REGISTRY_FLAGS["registries.d"]! },
+      load: notBuilt("image-security doctor"),
+    },
+    {
+      usage: "check <images..>",
+      describe: "Evaluate images against policies from files, offline",
+      positionals: { images: { type: "string", variadic: true, describe: "Image references" } },
+      flags: {
+        filename: {
+          type: "array",
+          alias: "f",
+          describe: "Policy and key Secret manifests",
+          demandOption: true,
+        },
+        namespace: { type: "string", alias: "n", default: "default", describe: "The namespace" },
+        ...outputFlag(["text", "json", "yaml"], "text"),
+      },
+      load: notBuilt("image-security check"),
+    },
+    {
+      usage: "enable",
+      describe: "Install image signature enforcement into the cluster",
+      flags: { ...KUBE_FLAGS },
+      load: notBuilt("image-security enable"),
+    },
+    {
+      usage: "status",
+      describe: "Show what is installed",
+      flags: { ...KUBE_FLAGS },
+      load: notBuilt("image-security status"),
+    },
+    {
+      usage: "disable",
+      describe: "Remove image signature enforcement",
+      flags: { ...KUBE_FLAGS },
+      load: notBuilt("image-security disable"),
+    },
+    {
+      usage: "rotate-certs",
+      describe: "Renew the webhook's serving certificate",
+      flags: { ...KUBE_FLAGS },
+      load: notBuilt("image-security rotate-certs"),
+    },
+  ],
+};
+
+const templateNamespace = (fallback: string): FlagSpec => ({
+  type: "string",
+  alias: "t",
+  default: fallback,
+  describe: "The template namespace that is the source of the config",
+});
+const serviceAccount: FlagSpec = {
+  type: "string",
+  alias: "z",
+  default: "default",
+  describe: "The service account that is used within the namespace",
+};
+const verbose: FlagSpec = { type: "boolean", describe: "Tell each step" };
+const gitSecretFlags: Record<string, FlagSpec> = {
+  namespace: {
+    type: "string",
+    alias: "n",
+    describe: "Namespace where the secret is created (default: the context's)",
+  },
+  values: {
+    type: "string",
+    describe: "File (YAML, JSON or .properties) with additional attributes",
+  },
+  workingDir: {
+    type: "string",
+    alias: "d",
+    describe: "Directory of the git repository (default: the current directory)",
+  },
+  gitUsername: { type: "string", alias: "u", describe: "Git username" },
+  gitPat: { type: "string", alias: "p", describe: "Git personal access token" },
+  replace: { type: "boolean", describe: "Replace the secret if it already exists" },
+  ...KUBE_FLAGS,
+};
+const quietDebug: Record<string, FlagSpec> = {
+  quiet: { type: "boolean", describe: "Suppress all logging" },
+  debug: { type: "boolean", describe: "Turn on extra logging" },
+};
+
+/** The top-level commands, in the order of `--help`. */
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    usage: "console",
+    describe: "Launch the Kubernetes or OpenShift admin console",
+    flags: {
+      print: { type: "boolean", describe: "Print the URL instead of opening it" },
+      ...quietDebug,
+      ...KUBE_FLAGS,
+    },
+    load: notBuilt("console"),
+  },
+  {
+    usage: "create-webhook",
+    describe: "Create a git webhook for a given Jenkins pipeline",
+    flags: {
+      jenkinsUrl: {
+        type: "string",
+        alias: "JENKINS_URL",
+        env: "JENKINS_URL",
+        describe: "The Jenkins host url",
+      },
+      gitUsername: {
+        type: "string",
+        alias: "USER_NAME",
+        env: "USER_NAME",
+        describe: "The username for git",
+      },
+      gitToken: {
+        type: "string",
+        alias: "API_TOKEN",
+        env: "API_TOKEN",
+        describe: "The personal access token for git",
+      },
+      gitUrl: { type: "string", alias: "GIT_URL", env: "GIT_URL", describe: "The git repo url" },
+    },
+    load: notBuilt("create-webhook"),
+  },
+  {
+    usage: "credentials",
+    describe: "List the urls and credentials for the tools deployed to the cluster",
+    flags: {
+      namespace: {
+        type: "string",
+        alias: ["n", "CLUSTER_NAMESPACE"],
+        env: "CLUSTER_NAMESPACE",
+        default: "tools",
+        describe: "The namespace where the credentials are stored",
+      },
+      yaml: { type: "boolean", describe: "Print the result as YAML (same as -o yaml)" },
+      ...outputFlag(["json", "yaml"], "json"),
+      ...quietDebug,
+      ...KUBE_FLAGS,
+    },
+    load: notBuilt("credentials"),
+  },
+  {
+    usage: "dashboard",
+    describe: "Open the Developer Dashboard in the default browser",
+    flags: {
+      namespace: {
+        type: "string",
+        alias: "n",
+        default: "tools",
+        describe: "The namespace where the Dashboard has been deployed",
+      },
+      print: { type: "boolean", describe: "Print the URL instead of opening it" },
+      ...KUBE_FLAGS,
+    },
+    load: notBuilt("dashboard"),
+  },
+  {
+    usage: "enable",
+    describe: "Enable the current repository with pipeline logic",
+    flags: {
+      repo: {
+        type: "string",
+        default: "https://cloud-native-toolkit.github.io/garage-pipelines/",
+        describe: "The repository from which the pipelines are retrieved",
+      },
+      pipeline: { type: "string", alias: "p", describe: "The name of the pipeline to enable" },
+      release: { type: "string", alias: "r", default: "latest", describe: "The release version" },
+      branch: { type: "string", alias: "b", default: "stable", describe: "The pipeline branch" },
+    },
+    load: notBuilt("enable"),
+  },
+  {
+    usage: "endpoints",
+    aliases: ["ingress", "endpoint", "ingresses"],
+    describe: "List the ingress and route URLs of the apps in a namespace",
+    flags: {
+      namespace: {
+        type: "string",
+        alias: "n",
+        describe: "The namespace (default: the context's)",
+      },
+      print: { type: "boolean", describe: "Print the list instead of showing a menu" },
+      ...outputFlag(["text", "json", "yaml"], "text"),
+      ...quietDebug,
+      ...KUBE_FLAGS,
+    },
+    load: notBuilt("endpoints"),
+  },
+  {
+    usage: "git-secret [name]",
+    describe: "Create a secret with the url, username and access token of a git repo",
+    positionals: {
+      name: { type: "string", describe: "The ConfigMap name (default: <org>.<repo>)" },
+    },
+    flags: gitSecretFlags,
+    load: notBuilt("git-secret"),
+  },
+  {
+    usage: "git [remote]",
+    describe: "Open the web page of the git repository of a remote (default origin)",
+    positionals: { remote: { type: "string", default: "origin", describe: "The git remote" } },
+    flags: {
+      workingDir: { type: "string", alias: "d", describe: "Directory of the git repository" },
+      print: { type: "boolean", describe: "Print the URL instead of opening it" },
+    },
+    load: notBuilt("git"),
+  },
+  {
+    usage: "gitops [gitUrl]",
+    describe: "Register the git repository as the gitops repository of a namespace",
+    positionals: { gitUrl: { type: "string", describe: "The gitops repository URL" } },
+    flags: gitSecretFlags,
+    load: notBuilt("gitops"),
+  },
+  {
+    usage: "sync [namespace]",
+    aliases: ["project", "namespace"],
+    describe: "Create a namespace (if it does not exist) and prepare it with the configuration",
+    positionals: { namespace: { type: "string", describe: "The namespace to create and sync" } },
+    flags: {
+      templateNamespace: templateNamespace("tools"),
+      serviceAccount,
+      tekton: { type: "boolean", alias: "p", describe: "Give the pipeline service account SCC" },
+      puller: { type: "boolean", default: true, describe: "Grant image-puller in the namespace" },
+      argocd: { type: "boolean", alias: "a", describe: "Let Argo CD manage the namespace" },
+      argocdNamespace: {
+        type: "string",
+        alias: "x",
+        default: "openshift-gitops",
+        describe: "The namespace where Argo CD runs",
+      },
+      verbose,
+      throttle: { type: "boolean", describe: "Throttle requests to the Kubernetes API" },
+      ...KUBE_FLAGS,
+    },
+    load: notBuilt("sync"),
+  },
+  {
+    usage: "pull-secret [namespace]",
+    describe: "Copy pull secrets into the namespace from the template namespace",
+    positionals: { namespace: { type: "string", describe: "The target namespace" } },
+    flags: {
+      templateNamespace: templateNamespace("default"),
+      serviceAccount,
+      dev: { type: "boolean", describe: "Mark the namespace as a development namespace" },
+      verbose,
+      ...KUBE_FLAGS,
+    },
+    load: notBuilt("pull-secret"),
+  },
+  {
+    usage: "pipeline [gitUrl]",
+    describe: "Register a pipeline (Tekton or Jenkins) for the current code repository",
+    positionals: { gitUrl: { type: "string", describe: "The git repository URL" } },
+    flags: {
+      templateNamespace: {
+        type: "string",
+        alias: "t",
+        describe: "The namespace of Jenkins or the template Tekton pipelines",
+      },
+      pipelineNamespace: { type: "string", alias: "n", describe: "Where to deploy the pipeline" },
+      skipWebhook: { type: "boolean", describe: "Do not create the git webhook" },
+      username: { type: "string", alias: "u", describe: "Username for the git repository" },
+      password: { type: "string", alias: "P", describe: "Password or token for the git repo" },
+      values: { type: "string", describe: "File with additional values for the secret" },
+      replaceGitSecret: { type: "boolean", alias: "g", describe: "Recreate the git secret" },
+      tekton: { type: "boolean", describe: "Register a Tekton pipeline" },
+      jenkins: { type: "boolean", describe: "Register a Jenkins pipeline" },
+      pipeline: { type: "string", describe: "The name of the Tekton pipeline to use" },
+      generateCrumb: {
+        type: "boolean",
+        alias: "c",
+        default: true,
+        describe: "Use a Jenkins crumb",
+      },
+      param: { type: "array", alias: "p", default: [], describe: "Pipeline parameters key=value" },
+      throttle: { type: "boolean", describe: "Throttle requests to the Kubernetes API" },
+      ...quietDebug,
+      ...KUBE_FLAGS,
+    },
+    load: notBuilt("pipeline"),
+  },
+  {
+    usage: "tool-config [name]",
+    describe: "Create the config map and secret for a tool configured in the environment",
+    positionals: { name: { type: "string", describe: "The tool's name" } },
+    flags: {
+      namespace: { type: "string", alias: "n", default: "tools", describe: "The namespace" },
+      url: { type: "string", describe: "The url of the tool" },
+      username: { type: "string", describe: "The name of the user for the tool" },
+      password: { type: "string", describe: "The password for the user for the tool" },
+      ...KUBE_FLAGS,
+    },
+    load: notBuilt("tool-config"),
+  },
+  {
+    usage: "vlan",
+    describe: "Print out the vlan values",
+    flags: {
+      datacenter: { type: "string", alias: "d", describe: "The datacenter to use" },
+      provider: {
+        type: "string",
+        alias: "p",
+        default: "classic",
+        describe: "The provider: classic or vpc",
+      },
+      output: { type: "string", alias: "o", describe: "File where the output is written" },
+      debug: { type: "boolean", describe: "Output additional information" },
+    },
+    load: notBuilt("vlan"),
+  },
+  {
+    usage: "yq <command>",
+    describe: "Lightweight YAML processor",
+    subcommands: [
+      {
+        usage: "w <file> <path> <value>",
+        describe: "Write a value at a path in a YAML file",
+        positionals: {
+          file: { type: "string", describe: "The YAML file" },
+          path: { type: "string", describe: "The dotted path" },
+          value: { type: "string", describe: "The value" },
+        },
+        flags: { inplace: { type: "boolean", alias: "i", describe: "Edit the file in place" } },
+        load: notBuilt("yq w"),
+      },
+    ],
+  },
+  imageSecurity,
+];

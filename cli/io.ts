@@ -1,0 +1,79 @@
+/**
+ * The streams and environment a command works with, passed in so that commands can be run
+ * and tested without touching the process's globals.
+ *
+ * @module
+ */
+
+/** Somewhere text can be written: stdout, stderr, or a buffer in tests. */
+export interface TextSink {
+  /** Writes the text as it is (no newline is added). */
+  write(text: string): void;
+}
+
+/** What a command may read and write besides the cluster. */
+export interface CliIO {
+  /** Data: what scripts read (`-o json`, URLs, manifests). */
+  readonly stdout: TextSink;
+  /** Messages: progress, warnings, errors. */
+  readonly stderr: TextSink;
+  /** Environment variables (`KUBECONFIG`, `NO_COLOR`, …). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** True when stdin and stderr are terminals, so a prompt or a menu may be shown. */
+  readonly interactive: boolean;
+  /** True when messages may be coloured (a terminal and no `NO_COLOR`). */
+  readonly color: boolean;
+  /** The working directory. */
+  readonly cwd: string;
+}
+
+const encoder = new TextEncoder();
+
+function fileSink(file: { writeSync(p: Uint8Array): number }): TextSink {
+  return {
+    write(text: string) {
+      let bytes = encoder.encode(text);
+      while (bytes.length > 0) bytes = bytes.subarray(file.writeSync(bytes));
+    },
+  };
+}
+
+/** The IO of the running process. */
+export function processIO(): CliIO {
+  const env = Deno.env.toObject();
+  const interactive = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
+  return {
+    stdout: fileSink(Deno.stdout),
+    stderr: fileSink(Deno.stderr),
+    env,
+    interactive,
+    color: Deno.stderr.isTerminal() && !("NO_COLOR" in env && env.NO_COLOR !== ""),
+    cwd: Deno.cwd(),
+  };
+}
+
+/** An IO whose output is kept in memory, for tests. */
+export interface BufferedIO extends CliIO {
+  /** Everything written to stdout so far. */
+  out(): string;
+  /** Everything written to stderr so far. */
+  err(): string;
+}
+
+/** Makes an in-memory IO for tests. */
+export function bufferedIO(
+  options: { env?: Record<string, string>; interactive?: boolean; cwd?: string } = {},
+): BufferedIO {
+  let out = "";
+  let err = "";
+  return {
+    stdout: { write: (t) => void (out += t) },
+    stderr: { write: (t) => void (err += t) },
+    env: options.env ?? {},
+    interactive: options.interactive ?? false,
+    color: false,
+    cwd: options.cwd ?? Deno.cwd(),
+    out: () => out,
+    err: () => err,
+  };
+}

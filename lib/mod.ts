@@ -1,0 +1,8 @@
+/**
+ * The toolkit library: what the CLI and the webhook share. `cli/` and `webhook/` import
+ * `lib/` only through this module and the `mod.ts` of its folders.
+ *
+ * @module
+ */
+export * from "./errors.ts";
+export * from "./version.ts";

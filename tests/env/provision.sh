@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Finds or makes the binaries and CRDs of toolkit's real test environment.
+#
+#   tests/env/provision.sh            provision (idempotent; a second run is quick)
+#
+# - kube-apiserver, etcd (and kubectl): taken from $KUBEBUILDER_ASSETS when it holds
+#   kube-apiserver and etcd; otherwise built from the Kubernetes and etcd Go modules at the
+#   pinned versions below and kept in the cache.
+# - docker-registry (the distribution registry), gpg, skopeo, htpasswd, openssl: installed
+#   from Debian packages when missing.
+# - CRDs of Tekton Pipelines and Triggers and of OpenShift Route, read from those projects'
+#   published Go modules at pinned versions (no Go build).
+#
+# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/
+# The last line printed is the directory that holds kube-apiserver and etcd.
+set -euo pipefail
+
+K8S_VERSION=v1.34.4
+ETCD_VERSION=v3.6.16
+TEKTON_PIPELINE_VERSION=v1.6.0
+TEKTON_TRIGGERS_VERSION=v0.34.0
+OPENSHIFT_API_VERSION=v0.0.0-20251015095338-264e80a2b6e7
+
+root=${TOOLKIT_TEST_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolkit-test-env}
+version="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}"
+cache="$root/$version"
+bin="$cache/bin"
+crds="$cache/crds"
+mkdir -p "$bin" "$crds"
+
+say() { printf 'provision: %s\n' "$*" >&2; }
+
+# Debian packages --------------------------------------------------------------------------
+need_pkgs=()
+command -v docker-registry >/dev/null || need_pkgs+=(docker-registry)
+command -v gpg >/dev/null || need_pkgs+=(gnupg)
+command -v skopeo >/dev/null || need_pkgs+=(skopeo)
+command -v htpasswd >/dev/null || need_pkgs+=(apache2-utils)
+command -v openssl >/dev/null || need_pkgs+=(openssl)
+command -v git >/dev/null || need_pkgs+=(git)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  say "installing Debian packages: ${need_pkgs[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq >&2
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2
+fi
+
+# Go toolchain settings: modules and build cache live in the cache, shared across versions --
+export GOMODCACHE="$root/go/mod" GOCACHE="$root/go/build" GOFLAGS=-mod=mod GOTOOLCHAIN=local
+export CGO_ENABLED=0
+if ! command -v go >/dev/null && [ -x /usr/local/go/bin/go ]; then export PATH="/usr/local/go/bin:$PATH"; fi
+
+# kube-apiserver, kubectl and etcd -----------------------------------------------------------
+assets=""
+if [ -n "${KUBEBUILDER_ASSETS:-}" ] && [ -x "$KUBEBUILDER_ASSETS/kube-apiserver" ] && [ -x "$KUBEBUILDER_ASSETS/etcd" ]; then
+  assets="$KUBEBUILDER_ASSETS"
+  say "using KUBEBUILDER_ASSETS=$assets"
+elif [ -n "${KUBEBUILDER_ASSETS:-}" ]; then
+  say "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS lacks kube-apiserver or etcd; building them instead"
+fi
+
+build_kube() {
+  local mod="$cache/src/kube"
+  command -v go >/dev/null || { say "Go is needed to build kube-apiserver (or set KUBEBUILDER_ASSETS)"; exit 1; }
+  say "building kube-apiserver and kubectl ${K8S_VERSION} from the Kubernetes Go modules (first run: several minutes)"
+  rm -rf "$mod" && mkdir -p "$mod" && cd "$mod"
+  go mod init toolkit-test-bins/kube >/dev/null 2>&1
+  local gomod staging minor patch
+  gomod=$(go mod download -json "k8s.io/kubernetes@${K8S_VERSION}" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  minor=$(echo "$K8S_VERSION" | cut -d. -f2); patch=$(echo "$K8S_VERSION" | cut -d. -f3)
+  for staging in $(sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#\1#p' "$gomod"); do
+    go mod edit -replace="${staging}=${staging}@v0.${minor}.${patch}"
+  done
+  go get "k8s.io/kubernetes/cmd/kube-apiserver@${K8S_VERSION}" >&2
+  local ld="-s -w -X k8s.io/component-base/version.gitVersion=${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
+  go build -trimpath -ldflags "$ld" -o "$bin/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
+  mv "$bin/kube-apiserver.tmp" "$bin/kube-apiserver"
+  go build -trimpath -ldflags "${ld/component-base/client-go/pkg} $ld" -o "$bin/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl >&2
+  mv "$bin/kubectl.tmp" "$bin/kubectl"
+}
+
+build_etcd() {
+  local mod="$cache/src/etcd"
+  command -v go >/dev/null || { say "Go is needed to build etcd (or set KUBEBUILDER_ASSETS)"; exit 1; }
+  say "building etcd ${ETCD_VERSION} from the etcd Go modules"
+  rm -rf "$mod" && mkdir -p "$mod" && cd "$mod"
+  go mod init toolkit-test-bins/etcd >/dev/null 2>&1
+  local m
+  for m in api client/pkg client/v3 pkg server; do
+    go mod edit -require="go.etcd.io/etcd/${m%/v3}/v3@${ETCD_VERSION}"
+  done
+  go get "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" >&2
+  go build -trimpath -ldflags "-s -w" -o "$bin/etcd.tmp" go.etcd.io/etcd/server/v3 >&2
+  mv "$bin/etcd.tmp" "$bin/etcd"
+}
+
+if [ -z "$assets" ]; then
+  [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kubectl" ] || build_kube
+  [ -x "$bin/etcd" ] || build_etcd
+  assets="$bin"
+fi
+
+# CRDs from the projects' published Go modules -------------------------------------------------
+module_dir() { go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'; }
+copy_crds() { # name module@version subdir [glob]
+  local dest="$crds/$1" dir
+  [ -d "$dest" ] && [ -n "$(ls -A "$dest")" ] && return 0
+  command -v go >/dev/null || { say "Go is needed to fetch the $1 CRDs"; exit 1; }
+  say "reading $1 CRDs from $2"
+  dir=$(module_dir "$2")
+  mkdir -p "$dest.tmp"
+  # shellcheck disable=SC2086
+  cp $dir/$3 "$dest.tmp/"
+  chmod -R u+w "$dest.tmp"
+  mv "$dest.tmp" "$dest"
+}
+copy_crds tekton-pipelines "github.com/tektoncd/pipeline@${TEKTON_PIPELINE_VERSION}" 'config/300-crds/300-*.yaml'
+copy_crds tekton-triggers "github.com/tektoncd/triggers@${TEKTON_TRIGGERS_VERSION}" 'config/300-*.yaml'
+copy_crds openshift "github.com/openshift/api@${OPENSHIFT_API_VERSION}" 'route/v1/zz_generated.crd-manifests/routes.crd.yaml'
+
+{
+  echo "K8S_VERSION=$K8S_VERSION"
+  echo "ETCD_VERSION=$ETCD_VERSION"
+  echo "TEKTON_PIPELINE_VERSION=$TEKTON_PIPELINE_VERSION"
+  echo "TEKTON_TRIGGERS_VERSION=$TEKTON_TRIGGERS_VERSION"
+  echo "OPENSHIFT_API_VERSION=$OPENSHIFT_API_VERSION"
+  echo "ASSETS=$assets"
+  echo "CRDS=$crds"
+} >"$cache/env.tmp" && mv "$cache/env.tmp" "$cache/env"
+ln -sfn "$cache" "$root/current"
+echo "$assets"
