@@ -1,0 +1,105 @@
+/**
+ * Finds the binaries of the test environment: kube-apiserver, etcd and kubectl from
+ * `$KUBEBUILDER_ASSETS` or the cache that `tests/env/provision.sh` fills; docker-registry,
+ * gpg, skopeo, htpasswd and openssl from the PATH.
+ *
+ * @module
+ */
+
+const PATH_TOOLS = ["docker-registry", "gpg", "gpgconf", "skopeo", "htpasswd", "openssl"] as const;
+const ASSET_TOOLS = ["kube-apiserver", "etcd"] as const;
+
+function isExecutable(path: string): boolean {
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+function env(name: string): string | undefined {
+  const value = Deno.env.get(name);
+  return value === "" ? undefined : value;
+}
+
+/** The cache directory of the provisioned test environment (`…/toolkit-test-env/current`). */
+export function provisionedDir(): string {
+  const root = env("TOOLKIT_TEST_ENV_CACHE") ??
+    `${env("XDG_CACHE_HOME") ?? `${env("HOME") ?? "/root"}/.cache`}/toolkit-test-env`;
+  return `${root}/current`;
+}
+
+function provisionedEnv(): Record<string, string> {
+  try {
+    const text = Deno.readTextFileSync(`${provisionedDir()}/env`);
+    return Object.fromEntries(
+      text.split("\n").filter((l) => l.includes("=")).map((l) => {
+        const i = l.indexOf("=");
+        return [l.slice(0, i), l.slice(i + 1)];
+      }),
+    );
+  } catch {
+    return {};
+  }
+}
+
+/** The directory holding kube-apiserver and etcd, or undefined when there is none. */
+export function assetsDir(): string | undefined {
+  const candidates = [
+    env("KUBEBUILDER_ASSETS"),
+    env("TOOLKIT_TEST_ASSETS"),
+    provisionedEnv().ASSETS,
+  ];
+  return candidates.find((dir) =>
+    dir !== undefined && ASSET_TOOLS.every((t) => isExecutable(`${dir}/${t}`))
+  );
+}
+
+/** The directory of the provisioned CRDs (tekton-pipelines, tekton-triggers, openshift). */
+export function crdsDir(): string | undefined {
+  return provisionedEnv().CRDS;
+}
+
+/** The path of a tool, or undefined when it is missing. */
+export function findTool(name: string): string | undefined {
+  if ((ASSET_TOOLS as readonly string[]).includes(name) || name === "kubectl") {
+    const dir = assetsDir();
+    if (dir && isExecutable(`${dir}/${name}`)) return `${dir}/${name}`;
+    const provisioned = provisionedEnv().ASSETS;
+    if (name === "kubectl" && provisioned && isExecutable(`${provisioned}/kubectl`)) {
+      return `${provisioned}/kubectl`;
+    }
+  }
+  for (const dir of (env("PATH") ?? "").split(":")) {
+    if (dir && isExecutable(`${dir}/${name}`)) return `${dir}/${name}`;
+  }
+  return undefined;
+}
+
+/** The path of a tool; throws with the way to get it when it is missing. */
+export function requireTool(name: string): string {
+  const path = findTool(name);
+  if (!path) {
+    throw new Error(
+      `The test environment needs "${name}": run tests/env/provision.sh (or set KUBEBUILDER_ASSETS)`,
+    );
+  }
+  return path;
+}
+
+/**
+ * Why end-to-end tests cannot run on this machine (some of `tools`, by default all of the
+ * environment's, are missing), or undefined when they can. In CI
+ * (`CI=true`) a missing environment is not a reason to skip: tests run and fail.
+ */
+export function e2eSkipReason(
+  tools: readonly string[] = [...PATH_TOOLS, ...ASSET_TOOLS],
+): string | undefined {
+  if (env("CI") === "true") return undefined;
+  const missing = tools.filter((t) => !findTool(t));
+  if (missing.length === 0) return undefined;
+  return `the end-to-end environment is not provisioned (missing: ${
+    missing.join(", ")
+  }); run tests/env/provision.sh`;
+}
