@@ -1,11 +1,14 @@
 /**
- * toolkit's real test environment: etcd and kube-apiserver, the distribution registry, gpg
- * and skopeo, started on free 127.0.0.1 ports and stopped by process id.
+ * toolkit's real test environment: etcd and kube-apiserver (and kube-controller-manager), the
+ * distribution registry, gpg and skopeo, started on free 127.0.0.1 ports and stopped by
+ * process id. `tests/env/provision.sh` finds or builds the binaries.
  *
  * @module
  */
+export * from "./cluster.ts";
+export * from "./gpg.ts";
 export * from "./registry.ts";
 export * from "./tools.ts";
+export * from "./pki.ts";
 export { freePort, run, runOk, startProcess, waitFor } from "./process.ts";
 export type { ManagedProcess } from "./process.ts";
-export * from "./pki.ts";

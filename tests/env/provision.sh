@@ -3,9 +3,11 @@
 #
 #   tests/env/provision.sh            provision (idempotent; a second run is quick)
 #
-# - kube-apiserver, etcd (and kubectl): taken from $KUBEBUILDER_ASSETS when it holds
+# - kube-apiserver, etcd and kubectl: taken from $KUBEBUILDER_ASSETS when it holds
 #   kube-apiserver and etcd; otherwise built from the Kubernetes and etcd Go modules at the
-#   pinned versions below and kept in the cache.
+#   pinned versions below and kept in the cache. kube-controller-manager (service accounts,
+#   namespaces, Deployments -> Pods) is not part of the kubebuilder assets: it is taken from
+#   there when present and otherwise built into the cache.
 # - docker-registry (the distribution registry), gpg, skopeo, htpasswd, openssl: installed
 #   from Debian packages when missing.
 # - CRDs of Tekton Pipelines and Triggers and of OpenShift Route, read from those projects'
@@ -61,10 +63,10 @@ elif [ -n "${KUBEBUILDER_ASSETS:-}" ]; then
   say "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS lacks kube-apiserver or etcd; building them instead"
 fi
 
-build_kube() {
+build_kube() { # binaries...
   local mod="$cache/src/kube"
   command -v go >/dev/null || { say "Go is needed to build kube-apiserver (or set KUBEBUILDER_ASSETS)"; exit 1; }
-  say "building kube-apiserver and kubectl ${K8S_VERSION} from the Kubernetes Go modules (first run: several minutes)"
+  say "building $* ${K8S_VERSION} from the Kubernetes Go modules (first run: several minutes)"
   rm -rf "$mod" && mkdir -p "$mod" && cd "$mod"
   go mod init toolkit-test-bins/kube >/dev/null 2>&1
   local gomod staging minor patch
@@ -75,10 +77,11 @@ build_kube() {
   done
   go get "k8s.io/kubernetes/cmd/kube-apiserver@${K8S_VERSION}" >&2
   local ld="-s -w -X k8s.io/component-base/version.gitVersion=${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
-  go build -trimpath -ldflags "$ld" -o "$bin/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
-  mv "$bin/kube-apiserver.tmp" "$bin/kube-apiserver"
-  go build -trimpath -ldflags "${ld/component-base/client-go/pkg} $ld" -o "$bin/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl >&2
-  mv "$bin/kubectl.tmp" "$bin/kubectl"
+  local name
+  for name in "$@"; do
+    go build -trimpath -ldflags "$ld" -o "$bin/$name.tmp" "k8s.io/kubernetes/cmd/$name" >&2
+    mv "$bin/$name.tmp" "$bin/$name"
+  done
 }
 
 build_etcd() {
@@ -96,9 +99,23 @@ build_etcd() {
   mv "$bin/etcd.tmp" "$bin/etcd"
 }
 
+missing=()
 if [ -z "$assets" ]; then
-  [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kubectl" ] || build_kube
+  for b in kube-apiserver kubectl kube-controller-manager; do [ -x "$bin/$b" ] || missing+=("$b"); done
+  [ ${#missing[@]} -eq 0 ] || build_kube "${missing[@]}"
   [ -x "$bin/etcd" ] || build_etcd
+  assets="$bin"
+else
+  # kube-controller-manager (and sometimes kubectl) is not among the kubebuilder assets:
+  # keep one in the cache.
+  for b in kubectl kube-controller-manager; do
+    [ -x "$assets/$b" ] || [ -x "$bin/$b" ] || missing+=("$b")
+  done
+  [ ${#missing[@]} -eq 0 ] || build_kube "${missing[@]}"
+  for b in kubectl kube-controller-manager; do
+    if [ -x "$assets/$b" ] && [ ! -e "$bin/$b" ]; then ln -s "$assets/$b" "$bin/$b"; fi
+  done
+  for b in kube-apiserver etcd; do ln -sfn "$assets/$b" "$bin/$b"; done
   assets="$bin"
 fi
 

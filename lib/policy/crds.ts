@@ -1,0 +1,228 @@
+/**
+ * The CustomResourceDefinitions of toolkit's image policies: `ClusterImagePolicy`
+ * (cluster-scoped) and `ImagePolicy` (namespaced), version `v1`. The schema is Portieris's, so
+ * its policies work once their apiVersion group is changed (or unchanged, with the webhook
+ * reading the `portieris.cloud.ibm.com` group). The API server enforces it: a bad policy is
+ * refused at `kubectl apply` with the path of the wrong field.
+ *
+ * @module
+ */
+
+/** toolkit's API group for image policies. */
+export const API_GROUP = "toolkit.dev";
+
+/** Portieris's API group, which the webhook can read instead (`--policy-group`). */
+export const PORTIERIS_API_GROUP = "portieris.cloud.ibm.com";
+
+/** The version of the policy API. */
+export const API_VERSION = "v1";
+
+/** Requirement types of a simple policy. */
+export const REQUIREMENT_TYPES = ["signedBy", "insecureAcceptAnything", "reject"] as const;
+
+/** signedIdentity types: Portieris's names and the containers/image names. */
+export const SIGNED_IDENTITY_TYPES = [
+  "",
+  "matchRepoDigestOrExact",
+  "matchExact",
+  "matchRepository",
+  "matchExactReference",
+  "exactReference",
+  "matchExactRepository",
+  "exactRepository",
+  "remapIdentity",
+] as const;
+
+/** Enforcement modes of a policy. */
+export const POLICY_MODES = ["enforce", "warn"] as const;
+
+type Schema = Record<string, unknown>;
+
+const str = (description: string, extra: Schema = {}): Schema => ({
+  type: "string",
+  description,
+  ...extra,
+});
+
+function signedIdentitySchema(): Schema {
+  return {
+    type: "object",
+    description: "Which identity the signature must claim (default matchRepoDigestOrExact)",
+    required: ["type"],
+    properties: {
+      type: str("The identity rule", { enum: [...SIGNED_IDENTITY_TYPES] }),
+      dockerReference: str("For matchExactReference: the reference the signature must name"),
+      dockerRepository: str("For matchExactRepository: the repository the signature must name"),
+      prefix: str("For remapIdentity: the prefix of the image name to replace"),
+      signedPrefix: str("For remapIdentity: what the prefix is replaced with"),
+    },
+    "x-kubernetes-validations": [
+      {
+        rule:
+          "!(self.type in ['matchExactReference', 'exactReference']) || (has(self.dockerReference) && self.dockerReference != '')",
+        message: "dockerReference is required for matchExactReference",
+        fieldPath: ".dockerReference",
+      },
+      {
+        rule:
+          "!(self.type in ['matchExactRepository', 'exactRepository']) || (has(self.dockerRepository) && self.dockerRepository != '')",
+        message: "dockerRepository is required for matchExactRepository",
+        fieldPath: ".dockerRepository",
+      },
+      {
+        rule:
+          "self.type != 'remapIdentity' || (has(self.prefix) && self.prefix != '' && has(self.signedPrefix) && self.signedPrefix != '')",
+        message: "prefix and signedPrefix are required for remapIdentity",
+        fieldPath: ".prefix",
+      },
+    ],
+  };
+}
+
+function requirementSchema(): Schema {
+  return {
+    type: "object",
+    required: ["type"],
+    properties: {
+      type: str("signedBy: a valid signature by one of the keys; reject; insecureAcceptAnything", {
+        enum: [...REQUIREMENT_TYPES],
+      }),
+      keySecret: str("Secret whose `key` entry holds armoured OpenPGP public keys"),
+      keySecretNamespace: str("Namespace of keySecret (default: the workload's namespace)"),
+      signedIdentity: signedIdentitySchema(),
+    },
+    "x-kubernetes-validations": [{
+      rule: "self.type != 'signedBy' || (has(self.keySecret) && self.keySecret != '')",
+      message: "keySecret is required for signedBy",
+      fieldPath: ".keySecret",
+    }],
+  };
+}
+
+function policySchema(nullable: boolean): Schema {
+  return {
+    type: "object",
+    description: "What images of the repository must satisfy; empty allows without checks",
+    ...(nullable ? { nullable: true } : {}),
+    properties: {
+      mutateImage: {
+        type: "boolean",
+        description: "Pin admitted images to the verified digest (default true)",
+      },
+      mode: str("enforce (deny failures, the default) or warn (admit with a warning)", {
+        enum: [...POLICY_MODES],
+      }),
+      simple: {
+        type: "object",
+        description: "Simple signing (GnuPG) requirements",
+        properties: {
+          storeURL: str("Base URL of a lookaside signature store"),
+          storeSecret: str("Secret with `username` and `password` for storeURL"),
+          requirements: {
+            type: "array",
+            nullable: true,
+            description: "Every requirement must be met",
+            items: requirementSchema(),
+          },
+        },
+      },
+      trust: {
+        type: "object",
+        description: "Docker Content Trust (Portieris); not supported: an enabled trust policy denies",
+        properties: {
+          enabled: { type: "boolean" },
+          trustServer: { type: "string" },
+          signerSecrets: {
+            type: "array",
+            items: { type: "object", properties: { name: { type: "string" } } },
+          },
+        },
+      },
+      vulnerability: {
+        type: "object",
+        description: "Vulnerability Advisor (Portieris); not supported: an enabled one denies",
+        properties: {
+          ICCRVA: {
+            type: "object",
+            properties: { enabled: { type: "boolean" }, account: { type: "string" } },
+          },
+        },
+      },
+    },
+  };
+}
+
+function specSchema(namespaced: boolean): Schema {
+  return {
+    type: "object",
+    required: ["repositories"],
+    properties: {
+      repositories: {
+        type: "array",
+        description: "Image name patterns and their policies; the most specific pattern wins",
+        items: {
+          type: "object",
+          required: ["name"],
+          properties: {
+            name: str("Image name pattern; `*` matches any characters", { minLength: 1 }),
+            policy: policySchema(namespaced),
+          },
+        },
+      },
+    },
+  };
+}
+
+/** The CRD of one kind, for a group (toolkit's by default). */
+export function policyCrd(
+  kind: "ClusterImagePolicy" | "ImagePolicy",
+  group: string = API_GROUP,
+): Record<string, unknown> {
+  const namespaced = kind === "ImagePolicy";
+  const plural = namespaced ? "imagepolicies" : "clusterimagepolicies";
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: {
+      name: `${plural}.${group}`,
+      labels: { "app.kubernetes.io/name": "toolkit", "app.kubernetes.io/component": "policy" },
+    },
+    spec: {
+      group,
+      scope: namespaced ? "Namespaced" : "Cluster",
+      names: {
+        kind,
+        listKind: `${kind}List`,
+        plural,
+        singular: kind.toLowerCase(),
+        shortNames: [namespaced ? "imp" : "cimp"],
+        categories: ["toolkit"],
+      },
+      versions: [{
+        name: API_VERSION,
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            description: namespaced
+              ? "Image signature policy for the workloads of one namespace; replaces the cluster policies there"
+              : "Image signature policy for every namespace without an ImagePolicy",
+            required: ["spec"],
+            properties: {
+              apiVersion: { type: "string" },
+              kind: { type: "string" },
+              metadata: { type: "object" },
+              spec: specSchema(namespaced),
+            },
+          },
+        },
+      }],
+    },
+  };
+}
+
+/** Both policy CRDs. */
+export function policyCrds(group: string = API_GROUP): Record<string, unknown>[] {
+  return [policyCrd("ClusterImagePolicy", group), policyCrd("ImagePolicy", group)];
+}
