@@ -131,10 +131,22 @@ const imageSecurity: CommandSpec = {
           "instance-id": { type: "string", env: "KMS_INSTANCE_ID", describe: "The instance id" },
           token: { type: "string", env: "KMS_TOKEN", describe: "A bearer token" },
           "api-key": { type: "string", env: "IBMCLOUD_API_KEY", describe: "An API key for IAM" },
-          "iam-url": { type: "string", describe: "The IAM token endpoint" },
+          "iam-url": {
+            type: "string",
+            describe: "The IAM token endpoint (default https://iam.cloud.ibm.com/identity/token)",
+          },
           key: { type: "string", describe: "The private key file" },
+          ...(verb === "store"
+            ? { description: { type: "string", describe: "A description stored with the key" } }
+            : {
+              force: { type: "boolean", describe: "Replace an existing --key file" },
+              import: { type: "boolean", describe: "Import the key into gpg (GNUPGHOME)" },
+            }) as Record<string, FlagSpec>,
         },
-        load: notBuilt(`image-security vault ${verb}`),
+        load: () =>
+          import("./image_security/vault.ts").then((m) =>
+            verb === "store" ? m.runVaultStore : m.runVaultFetch
+          ),
       })),
     },
     {

@@ -18,19 +18,13 @@ export async function startWebhook(args: readonly string[]): Promise<Deno.HttpSe
     Deno.readTextFile(config.tlsCertFile),
     Deno.readTextFile(config.tlsKeyFile),
   ]);
-  const handler = createHandler();
-  return await new Promise((resolve) => {
-    const server = Deno.serve({
-      hostname: config.hostname,
-      port: config.port,
-      cert,
-      key,
-      onListen: ({ hostname, port }) => {
-        log({ msg: "listening", address: `${hostname}:${port}` });
-        resolve(server);
-      },
-    }, handler);
-  });
+  return Deno.serve({
+    hostname: config.hostname,
+    port: config.port,
+    cert,
+    key,
+    onListen: ({ hostname, port }) => log({ msg: "listening", address: `${hostname}:${port}` }),
+  }, createHandler());
 }
 
 function log(fields: Record<string, unknown>): void {
@@ -48,7 +42,13 @@ if (import.meta.main) {
       await server.finished;
     }
   } catch (error) {
+    if (error instanceof UsageError) {
+      await Deno.stderr.write(
+        new TextEncoder().encode(`error: ${describeError(error)}\n\n${WEBHOOK_USAGE}`),
+      );
+      Deno.exit(2);
+    }
     log({ level: "error", msg: describeError(error) });
-    Deno.exit(error instanceof UsageError ? 2 : 1);
+    Deno.exit(1);
   }
 }

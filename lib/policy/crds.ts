@@ -128,7 +128,8 @@ function policySchema(nullable: boolean): Schema {
       },
       trust: {
         type: "object",
-        description: "Docker Content Trust (Portieris); not supported: an enabled trust policy denies",
+        description:
+          "Docker Content Trust (Portieris); not supported: an enabled trust policy denies",
         properties: {
           enabled: { type: "boolean" },
           trustServer: { type: "string" },

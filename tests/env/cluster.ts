@@ -210,7 +210,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
         const r = await kubectl(["apply", "--server-side", "-f", file]);
         if (r.code !== 0) throw new Error(`Cannot install CRDs from ${file}: ${r.stderr.trim()}`);
       }
-      const r = await kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"]);
+      const r = await kubectl([
+        "wait",
+        "--for=condition=Established",
+        "--timeout=60s",
+        "crd",
+        "--all",
+      ]);
       if (r.code !== 0) throw new Error(`CRDs did not become established: ${r.stderr.trim()}`);
     };
     for (const set of options.crds ?? []) await installCrds(set);

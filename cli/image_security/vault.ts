@@ -1,0 +1,397 @@
+/**
+ * `image-security vault store|fetch`: keep an image signing key in IBM Cloud Key Protect (or
+ * Hyper Protect Crypto Services) and bring it back where images are signed, into a file or
+ * straight into gpg.
+ *
+ * @module
+ */
+import { dirname, join, resolve } from "node:path";
+import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CliIO } from "../io.ts";
+import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import {
+  createKeyProtectClient,
+  DEFAULT_IAM_URL,
+  iamTokenSource,
+  isKeyId,
+  type KeyProtectClient,
+  type KeyRecord,
+  VaultError,
+} from "../../lib/vault/mod.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `vault store <name> --key FILE`: stores the private key file in the vault as a standard key
+ * named `<name>`, prints the new key's id on stdout and progress on stderr.
+ *
+ * Flags: `--kms-url`/`KMS_URL`, `--instance-id`/`KMS_INSTANCE_ID`, `--token`/`KMS_TOKEN` or
+ * `--api-key`/`IBMCLOUD_API_KEY` (exchanged at `--iam-url`), `--key`, and optionally
+ * `--description`.
+ */
+export async function runVaultStore(args: CommandArgs, ctx: CommandContext): Promise<number> {
+  const { io } = ctx;
+  const name = requireName(args);
+  const keyPath = stringArg(args, "key");
+  if (keyPath === undefined) {
+    throw new UsageError(
+      "Missing --key: the private key file to store " +
+        "(for a gpg key: gpg --export-secret-keys --armor <fingerprint> > key.asc)",
+    );
+  }
+  const vault = connect(args);
+  const payload = await readKeyFile(keyPath, io.cwd);
+
+  // Names are not unique in Key Protect: say so when the name is taken (best effort).
+  const existing = await vault.client.findKeyByName(name).catch(() => undefined);
+  if (existing) {
+    io.stderr.write(
+      `warning: a key named "${name}" already exists (id ${existing.id}); ` +
+        `fetching by name will return the newest one\n`,
+    );
+  }
+
+  io.stderr.write(
+    `Storing "${keyPath}" (${payload.length} bytes) as key "${name}" in ${vault.where}...\n`,
+  );
+  const description = stringArg(args, "description");
+  const key = await vault.client.createKey({
+    name,
+    payload,
+    extractable: true,
+    ...(description !== undefined ? { description } : {}),
+  });
+  io.stdout.write(`${key.id}\n`);
+  io.stderr.write(`Stored key "${name}" with id ${key.id}\n`);
+  return 0;
+}
+
+/**
+ * `vault fetch <name|id> --key FILE | --import`: fetches a key by id, name (the newest key of
+ * that name) or alias, and writes it to a new file with mode 0600 (`--force` replaces an
+ * existing file) and/or imports it into gpg (`GNUPGHOME` from the environment), printing the
+ * imported fingerprints on stdout.
+ */
+export async function runVaultFetch(args: CommandArgs, ctx: CommandContext): Promise<number> {
+  const { io } = ctx;
+  const name = requireName(args);
+  const keyPath = stringArg(args, "key");
+  const importIntoGpg = args.import === true;
+  const force = args.force === true;
+  if (keyPath === undefined && !importIntoGpg) {
+    throw new UsageError(
+      "Choose where the key goes: --key FILE writes it to a file (mode 0600), " +
+        "--import imports it into gpg",
+    );
+  }
+  const vault = connect(args);
+  const file = keyPath === undefined ? undefined : resolve(io.cwd, keyPath);
+  if (file !== undefined && !force && await exists(file)) {
+    throw new ToolkitError(
+      `Cannot write "${keyPath}": the file exists; pass --force to replace it`,
+    );
+  }
+
+  io.stderr.write(`Fetching key "${name}" from ${vault.where}...\n`);
+  const key = await findKey(vault.client, name);
+  if (!key.payload) {
+    throw new ToolkitError(
+      `Cannot fetch key "${name}": ` +
+        (key.extractable
+          ? "the vault returned no key material"
+          : "it is a root key, whose material never leaves the vault"),
+    );
+  }
+  const label = key.name && key.name !== name
+    ? `"${name}" (${key.name}, id ${key.id})`
+    : `"${name}" (id ${key.id})`;
+
+  if (file !== undefined && keyPath !== undefined) {
+    await writePrivateFile(file, keyPath, key.payload, force);
+    io.stderr.write(`Wrote key ${label} to ${keyPath} (mode 0600)\n`);
+  }
+  if (importIntoGpg) {
+    const fingerprints = await gpgImport(key.payload, name, io);
+    for (const fingerprint of fingerprints) io.stdout.write(`${fingerprint}\n`);
+    const signBy = `skopeo copy --sign-by ${fingerprints[0]} docker://SOURCE docker://DESTINATION`;
+    io.stderr.write(
+      `Imported key ${label} into gpg: ${fingerprints.join(", ")}\nSign with: ${signBy}\n`,
+    );
+  }
+  return 0;
+}
+
+/** A string flag or positional, by its camelCase or kebab-case name; blank counts as absent. */
+function stringArg(args: CommandArgs, name: string): string | undefined {
+  const camel = name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+  const value = args[camel] ?? args[name];
+  if (value === undefined || value === null) return undefined;
+  const text = String(value).trim();
+  return text === "" ? undefined : text;
+}
+
+function requireName(args: CommandArgs): string {
+  const name = stringArg(args, "name");
+  if (name === undefined) throw new UsageError("Missing the key's name (or id)");
+  return name;
+}
+
+interface Vault {
+  readonly client: KeyProtectClient;
+  /** `https://us-south.kms.cloud.ibm.com (instance 0f1e…)`, for messages. */
+  readonly where: string;
+}
+
+/** Checks the connection flags and makes the client; every mistake is a UsageError. */
+function connect(args: CommandArgs): Vault {
+  const kmsUrl = stringArg(args, "kms-url");
+  if (kmsUrl === undefined) {
+    throw new UsageError(
+      "Missing the vault URL: pass --kms-url or set KMS_URL " +
+        "(Key Protect: https://<region>.kms.cloud.ibm.com)",
+    );
+  }
+  const baseUrl = checkUrl("--kms-url", kmsUrl);
+  const instanceFlag = stringArg(args, "instance-id");
+  if (instanceFlag === undefined) {
+    throw new UsageError(
+      "Missing the vault's instance id: pass --instance-id or set KMS_INSTANCE_ID",
+    );
+  }
+  const instanceId = instanceIdOf(instanceFlag);
+
+  const tokenFlag = stringArg(args, "token");
+  const apiKey = stringArg(args, "api-key");
+  let token: () => Promise<string>;
+  if (tokenFlag !== undefined) {
+    const value = tokenFlag.replace(/^Bearer\s+/i, "");
+    token = () => Promise.resolve(value);
+  } else if (apiKey !== undefined) {
+    const iamUrl = checkUrl("--iam-url", stringArg(args, "iam-url") ?? DEFAULT_IAM_URL);
+    token = iamTokenSource({ apiKey, iamUrl });
+  } else {
+    throw new UsageError(
+      "Missing credentials: pass --token (or set KMS_TOKEN) with an IAM access token, " +
+        "or --api-key (or set IBMCLOUD_API_KEY) to get one from IAM",
+    );
+  }
+  return {
+    client: createKeyProtectClient({ baseUrl, instanceId, token }),
+    where: `${new URL(baseUrl).origin} (instance ${instanceId})`,
+  };
+}
+
+/** An http(s) URL; plain http only to this machine, since a bearer token goes with it. */
+function checkUrl(flag: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`Cannot use ${flag} "${value}": it is not a URL`);
+  }
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
+    throw new UsageError(
+      `Cannot use ${flag} "${value}": it must be an https URL (plain http only for localhost)`,
+    );
+  }
+  return value;
+}
+
+/** The instance id: a UUID, or the instance's CRN (`crn:v1:…:kms:<region>:a/<account>:<id>::`). */
+function instanceIdOf(value: string): string {
+  const candidate = value.startsWith("crn:") ? value.split(":")[7] ?? "" : value;
+  if (!UUID.test(candidate)) {
+    throw new UsageError(
+      `Cannot use --instance-id "${value}": it is neither an instance id (a UUID) nor an instance CRN`,
+    );
+  }
+  return candidate;
+}
+
+/** Reads the key file and refuses what is clearly not a private key. */
+async function readKeyFile(keyPath: string, cwd: string): Promise<Uint8Array> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(resolve(cwd, keyPath));
+  } catch (error) {
+    const detail = error instanceof Deno.errors.NotFound
+      ? "no such file"
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    throw new ToolkitError(`Cannot read key file "${keyPath}": ${detail}`, { cause: error });
+  }
+  if (bytes.length === 0) throw new ToolkitError(`Cannot store "${keyPath}": the file is empty`);
+  const kind = publicKeyKind(bytes);
+  if (kind) {
+    throw new ToolkitError(
+      `Cannot store "${keyPath}": it holds ${kind}, not a private key` +
+        (kind.includes("OpenPGP")
+          ? "; export the private key with: gpg --export-secret-keys --armor <fingerprint>"
+          : ""),
+    );
+  }
+  return bytes;
+}
+
+/** What public material the bytes are, if they clearly are public (else undefined). */
+function publicKeyKind(bytes: Uint8Array): string | undefined {
+  const head = new TextDecoder().decode(bytes.subarray(0, 200)).trimStart();
+  if (head.startsWith("-----BEGIN PGP PUBLIC KEY BLOCK-----")) return "an OpenPGP public key";
+  if (head.startsWith("-----BEGIN PUBLIC KEY-----")) return "a PEM public key";
+  if (head.startsWith("-----BEGIN CERTIFICATE-----")) return "a certificate";
+  const first = bytes[0]!;
+  if ((first & 0x80) !== 0) {
+    // OpenPGP packet header: new format (bit 6 set) or old format.
+    const tag = (first & 0x40) !== 0 ? first & 0x3f : (first >> 2) & 0x0f;
+    if (tag === 6) return "an OpenPGP public key (binary)";
+  }
+  return undefined;
+}
+
+/** Fetches the key by id; else the newest key with that name; else by alias. */
+async function findKey(client: KeyProtectClient, name: string): Promise<KeyRecord> {
+  if (isKeyId(name)) return await client.getKey(name);
+  const byName = await client.findKeyByName(name);
+  if (byName) return await client.getKey(byName.id);
+  try {
+    return await client.getKey(name);
+  } catch (error) {
+    if (error instanceof VaultError && error.status === 404) {
+      const prefix = `Cannot fetch key "${name}": `;
+      const detail = error.message.startsWith(prefix)
+        ? error.message.slice(prefix.length)
+        : error.message;
+      throw new VaultError(`${prefix}no key has this name or alias: ${detail}`, {
+        status: 404,
+        reasons: error.reasons,
+      });
+    }
+    throw error;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/**
+ * Writes the key readable by its owner only. Without `force` the file must not exist (it is
+ * created exclusively); with `force` a temporary file beside it replaces it in one rename.
+ */
+async function writePrivateFile(
+  file: string,
+  keyPath: string,
+  payload: Uint8Array,
+  force: boolean,
+): Promise<void> {
+  const target = force ? join(dirname(file), `.${crypto.randomUUID()}.key.tmp`) : file;
+  let created = false;
+  try {
+    await Deno.writeFile(target, payload, { createNew: true, mode: 0o600 });
+    created = true;
+    await Deno.chmod(target, 0o600); // the umask may have taken bits away; be exact
+    if (force) await Deno.rename(target, file);
+  } catch (error) {
+    if (created) await Deno.remove(target).catch(() => {});
+    if (error instanceof Deno.errors.AlreadyExists) {
+      throw new ToolkitError(
+        `Cannot write "${keyPath}": the file exists; pass --force to replace it`,
+        { cause: error },
+      );
+    }
+    const detail = error instanceof Deno.errors.NotFound
+      ? "its directory does not exist"
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    throw new ToolkitError(`Cannot write "${keyPath}": ${detail}`, { cause: error });
+  }
+}
+
+/**
+ * Imports the key into gpg (`gpg --batch --import`, the key on stdin, `GNUPGHOME` from the
+ * environment) and returns the fingerprints of the secret keys gpg reported as imported.
+ */
+async function gpgImport(payload: Uint8Array, name: string, io: CliIO): Promise<string[]> {
+  const action = `Cannot import key "${name}" into gpg`;
+  const env: Record<string, string> = {};
+  if (io.env.GNUPGHOME) env.GNUPGHOME = io.env.GNUPGHOME;
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command("gpg", {
+      args: ["--batch", "--status-fd", "1", "--import"],
+      env,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new ToolkitError(`${action}: gpg is not installed (GnuPG 2.2 or later is needed)`, {
+        cause: error,
+      });
+    }
+    throw new ToolkitError(`${action}: ${error instanceof Error ? error.message : error}`, {
+      cause: error,
+    });
+  }
+  const writer = child.stdin.getWriter();
+  await writer.write(payload).catch(() => {}); // gpg may exit early; its status says why
+  await writer.close().catch(() => {});
+  const output = await child.output();
+  const status = new TextDecoder().decode(output.stdout);
+  const messages = new TextDecoder().decode(output.stderr).trim();
+
+  // IMPORT_OK lines name the primary keys gpg took (new or unchanged, public or secret):
+  // keep those gpg now holds a secret for.
+  const fingerprints: string[] = [];
+  for (const line of status.split("\n")) {
+    const match = /^\[GNUPG:\] IMPORT_OK \d+ ([0-9A-F]+)/.exec(line.trim());
+    if (match && !fingerprints.includes(match[1]!)) fingerprints.push(match[1]!);
+  }
+  const secrets = fingerprints.length > 0 ? await secretFingerprints(env) : [];
+  const imported = fingerprints.filter((f) => secrets.includes(f));
+  if (!output.success || imported.length === 0) {
+    const why = output.success
+      ? "gpg imported no secret key (is the stored key a private key?)"
+      : `gpg exited with status ${output.code}`;
+    throw new ToolkitError(`${action}: ${why}${messages ? `: ${lastLines(messages, 5)}` : ""}`);
+  }
+  if (messages) io.stderr.write(`${messages}\n`);
+  return imported;
+}
+
+/** The fingerprints of the primary keys gpg has secrets for. */
+async function secretFingerprints(env: Record<string, string>): Promise<string[]> {
+  const output = await new Deno.Command("gpg", {
+    args: ["--batch", "--with-colons", "--list-secret-keys"],
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const fingerprints: string[] = [];
+  let inPrimary = false;
+  for (const line of new TextDecoder().decode(output.stdout).split("\n")) {
+    const fields = line.split(":");
+    if (fields[0] === "sec") inPrimary = true;
+    else if (fields[0] === "ssb") inPrimary = false;
+    else if (fields[0] === "fpr" && inPrimary && fields[9]) {
+      fingerprints.push(fields[9]);
+      inPrimary = false;
+    }
+  }
+  return fingerprints;
+}
+
+function lastLines(text: string, count: number): string {
+  return text.split("\n").slice(-count).join(" / ");
+}

@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { parseReference } from "../image/mod.ts";
+import { globMatch, parsePattern, patternMatches } from "./pattern.ts";
+
+function matches(pattern: string, image: string): boolean {
+  return patternMatches(parsePattern(pattern), parseReference(image));
+}
+
+Deno.test("globMatch() treats * as any run of characters and everything else literally", () => {
+  assert.ok(globMatch("a*c", "abbbc"));
+  assert.ok(globMatch("a*", "a/b:c"));
+  assert.ok(!globMatch("a.c", "abc"));
+  assert.ok(globMatch("(x)+[y]", "(x)+[y]"));
+});
+
+Deno.test("patternMatches() matches exact names and wildcards after normalisation", () => {
+  const cases: [string, string, boolean][] = [
+    ["*", "nginx", true],
+    ["*", "quay.io/a/b@sha256:" + "a".repeat(64), true],
+    ["docker.io/library/*", "nginx", true],
+    ["docker.io/library/*", "nginx:1.26", true],
+    ["nginx", "nginx:1.26", true],
+    ["nginx", "docker.io/library/nginx", true],
+    ["library/nginx", "nginx", true],
+    ["docker.io/nginx", "nginx", false],
+    ["index.docker.io/library/nginx", "nginx", true],
+    ["icr.io/ns/img", "icr.io/ns/img:tag", true],
+    ["icr.io/ns/img", `icr.io/ns/img@sha256:${"b".repeat(64)}`, true],
+    ["icr.io/ns/img", `icr.io/ns/img:1@sha256:${"b".repeat(64)}`, true],
+    ["icr.io/ns/img:1.*", "icr.io/ns/img:1.2", true],
+    ["icr.io/ns/img:1.*", "icr.io/ns/img:2.0", false],
+    ["icr.io/ns/img:1.*", `icr.io/ns/img@sha256:${"b".repeat(64)}`, false],
+    ["icr.io/ns/*", "icr.io/ns/deep/img:1", true],
+    ["icr.io/ns/*", "icr.io/other/img:1", false],
+    ["*.icr.io/*", "us.icr.io/ns/img", true],
+    ["*.icr.io/*", "icr.io/ns/img", false],
+    ["localhost:5000/*", "localhost:5000/app", true],
+    ["127.0.0.1:*/*", "127.0.0.1:5000/app:1", true],
+  ];
+  for (const [pattern, image, expected] of cases) {
+    assert.equal(matches(pattern, image), expected, `${pattern} vs ${image}`);
+  }
+});
+
+Deno.test("patternMatches() matches the host on its own (no cross-host bypass)", () => {
+  assert.ok(!matches("*.trusted.example.com/*", "attacker.com/x.trusted.example.com/myorg/evil"));
+  assert.ok(
+    !matches("*.trusted.example.com/myorg/*", "attacker.com/x.trusted.example.com/myorg/e"),
+  );
+  assert.ok(matches("*.trusted.example.com/myorg/*", "reg.trusted.example.com/myorg/app"));
+  assert.ok(!matches("trusted.example.com/*", "trusted.example.com.attacker.com/app"));
+  assert.ok(!matches("docker.io/*", "evil.io/docker.io/app"));
+});
+
+Deno.test("parsePattern() scores specificity by literal characters", () => {
+  assert.equal(parsePattern("icr.io/ns/*").specificity, 10);
+  assert.equal(parsePattern("*").specificity, 0);
+  assert.ok(parsePattern("icr.io/ns/img").exact);
+  assert.ok(!parsePattern("icr.io/*").exact);
+});

@@ -1,0 +1,96 @@
+/**
+ * Choosing the policy for an image: any ImagePolicy in the workload's namespace replaces the
+ * cluster policies; among the repositories of the chosen set, an exact name wins, then the
+ * most specific pattern (most literal characters); ties go to the first in a stable order
+ * (by policy name, then position).
+ *
+ * @module
+ */
+import type { ImageReference } from "../image/mod.ts";
+import { parsePattern, patternMatches, type RepositoryPattern } from "./pattern.ts";
+import type { ImagePolicy, RepositoryPolicy } from "./types.ts";
+
+/** The policy chosen for an image, and where it came from. */
+export interface PolicyMatch {
+  /** The repository policy to apply. */
+  readonly policy: RepositoryPolicy;
+  /** The pattern that matched. */
+  readonly pattern: string;
+  /** `ClusterImagePolicy "name"` or `ImagePolicy "namespace/name"`. */
+  readonly source: string;
+}
+
+/** Why no policy matched: there were none, or none matched. */
+export interface NoPolicyMatch {
+  readonly policy: undefined;
+  /** A human reason, e.g. `no ImagePolicy in namespace "dev" matches "docker.io/library/nginx"`. */
+  readonly reason: string;
+}
+
+interface Compiled {
+  readonly pattern: RepositoryPattern;
+  readonly policy: RepositoryPolicy;
+  readonly source: string;
+}
+
+function describe(p: ImagePolicy): string {
+  return p.kind === "ImagePolicy"
+    ? `ImagePolicy "${p.namespace}/${p.name}"`
+    : `ClusterImagePolicy "${p.name}"`;
+}
+
+/** A set of policies, compiled once, that answers which policy applies to an image. */
+export class PolicySet {
+  readonly #cluster: Compiled[];
+  readonly #byNamespace = new Map<string, Compiled[]>();
+
+  /** Compiles the policies. */
+  constructor(policies: Iterable<ImagePolicy>) {
+    const sorted = [...policies].sort((a, b) =>
+      `${a.namespace ?? ""}/${a.name}`.localeCompare(`${b.namespace ?? ""}/${b.name}`)
+    );
+    this.#cluster = [];
+    for (const p of sorted) {
+      const compiled = p.repositories.map((r) => ({
+        pattern: parsePattern(r.name),
+        policy: r.policy,
+        source: describe(p),
+      }));
+      if (p.kind === "ClusterImagePolicy") {
+        this.#cluster.push(...compiled);
+      } else {
+        const ns = p.namespace ?? "default";
+        const list = this.#byNamespace.get(ns) ?? [];
+        list.push(...compiled);
+        this.#byNamespace.set(ns, list);
+      }
+    }
+  }
+
+  /** The policy for an image admitted into `namespace`. */
+  select(namespace: string, image: ImageReference, imageText: string): PolicyMatch | NoPolicyMatch {
+    const local = this.#byNamespace.get(namespace);
+    const candidates = local ?? this.#cluster;
+    let best: Compiled | undefined;
+    for (const c of candidates) {
+      if (!patternMatches(c.pattern, image)) continue;
+      if (
+        !best || (c.pattern.exact && !best.pattern.exact) ||
+        (c.pattern.exact === best.pattern.exact && c.pattern.specificity > best.pattern.specificity)
+      ) {
+        best = c;
+      }
+    }
+    if (best) return { policy: best.policy, pattern: best.pattern.source, source: best.source };
+    let reason: string;
+    if (local) {
+      reason = `no ImagePolicy in namespace "${namespace}" matches "${imageText}"`;
+    } else if (this.#cluster.length === 0) {
+      reason = `no ImagePolicy in namespace "${namespace}" and no ClusterImagePolicy`;
+    } else {
+      reason =
+        `no ClusterImagePolicy matches "${imageText}" and there is no ImagePolicy in namespace "${namespace}"`;
+    }
+    return { policy: undefined, reason };
+  }
+}

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { parseReference } from "../image/mod.ts";
+import { type PolicyMatch, PolicySet } from "./select.ts";
+import type { ImagePolicy, RepositoryPolicy } from "./types.ts";
+
+const allow: RepositoryPolicy = {};
+const signed = (key: string): RepositoryPolicy => ({
+  simple: { requirements: [{ type: "signedBy", keySecret: key }] },
+});
+
+function cluster(name: string, repos: [string, RepositoryPolicy][]): ImagePolicy {
+  return {
+    kind: "ClusterImagePolicy",
+    name,
+    repositories: repos.map(([n, policy]) => ({ name: n, policy })),
+  };
+}
+
+function local(ns: string, name: string, repos: [string, RepositoryPolicy][]): ImagePolicy {
+  return { ...cluster(name, repos), kind: "ImagePolicy", namespace: ns };
+}
+
+function select(set: PolicySet, ns: string, image: string): PolicyMatch {
+  const result = set.select(ns, parseReference(image), image);
+  if (!("pattern" in result)) throw new Error(`no policy for ${image}: ${result.reason}`);
+  return result;
+}
+
+function selectNone(set: PolicySet, ns: string, image: string): string {
+  const result = set.select(ns, parseReference(image), image);
+  assert.equal(result.policy, undefined, `${image} must match no policy`);
+  return "reason" in result ? result.reason : "";
+}
+
+Deno.test("PolicySet.select() picks the most specific pattern", () => {
+  const set = new PolicySet([
+    cluster("default", [["*", allow], ["icr.io/*", signed("a")], ["icr.io/team/*", signed("b")]]),
+  ]);
+  assert.equal(select(set, "dev", "icr.io/team/app:1").pattern, "icr.io/team/*");
+  assert.equal(select(set, "dev", "icr.io/other/app:1").pattern, "icr.io/*");
+  assert.equal(select(set, "dev", "nginx").pattern, "*");
+});
+
+Deno.test("PolicySet.select() prefers an exact name over any wildcard", () => {
+  const set = new PolicySet([
+    cluster("a", [["icr.io/team/app*", signed("wild")], ["icr.io/team/app", signed("exact")]]),
+  ]);
+  const match = select(set, "dev", "icr.io/team/app:2");
+  assert.equal(match.pattern, "icr.io/team/app");
+});
+
+Deno.test("PolicySet.select() lets any ImagePolicy of the namespace replace the cluster policies", () => {
+  const set = new PolicySet([
+    cluster("default", [["*", allow]]),
+    local("secure", "only-icr", [["icr.io/*", signed("k")]]),
+  ]);
+  assert.equal(select(set, "other", "nginx").pattern, "*");
+  assert.equal(select(set, "secure", "icr.io/a/b").source, 'ImagePolicy "secure/only-icr"');
+  assert.match(selectNone(set, "secure", "nginx"), /no ImagePolicy in namespace "secure" matches/);
+});
+
+Deno.test("PolicySet.select() explains when there is no policy at all", () => {
+  assert.match(selectNone(new PolicySet([]), "dev", "nginx"), /no ClusterImagePolicy/);
+});
+
+Deno.test("PolicySet.select() breaks ties by policy name, whatever the input order", () => {
+  const a = cluster("a", [["icr.io/*", signed("from-a")]]);
+  const b = cluster("b", [["icr.io/*", signed("from-b")]]);
+  for (const order of [[a, b], [b, a]]) {
+    assert.equal(select(new PolicySet(order), "x", "icr.io/n/i").source, 'ClusterImagePolicy "a"');
+  }
+});

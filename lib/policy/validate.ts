@@ -1,0 +1,240 @@
+/**
+ * Validation of policy objects read from files or the API server: the same rules as the
+ * CRDs' OpenAPI schema and CEL validations, reported with the path of each wrong field.
+ *
+ * @module
+ */
+import { ToolkitError } from "../errors.ts";
+import { POLICY_MODES, REQUIREMENT_TYPES, SIGNED_IDENTITY_TYPES } from "./crds.ts";
+import type {
+  ImagePolicy,
+  RepositoryPolicy,
+  RepositoryRule,
+  Requirement,
+  SignedIdentity,
+} from "./types.ts";
+
+/** One problem in a policy object: the path of the field and what is wrong. */
+export interface FieldProblem {
+  /** E.g. `spec.repositories[0].policy.simple.requirements[1].keySecret`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** A policy object that does not validate; lists every problem found. */
+export class InvalidPolicyError extends ToolkitError {
+  /** Every problem, in document order. */
+  readonly problems: readonly FieldProblem[];
+  /** Creates the error for the named object. */
+  constructor(object: string, problems: readonly FieldProblem[]) {
+    super(
+      `Cannot use policy ${object}: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+    );
+    this.name = "InvalidPolicyError";
+    this.problems = problems;
+  }
+}
+
+type Obj = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+class Checker {
+  readonly problems: FieldProblem[] = [];
+  fail(path: string, message: string): void {
+    this.problems.push({ path, message });
+  }
+  optionalString(o: Obj, key: string, path: string): string | undefined {
+    const v = o[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string") {
+      this.fail(`${path}.${key}`, `must be a string, not ${typeof v}`);
+      return undefined;
+    }
+    return v;
+  }
+  unknownKeys(o: Obj, allowed: readonly string[], path: string): void {
+    for (const key of Object.keys(o)) {
+      if (!allowed.includes(key)) this.fail(`${path}.${key}`, "is not a known field");
+    }
+  }
+}
+
+function enumValue<T extends string>(
+  c: Checker,
+  value: unknown,
+  values: readonly T[],
+  path: string,
+): T | undefined {
+  if (typeof value === "string" && (values as readonly string[]).includes(value)) return value as T;
+  c.fail(
+    path,
+    `${value === undefined ? "is required" : `"${String(value)}" is not supported`}: use one of ${
+      values.filter((v) => v !== "").map((v) => `"${v}"`).join(", ")
+    }`,
+  );
+  return undefined;
+}
+
+function signedIdentity(c: Checker, raw: unknown, path: string): SignedIdentity | undefined {
+  if (!isObject(raw)) {
+    c.fail(path, "must be an object");
+    return undefined;
+  }
+  c.unknownKeys(
+    raw,
+    ["type", "dockerReference", "dockerRepository", "prefix", "signedPrefix"],
+    path,
+  );
+  const type = enumValue(c, raw.type, SIGNED_IDENTITY_TYPES, `${path}.type`);
+  const dockerReference = c.optionalString(raw, "dockerReference", path);
+  const dockerRepository = c.optionalString(raw, "dockerRepository", path);
+  const prefix = c.optionalString(raw, "prefix", path);
+  const signedPrefix = c.optionalString(raw, "signedPrefix", path);
+  if ((type === "matchExactReference" || type === "exactReference") && !dockerReference) {
+    c.fail(`${path}.dockerReference`, `is required for ${type}`);
+  }
+  if ((type === "matchExactRepository" || type === "exactRepository") && !dockerRepository) {
+    c.fail(`${path}.dockerRepository`, `is required for ${type}`);
+  }
+  if (type === "remapIdentity" && (!prefix || !signedPrefix)) {
+    c.fail(`${path}.prefix`, "prefix and signedPrefix are required for remapIdentity");
+  }
+  if (type === undefined) return undefined;
+  return {
+    type,
+    ...(dockerReference ? { dockerReference } : {}),
+    ...(dockerRepository ? { dockerRepository } : {}),
+    ...(prefix ? { prefix } : {}),
+    ...(signedPrefix ? { signedPrefix } : {}),
+  };
+}
+
+function requirement(c: Checker, raw: unknown, path: string): Requirement | undefined {
+  if (!isObject(raw)) {
+    c.fail(path, "must be an object");
+    return undefined;
+  }
+  c.unknownKeys(raw, ["type", "keySecret", "keySecretNamespace", "signedIdentity"], path);
+  const type = enumValue(c, raw.type, REQUIREMENT_TYPES, `${path}.type`);
+  const keySecret = c.optionalString(raw, "keySecret", path);
+  const keySecretNamespace = c.optionalString(raw, "keySecretNamespace", path);
+  if (type === "signedBy" && !keySecret) c.fail(`${path}.keySecret`, "is required for signedBy");
+  const identity = raw.signedIdentity === undefined || raw.signedIdentity === null
+    ? undefined
+    : signedIdentity(c, raw.signedIdentity, `${path}.signedIdentity`);
+  if (type === undefined) return undefined;
+  return {
+    type,
+    ...(keySecret ? { keySecret } : {}),
+    ...(keySecretNamespace ? { keySecretNamespace } : {}),
+    ...(identity ? { signedIdentity: identity } : {}),
+  };
+}
+
+function repositoryPolicy(c: Checker, raw: unknown, path: string): RepositoryPolicy {
+  if (raw === undefined || raw === null) return {};
+  if (!isObject(raw)) {
+    c.fail(path, "must be an object");
+    return {};
+  }
+  c.unknownKeys(raw, ["mutateImage", "mode", "simple", "trust", "vulnerability"], path);
+  const policy: {
+    -readonly [K in keyof RepositoryPolicy]: RepositoryPolicy[K];
+  } = {};
+  if (raw.mutateImage !== undefined && raw.mutateImage !== null) {
+    if (typeof raw.mutateImage === "boolean") policy.mutateImage = raw.mutateImage;
+    else c.fail(`${path}.mutateImage`, "must be true or false");
+  }
+  if (raw.mode !== undefined && raw.mode !== null) {
+    const mode = enumValue(c, raw.mode, POLICY_MODES, `${path}.mode`);
+    if (mode) policy.mode = mode;
+  }
+  if (raw.simple !== undefined && raw.simple !== null) {
+    const simplePath = `${path}.simple`;
+    if (!isObject(raw.simple)) {
+      c.fail(simplePath, "must be an object");
+    } else {
+      c.unknownKeys(raw.simple, ["storeURL", "storeSecret", "requirements"], simplePath);
+      const storeURL = c.optionalString(raw.simple, "storeURL", simplePath);
+      const storeSecret = c.optionalString(raw.simple, "storeSecret", simplePath);
+      if (storeURL) {
+        try {
+          const url = new URL(storeURL);
+          if (!["http:", "https:", "file:"].includes(url.protocol)) throw new Error();
+        } catch {
+          c.fail(`${simplePath}.storeURL`, `"${storeURL}" is not an http(s) or file URL`);
+        }
+      }
+      const rawRequirements = raw.simple.requirements;
+      const requirements: Requirement[] = [];
+      if (Array.isArray(rawRequirements)) {
+        rawRequirements.forEach((r, i) => {
+          const parsed = requirement(c, r, `${simplePath}.requirements[${i}]`);
+          if (parsed) requirements.push(parsed);
+        });
+      } else if (rawRequirements !== undefined && rawRequirements !== null) {
+        c.fail(`${simplePath}.requirements`, "must be a list");
+      }
+      policy.simple = {
+        ...(storeURL ? { storeURL } : {}),
+        ...(storeSecret ? { storeSecret } : {}),
+        requirements,
+      };
+    }
+  }
+  if (isObject(raw.trust)) policy.trust = { enabled: raw.trust.enabled === true };
+  if (isObject(raw.vulnerability) && isObject(raw.vulnerability.ICCRVA)) {
+    policy.vulnerability = { ICCRVA: { enabled: raw.vulnerability.ICCRVA.enabled === true } };
+  }
+  return policy;
+}
+
+/**
+ * Validates a ClusterImagePolicy or ImagePolicy object (as parsed from YAML or returned by the
+ * API server) of the given API group. Throws {@link InvalidPolicyError} listing every problem.
+ */
+export function validatePolicy(raw: unknown, groups: readonly string[]): ImagePolicy {
+  const c = new Checker();
+  if (!isObject(raw)) {
+    throw new InvalidPolicyError("(not an object)", [{ path: "", message: "must be an object" }]);
+  }
+  const kind = raw.kind;
+  const metadata = isObject(raw.metadata) ? raw.metadata : {};
+  const name = typeof metadata.name === "string" ? metadata.name : "";
+  const namespace = typeof metadata.namespace === "string" ? metadata.namespace : undefined;
+  const label = `${String(kind ?? "object")} "${namespace ? `${namespace}/` : ""}${name}"`;
+  if (kind !== "ClusterImagePolicy" && kind !== "ImagePolicy") {
+    c.fail("kind", "must be ClusterImagePolicy or ImagePolicy");
+  }
+  const apiVersion = typeof raw.apiVersion === "string" ? raw.apiVersion : "";
+  if (!groups.some((g) => apiVersion === `${g}/v1`)) {
+    c.fail("apiVersion", `"${apiVersion}" is not ${groups.map((g) => `${g}/v1`).join(" or ")}`);
+  }
+  if (!name) c.fail("metadata.name", "is required");
+  const spec = raw.spec;
+  const repositories: RepositoryRule[] = [];
+  if (!isObject(spec)) {
+    c.fail("spec", "is required");
+  } else if (!Array.isArray(spec.repositories)) {
+    c.fail("spec.repositories", "must be a list");
+  } else {
+    spec.repositories.forEach((r: unknown, i: number) => {
+      const path = `spec.repositories[${i}]`;
+      if (!isObject(r)) return c.fail(path, "must be an object");
+      c.unknownKeys(r, ["name", "policy"], path);
+      if (typeof r.name !== "string" || r.name === "") {
+        c.fail(`${path}.name`, "is required");
+        return;
+      }
+      repositories.push({ name: r.name, policy: repositoryPolicy(c, r.policy, `${path}.policy`) });
+    });
+  }
+  if (c.problems.length > 0) throw new InvalidPolicyError(label, c.problems);
+  return {
+    kind: kind as ImagePolicy["kind"],
+    name,
+    ...(kind === "ImagePolicy" ? { namespace: namespace ?? "default" } : {}),
+    repositories,
+  };
+}

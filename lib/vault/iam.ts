@@ -1,0 +1,143 @@
+/**
+ * IBM Cloud IAM access tokens from an API key: the token source that Key Protect and Hyper
+ * Protect Crypto Services requests are authorised with.
+ *
+ * @module
+ */
+import { exchange, type FetchFn, isRecord, redact, snippet, statusLine } from "./_http.ts";
+import { VaultError } from "./vault_error.ts";
+
+/** The public IBM Cloud IAM token endpoint. */
+export const DEFAULT_IAM_URL = "https://iam.cloud.ibm.com/identity/token";
+
+/** The OAuth grant type IAM uses to exchange an API key for an access token. */
+export const IAM_APIKEY_GRANT_TYPE = "urn:ibm:params:oauth:grant-type:apikey";
+
+/** How {@link iamTokenSource} gets its tokens. */
+export interface IamTokenSourceOptions {
+  /** The IBM Cloud API key (a user's or a service ID's). */
+  apiKey: string;
+  /**
+   * The token endpoint.
+   * @default {"https://iam.cloud.ibm.com/identity/token"}
+   */
+  iamUrl?: string;
+  /** The fetch function. @default {globalThis.fetch} */
+  fetch?: FetchFn;
+  /** The current time in milliseconds since the epoch. @default {Date.now} */
+  clock?: () => number;
+  /** How long to wait for IAM. @default {30000} */
+  timeoutMs?: number;
+}
+
+/** The margin before a token's expiry at which a new one is fetched. */
+const REFRESH_MARGIN_MS = 60_000;
+
+interface CachedToken {
+  readonly value: string;
+  readonly refreshAt: number;
+}
+
+/**
+ * Returns a function that yields an IAM access token for the API key (without the `Bearer `
+ * prefix). The token is fetched on the first call and reused until shortly before it expires
+ * (one minute before, or half-way through its life if it lives less than two minutes);
+ * concurrent calls share one request. A failure is not cached: the next call asks again.
+ *
+ * Errors are {@link VaultError}s that keep IAM's `errorMessage`, `errorDetails` and
+ * `errorCode` (e.g. `BXNIM0415E` for an unknown API key) and never contain the API key or a
+ * token.
+ *
+ * @example
+ * ```ts ignore
+ * const token = iamTokenSource({ apiKey: Deno.env.get("IBMCLOUD_API_KEY")! });
+ * const client = createKeyProtectClient({ baseUrl, instanceId, token });
+ * ```
+ */
+export function iamTokenSource(options: IamTokenSourceOptions): () => Promise<string> {
+  const iamUrl = options.iamUrl ?? DEFAULT_IAM_URL;
+  const fetchFn: FetchFn = options.fetch ?? fetch;
+  const clock = options.clock ?? Date.now;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  let cached: CachedToken | undefined;
+  let pending: Promise<string> | undefined;
+
+  async function request(): Promise<string> {
+    const action = `Cannot get an IAM token from "${iamUrl}"`;
+    if (!options.apiKey) throw new VaultError(`${action}: the API key is empty`);
+    const requestedAt = clock();
+    const answer = await exchange(fetchFn, iamUrl, {
+      method: "POST",
+      headers: {
+        "accept": "application/json",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ grant_type: IAM_APIKEY_GRANT_TYPE, apikey: options.apiKey }),
+    }, { action, timeoutMs, secrets: [options.apiKey] });
+
+    let body: unknown;
+    try {
+      body = JSON.parse(answer.text);
+    } catch {
+      body = undefined;
+    }
+    if (answer.status !== 200) {
+      throw iamError(action, answer.status, answer.statusText, answer.text, body, options.apiKey);
+    }
+    const token = isRecord(body) ? body.access_token : undefined;
+    if (typeof token !== "string" || token === "") {
+      throw new VaultError(`${action}: the answer has no access_token`, { status: answer.status });
+    }
+    cached = { value: token, refreshAt: refreshTime(body as Record<string, unknown>, requestedAt) };
+    return token;
+  }
+
+  return function token(): Promise<string> {
+    if (cached && clock() < cached.refreshAt) return Promise.resolve(cached.value);
+    if (!pending) {
+      pending = request().finally(() => {
+        pending = undefined;
+      });
+    }
+    return pending;
+  };
+}
+
+/** When to fetch a new token: before `expires_in` (or `expiration`) runs out. */
+function refreshTime(body: Record<string, unknown>, requestedAt: number): number {
+  let expiresAt: number | undefined;
+  if (typeof body.expires_in === "number" && body.expires_in > 0) {
+    expiresAt = requestedAt + body.expires_in * 1000;
+  } else if (typeof body.expiration === "number" && body.expiration > 0) {
+    expiresAt = body.expiration * 1000;
+  }
+  if (expiresAt === undefined) return requestedAt; // unknown lifetime: do not reuse it
+  const lifetime = expiresAt - requestedAt;
+  return expiresAt - Math.min(REFRESH_MARGIN_MS, lifetime / 2);
+}
+
+function iamError(
+  action: string,
+  status: number,
+  statusText: string,
+  text: string,
+  body: unknown,
+  apiKey: string,
+): VaultError {
+  const line = statusLine({ status, statusText });
+  if (
+    isRecord(body) && (typeof body.errorMessage === "string" || typeof body.errorCode === "string")
+  ) {
+    const code = typeof body.errorCode === "string" ? body.errorCode : undefined;
+    const parts = [body.errorMessage, body.errorDetails]
+      .filter((p): p is string => typeof p === "string" && p !== "")
+      .map((p) => p.trim());
+    const detail = redact(parts.join(" ") || "no message", [apiKey]);
+    return new VaultError(`${action}: ${line}: ${detail}${code ? ` (${code})` : ""}`, {
+      status,
+      ...(code ? { code } : {}),
+    });
+  }
+  const detail = redact(snippet(text), [apiKey]);
+  return new VaultError(`${action}: ${line}${detail ? `: ${detail}` : ""}`, { status });
+}
