@@ -30,7 +30,11 @@ for await (const entry of Deno.readDir(`${root}tests/bench`)) {
 
 let failed = 0;
 async function run(args: string[]): Promise<void> {
-  const status = await new Deno.Command(Deno.execPath(), { args, stdout: "inherit", stderr: "inherit" })
+  const status = await new Deno.Command(Deno.execPath(), {
+    args,
+    stdout: "inherit",
+    stderr: "inherit",
+  })
     .spawn().status;
   if (!status.success) failed++;
 }

@@ -38,8 +38,10 @@ try {
   try {
     const gpg = await step("Preparing gpg and skopeo with a throwaway keyring", () => startGpg());
     try {
-      const key = await step("Making an RSA-3072 signing key with gpg", () =>
-        gpg.generateKey({ type: "rsa", name: "Demo Signer", email: "signer@example.com" }));
+      const key = await step(
+        "Making an RSA-3072 signing key with gpg",
+        () => gpg.generateKey({ type: "rsa", name: "Demo Signer", email: "signer@example.com" }),
+      );
       const image = `${registry.host}/demo/app:1`;
       const digest = await step(
         `Pushing ${image} with skopeo copy --sign-by (simple signing, lookaside store)`,
