@@ -4,7 +4,7 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --loglevel=error
+RUN npm install --no-audit --no-fund --loglevel=error
 COPY deno.json mod.ts ./
 COPY lib ./lib
 COPY webhook ./webhook
