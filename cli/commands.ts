@@ -57,21 +57,29 @@ const imageSecurity: CommandSpec = {
       describe: "Make an OpenPGP key pair that gpg and skopeo accept",
       flags: {
         name: { type: "string", describe: "The key's user name", demandOption: true },
-        email: { type: "string", describe: "The key's email address", demandOption: true },
+        email: { type: "string", describe: "The key's email address" },
         type: {
           type: "string",
           choices: ["rsa", "ed25519"],
           default: "rsa",
           describe: "Key type (RSA-3072 or Ed25519)",
         },
-        "public-key": { type: "string", describe: "Where to write the armoured public key" },
+        "public-key": {
+          type: "string",
+          describe: "Where to write the armoured public key (default <email>.pub.asc)",
+        },
         "private-key": {
           type: "string",
-          describe: "Where to write the armoured private key (mode 0600)",
+          describe: "Where to write the armoured private key, mode 0600 (default <email>.key.asc)",
         },
+        "passphrase-file": {
+          type: "string",
+          describe: "Protect the private key with the passphrase in this file",
+        },
+        force: { type: "boolean", describe: "Replace existing key files" },
         ...outputFlag(["text", "json", "yaml"], "text"),
       },
-      load: notBuilt("image-security keygen"),
+      load: () => import("./image_security/keygen.ts").then((m) => m.run),
     },
     {
       usage: "sign <image>",

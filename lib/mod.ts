@@ -10,3 +10,4 @@ export * from "./image/mod.ts";
 export * from "./sigstore/mod.ts";
 export * from "./policy/mod.ts";
 export * from "./vault/mod.ts";
+export * from "./signature/mod.ts";

@@ -1,0 +1,59 @@
+/**
+ * `toolkit image-security keygen`: makes an OpenPGP key pair that gpg and skopeo accept
+ * (RSA-3072 or Ed25519 as gpg 2.2 makes it), writes the armoured public key and the private key
+ * (mode 0600), and prints the fingerprint.
+ *
+ * @module
+ */
+import type { CommandArgs, CommandContext } from "../command.ts";
+import { outputFormat, printData } from "../output.ts";
+import { readUserFile, resolvePath, writeNewFile } from "./files.ts";
+import { UsageError } from "../../lib/errors.ts";
+import { generateKeyPair } from "../../lib/signature/mod.ts";
+
+function slug(name: string, email: string | undefined): string {
+  const base = (email?.split("@")[0] ?? name).toLowerCase().replace(/[^a-z0-9._-]+/g, "-");
+  return base.replace(/^-+|-+$/g, "") || "signing-key";
+}
+
+/** Runs `keygen`. */
+export async function run(args: CommandArgs, ctx: CommandContext): Promise<number> {
+  const format = outputFormat(args, ["text", "json", "yaml"], "text");
+  const name = String(args.name ?? "").trim();
+  const email = typeof args.email === "string" && args.email !== "" ? args.email : undefined;
+  if (!name) throw new UsageError("Cannot make a key without a name: pass --name");
+  const type = args.type === "ed25519" ? "ed25519" : "rsa";
+  const base = slug(name, email);
+  const publicPath = resolvePath(ctx.io.cwd, String(args["public-key"] ?? `${base}.pub.asc`));
+  const privatePath = resolvePath(ctx.io.cwd, String(args["private-key"] ?? `${base}.key.asc`));
+  const passphrase = typeof args["passphrase-file"] === "string"
+    ? new TextDecoder().decode(
+      await readUserFile(ctx.io.cwd, args["passphrase-file"], "--passphrase-file"),
+    ).replace(/\r?\n$/, "")
+    : undefined;
+  const force = args.force === true;
+  for (const path of [publicPath, privatePath]) {
+    if (!force && (await Deno.lstat(path).then(() => true, () => false))) {
+      throw new UsageError(`Cannot write "${path}": the file exists (use --force to replace it)`);
+    }
+  }
+  ctx.io.stderr.write(`Making an ${type === "rsa" ? "RSA-3072" : "Ed25519"} key for ${name}…\n`);
+  const pair = await generateKeyPair({
+    name,
+    type,
+    ...(email ? { email } : {}),
+    ...(passphrase !== undefined ? { passphrase } : {}),
+  });
+  await writeNewFile(privatePath, pair.privateKeyArmored, { mode: 0o600, force });
+  await writeNewFile(publicPath, pair.publicKeyArmored, { mode: 0o644, force });
+  ctx.io.stderr.write(`Wrote the private key to ${privatePath} (mode 0600)\n`);
+  ctx.io.stderr.write(`Wrote the public key to ${publicPath}\n`);
+  printData(ctx.io.stdout, format, {
+    fingerprint: pair.fingerprint,
+    type,
+    userId: email ? `${name} <${email}>` : name,
+    publicKey: publicPath,
+    privateKey: privatePath,
+  }, () => `${pair.fingerprint}\n`);
+  return 0;
+}

@@ -1,0 +1,316 @@
+/**
+ * OpenPGP keys for simple signing: reading public keys (one or many, armoured or binary, also
+ * several armoured blocks one after another), reading a private key for signing, and
+ * generating key pairs that gpg 2.2 and skopeo can use (RSA-3072, or v4 EdDSA on
+ * Curve25519).
+ *
+ * @module
+ */
+
+import * as openpgp from "openpgp";
+import { ToolkitError } from "../errors.ts";
+import { OPENPGP_CONFIG, OPENPGP_FULL_CONFIG } from "./_config.ts";
+
+/** An OpenPGP public key (an openpgp.js key object), as {@linkcode readPublicKeys} returns. */
+export type PublicKey = openpgp.PublicKey;
+
+/** An OpenPGP private key (an openpgp.js key object), decrypted and ready to sign. */
+export type PrivateKey = openpgp.PrivateKey;
+
+/** Key material that cannot be read or used. */
+export class InvalidKeyError extends ToolkitError {
+  /** Creates the error; the message says what is wrong. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "InvalidKeyError";
+  }
+}
+
+/** A key pair that could not be generated. */
+export class KeyGenerationError extends ToolkitError {
+  /** Creates the error; the message says what is wrong. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "KeyGenerationError";
+  }
+}
+
+const ARMOR_BLOCK_REGEXP = /-----BEGIN PGP ([A-Z ]+?)-----[\s\S]*?-----END PGP \1-----/g;
+const ARMOR_BEGIN_REGEXP = /-----BEGIN PGP ([A-Z ,/0-9]+?)-----/;
+
+/** Returns the upper-case hex fingerprint of a key's primary key (40 characters for v4). */
+export function keyFingerprint(key: PublicKey): string {
+  return key.getFingerprint().toUpperCase();
+}
+
+function errorDetail(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Decodes bytes that hold armoured text; undefined when they are binary. */
+function armouredText(input: Uint8Array): string | undefined {
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(input);
+    return text.includes("-----BEGIN PGP") ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a key packet can make signatures with an algorithm toolkit accepts. */
+function describeSigningAlgorithm(info: openpgp.AlgorithmInfo): string | undefined {
+  switch (info.algorithm) {
+    case "rsaEncryptSign":
+    case "rsaSign":
+      return (info.bits ?? 0) >= 2047 ? undefined : `RSA ${info.bits ?? 0}-bit (too weak)`;
+    case "ecdsa":
+      return info.curve === "secp256k1" ? "ECDSA on secp256k1 (not accepted)" : undefined;
+    case "eddsaLegacy":
+    case "ed25519":
+    case "ed448":
+      return undefined;
+    default:
+      return `${info.algorithm} (cannot verify signatures or is not accepted)`;
+  }
+}
+
+/** Throws unless the key has a primary key or subkey that can verify signatures. */
+function checkUsable(key: PublicKey): void {
+  const problems: string[] = [];
+  for (const packet of [key, ...key.subkeys]) {
+    const problem = describeSigningAlgorithm(packet.getAlgorithmInfo());
+    if (problem === undefined) return;
+    problems.push(problem);
+  }
+  throw new InvalidKeyError(
+    `Cannot use public key "${keyFingerprint(key)}": it has no key that can verify signatures (${
+      problems.join(", ")
+    })`,
+  );
+}
+
+async function readBlock(block: string | Uint8Array, where: string): Promise<openpgp.Key[]> {
+  try {
+    return typeof block === "string"
+      ? await openpgp.readKeys({ armoredKeys: block, config: OPENPGP_CONFIG })
+      : await openpgp.readKeys({ binaryKeys: block, config: OPENPGP_CONFIG });
+  } catch (error) {
+    throw new InvalidKeyError(
+      `Cannot read public keys from ${where}: not an OpenPGP public key (${errorDetail(error)})`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Reads every public key in `input`: an armoured `PGP PUBLIC KEY BLOCK` (which may hold several
+ * keys), several such blocks one after the other (text around them is ignored), or binary key
+ * packets (`gpg --export`). The same key given twice is merged into one. Each key must have a
+ * primary key or subkey that can verify signatures with an accepted algorithm.
+ *
+ * @throws {InvalidKeyError} when the input is empty, holds no public key, holds a private key,
+ * cannot be parsed, or holds a key that cannot verify signatures.
+ */
+export async function readPublicKeys(input: string | Uint8Array): Promise<PublicKey[]> {
+  const text = typeof input === "string" ? input : armouredText(input);
+  const blocks: Array<string | Uint8Array> = [];
+  if (text === undefined) {
+    if (input.length === 0) {
+      throw new InvalidKeyError("Cannot read public keys: the input is empty");
+    }
+    blocks.push(input as Uint8Array);
+  } else {
+    if (text.trim() === "") {
+      throw new InvalidKeyError("Cannot read public keys: the input is empty");
+    }
+    for (const match of text.matchAll(ARMOR_BLOCK_REGEXP)) {
+      const type = match[1];
+      if (type === "PRIVATE KEY BLOCK") {
+        throw new InvalidKeyError(
+          "Cannot read public keys: the input holds a private key; give the public key (gpg --armor --export)",
+        );
+      }
+      if (type === "PUBLIC KEY BLOCK") blocks.push(match[0]);
+    }
+    if (blocks.length === 0) {
+      const other = ARMOR_BEGIN_REGEXP.exec(text);
+      throw new InvalidKeyError(
+        other === null
+          ? "Cannot read public keys: no armoured PGP PUBLIC KEY BLOCK found"
+          : `Cannot read public keys: found a PGP ${other[1]}, not a complete PGP PUBLIC KEY BLOCK`,
+      );
+    }
+  }
+
+  const keys: PublicKey[] = [];
+  const byFingerprint = new Map<string, number>();
+  for (const [index, block] of blocks.entries()) {
+    const where = blocks.length > 1 ? `armoured block ${index + 1}` : "the input";
+    for (const key of await readBlock(block, where)) {
+      if (key.isPrivate()) {
+        throw new InvalidKeyError(
+          "Cannot read public keys: the input holds a private key; give the public key (gpg --armor --export)",
+        );
+      }
+      checkUsable(key);
+      const fingerprint = keyFingerprint(key);
+      const seen = byFingerprint.get(fingerprint);
+      if (seen === undefined) {
+        byFingerprint.set(fingerprint, keys.length);
+        keys.push(key);
+        continue;
+      }
+      try {
+        // The same key twice (e.g. once more with a later revocation): keep everything of both.
+        keys[seen] = await keys[seen]!.update(key, undefined, OPENPGP_FULL_CONFIG);
+      } catch (error) {
+        throw new InvalidKeyError(
+          `Cannot read public key "${fingerprint}": it is given twice and the copies cannot be merged`,
+          { cause: error },
+        );
+      }
+    }
+  }
+  if (keys.length === 0) {
+    throw new InvalidKeyError("Cannot read public keys: the input holds no key");
+  }
+  return keys;
+}
+
+/** Options of {@linkcode readPrivateKey}. */
+export interface ReadPrivateKeyOptions {
+  /** The passphrase, when the key is protected by one. */
+  passphrase?: string;
+}
+
+/**
+ * Reads one private key (armoured `PGP PRIVATE KEY BLOCK` or binary `gpg --export-secret-keys`)
+ * and decrypts it with the passphrase when it is protected.
+ *
+ * @throws {InvalidKeyError} when the input holds no private key or several, is protected and no
+ * passphrase or a wrong one is given, or cannot be parsed.
+ */
+export async function readPrivateKey(
+  input: string | Uint8Array,
+  options: ReadPrivateKeyOptions = {},
+): Promise<PrivateKey> {
+  const text = typeof input === "string" ? input : armouredText(input);
+  let keys: openpgp.PrivateKey[];
+  try {
+    keys = text === undefined
+      ? await openpgp.readPrivateKeys({ binaryKeys: input as Uint8Array, config: OPENPGP_CONFIG })
+      : await openpgp.readPrivateKeys({ armoredKeys: text, config: OPENPGP_CONFIG });
+  } catch (error) {
+    throw new InvalidKeyError(
+      `Cannot read private key: not an OpenPGP private key (${errorDetail(error)})`,
+      { cause: error },
+    );
+  }
+  if (keys.length !== 1) {
+    throw new InvalidKeyError(
+      `Cannot read private key: the input holds ${keys.length} private keys, not one`,
+    );
+  }
+  const key = keys[0]!;
+  const fingerprint = keyFingerprint(key);
+  if (key.isDecrypted()) return key;
+  if (options.passphrase === undefined) {
+    throw new InvalidKeyError(
+      `Cannot read private key "${fingerprint}": it is protected by a passphrase and none was given`,
+    );
+  }
+  try {
+    return await openpgp.decryptKey({
+      privateKey: key,
+      passphrase: options.passphrase,
+      config: OPENPGP_CONFIG,
+    });
+  } catch (error) {
+    throw new InvalidKeyError(
+      `Cannot read private key "${fingerprint}": the passphrase is wrong or the key is damaged (${
+        errorDetail(error)
+      })`,
+      { cause: error },
+    );
+  }
+}
+
+/** Options of {@linkcode generateKeyPair}. */
+export interface GenerateKeyPairOptions {
+  /** The user ID's name. */
+  name: string;
+  /** The user ID's e-mail address, if any. */
+  email?: string;
+  /**
+   * `rsa`: RSA-3072. `ed25519`: a v4 EdDSA key on Curve25519 (with a Curve25519 encryption
+   * subkey), the kind gpg 2.2 makes and can use. @default "ed25519"
+   */
+  type?: "rsa" | "ed25519";
+  /** Protects the private key with this passphrase; unprotected when absent. */
+  passphrase?: string;
+  /** Seconds after creation when the key expires; it never expires when absent or 0. */
+  keyExpirationTime?: number;
+  /** The clock that gives the creation time. @default `() => new Date()` */
+  clock?: () => Date;
+}
+
+/** A generated key pair. */
+export interface GeneratedKeyPair {
+  /** The primary key's fingerprint: 40 upper-case hex characters. */
+  fingerprint: string;
+  /** The public key as an armoured `PGP PUBLIC KEY BLOCK`. */
+  publicKeyArmored: string;
+  /** The private key as an armoured `PGP PRIVATE KEY BLOCK` (protected when a passphrase was given). */
+  privateKeyArmored: string;
+  /** An armoured revocation certificate for the key. */
+  revocationCertificate: string;
+}
+
+/**
+ * Generates an OpenPGP key pair for signing images. RFC 9580 Ed25519 keys are not used: gpg 2.2
+ * and skopeo cannot use them.
+ *
+ * @throws {KeyGenerationError} when the user ID is not valid (e.g. a malformed e-mail address).
+ */
+export async function generateKeyPair(options: GenerateKeyPairOptions): Promise<GeneratedKeyPair> {
+  const type = options.type ?? "ed25519";
+  const userID = options.email === undefined
+    ? { name: options.name }
+    : { name: options.name, email: options.email };
+  const label = options.email === undefined ? options.name : `${options.name} <${options.email}>`;
+  if (typeof options.name !== "string" || options.name.trim() === "") {
+    throw new KeyGenerationError(`Cannot generate a key pair for "${label}": the name is empty`);
+  }
+  if (type !== "rsa" && type !== "ed25519") {
+    throw new KeyGenerationError(
+      `Cannot generate a key pair for "${label}": unknown key type "${
+        String(type)
+      }" (rsa, ed25519)`,
+    );
+  }
+  const date = (options.clock ?? (() => new Date()))();
+  const algorithm: Pick<openpgp.KeyOptions, "type" | "curve" | "rsaBits"> = type === "rsa"
+    ? { type: "rsa", rsaBits: 3072 }
+    : { type: "ecc", curve: "curve25519Legacy" };
+  try {
+    const { privateKey, publicKey, revocationCertificate } = await openpgp.generateKey({
+      ...algorithm,
+      userIDs: [userID],
+      date,
+      keyExpirationTime: options.keyExpirationTime ?? 0,
+      ...(options.passphrase === undefined ? {} : { passphrase: options.passphrase }),
+      format: "object",
+    });
+    return {
+      fingerprint: keyFingerprint(publicKey),
+      publicKeyArmored: publicKey.armor(),
+      privateKeyArmored: privateKey.armor(),
+      revocationCertificate,
+    };
+  } catch (error) {
+    throw new KeyGenerationError(
+      `Cannot generate a key pair for "${label}": ${errorDetail(error)}`,
+      { cause: error },
+    );
+  }
+}
