@@ -11,3 +11,4 @@ export * from "./sigstore/mod.ts";
 export * from "./policy/mod.ts";
 export * from "./vault/mod.ts";
 export * from "./signature/mod.ts";
+export * from "./registry/mod.ts";

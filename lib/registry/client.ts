@@ -1,0 +1,501 @@
+/**
+ * The registry client shared by the CLI and the admission webhook: manifests by tag or digest
+ * (HEAD and GET), digest resolution, the `/v2/` ping, and authenticated requests for API
+ * extensions.
+ *
+ * ```ts
+ * import { parseReference } from "../image/mod.ts";
+ * import { createRegistryClient } from "./mod.ts";
+ *
+ * using client = createRegistryClient({ insecureRegistries: ["127.0.0.1:5000"] });
+ * const digest = await client.resolveDigest(parseReference("127.0.0.1:5000/demo/app:1"));
+ * ```
+ *
+ * - Every manifest request sends the full `Accept` list (OCI index and manifest, Docker manifest
+ *   list and schema 2), so the registry never answers 404 for OCI content or down-converts to
+ *   schema 1; a schema 1 answer is refused.
+ * - A GET's bytes are checked against the reference's digest (when it has one) and against the
+ *   `Docker-Content-Digest` header (when sent). A HEAD's header is checked against the
+ *   reference's digest.
+ * - `docker.io` is served at `registry-1.docker.io`.
+ * - An insecure registry is reached over plain `http://` (Deno's `fetch` cannot skip TLS
+ *   verification, so "insecure" means plain HTTP, like skopeo's `--tls-verify=false` for a
+ *   registry without TLS). Custom CA certificates are the way to reach a TLS registry with a
+ *   private CA.
+ *
+ * @module
+ */
+
+import { formatReference, type ImageReference, isDigest } from "../image/mod.ts";
+import { type AuthTarget, createRegistryAuth, type RepositoryAction } from "./auth.ts";
+import { type AuthChallenge, parseAuthenticate } from "./challenge.ts";
+import { checkDigest, computeDigest } from "./digest.ts";
+import {
+  DigestMismatchError,
+  RegistryError,
+  type RegistryErrorDetails,
+  ResponseTooLargeError,
+  TransportError,
+} from "./errors.ts";
+import type { CredentialStore } from "./keyring.ts";
+import { isSchema1MediaType, MANIFEST_ACCEPT, manifestMediaType } from "./media_types.ts";
+import { createTokenCache, type TokenCache } from "./token_cache.ts";
+import {
+  createTransport,
+  type HttpRequest,
+  type HttpResponse,
+  type Transport,
+  type TransportOptions,
+} from "./transport.ts";
+
+/** The default limit of a manifest body: 4 MiB, as containers/image uses. */
+export const DEFAULT_MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+
+/** How the client reaches registries; every field has a default. */
+export interface RegistryClientOptions extends TransportOptions {
+  /** Where credentials come from (a keyring of pull secrets, `--creds`); none: anonymous. */
+  credentials?: CredentialStore | undefined;
+  /**
+   * Registries reached over plain HTTP: `host:port` entries match exactly, `host` entries match
+   * every port of that host.
+   */
+  insecureRegistries?: readonly string[];
+  /** The largest manifest accepted. Default {@linkcode DEFAULT_MAX_MANIFEST_BYTES}. */
+  maxManifestBytes?: number;
+  /** A token cache to share between clients. Default: one per client, on `now`. */
+  tokenCache?: TokenCache;
+}
+
+/** Per-call options. */
+export interface RequestOptions {
+  /** Aborts the call. */
+  signal?: AbortSignal | undefined;
+}
+
+/** A manifest's identity, as a HEAD tells it. */
+export interface ManifestDescriptor {
+  /** The manifest digest (`sha256:…`). */
+  readonly digest: string;
+  /** The media type (`application/vnd.oci.image.index.v1+json`, …); "" when unknown. */
+  readonly mediaType: string;
+  /** The size in bytes; -1 when a HEAD answer did not say. */
+  readonly size: number;
+  /** The bytes, for a GET. */
+  readonly bytes?: Uint8Array;
+}
+
+/** A manifest with its bytes, as a GET returns it. */
+export interface Manifest extends ManifestDescriptor {
+  /** The manifest bytes, exactly as received (their digest is `digest`). */
+  readonly bytes: Uint8Array;
+}
+
+/** What a `/v2/` ping tells about a registry. */
+export interface PingResult {
+  /** The HTTP status (200, or 401 for registries that require authentication). */
+  readonly status: number;
+  /** Whether the registry sent `X-Registry-Supports-Signatures: 1`. */
+  readonly supportsSignatures: boolean;
+  /** The authentication challenges it sent. */
+  readonly challenges: readonly AuthChallenge[];
+}
+
+/** An authenticated request to a registry API path (for extensions). */
+export interface RegistryRequest {
+  /** The method. */
+  readonly method: HttpRequest["method"];
+  /** The path below the registry root, starting with "/": `/extensions/v2/…`. */
+  readonly path: string;
+  /** The registry host, as in image references. */
+  readonly registry: string;
+  /** The repository path, used for credentials and token scopes. */
+  readonly repository: string;
+  /** The actions the request needs. */
+  readonly actions: readonly RepositoryAction[];
+  /** Request headers. */
+  readonly headers?: HeadersInit;
+  /** The request body. */
+  readonly body?: string | Uint8Array;
+  /** The largest 2xx body accepted. */
+  readonly maxBytes: number;
+  /** For messages: what the request does (`read signatures of`). */
+  readonly action: string;
+  /** For messages: what it is about (a formatted reference). */
+  readonly subject: string;
+  /** Aborts the request. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A registry answer with, on a 401, why authentication failed. */
+export interface RegistryResponse extends HttpResponse {
+  /** Why authentication failed (no secrets in it), when it did. */
+  readonly authFailure?: string | undefined;
+}
+
+/** The registry client. Close it (or `using`) to release its HTTP client. */
+export interface RegistryClient extends Disposable {
+  /** Returns the digest, media type and size of a manifest with a HEAD request. */
+  headManifest(ref: ImageReference, options?: RequestOptions): Promise<ManifestDescriptor>;
+  /** Returns a manifest with its bytes, their digest verified. */
+  getManifest(ref: ImageReference, options?: RequestOptions): Promise<Manifest>;
+  /**
+   * Returns the digest of the top-level manifest (an index for a multi-platform image): HEAD,
+   * with a GET when the HEAD answer has no `Docker-Content-Digest` or is an error that a GET
+   * explains better (404, 405, 400).
+   */
+  resolveDigest(ref: ImageReference, options?: RequestOptions): Promise<string>;
+  /** Pings `/v2/` without credentials (cached per registry for the client's life). */
+  ping(registry: string, options?: RequestOptions): Promise<PingResult>;
+  /** Sends an authenticated request to a registry path; resolves with any HTTP status. */
+  request(request: RegistryRequest): Promise<RegistryResponse>;
+  /** The base URL of a registry: `https://registry-1.docker.io` for `docker.io`. */
+  registryUrl(registry: string): string;
+  /** HTTP requests sent so far, token requests, retries and redirects included. */
+  readonly requestCount: number;
+  /** Releases the HTTP client. */
+  close(): void;
+}
+
+const PATH_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
+const TAG = /^\w[\w.-]{0,127}$/;
+const REGISTRY_HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const DOCKER_HUB_HOSTS = new Set(["docker.io", "index.docker.io"]);
+
+/** Parses the JSON error list of a registry answer: `{"errors":[{"code","message"}]}`. */
+export function parseErrorBody(body: Uint8Array): { code: string; message: string }[] {
+  if (body.byteLength === 0) return [];
+  try {
+    const doc: unknown = JSON.parse(new TextDecoder().decode(body));
+    const list = typeof doc === "object" && doc !== null
+      ? (doc as Record<string, unknown>).errors
+      : undefined;
+    if (!Array.isArray(list)) return [];
+    return list.flatMap((e: unknown) => {
+      if (typeof e !== "object" || e === null) return [];
+      const { code, message } = e as Record<string, unknown>;
+      return typeof code === "string"
+        ? [{ code, message: typeof message === "string" ? message : "" }]
+        : [];
+    });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Builds the error for a registry answer that is not a success:
+ * `Cannot <action> "<subject>": MANIFEST_UNKNOWN: manifest unknown`, or `HTTP 404 Not Found`
+ * when the answer has no JSON error list, with the auth failure (if any) in parentheses. The
+ * `code` is the first code of the list; a 401 without one (a HEAD answer) gets `UNAUTHORIZED`,
+ * the code the distribution spec gives every 401.
+ */
+export function registryErrorFromResponse(
+  action: string,
+  subject: string,
+  target: { registry: string; repository?: string | undefined },
+  response: RegistryResponse,
+): RegistryError {
+  const errors = parseErrorBody(response.body);
+  let detail = errors.length > 0
+    ? errors.map((e) => (e.message ? `${e.code}: ${e.message}` : e.code)).join("; ")
+    : `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+  if (response.authFailure) detail += ` (${response.authFailure})`;
+  return new RegistryError(`Cannot ${action} "${subject}": ${detail}`, {
+    registry: target.registry,
+    repository: target.repository,
+    status: response.status,
+    code: errors[0]?.code ?? (response.status === 401 ? "UNAUTHORIZED" : undefined),
+  });
+}
+
+/** The detail of a transport failure, for a message that names its own action. */
+function errorDetail(error: unknown): string {
+  if (error instanceof TransportError || error instanceof ResponseTooLargeError) {
+    return error.detail;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Creates a registry client. */
+export function createRegistryClient(options: RegistryClientOptions = {}): RegistryClient {
+  const transport: Transport = createTransport(options);
+  const now = options.now ?? Date.now;
+  const insecure = new Set((options.insecureRegistries ?? []).map((h) => h.toLowerCase()));
+  const maxManifestBytes = options.maxManifestBytes ?? DEFAULT_MAX_MANIFEST_BYTES;
+  const pings = new Map<string, Promise<PingResult>>();
+
+  function isInsecureHost(hostPort: string): boolean {
+    const lower = hostPort.toLowerCase();
+    if (insecure.has(lower)) return true;
+    const hostOnly = lower.startsWith("[")
+      ? lower.slice(0, lower.indexOf("]") + 1)
+      : lower.replace(/:\d+$/, "");
+    return insecure.has(hostOnly);
+  }
+
+  const auth = createRegistryAuth({
+    transport,
+    credentials: options.credentials,
+    tokens: options.tokenCache ?? createTokenCache(now),
+    now,
+    isInsecureHost,
+  });
+
+  function registryUrl(registry: string): string {
+    if (!REGISTRY_HOST.test(registry)) {
+      throw new RegistryError(`Cannot reach registry "${registry}": not a valid registry host`, {
+        registry,
+      });
+    }
+    const host = DOCKER_HUB_HOSTS.has(registry.toLowerCase()) ? "registry-1.docker.io" : registry;
+    return `${isInsecureHost(registry) ? "http" : "https"}://${host}`;
+  }
+
+  function fail(
+    action: string,
+    subject: string,
+    details: RegistryErrorDetails,
+    detail: string,
+  ): never {
+    throw new RegistryError(`Cannot ${action} "${subject}": ${detail}`, details);
+  }
+
+  /** Validates and escapes a repository path for a URL. */
+  function repositoryPath(ref: ImageReference, action: string): string {
+    const subject = formatReference(ref);
+    const components = ref.path.split("/");
+    if (ref.path === "" || !components.every((c) => PATH_COMPONENT.test(c))) {
+      fail(
+        action,
+        subject,
+        { registry: ref.domain, repository: ref.path },
+        "invalid repository path",
+      );
+    }
+    return components.map(encodeURIComponent).join("/");
+  }
+
+  /** The tag or digest part of a manifest URL, validated and escaped (":" kept). */
+  function manifestReference(ref: ImageReference, action: string): string {
+    const subject = formatReference(ref);
+    if (ref.digest !== undefined) {
+      if (!isDigest(ref.digest)) {
+        fail(action, subject, { registry: ref.domain, repository: ref.path }, "invalid digest");
+      }
+      return ref.digest;
+    }
+    const tag = ref.tag ?? "latest";
+    if (!TAG.test(tag)) {
+      fail(action, subject, { registry: ref.domain, repository: ref.path }, "invalid tag");
+    }
+    return encodeURIComponent(tag);
+  }
+
+  /** Sends an authenticated request; transport failures become RegistryErrors. */
+  async function request(req: RegistryRequest): Promise<RegistryResponse> {
+    const details = { registry: req.registry, repository: req.repository };
+    const base = registryUrl(req.registry);
+    const target: AuthTarget = {
+      registry: req.registry,
+      repository: req.repository,
+      actions: req.actions,
+    };
+    let result;
+    try {
+      result = await auth.send(target, (authorization) => {
+        const headers = new Headers(req.headers);
+        if (authorization !== undefined) headers.set("authorization", authorization);
+        const built: HttpRequest = {
+          method: req.method,
+          url: `${base}${req.path}`,
+          headers,
+          maxBytes: req.maxBytes,
+          signal: req.signal,
+          ...(req.body !== undefined ? { body: req.body } : {}),
+        };
+        return built;
+      });
+    } catch (error) {
+      if (error instanceof RegistryError) throw error;
+      if (req.signal?.aborted && error === req.signal.reason) throw error;
+      throw new RegistryError(`Cannot ${req.action} "${req.subject}": ${errorDetail(error)}`, {
+        ...details,
+        cause: error,
+      });
+    }
+    if (result.response === undefined) {
+      throw new RegistryError(`Cannot ${req.action} "${req.subject}": ${result.failure}`, {
+        ...details,
+        status: result.failureStatus,
+        code: "UNAUTHORIZED",
+      });
+    }
+    return { ...result.response, authFailure: result.failure };
+  }
+
+  function manifestRequest(
+    ref: ImageReference,
+    method: "GET" | "HEAD",
+    action: string,
+    signal: AbortSignal | undefined,
+  ): Promise<RegistryResponse> {
+    const path = `/v2/${repositoryPath(ref, action)}/manifests/${manifestReference(ref, action)}`;
+    return request({
+      method,
+      path,
+      registry: ref.domain,
+      repository: ref.path,
+      actions: ["pull"],
+      headers: { accept: MANIFEST_ACCEPT },
+      maxBytes: maxManifestBytes,
+      action,
+      subject: formatReference(ref),
+      signal,
+    });
+  }
+
+  function refuseSchema1(ref: ImageReference, action: string, mediaType: string): void {
+    if (isSchema1MediaType(mediaType)) {
+      fail(
+        action,
+        formatReference(ref),
+        { registry: ref.domain, repository: ref.path },
+        `the registry returned a Docker schema 1 manifest (${mediaType}), which is not supported`,
+      );
+    }
+  }
+
+  async function headManifest(
+    ref: ImageReference,
+    opts: RequestOptions = {},
+  ): Promise<ManifestDescriptor> {
+    const action = "read manifest of";
+    const response = await manifestRequest(ref, "HEAD", action, opts.signal);
+    return describeHead(ref, response, action);
+  }
+
+  function describeHead(
+    ref: ImageReference,
+    response: RegistryResponse,
+    action: string,
+  ): ManifestDescriptor {
+    const subject = formatReference(ref);
+    const target = { registry: ref.domain, repository: ref.path };
+    if (response.status < 200 || response.status >= 300) {
+      throw registryErrorFromResponse(action, subject, target, response);
+    }
+    const mediaType = manifestMediaType(response.headers.get("content-type"));
+    refuseSchema1(ref, action, mediaType);
+    const header = response.headers.get("docker-content-digest")?.trim();
+    const announced = header && isDigest(header) ? header : undefined;
+    if (ref.digest !== undefined && announced !== undefined && announced !== ref.digest) {
+      throw new DigestMismatchError(action, subject, ref.digest, announced, target);
+    }
+    const length = Number(response.headers.get("content-length") ?? "");
+    const size = response.headers.has("content-length") && Number.isInteger(length) && length >= 0
+      ? length
+      : -1;
+    const digest = announced ?? ref.digest;
+    if (digest === undefined) {
+      fail(action, subject, target, "the registry did not send a Docker-Content-Digest header");
+    }
+    return { digest, mediaType, size };
+  }
+
+  async function getManifest(ref: ImageReference, opts: RequestOptions = {}): Promise<Manifest> {
+    const action = "read manifest of";
+    const response = await manifestRequest(ref, "GET", action, opts.signal);
+    const subject = formatReference(ref);
+    const target = { registry: ref.domain, repository: ref.path };
+    if (response.status < 200 || response.status >= 300) {
+      throw registryErrorFromResponse(action, subject, target, response);
+    }
+    const bytes = response.body;
+    const mediaType = manifestMediaType(response.headers.get("content-type"), bytes);
+    refuseSchema1(ref, action, mediaType);
+    if (ref.digest !== undefined) {
+      const check = await checkDigest(bytes, ref.digest);
+      if (!check.matches) {
+        throw new DigestMismatchError(action, subject, ref.digest, check.actual, target);
+      }
+    }
+    const header = response.headers.get("docker-content-digest")?.trim();
+    if (header && isDigest(header)) {
+      const check = await checkDigest(bytes, header);
+      if (!check.matches) {
+        throw new DigestMismatchError(action, subject, header, check.actual, target);
+      }
+    }
+    const digest = ref.digest ?? await computeDigest(bytes);
+    return { digest, mediaType, size: bytes.byteLength, bytes };
+  }
+
+  async function resolveDigest(ref: ImageReference, opts: RequestOptions = {}): Promise<string> {
+    const action = "read manifest of";
+    const response = await manifestRequest(ref, "HEAD", action, opts.signal);
+    const ok = response.status >= 200 && response.status < 300;
+    if (ok && response.headers.has("docker-content-digest")) {
+      const header = response.headers.get("docker-content-digest")!.trim();
+      if (isDigest(header)) return describeHead(ref, response, action).digest;
+    }
+    if (ok && ref.digest !== undefined) return describeHead(ref, response, action).digest;
+    if (!ok && ![400, 404, 405].includes(response.status)) {
+      throw registryErrorFromResponse(action, formatReference(ref), {
+        registry: ref.domain,
+        repository: ref.path,
+      }, response);
+    }
+    return (await getManifest(ref, opts)).digest;
+  }
+
+  function ping(registry: string, opts: RequestOptions = {}): Promise<PingResult> {
+    const cached = pings.get(registry);
+    if (cached) return cached;
+    const promise = (async () => {
+      const url = `${registryUrl(registry)}/v2/`;
+      let response: HttpResponse;
+      try {
+        response = await transport.send({
+          method: "GET",
+          url,
+          maxBytes: 64 * 1024,
+          signal: opts.signal,
+        });
+      } catch (error) {
+        throw new RegistryError(`Cannot reach registry "${registry}": ${errorDetail(error)}`, {
+          registry,
+          cause: error,
+        });
+      }
+      if (response.status !== 200 && response.status !== 401) {
+        throw registryErrorFromResponse("reach registry", registry, { registry }, response);
+      }
+      const challenges = parseAuthenticate(response.headers.get("www-authenticate"));
+      auth.learn(registry, challenges);
+      return {
+        status: response.status,
+        supportsSignatures: response.headers.get("x-registry-supports-signatures")?.trim() === "1",
+        challenges,
+      };
+    })();
+    pings.set(registry, promise);
+    promise.catch(() => pings.delete(registry));
+    return promise;
+  }
+
+  const close = () => transport.close();
+  return {
+    headManifest: (ref, opts) => headManifest(ref, opts),
+    getManifest,
+    resolveDigest,
+    ping,
+    request,
+    registryUrl,
+    get requestCount() {
+      return transport.requestCount;
+    },
+    close,
+    [Symbol.dispose]: close,
+  };
+}

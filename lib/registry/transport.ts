@@ -1,0 +1,317 @@
+/**
+ * The HTTP layer of the registry client: one place that sets the User-Agent, trusts extra CA
+ * certificates, puts a timeout on every request, limits every response body it reads, follows
+ * redirects without carrying credentials to other hosts, retries with backoff, and counts
+ * requests.
+ *
+ * Bodies are read completely (up to their limit) before `send` returns, so a timeout covers the
+ * whole exchange and nothing is left open: registry API answers (manifests, tokens, signature
+ * lists, errors) are small. Blob downloads are not part of this client.
+ *
+ * @module
+ */
+
+import { USER_AGENT } from "../version.ts";
+import { ResponseTooLargeError, TransportError } from "./errors.ts";
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  isRetryableStatus,
+  parseRetryAfter,
+  type RetryPolicy,
+} from "./retry.ts";
+
+/** A `fetch` as Deno has it, with the `client` option for custom CA certificates. */
+export type FetchFunction = (
+  input: string | URL | Request,
+  init?: RequestInit & { client?: Deno.HttpClient },
+) => Promise<Response>;
+
+/** How the transport sends requests; every field has a default. */
+export interface TransportOptions {
+  /** The fetch to use. Default: the global `fetch`. */
+  fetch?: FetchFunction;
+  /** Extra trusted CA certificates (PEM), added to the default roots. */
+  caCerts?: readonly string[];
+  /** The time one attempt may take, body included. Default 30 000 ms. */
+  timeoutMs?: number;
+  /** Retry policy; missing fields take the {@linkcode DEFAULT_RETRY_POLICY} values. */
+  retry?: Partial<RetryPolicy>;
+  /** Waits between retries. Default: a `setTimeout` promise. Tests pass a fake one. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The clock, in milliseconds since the epoch (for HTTP-date `Retry-After`). */
+  now?: () => number;
+  /** The jitter source, [0, 1). Default `Math.random`. */
+  random?: () => number;
+  /** The User-Agent header. Default {@linkcode USER_AGENT}. */
+  userAgent?: string;
+  /** Redirects followed per attempt. Default 5. */
+  maxRedirects?: number;
+}
+
+/** One request. */
+export interface HttpRequest {
+  /** The method. GET and HEAD are retried on 5xx and network errors, others only on 429. */
+  readonly method: "GET" | "HEAD" | "PUT" | "POST" | "PATCH" | "DELETE";
+  /** The absolute URL. */
+  readonly url: string;
+  /** Request headers. `Authorization` is dropped on a redirect to another origin. */
+  readonly headers?: HeadersInit;
+  /** The request body. */
+  readonly body?: string | Uint8Array;
+  /** The largest body accepted for a successful (2xx) answer; more fails. */
+  readonly maxBytes: number;
+  /** Aborts the request (and any wait before a retry). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A response, with its body read. */
+export interface HttpResponse {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The status text. */
+  readonly statusText: string;
+  /** The response headers. */
+  readonly headers: Headers;
+  /**
+   * The body. For a 2xx answer the whole body (or a {@linkcode ResponseTooLargeError}); for
+   * other answers at most {@linkcode ERROR_BODY_LIMIT} bytes, silently truncated.
+   */
+  readonly body: Uint8Array;
+  /** The URL that answered, after redirects. */
+  readonly url: string;
+}
+
+/** Sends registry requests. */
+export interface Transport extends Disposable {
+  /** Sends a request, following redirects and retrying; resolves with any HTTP status. */
+  send(request: HttpRequest): Promise<HttpResponse>;
+  /** HTTP requests sent so far (every attempt and redirect counts). */
+  readonly requestCount: number;
+  /** Releases the HTTP client made for custom CA certificates. */
+  close(): void;
+}
+
+/** How much of an error answer's body is kept (enough for any JSON error list). */
+export const ERROR_BODY_LIMIT = 64 * 1024;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Thrown inside an attempt to tell a timeout from a caller's abort. */
+class AttemptTimeout extends Error {}
+
+/** Reads a body incrementally, failing (or truncating) at `limit` bytes. */
+export async function readLimited(
+  response: Response,
+  limit: number,
+  options: { truncate: boolean; url: string },
+): Promise<Uint8Array> {
+  if (response.body === null) return new Uint8Array();
+  const declared = Number(response.headers.get("content-length"));
+  if (!options.truncate && Number.isFinite(declared) && declared > limit) {
+    await response.body.cancel().catch(() => {});
+    throw new ResponseTooLargeError(options.url, limit);
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (total + value.byteLength > limit) {
+        await reader.cancel().catch(() => {});
+        if (!options.truncate) throw new ResponseTooLargeError(options.url, limit);
+        chunks.push(value.subarray(0, limit - total));
+        total = limit;
+        break;
+      }
+      chunks.push(value);
+      total += value.byteLength;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** The URL without query and fragment, for error messages. */
+function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return url;
+  }
+}
+
+/** Creates a transport. Call `close()` (or `using`) when done with it. */
+export function createTransport(options: TransportOptions = {}): Transport {
+  const doFetch: FetchFunction = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const userAgent = options.userAgent ?? USER_AGENT;
+  const maxRedirects = options.maxRedirects ?? 5;
+  const client = options.caCerts && options.caCerts.length > 0
+    ? Deno.createHttpClient({ caCerts: [...options.caCerts] })
+    : undefined;
+  let requestCount = 0;
+
+  /** One attempt: the request and its redirects, with the body read, under one timeout. */
+  async function attempt(request: HttpRequest): Promise<HttpResponse> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new AttemptTimeout());
+    }, timeoutMs);
+    const signal = request.signal
+      ? AbortSignal.any([controller.signal, request.signal])
+      : controller.signal;
+    let url = request.url;
+    let method: string = request.method;
+    let body = request.body;
+    const headers = new Headers(request.headers);
+    if (!headers.has("user-agent")) headers.set("user-agent", userAgent);
+    try {
+      for (let hop = 0;; hop++) {
+        requestCount++;
+        const init: RequestInit & { client?: Deno.HttpClient } = {
+          method,
+          headers,
+          redirect: "manual",
+          signal,
+        };
+        if (body !== undefined) init.body = body as BodyInit;
+        if (client) init.client = client;
+        const response = await doFetch(url, init);
+        const location = response.headers.get("location");
+        if (REDIRECT_STATUSES.has(response.status) && location !== null) {
+          await response.body?.cancel().catch(() => {});
+          if (hop >= maxRedirects) {
+            throw new TransportError(
+              displayUrl(request.url),
+              `more than ${maxRedirects} redirects`,
+              {
+                timedOut: false,
+              },
+            );
+          }
+          const next = new URL(location, url);
+          const current = new URL(url);
+          if (current.protocol === "https:" && next.protocol !== "https:") {
+            throw new TransportError(
+              displayUrl(request.url),
+              `refusing a redirect from HTTPS to "${displayUrl(next.href)}"`,
+              { timedOut: false },
+            );
+          }
+          if (next.origin !== current.origin) headers.delete("authorization");
+          if (response.status === 303 && method !== "HEAD") {
+            method = "GET";
+            body = undefined;
+          }
+          url = next.href;
+          continue;
+        }
+        const ok = response.status >= 200 && response.status < 300;
+        const bytes = ok
+          ? await readLimited(response, request.maxBytes, { truncate: false, url: displayUrl(url) })
+          : await readLimited(response, ERROR_BODY_LIMIT, { truncate: true, url: displayUrl(url) });
+        return {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+          body: bytes,
+          url,
+        };
+      }
+    } catch (error) {
+      if (error instanceof ResponseTooLargeError || error instanceof TransportError) throw error;
+      if (timedOut) {
+        throw new TransportError(displayUrl(url), `no answer within ${timeoutMs} ms`, {
+          timedOut: true,
+        });
+      }
+      if (request.signal?.aborted) throw request.signal.reason ?? error;
+      throw new TransportError(displayUrl(url), networkDetail(error), {
+        timedOut: false,
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function wait(ms: number, signal?: AbortSignal): Promise<void> {
+    if (options.sleep) {
+      await options.sleep(ms);
+      if (signal?.aborted) throw signal.reason;
+    } else {
+      await defaultSleep(ms, signal);
+    }
+  }
+
+  async function send(request: HttpRequest): Promise<HttpResponse> {
+    const idempotent = request.method === "GET" || request.method === "HEAD";
+    for (let retry = 0;; retry++) {
+      const canRetry = retry < policy.maxRetries;
+      let response: HttpResponse;
+      try {
+        response = await attempt(request);
+      } catch (error) {
+        const retryable = error instanceof TransportError && !error.timedOut && idempotent;
+        if (!retryable || !canRetry) throw error;
+        await wait(backoffDelay(retry, policy, random), request.signal);
+        continue;
+      }
+      if (!canRetry || !isRetryableStatus(response.status)) return response;
+      if (!idempotent && response.status !== 429) return response;
+      const retryAfter = parseRetryAfter(response.headers.get("retry-after"), now());
+      if (retryAfter !== undefined && retryAfter > policy.maxDelayMs) return response;
+      await wait(retryAfter ?? backoffDelay(retry, policy, random), request.signal);
+    }
+  }
+
+  const close = () => client?.close();
+  return {
+    send,
+    get requestCount() {
+      return requestCount;
+    },
+    close,
+    [Symbol.dispose]: close,
+  };
+}
+
+/** A short description of a fetch failure, without URLs or headers. */
+function networkDetail(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+}
