@@ -122,7 +122,7 @@ export async function runCli(argv: readonly string[], options: RunOptions): Prom
     yargs()
       .scriptName(programName)
       .usage(`${programName} <command> [args]`)
-      .parserConfiguration({ "parse-positional-numbers": false })
+      .parserConfiguration({ "parse-positional-numbers": false, "dot-notation": false })
       .command(
         "completion [shell]",
         "Print a bash or zsh completion script",

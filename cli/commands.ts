@@ -36,7 +36,12 @@ const REGISTRY_FLAGS: Readonly<Record<string, FlagSpec>> = {
     describe: "Use HTTPS and verify the registry's certificate (false: plain HTTP or untrusted)",
   },
   creds: { type: "string", describe: "Registry credentials as USER[:PASSWORD]" },
-  authfile: { type: "string", describe: "Registry credentials file (containers auth.json format)" },
+  authfile: {
+    type: "string",
+    env: "REGISTRY_AUTH_FILE",
+    describe: "Registry credentials file (containers auth.json format)",
+  },
+  "cert-dir": { type: "string", describe: "Directory of CA certificates (*.crt) for the registry" },
 };
 
 /** A command that is registered but not built yet: it says so and exits 1. */
@@ -88,9 +93,11 @@ const imageSecurity: CommandSpec = {
       flags: {
         key: { type: "string", describe: "Armoured private key file", demandOption: true },
         identity: { type: "string", describe: "The docker reference to sign for (default: IMAGE)" },
+        "passphrase-file": { type: "string", describe: "File with the private key's passphrase" },
         ...REGISTRY_FLAGS,
+        ...outputFlag(["text", "json", "yaml"], "text"),
       },
-      load: notBuilt("image-security sign"),
+      load: () => import("./image_security/sign.ts").then((m) => m.run),
     },
     {
       usage: "verify <image>",
@@ -100,13 +107,24 @@ const imageSecurity: CommandSpec = {
         key: { type: "string", describe: "Armoured public key file", demandOption: true },
         "identity-rule": {
           type: "string",
-          describe: "signedIdentity rule (matchRepoDigestOrExact, matchRepository, …)",
+          describe:
+            "signedIdentity rule: matchRepoDigestOrExact, matchRepository, matchExact, matchExactReference, matchExactRepository, remapIdentity",
           default: "matchRepoDigestOrExact",
         },
+        "identity-reference": {
+          type: "string",
+          describe: "For matchExactReference: the reference the signature must name",
+        },
+        "identity-repository": {
+          type: "string",
+          describe: "For matchExactRepository: the repository the signature must name",
+        },
+        prefix: { type: "string", describe: "For remapIdentity: the image name prefix to replace" },
+        "signed-prefix": { type: "string", describe: "For remapIdentity: the prefix signed for" },
         ...REGISTRY_FLAGS,
         ...outputFlag(["text", "json", "yaml"], "text"),
       },
-      load: notBuilt("image-security verify"),
+      load: () => import("./image_security/verify.ts").then((m) => m.run),
     },
     {
       usage: "key-secret <name>",

@@ -29,3 +29,4 @@ export * from "./keys.ts";
 export * from "./payload.ts";
 export * from "./sign.ts";
 export * from "./verify.ts";
+export * from "./verify_image.ts";
