@@ -178,8 +178,11 @@ const imageSecurity: CommandSpec = {
     {
       usage: "doctor",
       describe: "Check the local signing setup (registries.d, gpg)",
-      flags: { "registries.d": REGISTRY_FLAGS["registries.d"]! },
-      load: notBuilt("image-security doctor"),
+      flags: {
+        "registries.d": REGISTRY_FLAGS["registries.d"]!,
+        ...outputFlag(["text", "json", "yaml"], "text"),
+      },
+      load: () => import("./image_security/doctor.ts").then((m) => m.run),
     },
     {
       usage: "check <images..>",
