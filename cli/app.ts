@@ -54,11 +54,18 @@ function buildCommand(y: Argv, spec: CommandSpec, choose: (c: Chosen) => void): 
     });
   }
   for (const [name, f] of Object.entries(spec.flags ?? {})) {
+    // A flag read from the environment gets its default after the environment (applyEnv),
+    // so that yargs' default never hides the variable.
+    const describe = f.env
+      ? `${f.describe} [env: ${f.env}]${
+        f.default !== undefined ? ` [default: ${JSON.stringify(f.default)}]` : ""
+      }`
+      : f.describe;
     y = y.option(name, {
       type: f.type,
-      describe: f.env ? `${f.describe} [env: ${f.env}]` : f.describe,
+      describe,
       ...(f.alias !== undefined ? { alias: f.alias } : {}),
-      ...(f.default !== undefined ? { default: f.default } : {}),
+      ...(f.default !== undefined && !f.env ? { default: f.default } : {}),
       ...(f.choices !== undefined ? { choices: [...f.choices] } : {}),
       ...(f.hidden ? { hidden: true } : {}),
       ...(f.demandOption ? { demandOption: true } : {}),
@@ -74,12 +81,16 @@ function buildCommand(y: Argv, spec: CommandSpec, choose: (c: Chosen) => void): 
   return y;
 }
 
-/** Fills flags that are not given from their environment variables. */
+/** Fills flags that are not given from their environment variables, then their defaults. */
 function applyEnv(spec: CommandSpec, args: CommandArgs, io: CliIO): CommandArgs {
   const filled: Record<string, unknown> = { ...args };
   for (const [name, flag] of Object.entries(spec.flags ?? {})) {
-    const value = flag.env ? io.env[flag.env] : undefined;
-    if (filled[name] === undefined && value !== undefined && value !== "") filled[name] = value;
+    if (!flag.env || filled[name] !== undefined) continue;
+    const value = io.env[flag.env];
+    const chosen = value !== undefined && value !== "" ? value : flag.default;
+    if (chosen === undefined) continue;
+    filled[name] = chosen;
+    for (const alias of flag.alias === undefined ? [] : [flag.alias].flat()) filled[alias] = chosen;
   }
   return filled;
 }

@@ -4,9 +4,6 @@
  *
  * @module
  */
-import { runCli } from "./app.ts";
-import { processIO } from "./io.ts";
+import { main } from "./main.ts";
 
-if (import.meta.main) {
-  Deno.exit(await runCli(Deno.args, { io: processIO(), programName: "kubectl toolkit" }));
-}
+if (import.meta.main) await main("kubectl toolkit");

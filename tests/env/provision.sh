@@ -10,7 +10,8 @@
 #   there when present and otherwise built into the cache.
 # - docker-registry (the distribution registry), gpg, skopeo, htpasswd, openssl: installed
 #   from Debian packages when missing.
-# - CRDs of Tekton Pipelines and Triggers and of OpenShift Route, read from those projects'
+# - CRDs of Tekton Pipelines and Triggers and of OpenShift Route and SecurityContextConstraints,
+#   read from those projects'
 #   published Go modules at pinned versions (no Go build).
 #
 # Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/
@@ -121,21 +122,29 @@ fi
 
 # CRDs from the projects' published Go modules -------------------------------------------------
 module_dir() { go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'; }
-copy_crds() { # name module@version subdir [glob]
-  local dest="$crds/$1" dir
-  [ -d "$dest" ] && [ -n "$(ls -A "$dest")" ] && return 0
-  command -v go >/dev/null || { say "Go is needed to fetch the $1 CRDs"; exit 1; }
-  say "reading $1 CRDs from $2"
-  dir=$(module_dir "$2")
-  mkdir -p "$dest.tmp"
-  # shellcheck disable=SC2086
-  cp $dir/$3 "$dest.tmp/"
+copy_crds() { # name module@version pattern...
+  local name=$1 module=$2 dest="$crds/$1" dir
+  shift 2
+  # The patterns are kept beside the files: a changed list is read again.
+  if [ -d "$dest" ] && [ "$(cat "$dest/.patterns" 2>/dev/null)" = "$module $*" ]; then return 0; fi
+  command -v go >/dev/null || { say "Go is needed to fetch the $name CRDs"; exit 1; }
+  say "reading $name CRDs from $module"
+  dir=$(module_dir "$module")
+  rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
+  local pattern
+  for pattern in "$@"; do
+    # shellcheck disable=SC2086
+    cp $dir/$pattern "$dest.tmp/"
+  done
   chmod -R u+w "$dest.tmp"
-  mv "$dest.tmp" "$dest"
+  echo "$module $*" >"$dest.tmp/.patterns"
+  rm -rf "$dest" && mv "$dest.tmp" "$dest"
 }
 copy_crds tekton-pipelines "github.com/tektoncd/pipeline@${TEKTON_PIPELINE_VERSION}" 'config/300-crds/300-*.yaml'
 copy_crds tekton-triggers "github.com/tektoncd/triggers@${TEKTON_TRIGGERS_VERSION}" 'config/300-*.yaml'
-copy_crds openshift "github.com/openshift/api@${OPENSHIFT_API_VERSION}" 'route/v1/zz_generated.crd-manifests/routes.crd.yaml'
+copy_crds openshift "github.com/openshift/api@${OPENSHIFT_API_VERSION}" \
+  'route/v1/zz_generated.crd-manifests/routes.crd.yaml' \
+  'security/v1/zz_generated.crd-manifests/0000_03_config-operator_01_securitycontextconstraints.crd.yaml'
 
 {
   echo "K8S_VERSION=$K8S_VERSION"

@@ -1,0 +1,133 @@
+/**
+ * What the developer commands share: reading their arguments, connecting to the cluster of
+ * the kubeconfig context (with the environment of the command's IO, never `Deno.env`), the
+ * namespace to work in, and the step logger that writes messages to stderr.
+ *
+ * @module
+ */
+import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CliIO } from "../io.ts";
+import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import {
+  type ApplyResult,
+  connectCluster,
+  describeObject,
+  type KubeClient,
+  namespaceNameProblem,
+  NAMESPACES,
+  NoClusterContextError,
+  PROJECTS,
+} from "../../lib/kube/mod.ts";
+
+/** A string argument, or undefined when it is absent or empty. */
+export function stringArg(args: CommandArgs, name: string): string | undefined {
+  const value = args[name];
+  if (value === undefined || value === null || value === "") return undefined;
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return String(value);
+  if (Array.isArray(value)) {
+    throw new UsageError(`--${name} was given ${value.length} times; give it once`);
+  }
+  return String(value);
+}
+
+/** A directory given by the user, relative to the command's working directory. */
+export function resolveDir(io: CliIO, dir: string | undefined): string {
+  if (!dir) return io.cwd;
+  return dir.startsWith("/") ? dir : `${io.cwd.replace(/\/$/, "")}/${dir}`;
+}
+
+/** A boolean flag. */
+export function flagArg(args: CommandArgs, name: string): boolean {
+  return args[name] === true;
+}
+
+/**
+ * Connects to the cluster of `--kubeconfig`/`--context` (or `$KUBECONFIG` and the current
+ * context). `--throttle`, or `CLOUDSHELL=true` as with igc, limits requests to 2 per second.
+ */
+export async function connect(args: CommandArgs, ctx: CommandContext): Promise<KubeClient> {
+  const { env, cwd } = ctx.io;
+  const throttle = args.throttle === true ||
+    (args.throttle === undefined && env.CLOUDSHELL === "true");
+  return await connectCluster({
+    kubeconfig: stringArg(args, "kubeconfig"),
+    context: stringArg(args, "context"),
+    env,
+    cwd,
+    ...(throttle ? { requestsPerSecond: 2 } : {}),
+  });
+}
+
+/** Checks a namespace name given by the user. */
+export function checkNamespaceName(name: string, what = "namespace"): string {
+  const problem = namespaceNameProblem(name);
+  if (problem) throw new UsageError(`Invalid ${what} "${name}": ${problem}`);
+  return name;
+}
+
+/**
+ * The namespace to work in: `-n`, else the context's namespace, else `default` (as kubectl
+ * does; igc treated a context namespace of `default` as not set).
+ */
+export function namespaceOf(args: CommandArgs, client: KubeClient, flag = "namespace"): string {
+  return checkNamespaceName(stringArg(args, flag) ?? client.namespace ?? "default");
+}
+
+/**
+ * Fails with a clear message when `namespace` does not exist. A user who may not read
+ * namespaces (403) is let through: the later requests will say what is wrong.
+ */
+export async function requireNamespace(client: KubeClient, namespace: string): Promise<void> {
+  try {
+    if (await client.read(NAMESPACES, undefined, namespace)) return;
+  } catch (error) {
+    if (error instanceof NoClusterContextError) throw error;
+    if (await client.isOpenShift().catch(() => false)) {
+      if (await client.read(PROJECTS, undefined, namespace).catch(() => true)) return;
+    } else return;
+  }
+  throw new NamespaceNotFoundError(namespace);
+}
+
+/** The namespace a command was pointed at does not exist. */
+export class NamespaceNotFoundError extends ToolkitError {
+  /** Creates the error for the namespace. */
+  constructor(namespace: string, what = "namespace") {
+    super(`Cannot find ${what} "${namespace}": it does not exist in the cluster`);
+    this.name = "NamespaceNotFoundError";
+  }
+}
+
+/** Writes messages (never data) to stderr. */
+export interface Logger {
+  /** A message shown always (unless `--quiet`). */
+  info(message: string): void;
+  /** A step, shown only with `--verbose`/`--debug`. */
+  step(message: string): void;
+  /** A warning, shown always. */
+  warn(message: string): void;
+  /** The outcome of a write: shown with `--verbose`, or always when something changed. */
+  result(result: ApplyResult, quietUnchanged?: boolean): void;
+}
+
+function paint(io: CliIO, code: string, text: string): string {
+  return io.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+}
+
+/** Makes the logger of a command from `--verbose`/`--debug` and `--quiet`. */
+export function makeLogger(args: CommandArgs, io: CliIO): Logger {
+  const verbose = args.verbose === true || args.debug === true;
+  const quiet = args.quiet === true;
+  const write = (text: string) => io.stderr.write(`${text}\n`);
+  return {
+    info: (m) => quiet || write(m),
+    step: (m) => verbose && write(paint(io, "2", m)),
+    warn: (m) => write(`${paint(io, "33", "warning:")} ${m}`),
+    result(r, quietUnchanged = true) {
+      const changed = r.outcome === "created" || r.outcome === "updated";
+      if (quiet || (!changed && quietUnchanged && !verbose)) return;
+      write(`  ${describeObject(r.type, r.namespace, r.name)} ${r.outcome}`);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * `toolkit credentials`: the URLs and credentials of the tools in the tools namespace (`-n`,
+ * default `tools`, or `$CLUSTER_NAMESPACE`), printed as JSON (default) or YAML (`-o yaml`,
+ * `--yaml`): `{"sonarqube": {"url": …, "user": …, "password": …}, "dashboard": {"url": …}}`.
+ *
+ * It reads the ConfigMaps and Secrets labelled `grouping=garage-cloud-native-toolkit` (as igc
+ * did) or `group=catalyst-tools` (what igc's `tool-config` wrote). Each data key `<TOOL>_<FIELD>`
+ * is split at its last `_`; `URL`, `USER` (or `USERNAME`) and `PASSWORD` are kept. ConfigMaps win
+ * over Secrets. The cloud-provider config and API key are left out, and the dashboard shows its
+ * URL only.
+ *
+ * @module
+ */
+import type { CommandArgs, CommandContext } from "../command.ts";
+import { CONFIG_MAPS, type KubeObject, SECRETS } from "../../lib/kube/mod.ts";
+import { checkNamespaceName, connect, requireNamespace, stringArg } from "./common.ts";
+import { formatData } from "../output.ts";
+
+/** The label selectors whose objects hold tool credentials. */
+export const CREDENTIAL_SELECTORS: readonly string[] = [
+  "grouping=garage-cloud-native-toolkit",
+  "group=catalyst-tools",
+];
+
+/** ConfigMaps that are not tool configuration (cloud-provider settings). */
+export const EXCLUDED_CONFIG_MAPS: readonly string[] = ["ibmcloud-config", "cloud-config"];
+/** Secrets that are not tool credentials (cloud API keys, the Jenkins API token). */
+export const EXCLUDED_SECRETS: readonly string[] = [
+  "ibmcloud-apikey",
+  "cloud-access",
+  "jenkins-access",
+];
+
+/** The credentials of one tool. */
+export interface ToolCredentials {
+  /** The tool's URL. */
+  url?: string;
+  /** The user name. */
+  user?: string;
+  /** The password or token. */
+  password?: string;
+}
+
+const FIELDS: Readonly<Record<string, keyof ToolCredentials>> = {
+  url: "url",
+  user: "user",
+  username: "user",
+  password: "password",
+};
+
+function decodeBase64(value: string): string {
+  try {
+    const bin = atob(value);
+    return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  } catch {
+    return value;
+  }
+}
+
+function addFields(
+  into: Record<string, ToolCredentials>,
+  data: Record<string, string>,
+): void {
+  for (const [key, value] of Object.entries(data)) {
+    const i = key.lastIndexOf("_");
+    if (i <= 0 || i === key.length - 1) continue;
+    const tool = key.slice(0, i).toLowerCase();
+    const field = FIELDS[key.slice(i + 1).toLowerCase()];
+    if (!field || /api_?key/i.test(key)) continue;
+    (into[tool] ??= {})[field] = value;
+  }
+}
+
+/**
+ * The credentials object from the labelled Secrets and ConfigMaps (already filtered by label):
+ * excluded names dropped, ConfigMaps over Secrets, tools in alphabetical order.
+ */
+export function collectCredentials(
+  secrets: readonly KubeObject[],
+  configMaps: readonly KubeObject[],
+): Record<string, ToolCredentials> {
+  const found: Record<string, ToolCredentials> = {};
+  for (const secret of secrets) {
+    if (EXCLUDED_SECRETS.includes(secret.metadata.name)) continue;
+    const data = (secret.data ?? {}) as Record<string, string>;
+    addFields(
+      found,
+      Object.fromEntries(Object.entries(data).map(([k, v]) => [k, decodeBase64(v)])),
+    );
+  }
+  for (const cm of configMaps) {
+    if (EXCLUDED_CONFIG_MAPS.includes(cm.metadata.name)) continue;
+    addFields(found, (cm.data ?? {}) as Record<string, string>);
+  }
+  if (found.dashboard) found.dashboard = found.dashboard.url ? { url: found.dashboard.url } : {};
+  const ordered: Record<string, ToolCredentials> = {};
+  for (const tool of Object.keys(found).sort()) {
+    const c = found[tool]!;
+    if (c.url === undefined && c.user === undefined && c.password === undefined) continue;
+    ordered[tool] = {
+      ...(c.url !== undefined ? { url: c.url } : {}),
+      ...(c.user !== undefined ? { user: c.user } : {}),
+      ...(c.password !== undefined ? { password: c.password } : {}),
+    };
+  }
+  return ordered;
+}
+
+function unique(lists: readonly KubeObject[][]): KubeObject[] {
+  const byName = new Map<string, KubeObject>();
+  for (const list of lists) for (const o of list) byName.set(o.metadata.name, o);
+  return [...byName.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+}
+
+/** Runs `credentials`. */
+export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
+  const format: "json" | "yaml" = args.yaml === true || args.output === "yaml" ? "yaml" : "json";
+  using client = await connect(args, ctx);
+  // No yargs default for -n, so that $CLUSTER_NAMESPACE can fill it in.
+  const namespace = checkNamespaceName(stringArg(args, "namespace") ?? "tools");
+  // The first request sets up the connection; the lists then share it.
+  await requireNamespace(client, namespace);
+  const lists = await Promise.all([
+    ...CREDENTIAL_SELECTORS.map((labelSelector) =>
+      client.list(SECRETS, namespace, { labelSelector })
+    ),
+    ...CREDENTIAL_SELECTORS.map((labelSelector) =>
+      client.list(CONFIG_MAPS, namespace, { labelSelector })
+    ),
+  ]);
+  const n = CREDENTIAL_SELECTORS.length;
+  const secrets = unique(lists.slice(0, n));
+  const configMaps = unique(lists.slice(n));
+  ctx.io.stdout.write(formatData(collectCredentials(secrets, configMaps), format));
+}

@@ -1,0 +1,268 @@
+/**
+ * `toolkit git-secret [name]` and `toolkit gitops [gitUrl]`: register a git repository in a
+ * namespace (`-n`, else the context's, else `default`) for pipelines.
+ *
+ * - The repository URL and branch come from `gitops`'s `gitUrl` (`url#branch`) or from the
+ *   `origin` remote and checked-out branch of the repository in `-d` (default: the current
+ *   directory).
+ * - Secret `git-credentials` (type `kubernetes.io/basic-auth`): `username` and `password`
+ *   (`-u`, `-p`, the URL's own credentials, or a prompt on a terminal), plus the attributes
+ *   of `--values FILE`. Labelled `jenkins.io/credentials-type=usernamePassword`, and annotated
+ *   `build.openshift.io/source-secret-match-uri-1` and `tekton.dev/git-0` with the
+ *   repository's real scheme and host (igc always wrote `https`).
+ * - ConfigMap `<org>.<repo>` (`.<branch>` added when it is not main or master; dots turned into
+ *   `-` as igc did), or the `name` positional, or `gitops-repo` for `gitops`, with `url`,
+ *   `host`, `org`, `owner`, `repo`, `branch` and `protocol`.
+ *
+ * An existing secret is kept unless `--replace` is given; credentials given on the command
+ * line that differ from the stored ones are an error, never silently replaced by them.
+ *
+ * @module
+ */
+import type { CommandArgs, CommandContext, CommandRun } from "../command.ts";
+import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import {
+  applyObject,
+  type ApplyResult,
+  CONFIG_MAPS,
+  countOutcomes,
+  describeCounts,
+  objectNameProblem,
+  SECRETS,
+} from "../../lib/kube/mod.ts";
+import {
+  connect,
+  flagArg,
+  makeLogger,
+  namespaceOf,
+  requireNamespace,
+  resolveDir,
+  stringArg,
+} from "./common.ts";
+import {
+  currentBranch,
+  type GitUrl,
+  InvalidGitUrlError,
+  parseGitUrl,
+  readRemoteUrl,
+} from "./git_remote.ts";
+import { askText } from "./prompt.ts";
+import { readValuesFile } from "./values_file.ts";
+
+/** The name of the git credentials Secret (what the toolkit's pipelines read). */
+export const GIT_SECRET_NAME = "git-credentials";
+/** The ConfigMap name `gitops` writes. */
+export const GITOPS_CONFIG_NAME = "gitops-repo";
+
+/** Credentials on the command line differ from the ones already stored. */
+export class GitCredentialsConflictError extends ToolkitError {
+  /** Creates the error. */
+  constructor(namespace: string, storedUser: string) {
+    super(
+      `Cannot store the git credentials given: Secret "${namespace}/${GIT_SECRET_NAME}" already holds credentials for user "${storedUser}"; pass --replace to replace them`,
+    );
+    this.name = "GitCredentialsConflictError";
+  }
+}
+
+/** The ConfigMap name igc used: `<org>.<repo>[.<branch>]`, lower case, `.`/`_`/`/` → `-`. */
+export function repoConfigName(git: GitUrl, branch: string): string {
+  const base = [git.org, git.repo, ...(branch === "main" || branch === "master" ? [] : [branch])]
+    .join(".");
+  return normalizeName(base);
+}
+
+/** An object name from free text: lower case, anything but `[a-z0-9-]` turned into `-`. */
+export function normalizeName(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "");
+}
+
+function labelValue(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "")
+    .slice(0, 63).replace(/[^A-Za-z0-9]+$/, "");
+}
+
+function decode(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  try {
+    const bin = atob(value);
+    return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The body of the git credentials Secret. */
+export function gitSecret(
+  namespace: string,
+  git: GitUrl,
+  username: string,
+  password: string,
+  values: Record<string, string> = {},
+): {
+  metadata: {
+    name: string;
+    namespace: string;
+    labels: Record<string, string>;
+    annotations: Record<string, string>;
+  };
+  type: string;
+  stringData: Record<string, string>;
+} {
+  const origin = `${git.protocol}://${git.host}`;
+  return {
+    metadata: {
+      name: GIT_SECRET_NAME,
+      namespace,
+      labels: {
+        "jenkins.io/credentials-type": "usernamePassword",
+        app: labelValue(git.repo),
+        group: "pipeline",
+        type: "git",
+      },
+      annotations: {
+        description:
+          `secret providing credentials for git repo ${git.url} used by the Jenkins pipeline`,
+        "jenkins.io/credentials-description":
+          `Git credentials for ${git.url} stored in kubernetes secret`,
+        "build.openshift.io/source-secret-match-uri-1": `${origin}/*`,
+        "tekton.dev/git-0": origin,
+      },
+    },
+    type: "kubernetes.io/basic-auth",
+    stringData: { ...values, username, password },
+  };
+}
+
+async function repository(
+  args: CommandArgs,
+  ctx: CommandContext,
+  gitops: boolean,
+): Promise<{ git: GitUrl; branch: string }> {
+  const given = gitops ? stringArg(args, "gitUrl") : undefined;
+  if (given) {
+    let git: GitUrl;
+    try {
+      git = parseGitUrl(given);
+    } catch (error) {
+      if (error instanceof InvalidGitUrlError) throw new UsageError(error.message);
+      throw error;
+    }
+    const branch = git.branch ??
+      await askText(ctx.io, {
+        message: "Provide the git branch that should be used:",
+        missing: "The branch is not known: give the URL as URL#branch",
+        defaultValue: "main",
+      });
+    return { git, branch };
+  }
+  const dir = resolveDir(ctx.io, stringArg(args, "workingDir"));
+  const git = parseGitUrl(await readRemoteUrl(dir));
+  const branch = git.branch ?? await currentBranch(dir) ??
+    await askText(ctx.io, {
+      message: "Provide the git branch that should be used:",
+      missing: `The branch is not known: HEAD is detached in "${dir}"; check out a branch`,
+      defaultValue: "main",
+    });
+  return { git, branch };
+}
+
+function runFor(gitops: boolean): CommandRun {
+  return async (args, ctx) => {
+    const log = makeLogger(args, ctx.io);
+    const replace = flagArg(args, "replace");
+    const positional = gitops ? undefined : stringArg(args, "name");
+    const configName = gitops ? GITOPS_CONFIG_NAME : positional && normalizeName(positional);
+    if (configName !== undefined) {
+      const problem = objectNameProblem(configName);
+      if (problem) throw new UsageError(`Invalid name "${positional}": ${problem}`);
+    }
+    const valuesPath = stringArg(args, "values");
+    const values = valuesPath ? await readValuesFile(resolveDir(ctx.io, valuesPath)) : {};
+    const { git, branch } = await repository(args, ctx, gitops);
+
+    using client = await connect(args, ctx);
+    const namespace = namespaceOf(args, client);
+    log.info(`Setting the git credentials in the ${namespace} namespace`);
+    log.info(`  Project git repo: ${git.url}`);
+    log.info(`  Branch: ${branch}`);
+    await requireNamespace(client, namespace);
+
+    const givenUser = stringArg(args, "gitUsername") ?? git.username;
+    const givenPass = stringArg(args, "gitPat") ?? git.password;
+    const stored = await client.read(SECRETS, namespace, GIT_SECRET_NAME);
+    const storedData = (stored?.data ?? {}) as Record<string, string>;
+    const storedUser = decode(storedData.username);
+    const storedPass = decode(storedData.password);
+
+    let secretBody: ReturnType<typeof gitSecret> | undefined;
+    if (stored && !replace) {
+      if (
+        (givenUser !== undefined && givenUser !== storedUser) ||
+        (givenPass !== undefined && givenPass !== storedPass)
+      ) {
+        throw new GitCredentialsConflictError(namespace, storedUser ?? "");
+      }
+      log.info(`Git credentials have already been stored for user: ${storedUser ?? "(none)"}`);
+      if (valuesPath) log.warn(`--values is not stored: the secret exists (pass --replace)`);
+    } else {
+      const username = givenUser ?? (stored ? storedUser : undefined) ??
+        await askText(ctx.io, {
+          message: "Provide the git username:",
+          missing: "The git username is missing: pass -u/--gitUsername",
+        });
+      const password = givenPass ?? (stored ? storedPass : undefined) ??
+        await askText(ctx.io, {
+          message: "Provide the git password or personal access token:",
+          missing: "The git password or token is missing: pass -p/--gitPat",
+          secret: true,
+        });
+      secretBody = gitSecret(namespace, git, username, password, values);
+    }
+
+    const results: ApplyResult[] = [];
+    results.push(
+      await applyObject(client, CONFIG_MAPS, {
+        metadata: {
+          name: configName ?? repoConfigName(git, branch),
+          namespace,
+          labels: { app: labelValue(git.repo), group: "pipeline", type: "git" },
+        },
+        data: {
+          url: git.url,
+          host: git.host,
+          org: git.org,
+          owner: git.org,
+          repo: git.repo,
+          branch,
+          protocol: git.protocol,
+        },
+      }),
+    );
+    if (secretBody) {
+      let existing = stored ?? null;
+      if (existing && existing.type !== secretBody.type) {
+        // The type of a Secret cannot change: replacing it means deleting it first.
+        await client.delete(SECRETS, namespace, GIT_SECRET_NAME);
+        existing = null;
+      }
+      results.push(await applyObject(client, SECRETS, secretBody, { existing }));
+    } else if (stored) {
+      results.push({
+        outcome: "unchanged",
+        type: SECRETS,
+        namespace,
+        name: GIT_SECRET_NAME,
+        object: stored,
+      });
+    }
+    for (const r of results) log.result(r, false);
+    log.info(`Git repository in ${namespace}: ${describeCounts(countOutcomes(results))}`);
+  };
+}
+
+/** Runs `git-secret`. */
+export const run: CommandRun = runFor(false);
+
+/** Runs `gitops`. */
+export const runGitops: CommandRun = runFor(true);

@@ -1,0 +1,95 @@
+/**
+ * Questions on the terminal with `@clack/prompts`, drawn on stderr so that stdout keeps only
+ * data. They are asked only when the command's IO is interactive (stdin and stderr are
+ * terminals); otherwise callers must fail with a clear message saying which flag to give.
+ * The prompt library is loaded only when a question is actually asked.
+ *
+ * @module
+ */
+import type { CliIO } from "../io.ts";
+import { ToolkitError, UsageError } from "../../lib/errors.ts";
+
+/** The user cancelled a question (Ctrl-C or Escape). */
+export class PromptCancelledError extends ToolkitError {
+  /** Creates the error. */
+  constructor() {
+    super("Cancelled");
+    this.name = "PromptCancelledError";
+  }
+}
+
+/** One choice of a menu. */
+export interface Choice<T extends string> {
+  /** What the choice returns. */
+  readonly value: T;
+  /** What the user sees. */
+  readonly label: string;
+  /** A hint shown next to it. */
+  readonly hint?: string;
+}
+
+async function clack() {
+  const [prompts, process] = await Promise.all([import("@clack/prompts"), import("node:process")]);
+  return { prompts, common: { input: process.stdin, output: process.stderr } };
+}
+
+function answer<T>(value: T): Exclude<T, symbol> {
+  if (typeof value === "symbol") throw new PromptCancelledError();
+  return value as Exclude<T, symbol>;
+}
+
+/** A question for {@linkcode askText}. */
+export interface TextQuestion {
+  /** The question shown on the terminal. */
+  readonly message: string;
+  /** The error message when there is no terminal to ask on, naming the flag to pass. */
+  readonly missing: string;
+  /** Mask the answer (passwords, tokens). */
+  readonly secret?: boolean;
+  /** The answer when the user just presses Enter. */
+  readonly defaultValue?: string;
+}
+
+/**
+ * Asks for a value on the terminal, or fails with a {@linkcode UsageError} saying what is
+ * missing when the IO is not interactive.
+ */
+export async function askText(io: CliIO, question: TextQuestion): Promise<string> {
+  if (!io.interactive) throw new UsageError(`${question.missing} (there is no terminal to ask on)`);
+  const { prompts, common } = await clack();
+  const required = (
+    v: string | undefined,
+  ) => (v && v.trim() !== "" ? undefined : "A value is required");
+  const { message, defaultValue } = question;
+  const value = question.secret
+    ? answer(await prompts.password({ ...common, message, validate: required }))
+    : answer(
+      await prompts.text({
+        ...common,
+        message,
+        ...(defaultValue !== undefined
+          ? { defaultValue, placeholder: defaultValue }
+          : { validate: required }),
+      }),
+    );
+  return value.trim();
+}
+
+/** Shows a menu and returns the value chosen. Only for interactive IO. */
+export async function askChoice<T extends string>(
+  message: string,
+  choices: readonly Choice<T>[],
+): Promise<T> {
+  const { prompts, common } = await clack();
+  return answer(
+    await prompts.select<T>({
+      ...common,
+      message,
+      options: choices.map((c) => ({
+        value: c.value,
+        label: c.label,
+        ...(c.hint ? { hint: c.hint } : {}),
+      })) as Parameters<typeof prompts.select<T>>[0]["options"],
+    }),
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * `toolkit pull-secret [namespace]`: copies the registry pull secrets of the template namespace
+ * (`-t`, default `default`, where IBM Cloud puts them) into the namespace (the positional, else
+ * the context's), skipping those that exist, and adds them to the service account (`-z`,
+ * default `default`) once. `--dev` labels the namespace as a development namespace.
+ *
+ * @module
+ */
+import type { CommandArgs, CommandContext } from "../command.ts";
+import { UsageError } from "../../lib/errors.ts";
+import {
+  applyObject,
+  type ApplyResult,
+  countOutcomes,
+  describeCounts,
+  NAMESPACES,
+  SECRETS,
+} from "../../lib/kube/mod.ts";
+import {
+  checkNamespaceName,
+  connect,
+  flagArg,
+  makeLogger,
+  NamespaceNotFoundError,
+  requireNamespace,
+  stringArg,
+} from "./common.ts";
+import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_secrets.ts";
+
+/** The label `--dev` puts on the namespace. */
+export const DEVELOPMENT_LABEL = "cloudnativetoolkit.dev/development";
+
+/** Runs `pull-secret`. */
+export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
+  const log = makeLogger(args, ctx.io);
+  const given = stringArg(args, "namespace");
+  if (given) checkNamespaceName(given);
+  const template = checkNamespaceName(
+    stringArg(args, "templateNamespace") ?? "default",
+    "template namespace",
+  );
+  const serviceAccount = stringArg(args, "serviceAccount") ?? "default";
+  using client = await connect(args, ctx);
+  const namespace = given ?? client.namespace;
+  if (!namespace) {
+    throw new UsageError(
+      "Please give the namespace as the first argument, or set one in the kubeconfig context",
+    );
+  }
+  log.info(`Setting up pull secrets in ${namespace}`);
+  try {
+    await requireNamespace(client, template);
+  } catch (error) {
+    if (error instanceof NamespaceNotFoundError) {
+      throw new NamespaceNotFoundError(template, "template namespace");
+    }
+    throw error;
+  }
+  await requireNamespace(client, namespace);
+
+  log.step(`Reading the pull secrets of namespace ${template}`);
+  const plans = planPullSecrets(await client.list(SECRETS, template));
+  const results: ApplyResult[] = [];
+  if (plans.length === 0) {
+    log.warn(`No pull secrets in namespace ${template}`);
+  } else {
+    log.step(`Copying ${plans.length} pull secret(s) from ${template}`);
+    const copied = await copyPullSecrets(client, log, plans, template, namespace);
+    results.push(...copied.results);
+    log.step(`Adding the pull secrets to service account ${serviceAccount}`);
+    const sa = await addImagePullSecrets(client, namespace, serviceAccount, copied.names);
+    log.result(sa);
+    results.push(sa);
+  }
+  if (flagArg(args, "dev")) {
+    log.step(`Marking namespace ${namespace} as a development namespace`);
+    const marked = await applyObject(client, NAMESPACES, {
+      metadata: { name: namespace, labels: { [DEVELOPMENT_LABEL]: "true" } },
+    });
+    log.result(marked);
+    results.push(marked);
+  }
+  log.info(`Pull secrets in ${namespace}: ${describeCounts(countOutcomes(results))}`);
+}

@@ -1,0 +1,129 @@
+/**
+ * Registry pull secrets, shared by `pull-secret` and `sync`: which secrets of the template
+ * namespace are pull secrets (types `kubernetes.io/dockerconfigjson` and
+ * `kubernetes.io/dockercfg`, and the `*icr-io*` names IBM Cloud clusters have), their names in
+ * the target (a leading `default-` dropped), copying them without touching ones that exist,
+ * and adding them to a service account's `imagePullSecrets` once.
+ *
+ * @module
+ */
+import {
+  applyObject,
+  type ApplyResult,
+  copyForNamespace,
+  isStatus,
+  type KubeClient,
+  type KubeObject,
+  mapLimit,
+  SECRETS,
+  SERVICE_ACCOUNTS,
+} from "../../lib/kube/mod.ts";
+import type { Logger } from "./common.ts";
+
+/** The Secret types that hold registry credentials. */
+export const PULL_SECRET_TYPES: readonly string[] = [
+  "kubernetes.io/dockerconfigjson",
+  "kubernetes.io/dockercfg",
+];
+
+/** True for a registry pull secret: by type, or by an `icr-io` name as igc matched them. */
+export function isPullSecret(secret: KubeObject): boolean {
+  return PULL_SECRET_TYPES.includes(String(secret.type ?? "")) ||
+    secret.metadata.name.includes("icr-io");
+}
+
+/** The name of a pull secret in the target namespace: `default-us-icr-io` → `us-icr-io`. */
+export function targetPullSecretName(name: string): string {
+  return name.startsWith("default-") && name.length > "default-".length
+    ? name.slice("default-".length)
+    : name;
+}
+
+/** A pull secret of the template and its name in the target. */
+export interface PullSecretPlan {
+  /** The secret in the template namespace. */
+  readonly source: KubeObject;
+  /** Its name in the target namespace. */
+  readonly name: string;
+}
+
+/**
+ * The pull secrets among `secrets` (of the template namespace), one per target name; a secret
+ * already named like the target wins over a `default-` one.
+ */
+export function planPullSecrets(secrets: readonly KubeObject[]): PullSecretPlan[] {
+  const byName = new Map<string, PullSecretPlan>();
+  const sorted = secrets.filter(isPullSecret).sort((a, b) =>
+    a.metadata.name.localeCompare(b.metadata.name)
+  );
+  for (const source of sorted) {
+    const name = targetPullSecretName(source.metadata.name);
+    const current = byName.get(name);
+    if (!current || source.metadata.name === name) byName.set(name, { source, name });
+  }
+  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * Copies the planned pull secrets into `namespace`, leaving the ones that exist alone. Returns
+ * the results and the names now present. Within the same namespace nothing is copied.
+ */
+export async function copyPullSecrets(
+  client: KubeClient,
+  log: Logger,
+  plans: readonly PullSecretPlan[],
+  from: string,
+  to: string,
+): Promise<{ results: ApplyResult[]; names: string[] }> {
+  if (from === to) {
+    log.step(`  The target is the template namespace: no pull secret to copy`);
+    return { results: [], names: plans.map((p) => p.source.metadata.name) };
+  }
+  const results = await mapLimit(plans, 8, (plan) =>
+    applyObject(
+      client,
+      SECRETS,
+      copyForNamespace(SECRETS, plan.source, to, plan.name),
+      { ifExists: "skip" },
+    ));
+  for (const r of results) log.result(r);
+  return { results, names: results.map((r) => r.name) };
+}
+
+/**
+ * Adds `names` to the `imagePullSecrets` of `serviceAccount` in `namespace`, each once and
+ * after the ones it has; creates the service account when it does not exist.
+ */
+export async function addImagePullSecrets(
+  client: KubeClient,
+  namespace: string,
+  serviceAccount: string,
+  names: readonly string[],
+): Promise<ApplyResult> {
+  for (let attempt = 0;; attempt++) {
+    const live = await client.read(SERVICE_ACCOUNTS, namespace, serviceAccount);
+    const current = Array.isArray(live?.imagePullSecrets)
+      ? (live.imagePullSecrets as Array<{ name?: string }>)
+      : [];
+    const have = new Set(current.map((s) => s.name));
+    const added = [...new Set(names)].filter((n) => !have.has(n));
+    const base = { type: SERVICE_ACCOUNTS, namespace, name: serviceAccount };
+    try {
+      if (!live) {
+        const created = await client.create(SERVICE_ACCOUNTS, {
+          metadata: { name: serviceAccount, namespace },
+          imagePullSecrets: added.map((name) => ({ name })),
+        });
+        return { ...base, outcome: "created", object: created };
+      }
+      if (added.length === 0) return { ...base, outcome: "unchanged", object: live };
+      const updated = await client.replace(SERVICE_ACCOUNTS, {
+        ...live,
+        imagePullSecrets: [...current, ...added.map((name) => ({ name }))],
+      });
+      return { ...base, outcome: "updated", object: updated };
+    } catch (error) {
+      if (!isStatus(error, 409) || attempt >= 3) throw error;
+    }
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * `toolkit tool-config [name]`: registers a tool the way the toolkit's `tool-config` Helm chart
+ * does, so that pipelines (through `sync`) and `credentials` find it:
+ *
+ * - ConfigMap `<name>-config` with `url` and `<NAME>_URL` (with `--url`);
+ * - Secret `<name>-access` (Opaque) with `<NAME>_USER` and `<NAME>_PASSWORD` (with
+ *   `--username` and `--password`, which go together);
+ * - both labelled `group=catalyst-tools` (what `sync` copies) and
+ *   `grouping=garage-cloud-native-toolkit` (what `credentials` reads); igc wrote only the first.
+ *
+ * `NAME` is the name in upper case with `-` turned into `_`, as in the chart (igc kept the
+ * hyphen: `MY-TOOL_URL`).
+ *
+ * @module
+ */
+import type { CommandArgs, CommandContext } from "../command.ts";
+import { UsageError } from "../../lib/errors.ts";
+import {
+  applyObject,
+  CONFIG_MAPS,
+  countOutcomes,
+  describeCounts,
+  objectNameProblem,
+  SECRETS,
+} from "../../lib/kube/mod.ts";
+import { connect, makeLogger, namespaceOf, requireNamespace, stringArg } from "./common.ts";
+
+/** The labels of the objects `tool-config` makes for tool `name` (`<name>-config` or `-access`). */
+export function toolLabels(objectName: string): Record<string, string> {
+  return {
+    "app.kubernetes.io/name": objectName,
+    "app.kubernetes.io/part-of": "catalyst",
+    "app.kubernetes.io/component": "tools",
+    group: "catalyst-tools",
+    grouping: "garage-cloud-native-toolkit",
+  };
+}
+
+/** The tool name as used in object names: lower case, `_` turned into `-`. */
+export function toolName(input: string): string {
+  return input.trim().toLowerCase().replaceAll("_", "-");
+}
+
+/** The prefix of the data keys: `my-tool` → `MY_TOOL`. */
+export function toolKeyPrefix(name: string): string {
+  return name.toUpperCase().replaceAll("-", "_");
+}
+
+/** Runs `tool-config`. */
+export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
+  const log = makeLogger(args, ctx.io);
+  const input = stringArg(args, "name");
+  if (!input) throw new UsageError("Give the name of the tool: tool-config <name> --url URL");
+  const name = toolName(input);
+  const problem = objectNameProblem(`${name}-config`);
+  if (problem) throw new UsageError(`Invalid tool name "${input}": ${problem}`);
+  const url = stringArg(args, "url");
+  const username = stringArg(args, "username");
+  const password = stringArg(args, "password");
+  if ((username === undefined) !== (password === undefined)) {
+    throw new UsageError("--username and --password go together: give both or neither");
+  }
+  if (url === undefined && username === undefined) {
+    throw new UsageError(
+      "Nothing to register: give --url, or --username and --password, or all three",
+    );
+  }
+  if (url !== undefined && !URL.canParse(url)) {
+    throw new UsageError(`Invalid --url "${url}": it is not an absolute URL`);
+  }
+  const prefix = toolKeyPrefix(name);
+
+  using client = await connect(args, ctx);
+  const namespace = namespaceOf(args, client);
+  await requireNamespace(client, namespace);
+  const results = [];
+  if (url !== undefined) {
+    const configName = `${name}-config`;
+    results.push(
+      await applyObject(client, CONFIG_MAPS, {
+        metadata: {
+          name: configName,
+          namespace,
+          labels: toolLabels(configName),
+          annotations: {
+            description:
+              `Config map to hold the url for ${name} in the environment so that other components can access it`,
+          },
+        },
+        data: { url, [`${prefix}_URL`]: url },
+      }),
+    );
+  }
+  if (username !== undefined && password !== undefined) {
+    const secretName = `${name}-access`;
+    results.push(
+      await applyObject(client, SECRETS, {
+        metadata: {
+          name: secretName,
+          namespace,
+          labels: toolLabels(secretName),
+          annotations: {
+            description:
+              `Secret to hold the username and password for ${name} so that other components can access it`,
+          },
+        },
+        type: "Opaque",
+        stringData: { [`${prefix}_USER`]: username, [`${prefix}_PASSWORD`]: password },
+      }),
+    );
+  }
+  for (const r of results) log.result(r, false);
+  log.info(`Tool ${name} in ${namespace}: ${describeCounts(countOutcomes(results))}`);
+}

@@ -1,0 +1,168 @@
+/**
+ * How requests reach the API server. Two transports share one interface:
+ *
+ * - {@linkcode fetchTransport}: Deno's `fetch` with a client from `Deno.createHttpClient` (CA,
+ *   client certificate, bearer token, basic auth, HTTP proxy). It loads nothing, so a command
+ *   that talks to a cluster starts in a few milliseconds.
+ * - `clientNodeTransport` (in `client_node_transport.ts`): `@kubernetes/client-node`, loaded
+ *   only when needed: for exec credential plugins, auth providers (OIDC, …),
+ *   `insecure-skip-tls-verify`, `tls-server-name` and SOCKS proxies, which `fetch` cannot do.
+ *   Loading it takes most of a second, which is why it is not the default.
+ *
+ * `TOOLKIT_KUBE_CLIENT=client-node` (or `fetch`) forces one of them.
+ *
+ * @module
+ */
+import { NoClusterContextError } from "./errors.ts";
+import type { ResolvedContext } from "./kubeconfig.ts";
+
+/** One HTTP request to the API server. */
+export interface TransportRequest {
+  /** `GET`, `POST`, `PUT`, `PATCH`, `DELETE`. */
+  readonly method: string;
+  /** Absolute URL. */
+  readonly url: string;
+  /** Request headers. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body, already serialised. */
+  readonly body?: string;
+}
+
+/** The API server's answer. */
+export interface TransportResponse {
+  /** HTTP status. */
+  readonly status: number;
+  /** The body as text. */
+  readonly text: string;
+}
+
+/** Sends requests to the API server of one context. */
+export interface KubeTransport {
+  /** Which implementation this is. */
+  readonly kind: "fetch" | "client-node";
+  /** Sends a request. Network failures throw {@linkcode NoClusterContextError}. */
+  send(request: TransportRequest): Promise<TransportResponse>;
+  /** Releases connections. */
+  close(): void;
+}
+
+/**
+ * Why `fetch` cannot talk to this context (so `@kubernetes/client-node` has to), or undefined
+ * when it can.
+ */
+export function fetchUnsupportedReason(context: ResolvedContext): string | undefined {
+  const { cluster, user } = context;
+  if (user.exec !== undefined) return "the user runs an exec credential plugin";
+  if (user.authProvider !== undefined) return "the user has an auth provider";
+  if (cluster.insecureSkipTlsVerify) return "the cluster sets insecure-skip-tls-verify";
+  if (cluster.tlsServerName) return "the cluster sets tls-server-name";
+  if (cluster.proxyUrl && !/^https?:\/\//.test(cluster.proxyUrl)) {
+    return "the cluster's proxy-url is not an HTTP proxy";
+  }
+  return undefined;
+}
+
+function decodeBase64(data: string, what: string): string {
+  try {
+    const bin = atob(data.replace(/\s+/g, ""));
+    return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  } catch (error) {
+    throw new NoClusterContextError(`${what} is not valid base64`, { cause: error });
+  }
+}
+
+async function readFile(path: string, what: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    throw new NoClusterContextError(`cannot read ${what} ${path}`, { cause: error });
+  }
+}
+
+async function material(
+  data: string | undefined,
+  file: string | undefined,
+  what: string,
+): Promise<string | undefined> {
+  if (data) return decodeBase64(data, what);
+  if (file) return await readFile(file, what);
+  return undefined;
+}
+
+/** A network failure as the error commands show: the API server cannot be reached. */
+export function unreachable(context: ResolvedContext, cause: unknown): NoClusterContextError {
+  const why = cause instanceof Error
+    ? (cause.cause instanceof Error ? cause.cause : cause).message
+    : "";
+  return new NoClusterContextError(
+    `cannot reach the API server ${context.cluster.server} of context "${context.name}"${
+      why ? ` (${why})` : ""
+    }`,
+    { cause },
+  );
+}
+
+/** Makes the `fetch` transport for a context. */
+export async function fetchTransport(context: ResolvedContext): Promise<KubeTransport> {
+  const { cluster, user } = context;
+  const ca = await material(
+    cluster.certificateAuthorityData,
+    cluster.certificateAuthority,
+    `the CA of cluster "${cluster.name}"`,
+  );
+  const cert = await material(
+    user.clientCertificateData,
+    user.clientCertificate,
+    `the client certificate of user "${user.name}"`,
+  );
+  const key = await material(
+    user.clientKeyData,
+    user.clientKey,
+    `the client key of user "${user.name}"`,
+  );
+  let authorization: string | undefined;
+  if (user.token) authorization = `Bearer ${user.token}`;
+  else if (user.tokenFile) {
+    const token = (await readFile(user.tokenFile, `the token file of user "${user.name}"`)).trim();
+    authorization = `Bearer ${token}`;
+  } else if (user.username !== undefined) {
+    authorization = `Basic ${btoa(`${user.username}:${user.password ?? ""}`)}`;
+  }
+  let client: Deno.HttpClient;
+  try {
+    const base: Deno.CreateHttpClientOptions = {
+      ...(ca ? { caCerts: [ca] } : {}),
+      ...(cluster.proxyUrl ? { proxy: { url: cluster.proxyUrl } } : {}),
+    };
+    client = cert && key
+      ? Deno.createHttpClient({ ...base, cert, key })
+      : Deno.createHttpClient(base);
+  } catch (error) {
+    throw new NoClusterContextError(
+      `cannot use the TLS material of context "${context.name}"`,
+      { cause: error },
+    );
+  }
+  return {
+    kind: "fetch",
+    async send(request) {
+      const headers: Record<string, string> = { ...request.headers };
+      if (authorization) headers.Authorization = authorization;
+      let response: Response;
+      try {
+        response = await fetch(request.url, {
+          method: request.method,
+          headers,
+          ...(request.body !== undefined ? { body: request.body } : {}),
+          client,
+        });
+      } catch (error) {
+        throw unreachable(context, error);
+      }
+      return { status: response.status, text: await response.text() };
+    },
+    close() {
+      client.close();
+    },
+  };
+}
