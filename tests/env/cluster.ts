@@ -151,7 +151,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       "--allow-privileged=true",
       "--enable-priority-and-fairness=false",
       "--v=0",
-    ], { logFile: `${dir}/kube-apiserver.log` });
+    ], {
+      logFile: `${dir}/kube-apiserver.log`,
+      // HTTP/1.1 only: when the API server stops it sends GOAWAY on open HTTP/2 connections,
+      // and Deno 2.9's node:http2 (used by @kubernetes/client-node through undici) aborts the
+      // whole process on it (nghttp2 assertion in find_stream_on_goaway_func).
+      env: { GODEBUG: "http2server=0" },
+    });
     const client = Deno.createHttpClient({
       caCerts: [ca.certPem],
       cert: admin.certPem,
