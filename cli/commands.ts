@@ -223,7 +223,7 @@ const imageSecurity: CommandSpec = {
         "image-security check quay.io/team/app:1 -f policies.yaml -n prod",
         "Would the webhook admit this image in namespace prod?",
       ]],
-      load: notBuilt("image-security check"),
+      load: () => import("./image_security/check.ts").then((m) => m.run),
     },
     {
       usage: "enable",
@@ -269,7 +269,7 @@ const imageSecurity: CommandSpec = {
         ["image-security enable --default deny", "Enforce signatures on every image"],
         ["image-security enable --dry-run -o yaml", "Print the manifests"],
       ],
-      load: notBuilt("image-security enable"),
+      load: () => import("./image_security/install.ts").then((m) => m.runEnable),
     },
     {
       usage: "status",
@@ -284,7 +284,7 @@ const imageSecurity: CommandSpec = {
         ...outputFlag(["text", "json", "yaml"], "text"),
         ...KUBE_FLAGS,
       },
-      load: notBuilt("image-security status"),
+      load: () => import("./image_security/install.ts").then((m) => m.runStatus),
     },
     {
       usage: "disable",
@@ -302,7 +302,7 @@ const imageSecurity: CommandSpec = {
         },
         ...KUBE_FLAGS,
       },
-      load: notBuilt("image-security disable"),
+      load: () => import("./image_security/install.ts").then((m) => m.runDisable),
     },
     {
       usage: "rotate-certs",
@@ -317,7 +317,7 @@ const imageSecurity: CommandSpec = {
         ...outputFlag(["text", "json", "yaml"], "text"),
         ...KUBE_FLAGS,
       },
-      load: notBuilt("image-security rotate-certs"),
+      load: () => import("./image_security/install.ts").then((m) => m.runRotateCerts),
     },
   ],
 };

@@ -12,3 +12,9 @@ export * from "./policy/mod.ts";
 export * from "./vault/mod.ts";
 export * from "./signature/mod.ts";
 export * from "./registry/mod.ts";
+/** The Kubernetes client the CLI uses (kubeconfig, REST, apply). */
+export * as kube from "./kube/mod.ts";
+/** The admission decision the webhook and `image-security check` share. */
+export * as admission from "./admission/mod.ts";
+/** The manifests and steps of `image-security enable`. */
+export * as install from "./install/mod.ts";

@@ -1,4 +1,4 @@
-/** The webhook executable serves HTTPS with the given certificate and answers /healthz. */
+/** The webhook executable serves HTTPS with the given certificate and answers /healthz and /readyz. */
 import assert from "node:assert/strict";
 import {
   e2eSkipReason,
@@ -19,6 +19,11 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "toolkit-webhook-" });
     const ca = await makeCA(dir, "ca");
     const cert = await issueCert(dir, ca, { name: "webhook", cn: "webhook", sans: LOOPBACK_SANS });
+    const policies = `${dir}/policies.yaml`;
+    await Deno.writeTextFile(
+      policies,
+      "apiVersion: toolkit.dev/v1\nkind: ClusterImagePolicy\nmetadata: {name: allow-all}\nspec: {repositories: [{name: '*'}]}\n",
+    );
     const port = freePort();
     const webhook = await startProcess(Deno.execPath(), [
       "run",
@@ -35,6 +40,8 @@ Deno.test({
       cert.certFile,
       "--tls-key-file",
       cert.keyFile,
+      "--policies",
+      policies,
     ], { logFile: `${dir}/webhook.log` });
     const client = Deno.createHttpClient({ caCerts: [ca.certPem] });
     try {
@@ -42,6 +49,8 @@ Deno.test({
         const response = await fetch(`https://127.0.0.1:${port}/healthz`, { client });
         return (await response.text()) === "ok\n";
       }, { process: webhook });
+      const ready = await fetch(`https://127.0.0.1:${port}/readyz`, { client });
+      assert.equal(await ready.text(), "ok\n");
       const plain = await fetch(`http://127.0.0.1:${port}/healthz`).then(
         (r) => r.body?.cancel().then(() => r.status),
         () => "refused",

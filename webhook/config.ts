@@ -1,11 +1,19 @@
 /**
  * The webhook's command-line configuration: raw flags resolved once into a typed config,
- * failing loudly on bad values.
+ * failing loudly on bad values (a typo never silently becomes a default).
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "../lib/errors.ts";
+import { API_GROUP } from "../lib/policy/mod.ts";
+import {
+  DEFAULT_EXEMPT_LABEL,
+  type EnforcementMode,
+  type ExemptLabel,
+  type NoMatchAction,
+  parseExemptLabel,
+} from "../lib/admission/mod.ts";
 
 /** The resolved configuration of the webhook server. */
 export interface WebhookConfig {
@@ -17,23 +25,120 @@ export interface WebhookConfig {
   readonly tlsCertFile: string;
   /** PEM private key file. */
   readonly tlsKeyFile: string;
+  /** How often the certificate files are checked for changes, in ms. */
+  readonly tlsReloadIntervalMs: number;
+  /** Policy manifests to run from instead of the API server (empty: the API server). */
+  readonly policyFiles: readonly string[];
+  /** A kubeconfig (default: in-cluster, then `$KUBECONFIG`). */
+  readonly kubeconfig?: string | undefined;
+  /** The API group of the policies. */
+  readonly policyGroup: string;
+  /** The global mode. */
+  readonly mode: EnforcementMode;
+  /** What happens to images no policy matches. */
+  readonly noMatch: NoMatchAction;
+  /** The namespace label that exempts a namespace (undefined: none). */
+  readonly exemptLabel: ExemptLabel | undefined;
+  /** The controller's own namespace (always exempt). */
+  readonly namespace: string;
+  /** The name of this replica (Events' `reportingInstance`). */
+  readonly podName: string;
+  /** The time budget of one review, in ms. */
+  readonly budgetMs: number;
+  /** Lifetime of verified verdicts, in ms. */
+  readonly cacheTtlMs: number;
+  /** The most verified verdicts kept. */
+  readonly cacheSize: number;
+  /** Lifetime of tag → digest resolutions, in ms. */
+  readonly digestCacheTtlMs: number;
+  /** Registries reached over plain HTTP. */
+  readonly insecureRegistries: readonly string[];
+  /** Extra CA certificate files for registries and signature stores. */
+  readonly registryCaFiles: readonly string[];
+  /** A registries.d directory (lookaside signature stores). */
+  readonly registriesD?: string | undefined;
+  /** Whether denials are recorded as Events (API server mode only). */
+  readonly events: boolean;
 }
 
 /** The text of `toolkit-webhook --help`. */
 export const WEBHOOK_USAGE = `toolkit-webhook: the toolkit image signature admission webhook
 
-Usage: toolkit-webhook --tls-cert-file FILE --tls-key-file FILE [--port N] [--host ADDR]
+Usage: toolkit-webhook --tls-cert-file FILE --tls-key-file FILE [options]
 
-Options:
-  --port N              HTTPS port (default 8443; 0 picks a free port)
-  --host ADDR           Address to listen on (default 0.0.0.0)
-  --tls-cert-file FILE  PEM certificate chain (required)
-  --tls-key-file FILE   PEM private key (required)
-  -h, --help            Show this help
+Serving:
+  --port N                        HTTPS port (default 8443; 0 picks a free port)
+  --host ADDR                     Address to listen on (default 0.0.0.0)
+  --tls-cert-file FILE            PEM certificate chain (required; reloaded when it changes)
+  --tls-key-file FILE             PEM private key (required; reloaded when it changes)
+  --tls-reload-interval DURATION  How often the TLS files are checked (default 5s)
+
+Policies:
+  --policies FILE                 Run from YAML manifests (policies, key Secrets, ...) instead
+                                  of the API server; repeatable
+  --kubeconfig FILE               Kubeconfig (default: in-cluster, then $KUBECONFIG)
+  --policy-group GROUP            API group of the policies (default ${API_GROUP}; use
+                                  portieris.cloud.ibm.com to read Portieris policies)
+  --mode enforce|warn             enforce (default) denies; warn admits with a warning
+  --no-match deny|allow|warn      Images no policy matches (default deny)
+  --exempt-namespace-label K=V    Namespaces with this label are not checked
+                                  (default ${DEFAULT_EXEMPT_LABEL.key}=${DEFAULT_EXEMPT_LABEL.value}; "" for none)
+  --namespace NS                  The webhook's own namespace, always exempt; its key Secrets
+                                  serve ClusterImagePolicies (default $POD_NAMESPACE or toolkit-system)
+  --no-events                     Do not record denials as Kubernetes Events
+
+Verification:
+  --budget DURATION               Time for all the checks of one review (default 8s; keep it
+                                  below the webhook's timeoutSeconds)
+  --cache-ttl DURATION            Lifetime of verified verdicts (default 5m)
+  --cache-size N                  Most verified verdicts kept (default 10000)
+  --digest-cache-ttl DURATION     Lifetime of tag-to-digest resolutions (default 30s)
+  --insecure-registry HOST        Reach this registry over plain HTTP; repeatable
+  --registry-ca-file FILE         Trust this CA for registries and stores; repeatable
+  --registries.d DIR              registries.d directory: lookaside signature stores
+
+  -h, --help                      Show this help
+
+Durations: 8s, 500ms, 5m, 1h (a bare number is seconds).
 `;
 
-/** Parses the webhook's flags. Throws {@link UsageError} for bad input. */
-export function parseWebhookArgs(args: readonly string[]): WebhookConfig | "help" {
+/** Parses `8s`, `500ms`, `5m`, `1h` or a number of seconds into milliseconds. */
+export function parseDuration(text: string, flag: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) {
+    throw new UsageError(
+      `Cannot use ${flag} "${text}": expected a duration such as 8s, 500ms or 5m`,
+    );
+  }
+  const value = Number(match[1]);
+  const unit = match[2] ?? "s";
+  const factor = unit === "ms" ? 1 : unit === "s" ? 1000 : unit === "m" ? 60_000 : 3600_000;
+  return Math.round(value * factor);
+}
+
+function oneOf<T extends string>(value: string, values: readonly T[], flag: string): T {
+  if ((values as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(
+    `Cannot use ${flag} "${value}": expected one of ${values.map((v) => `"${v}"`).join(", ")}`,
+  );
+}
+
+function positiveInteger(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new UsageError(`Cannot use ${flag} "${text}": expected a whole number`);
+  }
+  return n;
+}
+
+/**
+ * Parses the webhook's flags with `env` for `$POD_NAMESPACE`, `$POD_NAME` and `$HOSTNAME`.
+ * Throws {@link UsageError} for bad input.
+ */
+export function parseWebhookArgs(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): WebhookConfig | "help" {
   let values;
   try {
     ({ values } = parseArgs({
@@ -43,6 +148,25 @@ export function parseWebhookArgs(args: readonly string[]): WebhookConfig | "help
         host: { type: "string", default: "0.0.0.0" },
         "tls-cert-file": { type: "string" },
         "tls-key-file": { type: "string" },
+        "tls-reload-interval": { type: "string", default: "5s" },
+        policies: { type: "string", multiple: true },
+        kubeconfig: { type: "string" },
+        "policy-group": { type: "string", default: API_GROUP },
+        mode: { type: "string", default: "enforce" },
+        "no-match": { type: "string", default: "deny" },
+        "exempt-namespace-label": {
+          type: "string",
+          default: `${DEFAULT_EXEMPT_LABEL.key}=${DEFAULT_EXEMPT_LABEL.value}`,
+        },
+        namespace: { type: "string" },
+        "no-events": { type: "boolean" },
+        budget: { type: "string", default: "8s" },
+        "cache-ttl": { type: "string", default: "5m" },
+        "cache-size": { type: "string", default: "10000" },
+        "digest-cache-ttl": { type: "string", default: "30s" },
+        "insecure-registry": { type: "string", multiple: true },
+        "registry-ca-file": { type: "string", multiple: true },
+        "registries.d": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -61,5 +185,41 @@ export function parseWebhookArgs(args: readonly string[]): WebhookConfig | "help
   if (!tlsCertFile || !tlsKeyFile) {
     throw new UsageError("Both --tls-cert-file and --tls-key-file are required");
   }
-  return { hostname: values.host ?? "0.0.0.0", port, tlsCertFile, tlsKeyFile };
+  const budgetMs = parseDuration(values.budget!, "--budget");
+  if (budgetMs < 100 || budgetMs > 29_000) {
+    throw new UsageError(
+      `Cannot use --budget "${values.budget}": it must be from 100ms to 29s, below the webhook's timeoutSeconds (at most 30s)`,
+    );
+  }
+  const group = values["policy-group"]!;
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(group)) {
+    throw new UsageError(`Cannot use --policy-group "${group}": not an API group name`);
+  }
+  const reloadMs = parseDuration(values["tls-reload-interval"]!, "--tls-reload-interval");
+  if (reloadMs < 100) {
+    throw new UsageError("Cannot use --tls-reload-interval below 100ms");
+  }
+  return {
+    hostname: values.host ?? "0.0.0.0",
+    port,
+    tlsCertFile,
+    tlsKeyFile,
+    tlsReloadIntervalMs: reloadMs,
+    policyFiles: values.policies ?? [],
+    kubeconfig: values.kubeconfig,
+    policyGroup: group,
+    mode: oneOf(values.mode!, ["enforce", "warn"] as const, "--mode"),
+    noMatch: oneOf(values["no-match"]!, ["deny", "allow", "warn"] as const, "--no-match"),
+    exemptLabel: parseExemptLabel(values["exempt-namespace-label"]!),
+    namespace: values.namespace || env.POD_NAMESPACE || "toolkit-system",
+    podName: env.POD_NAME || env.HOSTNAME || "toolkit-webhook",
+    budgetMs,
+    cacheTtlMs: parseDuration(values["cache-ttl"]!, "--cache-ttl"),
+    cacheSize: positiveInteger(values["cache-size"]!, "--cache-size"),
+    digestCacheTtlMs: parseDuration(values["digest-cache-ttl"]!, "--digest-cache-ttl"),
+    insecureRegistries: values["insecure-registry"] ?? [],
+    registryCaFiles: values["registry-ca-file"] ?? [],
+    registriesD: values["registries.d"],
+    events: !values["no-events"],
+  };
 }

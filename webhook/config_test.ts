@@ -1,21 +1,99 @@
 import assert from "node:assert/strict";
-import { parseWebhookArgs } from "./config.ts";
+import { parseDuration, parseWebhookArgs, type WebhookConfig } from "./config.ts";
 import { UsageError } from "../lib/errors.ts";
 
-Deno.test("parseWebhookArgs() reads the port and TLS files", () => {
-  assert.deepEqual(
-    parseWebhookArgs(["--port", "9443", "--tls-cert-file", "c.pem", "--tls-key-file", "k.pem"]),
-    { hostname: "0.0.0.0", port: 9443, tlsCertFile: "c.pem", tlsKeyFile: "k.pem" },
-  );
+const TLS = ["--tls-cert-file", "c.pem", "--tls-key-file", "k.pem"];
+
+function config(args: string[], env: Record<string, string> = {}): WebhookConfig {
+  const result = parseWebhookArgs([...TLS, ...args], env);
+  if (result === "help") throw new Error("help");
+  return result;
+}
+
+Deno.test("parseWebhookArgs() reads the port and TLS files and applies the defaults", () => {
+  const c = config(["--port", "9443"]);
+  assert.equal(c.port, 9443);
+  assert.equal(c.hostname, "0.0.0.0");
+  assert.equal(c.tlsCertFile, "c.pem");
+  assert.equal(c.tlsKeyFile, "k.pem");
+  assert.equal(c.mode, "enforce");
+  assert.equal(c.noMatch, "deny");
+  assert.equal(c.budgetMs, 8000);
+  assert.equal(c.policyGroup, "toolkit.dev");
+  assert.deepEqual(c.exemptLabel, { key: "toolkit.dev/image-security", value: "exempt" });
+  assert.equal(c.namespace, "toolkit-system");
+  assert.deepEqual(c.policyFiles, []);
+  assert.equal(c.events, true);
 });
 
-Deno.test("parseWebhookArgs() rejects a bad port, unknown flags and missing TLS files", () => {
-  const tls = ["--tls-cert-file", "c", "--tls-key-file", "k"];
-  assert.throws(() => parseWebhookArgs(["--port", "70000", ...tls]), UsageError);
-  assert.throws(() => parseWebhookArgs(["--bogus", ...tls]), UsageError);
+Deno.test("parseWebhookArgs() reads every option", () => {
+  const c = config([
+    "--policies",
+    "a.yaml",
+    "--policies",
+    "b.yaml",
+    "--policy-group",
+    "portieris.cloud.ibm.com",
+    "--mode",
+    "warn",
+    "--no-match",
+    "allow",
+    "--exempt-namespace-label",
+    "",
+    "--budget",
+    "2500ms",
+    "--cache-ttl",
+    "1m",
+    "--cache-size",
+    "5",
+    "--digest-cache-ttl",
+    "0",
+    "--insecure-registry",
+    "127.0.0.1:5000",
+    "--registries.d",
+    "/r",
+    "--no-events",
+  ], { POD_NAMESPACE: "security", POD_NAME: "webhook-0" });
+  assert.deepEqual(c.policyFiles, ["a.yaml", "b.yaml"]);
+  assert.equal(c.policyGroup, "portieris.cloud.ibm.com");
+  assert.equal(c.mode, "warn");
+  assert.equal(c.noMatch, "allow");
+  assert.equal(c.exemptLabel, undefined);
+  assert.equal(c.budgetMs, 2500);
+  assert.equal(c.cacheTtlMs, 60_000);
+  assert.equal(c.cacheSize, 5);
+  assert.equal(c.digestCacheTtlMs, 0);
+  assert.deepEqual(c.insecureRegistries, ["127.0.0.1:5000"]);
+  assert.equal(c.registriesD, "/r");
+  assert.equal(c.namespace, "security");
+  assert.equal(c.podName, "webhook-0");
+  assert.equal(c.events, false);
+});
+
+Deno.test("parseWebhookArgs() rejects bad values, naming the flag and the choices", () => {
+  assert.throws(() => parseWebhookArgs(["--port", "70000", ...TLS]), UsageError);
+  assert.throws(() => parseWebhookArgs(["--bogus", ...TLS]), UsageError);
   assert.throws(() => parseWebhookArgs(["--port", "1"]), /tls-cert-file/);
+  assert.throws(
+    () => config(["--mode", "audit"]),
+    /--mode "audit": expected one of "enforce", "warn"/,
+  );
+  assert.throws(() => config(["--no-match", "deny "]), /--no-match/);
+  assert.throws(() => config(["--budget", "40s"]), /below the webhook's timeoutSeconds/);
+  assert.throws(() => config(["--budget", "soon"]), /--budget "soon"/);
+  assert.throws(() => config(["--exempt-namespace-label", "no-value"]), /KEY=VALUE/);
+  assert.throws(() => config(["--policy-group", "Not A Group"]), /--policy-group/);
 });
 
 Deno.test("parseWebhookArgs() returns help for -h", () => {
   assert.equal(parseWebhookArgs(["-h"]), "help");
+});
+
+Deno.test("parseDuration() reads seconds, milliseconds, minutes and hours", () => {
+  assert.equal(parseDuration("8s", "x"), 8000);
+  assert.equal(parseDuration("8", "x"), 8000);
+  assert.equal(parseDuration("1.5s", "x"), 1500);
+  assert.equal(parseDuration("250ms", "x"), 250);
+  assert.equal(parseDuration("5m", "x"), 300_000);
+  assert.equal(parseDuration("1h", "x"), 3600_000);
 });

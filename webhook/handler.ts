@@ -1,20 +1,202 @@
 /**
  * The webhook's HTTP handler, kept apart from `Deno.serve` so it can be tested with plain
- * `Request` objects.
+ * `Request` objects. It is transport only: it reads the AdmissionReview, asks the evaluator,
+ * and writes the answer, a log line, the metrics and (for denials) an Event.
+ *
+ * | Path | Answer |
+ * |---|---|
+ * | `POST /admit` | the AdmissionReview response; 400 for a body that is not one |
+ * | `GET /healthz` | `ok` while the process serves |
+ * | `GET /readyz` | `ok` once the policies are loaded, 503 before |
+ * | `GET /metrics` | Prometheus text |
  *
  * @module
  */
+import {
+  type AdmissionDecision,
+  type AdmissionEvaluator,
+  type AdmissionRequest,
+  admissionResponse,
+  admissionReviewResponse,
+  DeadlineScheduler,
+  type EventRecorder,
+  internalErrorResponse,
+  InvalidAdmissionReviewError,
+  parseAdmissionReview,
+  raceSignal,
+} from "../lib/admission/mod.ts";
+import type { JsonLog } from "./log.ts";
+import type { DecisionLabel, WebhookMetrics } from "./metrics.ts";
+
+/** What the handler depends on. */
+export interface HandlerDeps {
+  /** Decides reviews. */
+  readonly evaluator: AdmissionEvaluator;
+  /** Whether the policies are loaded. */
+  readonly ready: () => boolean;
+  /** Counters. */
+  readonly metrics: WebhookMetrics;
+  /** The log. */
+  readonly log: JsonLog;
+  /** Records denials as Events. */
+  readonly events?: EventRecorder | undefined;
+  /**
+   * The longest a review may take before the handler denies it itself (a guard behind the
+   * evaluator's own budget). In ms.
+   */
+  readonly guardMs: number;
+  /** The largest request body read. @default 8 MiB */
+  readonly maxBodyBytes?: number;
+  /** A monotonic clock in ms. @default `performance.now` */
+  readonly now?: () => number;
+  /** Where the guard deadlines are scheduled. @default a scheduler of its own */
+  readonly deadlines?: DeadlineScheduler;
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };
+const TEXT_HEADERS = { "content-type": "text/plain; charset=utf-8" };
+
+function text(body: string, status = 200): Response {
+  return new Response(body, { status, headers: TEXT_HEADERS });
+}
+
+class BodyTooLargeError extends Error {}
+
+/** The path of an absolute URL, without parsing the whole URL (this is the hot path). */
+export function pathOf(url: string): string {
+  const scheme = url.indexOf("://");
+  const start = url.indexOf("/", scheme < 0 ? 0 : scheme + 3);
+  if (start < 0) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query >= 0) end = query;
+  const hash = url.indexOf("#", start);
+  if (hash >= 0 && hash < end) end = hash;
+  return url.slice(start, end);
+}
+
+async function readBody(request: Request, limit: number): Promise<string> {
+  const length = request.headers.get("content-length");
+  if (length !== null) {
+    const declared = Number(length);
+    if (!Number.isInteger(declared) || declared > limit) throw new BodyTooLargeError();
+    // The length is known and small enough: the native reader is the fast path.
+    return await request.text();
+  }
+  if (request.body === null) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    if (size > limit) throw new BodyTooLargeError();
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
 
 /** Builds the request handler. */
-export function createHandler(): (request: Request) => Promise<Response> {
-  return (request: Request) => {
-    const url = new URL(request.url);
-    if (url.pathname === "/healthz") {
-      if (request.method !== "GET" && request.method !== "HEAD") {
-        return Promise.resolve(new Response("method not allowed\n", { status: 405 }));
-      }
-      return Promise.resolve(new Response("ok\n", { headers: { "content-type": "text/plain" } }));
+export function createHandler(deps: HandlerDeps): (request: Request) => Promise<Response> {
+  const now = deps.now ?? (() => performance.now());
+  const limit = deps.maxBodyBytes ?? 8 * 1024 * 1024;
+  const deadlines = deps.deadlines ?? new DeadlineScheduler();
+
+  function reply(body: unknown): Response {
+    return new Response(JSON.stringify(body), { headers: JSON_HEADERS });
+  }
+
+  async function guarded(request: AdmissionRequest): Promise<AdmissionDecision | "error"> {
+    using guard = deadlines.start(deps.guardMs);
+    try {
+      return await raceSignal(deps.evaluator.evaluate(request), guard.signal);
+    } catch {
+      return "error";
     }
-    return Promise.resolve(new Response("not found\n", { status: 404 }));
+  }
+
+  async function admit(http: Request): Promise<Response> {
+    const started = now();
+    let body: string;
+    try {
+      body = await readBody(http, limit);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return text("request body too large\n", 413);
+      return text("cannot read the request body\n", 400);
+    }
+    let request: AdmissionRequest;
+    try {
+      request = parseAdmissionReview(JSON.parse(body));
+    } catch (error) {
+      const detail = error instanceof InvalidAdmissionReviewError
+        ? error.message
+        : "Cannot read AdmissionReview: the body is not JSON";
+      deps.log.write({ level: "warn", msg: "bad request", detail });
+      return text(`${detail}\n`, 400);
+    }
+    const decision = await guarded(request);
+    const seconds = (now() - started) / 1000;
+    const base = {
+      uid: request.uid,
+      kind: request.kind.kind,
+      resource: request.subResource
+        ? `${request.resource.resource}/${request.subResource}`
+        : request.resource.resource,
+      namespace: request.namespace,
+      name: request.name,
+      operation: request.operation,
+      durationMs: Math.round(seconds * 1e5) / 100,
+    };
+    if (decision === "error") {
+      deps.metrics.review("error", seconds);
+      deps.log.write({
+        level: "error",
+        msg: "review",
+        ...base,
+        decision: "deny",
+        allowed: false,
+        reasons: ["internal error"],
+      });
+      return reply(admissionReviewResponse(internalErrorResponse(request.uid)));
+    }
+    deps.metrics.review(decision.outcome as DecisionLabel, seconds);
+    deps.log.write({
+      msg: "review",
+      ...base,
+      decision: decision.outcome,
+      allowed: decision.allowed,
+      ...(decision.note ? { note: decision.note } : {}),
+      ...(decision.reasons.length ? { reasons: decision.reasons } : {}),
+      ...(decision.warnings.length ? { warnings: decision.warnings } : {}),
+      ...(decision.patch.length ? { patched: decision.patch.length } : {}),
+    });
+    if (!decision.allowed) deps.events?.denied(request, decision);
+    return reply(admissionReviewResponse(admissionResponse(request.uid, decision)));
+  }
+
+  return async (request: Request) => {
+    const path = pathOf(request.url);
+    const get = request.method === "GET" || request.method === "HEAD";
+    switch (path) {
+      case "/admit":
+        if (request.method !== "POST") return text("method not allowed\n", 405);
+        return await admit(request);
+      case "/healthz":
+        return get ? text("ok\n") : text("method not allowed\n", 405);
+      case "/readyz":
+        if (!get) return text("method not allowed\n", 405);
+        return deps.ready() ? text("ok\n") : text("policies not loaded yet\n", 503);
+      case "/metrics":
+        if (!get) return text("method not allowed\n", 405);
+        return new Response(deps.metrics.render(deps.ready()), {
+          headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+        });
+      default:
+        return text("not found\n", 404);
+    }
   };
 }

@@ -1,22 +1,178 @@
 import assert from "node:assert/strict";
-import { createHandler } from "./handler.ts";
+import type {
+  AdmissionDecision,
+  AdmissionEvaluator,
+  AdmissionRequest,
+  EventRecorder,
+} from "../lib/admission/mod.ts";
+import { createHandler, type HandlerDeps } from "./handler.ts";
+import type { JsonLog, LogRecord } from "./log.ts";
+import { WebhookMetrics } from "./metrics.ts";
 
-Deno.test("createHandler() answers /healthz with ok", async () => {
-  const response = await createHandler()(new Request("https://webhook/healthz"));
+const ALLOW: AdmissionDecision = {
+  allowed: true,
+  outcome: "allow",
+  kind: "Pod",
+  reasons: [],
+  warnings: [],
+  patch: [{ op: "replace", path: "/spec/containers/0/image", value: "r.example/app@sha256:aa" }],
+  containers: [],
+};
+
+const DENY: AdmissionDecision = {
+  ...ALLOW,
+  allowed: false,
+  outcome: "deny",
+  reasons: ["policy denied the request: one", "policy denied the request: two"],
+  patch: [],
+};
+
+function review(uid = "0d5e8a7c-1") {
+  return {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind: { group: "", version: "v1", kind: "Pod" },
+      resource: { group: "", version: "v1", resource: "pods" },
+      namespace: "dev",
+      name: "p",
+      operation: "CREATE",
+      object: { metadata: { name: "p" }, spec: { containers: [{ name: "a", image: "x" }] } },
+    },
+  };
+}
+
+function setup(evaluate: (r: AdmissionRequest) => Promise<AdmissionDecision>, ready = true) {
+  const records: LogRecord[] = [];
+  const log: JsonLog = { write: (r) => records.push(r), flush() {} };
+  const denied: string[] = [];
+  const events: EventRecorder = { denied: (r) => denied.push(r.uid) };
+  const metrics = new WebhookMetrics();
+  let isReady = ready;
+  const evaluator: AdmissionEvaluator = { evaluate };
+  const deps: HandlerDeps = { evaluator, ready: () => isReady, metrics, log, events, guardMs: 200 };
+  return {
+    handler: createHandler(deps),
+    records,
+    denied,
+    metrics,
+    setReady: (v: boolean) => (isReady = v),
+  };
+}
+
+function post(body: unknown): Request {
+  return new Request("https://webhook/admit?timeout=10s", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+Deno.test("createHandler() answers an AdmissionReview with the uid and a base64 JSON patch", async () => {
+  const { handler, records } = setup(() => Promise.resolve(ALLOW));
+  const response = await handler(post(review()));
   assert.equal(response.status, 200);
-  assert.equal(await response.text(), "ok\n");
-});
-
-Deno.test("createHandler() answers unknown paths with 404", async () => {
-  const response = await createHandler()(new Request("https://webhook/nope"));
-  assert.equal(response.status, 404);
-  await response.body?.cancel();
-});
-
-Deno.test("createHandler() refuses POST on /healthz", async () => {
-  const response = await createHandler()(
-    new Request("https://webhook/healthz", { method: "POST" }),
+  const body = await response.json();
+  assert.equal(body.apiVersion, "admission.k8s.io/v1");
+  assert.equal(body.kind, "AdmissionReview");
+  assert.equal(body.response.uid, "0d5e8a7c-1");
+  assert.equal(body.response.allowed, true);
+  assert.equal(body.response.patchType, "JSONPatch");
+  assert.deepEqual(JSON.parse(atob(body.response.patch)), ALLOW.patch);
+  assert.equal(records.length, 1);
+  assert.deepEqual(
+    {
+      msg: records[0]?.msg,
+      uid: records[0]?.uid,
+      decision: records[0]?.decision,
+      kind: records[0]?.kind,
+    },
+    { msg: "review", uid: "0d5e8a7c-1", decision: "allow", kind: "Pod" },
   );
-  assert.equal(response.status, 405);
+  assert.equal(typeof records[0]?.durationMs, "number");
+  assert.equal(JSON.stringify(records).includes('"spec"'), false, "the object is never logged");
+});
+
+Deno.test("createHandler() denies with every reason on its own line and records an Event", async () => {
+  const { handler, denied } = setup(() => Promise.resolve(DENY));
+  const body = await (await handler(post(review()))).json();
+  assert.equal(body.response.allowed, false);
+  assert.equal(body.response.status.code, 403);
+  assert.equal(body.response.status.message, DENY.reasons.join("\n"));
+  assert.equal(body.response.patch, undefined);
+  assert.deepEqual(denied, ["0d5e8a7c-1"]);
+});
+
+Deno.test("createHandler() refuses a body that is not an AdmissionReview with 400", async () => {
+  const { handler } = setup(() => Promise.resolve(ALLOW));
+  for (
+    const body of ["{not json", { apiVersion: "v1", kind: "Pod" }, { ...review(), request: {} }]
+  ) {
+    const response = await handler(post(body));
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+  }
+});
+
+Deno.test("createHandler() denies with a generic message when the evaluator fails", async () => {
+  const { handler, metrics } = setup(() => Promise.reject(new Error("secret detail at line 12")));
+  const body = await (await handler(post(review()))).json();
+  assert.equal(body.response.allowed, false);
+  assert.doesNotMatch(JSON.stringify(body), /secret detail|line 12|at /);
+  assert.match(body.response.status.message, /^policy denied the request: .*internal error/);
+  assert.match(metrics.render(true), /toolkit_admission_reviews_total\{decision="error"\} 1/);
+});
+
+Deno.test("createHandler() denies when the evaluator does not answer in time", async () => {
+  let release!: () => void;
+  const { handler } = setup(() => new Promise((resolve) => (release = () => resolve(ALLOW))));
+  const body = await (await handler(post(review()))).json();
+  assert.equal(body.response.allowed, false);
+  release();
+});
+
+Deno.test("createHandler() reports readiness, health and metrics", async () => {
+  const { handler, setReady } = setup(() => Promise.resolve(ALLOW), false);
+  const notReady = await handler(new Request("https://webhook/readyz"));
+  assert.equal(notReady.status, 503);
+  await notReady.body?.cancel();
+  setReady(true);
+  assert.equal(await (await handler(new Request("https://webhook/readyz"))).text(), "ok\n");
+  assert.equal(await (await handler(new Request("https://webhook/healthz"))).text(), "ok\n");
+  await (await handler(post(review()))).body?.cancel();
+  const metrics = await (await handler(new Request("https://webhook/metrics"))).text();
+  assert.match(metrics, /^toolkit_admission_reviews_total\{decision="allow"\} 1$/m);
+  assert.match(metrics, /^toolkit_admission_review_duration_seconds_count 1$/m);
+  assert.match(metrics, /^portieris_pod_admission_decision_allow_count 1$/m);
+  assert.match(metrics, /^toolkit_admission_ready 1$/m);
+});
+
+Deno.test("createHandler() answers unknown paths with 404 and wrong methods with 405", async () => {
+  const { handler } = setup(() => Promise.resolve(ALLOW));
+  const cases: [Request, number][] = [
+    [new Request("https://webhook/nope"), 404],
+    [new Request("https://webhook/healthz", { method: "POST" }), 405],
+    [new Request("https://webhook/admit"), 405],
+  ];
+  for (const [request, status] of cases) {
+    const response = await handler(request);
+    assert.equal(response.status, status);
+    await response.body?.cancel();
+  }
+});
+
+Deno.test("createHandler() refuses a body over the limit", async () => {
+  const records: LogRecord[] = [];
+  const handler = createHandler({
+    evaluator: { evaluate: () => Promise.resolve(ALLOW) },
+    ready: () => true,
+    metrics: new WebhookMetrics(),
+    log: { write: (r) => records.push(r), flush() {} },
+    guardMs: 100,
+    maxBodyBytes: 10,
+  });
+  const response = await handler(post(review()));
+  assert.equal(response.status, 413);
   await response.body?.cancel();
 });

@@ -1,45 +1,243 @@
 /**
- * The `toolkit-webhook` executable: an HTTPS server on `Deno.serve`.
+ * The `toolkit-webhook` executable, the composition root: flags → policy source (watches of
+ * the API server, or `--policies` files polled for changes) → verifier → evaluator → handler →
+ * HTTPS listener that reloads its certificate. Logs are JSON lines on stdout.
  *
  * @module
  */
-import { parseWebhookArgs, WEBHOOK_USAGE } from "./config.ts";
+import { parseWebhookArgs, WEBHOOK_USAGE, type WebhookConfig } from "./config.ts";
 import { createHandler } from "./handler.ts";
+import { createJsonLog, fileWriter, type JsonLog } from "./log.ts";
+import { WebhookMetrics } from "./metrics.ts";
+import { startTlsServer, type TlsServer } from "./server.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
+import { PORTIERIS_API_GROUP } from "../lib/policy/mod.ts";
+import { loadRegistriesD } from "../lib/sigstore/mod.ts";
+import type { FetchFunction } from "../lib/registry/mod.ts";
+import {
+  connectKube,
+  createAdmissionEvaluator,
+  createEventRecorder,
+  createImageVerifier,
+  createKubePolicySource,
+  DeadlineScheduler,
+  type EventRecorder,
+  filePolicySource,
+  loadPolicyFiles,
+  type PolicySource,
+} from "../lib/admission/mod.ts";
 
-/** Starts the server and returns it; resolves once it listens. */
-export async function startWebhook(args: readonly string[]): Promise<Deno.HttpServer | undefined> {
-  const config = parseWebhookArgs(args);
-  if (config === "help") {
-    await Deno.stdout.write(new TextEncoder().encode(WEBHOOK_USAGE));
-    return undefined;
-  }
-  const [cert, key] = await Promise.all([
-    Deno.readTextFile(config.tlsCertFile),
-    Deno.readTextFile(config.tlsKeyFile),
-  ]);
-  return Deno.serve({
-    hostname: config.hostname,
-    port: config.port,
-    cert,
-    key,
-    onListen: ({ hostname, port }) => log({ msg: "listening", address: `${hostname}:${port}` }),
-  }, createHandler());
+/** A running webhook. */
+export interface RunningWebhook {
+  /** The HTTPS server. */
+  readonly server: TlsServer;
+  /** Stops serving, watching and polling. */
+  stop(): Promise<void>;
 }
 
-function log(fields: Record<string, unknown>): void {
-  // deno-lint-ignore no-console
-  console.error(JSON.stringify({ time: new Date().toISOString(), ...fields }));
+interface SourceHandle {
+  readonly source: PolicySource;
+  readonly events?: EventRecorder;
+  stop(): Promise<void>;
+}
+
+async function fileSource(config: WebhookConfig, log: JsonLog): Promise<SourceHandle> {
+  const options = { groups: [config.policyGroup, PORTIERIS_API_GROUP] };
+  const read = () => loadPolicyFiles(config.policyFiles, options);
+  const source = filePolicySource(await read(), { exemptLabel: config.exemptLabel });
+  log.write({
+    msg: "policies loaded",
+    files: config.policyFiles,
+    policies: source.policies().size,
+  });
+  const stamp = async () =>
+    (await Promise.all(config.policyFiles.map(async (f) => {
+      const info = await Deno.stat(f).catch(() => undefined);
+      return `${f}:${info?.mtime?.getTime() ?? 0}:${info?.size ?? -1}`;
+    }))).join("|");
+  let last = await stamp();
+  let busy = false;
+  const timer = setInterval(async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const now = await stamp();
+      if (now === last) return;
+      last = now;
+      source.replace(await read());
+      log.write({
+        msg: "policies reloaded",
+        files: config.policyFiles,
+        policies: source.policies().size,
+      });
+    } catch (error) {
+      log.write({
+        level: "error",
+        msg: "policies not reloaded, keeping the previous ones",
+        detail: describeError(error),
+      });
+    } finally {
+      busy = false;
+    }
+  }, 1000);
+  return { source, stop: () => Promise.resolve(clearInterval(timer)) };
+}
+
+async function kubeSource(config: WebhookConfig, log: JsonLog): Promise<SourceHandle> {
+  const connection = await connectKube({ kubeconfig: config.kubeconfig, env: Deno.env.toObject() });
+  const source = createKubePolicySource({
+    connection,
+    group: config.policyGroup,
+    controllerNamespace: config.namespace,
+    exemptLabel: config.exemptLabel,
+    onEvent: (level, message) => log.write({ level, msg: message }),
+  });
+  source.start();
+  source.whenSynced.then(() =>
+    log.write({
+      msg: "policies loaded",
+      server: connection.server,
+      policies: source.policies().size,
+    })
+  );
+  const events = config.events
+    ? createEventRecorder({
+      connection,
+      instance: config.podName,
+      onError: (message) =>
+        log.write({ level: "warn", msg: "event not recorded", detail: message }),
+    })
+    : undefined;
+  return {
+    source,
+    ...(events ? { events } : {}),
+    async stop() {
+      await source.stop();
+      connection.close();
+    },
+  };
+}
+
+async function registryFetch(
+  config: WebhookConfig,
+): Promise<{ fetch?: FetchFunction; close(): void }> {
+  if (config.registryCaFiles.length === 0) return { close() {} };
+  const caCerts = await Promise.all(config.registryCaFiles.map((f) => Deno.readTextFile(f)));
+  const client = Deno.createHttpClient({ caCerts });
+  return {
+    fetch: (input, init) => fetch(input, { ...init, client }),
+    close: () => client.close(),
+  };
+}
+
+/** Starts the webhook with `config`; logs go to `log`. */
+export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<RunningWebhook> {
+  const metrics = new WebhookMetrics();
+  const deadlines = new DeadlineScheduler();
+  const handle = config.policyFiles.length > 0
+    ? await fileSource(config, log)
+    : await kubeSource(config, log);
+  const registries = await registryFetch(config);
+  const verifier = createImageVerifier({
+    source: handle.source,
+    clusterKeyNamespace: config.namespace,
+    insecureRegistries: config.insecureRegistries,
+    registriesD: config.registriesD ? await loadRegistriesD(config.registriesD) : undefined,
+    flightTimeoutMs: config.budgetMs,
+    requestTimeoutMs: Math.min(5000, config.budgetMs),
+    verdictCache: { ttlMs: config.cacheTtlMs, maxEntries: config.cacheSize },
+    digestCache: { ttlMs: config.digestCacheTtlMs, maxEntries: config.cacheSize },
+    ...(registries.fetch ? { fetch: registries.fetch } : {}),
+    observer: {
+      cacheHit: () => metrics.cacheHits++,
+      cacheMiss: () => metrics.cacheMisses++,
+      registryError: () => metrics.registryErrors++,
+    },
+  });
+  const evaluator = createAdmissionEvaluator({
+    source: handle.source,
+    verifier,
+    deadlines,
+    settings: {
+      mode: config.mode,
+      noMatch: config.noMatch,
+      controllerNamespace: config.namespace,
+      budgetMs: config.budgetMs,
+    },
+  });
+  const handler = createHandler({
+    evaluator,
+    ready: () => handle.source.ready(),
+    metrics,
+    log,
+    events: handle.events,
+    guardMs: config.budgetMs + 1000,
+    deadlines,
+  });
+  let server: TlsServer;
+  try {
+    server = await startTlsServer({
+      hostname: config.hostname,
+      port: config.port,
+      certFile: config.tlsCertFile,
+      keyFile: config.tlsKeyFile,
+      reloadIntervalMs: config.tlsReloadIntervalMs,
+      onEvent: (event) => {
+        if (event.type === "reloaded") metrics.tlsReloads++;
+        log.write({
+          level: event.type === "reload-failed" ? "error" : "info",
+          msg: event.type === "listening"
+            ? "listening"
+            : event.type === "reloaded"
+            ? "certificate reloaded"
+            : "certificate not reloaded",
+          ...event,
+        });
+      },
+    }, handler);
+  } catch (error) {
+    await handle.stop();
+    registries.close();
+    throw error;
+  }
+  log.write({
+    msg: "started",
+    mode: config.mode,
+    noMatch: config.noMatch,
+    namespace: config.namespace,
+    policyGroup: config.policyGroup,
+    source: config.policyFiles.length > 0 ? "files" : "api-server",
+    budgetMs: config.budgetMs,
+  });
+  return {
+    server,
+    async stop() {
+      await server.shutdown();
+      await handle.stop();
+      registries.close();
+      log.flush();
+    },
+  };
 }
 
 if (import.meta.main) {
+  const log = createJsonLog(fileWriter(Deno.stdout));
   try {
-    const server = await startWebhook(Deno.args);
-    if (server) {
-      const stop = () => void server.shutdown();
+    const config = parseWebhookArgs(Deno.args, Deno.env.toObject());
+    if (config === "help") {
+      await Deno.stdout.write(new TextEncoder().encode(WEBHOOK_USAGE));
+    } else {
+      const webhook = await runWebhook(config, log);
+      let stopping = false;
+      const stop = () => {
+        if (stopping) return;
+        stopping = true;
+        log.write({ msg: "stopping" });
+        void webhook.stop().then(() => Deno.exit(0));
+      };
       Deno.addSignalListener("SIGTERM", stop);
       Deno.addSignalListener("SIGINT", stop);
-      await server.finished;
+      await webhook.server.finished;
     }
   } catch (error) {
     if (error instanceof UsageError) {
@@ -48,7 +246,8 @@ if (import.meta.main) {
       );
       Deno.exit(2);
     }
-    log({ level: "error", msg: describeError(error) });
+    log.write({ level: "error", msg: describeError(error) });
+    log.flush();
     Deno.exit(1);
   }
 }

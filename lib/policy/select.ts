@@ -18,6 +18,12 @@ export interface PolicyMatch {
   readonly pattern: string;
   /** `ClusterImagePolicy "name"` or `ImagePolicy "namespace/name"`. */
   readonly source: string;
+  /** The kind of the policy that matched. */
+  readonly kind: ImagePolicy["kind"];
+  /** The name of the policy that matched. */
+  readonly name: string;
+  /** The namespace of an ImagePolicy that matched. */
+  readonly namespace?: string | undefined;
 }
 
 /** Why no policy matched: there were none, or none matched. */
@@ -31,6 +37,7 @@ interface Compiled {
   readonly pattern: RepositoryPattern;
   readonly policy: RepositoryPolicy;
   readonly source: string;
+  readonly owner: ImagePolicy;
 }
 
 function describe(p: ImagePolicy): string {
@@ -43,6 +50,8 @@ function describe(p: ImagePolicy): string {
 export class PolicySet {
   readonly #cluster: Compiled[];
   readonly #byNamespace = new Map<string, Compiled[]>();
+  /** The number of policies in the set. */
+  readonly size: number;
 
   /** Compiles the policies. */
   constructor(policies: Iterable<ImagePolicy>) {
@@ -50,21 +59,29 @@ export class PolicySet {
       `${a.namespace ?? ""}/${a.name}`.localeCompare(`${b.namespace ?? ""}/${b.name}`)
     );
     this.#cluster = [];
+    this.size = sorted.length;
     for (const p of sorted) {
       const compiled = p.repositories.map((r) => ({
         pattern: parsePattern(r.name),
         policy: r.policy,
         source: describe(p),
+        owner: p,
       }));
       if (p.kind === "ClusterImagePolicy") {
         this.#cluster.push(...compiled);
       } else {
+        // A namespace with ImagePolicies is governed by them, even when they list nothing.
         const ns = p.namespace ?? "default";
         const list = this.#byNamespace.get(ns) ?? [];
         list.push(...compiled);
         this.#byNamespace.set(ns, list);
       }
     }
+  }
+
+  /** Whether `namespace` has ImagePolicies (which then replace the cluster policies there). */
+  hasImagePolicies(namespace: string): boolean {
+    return this.#byNamespace.has(namespace);
   }
 
   /** The policy for an image admitted into `namespace`. */
@@ -81,7 +98,16 @@ export class PolicySet {
         best = c;
       }
     }
-    if (best) return { policy: best.policy, pattern: best.pattern.source, source: best.source };
+    if (best) {
+      return {
+        policy: best.policy,
+        pattern: best.pattern.source,
+        source: best.source,
+        kind: best.owner.kind,
+        name: best.owner.name,
+        namespace: best.owner.namespace,
+      };
+    }
     let reason: string;
     if (local) {
       reason = `no ImagePolicy in namespace "${namespace}" matches "${imageText}"`;

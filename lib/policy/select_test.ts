@@ -70,3 +70,30 @@ Deno.test("PolicySet.select() breaks ties by policy name, whatever the input ord
     assert.equal(select(new PolicySet(order), "x", "icr.io/n/i").source, 'ClusterImagePolicy "a"');
   }
 });
+
+Deno.test("PolicySet.select() says which policy kind, name and namespace matched", () => {
+  const set = new PolicySet([
+    cluster("default", [["*", allow]]),
+    local("secure", "only-icr", [["icr.io/*", signed("k")]]),
+  ]);
+  const clusterMatch = select(set, "other", "nginx");
+  assert.deepEqual([clusterMatch.kind, clusterMatch.name, clusterMatch.namespace], [
+    "ClusterImagePolicy",
+    "default",
+    undefined,
+  ]);
+  const localMatch = select(set, "secure", "icr.io/a/b");
+  assert.deepEqual([localMatch.kind, localMatch.name, localMatch.namespace], [
+    "ImagePolicy",
+    "only-icr",
+    "secure",
+  ]);
+});
+
+Deno.test("PolicySet.hasImagePolicies() counts an ImagePolicy with no repositories", () => {
+  const set = new PolicySet([local("empty", "nothing", []), cluster("default", [["*", allow]])]);
+  assert.equal(set.hasImagePolicies("empty"), true);
+  assert.equal(set.hasImagePolicies("other"), false);
+  assert.match(selectNone(set, "empty", "nginx"), /no ImagePolicy in namespace "empty" matches/);
+  assert.equal(set.size, 2);
+});

@@ -1,0 +1,233 @@
+/**
+ * `toolkit image-security check IMAGE… -f FILE [-n NAMESPACE] [-o json]`: evaluates images
+ * offline against policies and key Secrets from YAML files, with the same code the webhook
+ * runs (policy choice, digest resolution, signature verification, modes). The images are
+ * checked as the containers of one Pod in the namespace.
+ *
+ * Exit status: 0 when every image is allowed (warn-mode denials included), 1 when one is
+ * denied, 2 on a usage error or a policy file that does not validate.
+ *
+ * @module
+ */
+import type { CommandArgs, CommandContext } from "../command.ts";
+import { outputFormat, printData } from "../output.ts";
+import { resolvePath } from "./files.ts";
+import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { parseCreds, readAuthFile } from "../../lib/registry/mod.ts";
+import { loadRegistriesD, RegistriesConfigError } from "../../lib/sigstore/mod.ts";
+import { API_GROUP, InvalidPolicyError, PORTIERIS_API_GROUP } from "../../lib/policy/mod.ts";
+import { parseReference } from "../../lib/image/mod.ts";
+import {
+  type AdmissionDecision,
+  type AdmissionRequest,
+  createAdmissionEvaluator,
+  createImageVerifier,
+  filePolicySource,
+  loadPolicyFiles,
+  type NoMatchAction,
+  type PolicyDocuments,
+  PolicyFileError,
+  type SecretData,
+} from "../../lib/admission/mod.ts";
+
+/** The name of the pull Secret made from `--creds` or `--authfile`. */
+const CHECK_PULL_SECRET = "toolkit-check-credentials";
+
+function strings(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  return (Array.isArray(value) ? value : [value]).map(String).filter((s) => s !== "");
+}
+
+function base64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+/** A pull Secret from `--creds` (for every image's registry) or `--authfile`. */
+async function credentialSecret(
+  args: CommandArgs,
+  cwd: string,
+  images: readonly string[],
+): Promise<SecretData | undefined> {
+  const auths: Record<string, { auth: string }> = {};
+  if (typeof args.authfile === "string" && args.authfile !== "") {
+    const path = resolvePath(cwd, args.authfile);
+    for (const entry of await readAuthFile(path)) {
+      auths[entry.key] = {
+        auth: base64(`${entry.credential.username}:${entry.credential.password}`),
+      };
+    }
+  }
+  if (typeof args.creds === "string" && args.creds !== "") {
+    const creds = parseCreds(args.creds);
+    for (const image of images) {
+      try {
+        auths[parseReference(image).domain] = {
+          auth: base64(`${creds.username}:${creds.password ?? ""}`),
+        };
+      } catch {
+        // An invalid image is reported by the evaluation.
+      }
+    }
+  }
+  if (Object.keys(auths).length === 0) return undefined;
+  return {
+    metadata: { name: CHECK_PULL_SECRET, resourceVersion: "cli" },
+    type: "kubernetes.io/dockerconfigjson",
+    data: { ".dockerconfigjson": base64(JSON.stringify({ auths })) },
+  };
+}
+
+function podRequest(
+  namespace: string,
+  images: readonly string[],
+  pullSecret: boolean,
+): AdmissionRequest {
+  return {
+    uid: "toolkit-image-security-check",
+    kind: { group: "", version: "v1", kind: "Pod" },
+    resource: { group: "", version: "v1", resource: "pods" },
+    subResource: "",
+    name: "image-security-check",
+    namespace,
+    operation: "CREATE",
+    object: {
+      metadata: { name: "image-security-check", namespace },
+      spec: {
+        containers: images.map((image, i) => ({ name: `image-${i + 1}`, image })),
+        ...(pullSecret ? { imagePullSecrets: [{ name: CHECK_PULL_SECRET }] } : {}),
+      },
+    },
+    oldObject: undefined,
+    dryRun: true,
+  };
+}
+
+/** One image's result, as printed with `-o json|yaml`. */
+export interface ImageCheck {
+  readonly image: string;
+  readonly allowed: boolean;
+  /** `allow`, `deny`, or `warn` (denied by a warn-mode policy, so allowed). */
+  readonly decision: "allow" | "deny" | "warn";
+  readonly policy?: string;
+  readonly digest?: string;
+  /** The pinned reference the webhook would set. */
+  readonly pinned?: string;
+  readonly reason?: string;
+}
+
+/** Turns a decision into per-image results. */
+export function imageChecks(images: readonly string[], decision: AdmissionDecision): ImageCheck[] {
+  return images.map((image, i) => {
+    const c = decision.containers[i];
+    if (c === undefined) {
+      return {
+        image,
+        allowed: decision.allowed,
+        decision: decision.allowed ? "allow" : "deny",
+        ...(decision.reasons[0] ? { reason: decision.reasons[0] } : {}),
+      };
+    }
+    return {
+      image,
+      allowed: c.outcome !== "deny",
+      decision: c.outcome,
+      ...(c.policy ? { policy: c.policy } : {}),
+      ...(c.digest ? { digest: c.digest } : {}),
+      ...(c.pinned ? { pinned: c.pinned } : {}),
+      ...(c.detail ? { reason: c.detail } : {}),
+    };
+  });
+}
+
+function text(checks: readonly ImageCheck[]): string {
+  const label = { allow: "ALLOWED", deny: "DENIED ", warn: "WARNING" } as const;
+  return checks.map((c) => {
+    const lines = [`${label[c.decision]}  ${c.image}`];
+    if (c.policy) lines.push(`         policy: ${c.policy}`);
+    if (c.pinned) lines.push(`         pinned: ${c.pinned}`);
+    else if (c.digest) lines.push(`         digest: ${c.digest}`);
+    if (c.reason) lines.push(`         ${c.reason}`);
+    return lines.join("\n");
+  }).join("\n") + "\n";
+}
+
+/** Runs `check`. */
+export async function run(args: CommandArgs, ctx: CommandContext): Promise<number> {
+  const format = outputFormat(args, ["text", "json", "yaml"], "text");
+  const images = strings(args.images);
+  if (images.length === 0) throw new UsageError("Name at least one image to check");
+  const files = strings(args.filename).map((f) => resolvePath(ctx.io.cwd, f));
+  if (files.length === 0) throw new UsageError("Name the policy files with -f FILE");
+  const namespace = typeof args.namespace === "string" && args.namespace !== ""
+    ? args.namespace
+    : "default";
+  const noMatch = (args["no-match"] ?? "deny") as NoMatchAction;
+  if (!["deny", "allow", "warn"].includes(noMatch)) {
+    throw new UsageError(`Cannot use --no-match "${String(noMatch)}": use deny, allow or warn`);
+  }
+  let documents: PolicyDocuments;
+  try {
+    documents = await loadPolicyFiles(files, {
+      groups: [API_GROUP, PORTIERIS_API_GROUP],
+      defaultNamespace: namespace,
+    });
+  } catch (error) {
+    if (error instanceof InvalidPolicyError || error instanceof PolicyFileError) {
+      throw new UsageError(error.message, { cause: error });
+    }
+    throw error;
+  }
+  let registriesD;
+  try {
+    registriesD = await loadRegistriesD(
+      String(args["registries.d"] ?? "/etc/containers/registries.d"),
+    );
+  } catch (error) {
+    if (error instanceof RegistriesConfigError) {
+      throw new UsageError(error.message, { cause: error });
+    }
+    throw error;
+  }
+  const pull = await credentialSecret(args, ctx.io.cwd, images);
+  if (pull) documents = { ...documents, secrets: [...documents.secrets, pull] };
+  const insecure = strings(args["insecure-registry"]);
+  if (args["tls-verify"] === false) {
+    for (const image of images) {
+      try {
+        insecure.push(parseReference(image).domain);
+      } catch {
+        // reported by the evaluation
+      }
+    }
+  }
+  const source = filePolicySource(documents);
+  const budgetMs = 30_000;
+  const verifier = createImageVerifier({
+    source,
+    clusterKeyNamespace: typeof args["controller-namespace"] === "string"
+      ? args["controller-namespace"]
+      : "toolkit-system",
+    insecureRegistries: insecure,
+    registriesD,
+    flightTimeoutMs: budgetMs,
+    requestTimeoutMs: 15_000,
+    verdictCache: { ttlMs: 60_000, maxEntries: 100 },
+    digestCache: { ttlMs: 60_000, maxEntries: 100 },
+  });
+  const evaluator = createAdmissionEvaluator({
+    source,
+    verifier,
+    settings: { mode: "enforce", noMatch, controllerNamespace: "", budgetMs },
+  });
+  const decision = await evaluator.evaluate(podRequest(namespace, images, pull !== undefined));
+  if (decision.outcome === "skip" || decision.outcome === "exempt") {
+    throw new ToolkitError(`Cannot check the images: ${decision.note ?? decision.outcome}`);
+  }
+  const checks = imageChecks(images, decision);
+  const allowed = checks.every((c) => c.allowed);
+  printData(ctx.io.stdout, format, { namespace, allowed, images: checks }, () => text(checks));
+  return allowed ? 0 : 1;
+}

@@ -1,0 +1,202 @@
+/**
+ * `toolkit image-security enable | status | disable | rotate-certs`: installing toolkit's
+ * admission webhook with server-side apply (idempotent: a second `enable` reports every object
+ * unchanged), showing what is installed, removing it, and renewing its serving certificate.
+ *
+ * @module
+ */
+import type { CommandArgs, CommandContext } from "../command.ts";
+import { formatData, outputFormat, printData } from "../output.ts";
+import { UsageError } from "../../lib/errors.ts";
+import { connectCluster, type KubeClient, namespaceNameProblem } from "../../lib/kube/mod.ts";
+import { parseExemptLabel } from "../../lib/admission/mod.ts";
+import {
+  type AppliedObject,
+  applyManifests,
+  type DefaultAction,
+  defaultInstallOptions,
+  installationStatus,
+  type InstallOptions,
+  prepareInstall,
+  rotateCertificates,
+  uninstall,
+} from "../../lib/install/mod.ts";
+
+function str(args: CommandArgs, name: string): string | undefined {
+  const value = args[name];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function namespaceOf(args: CommandArgs): string {
+  const namespace = str(args, "namespace") ?? "toolkit-system";
+  const problem = namespaceNameProblem(namespace);
+  if (problem) throw new UsageError(`Cannot use the namespace "${namespace}": ${problem}`);
+  return namespace;
+}
+
+async function connect(args: CommandArgs, ctx: CommandContext): Promise<KubeClient> {
+  return await connectCluster({
+    kubeconfig: str(args, "kubeconfig"),
+    context: str(args, "context"),
+    env: ctx.io.env,
+    cwd: ctx.io.cwd,
+  });
+}
+
+/** The install options from `enable`'s flags. */
+export function installOptionsFromArgs(args: CommandArgs): InstallOptions {
+  const defaultAction = str(args, "default") ?? "warn";
+  if (!["allow", "warn", "deny"].includes(defaultAction)) {
+    throw new UsageError(`Cannot use --default "${defaultAction}": expected allow, warn or deny`);
+  }
+  const replicas = Number(args.replicas ?? 3);
+  if (!Number.isInteger(replicas) || replicas < 1) {
+    throw new UsageError(`Cannot use --replicas "${String(args.replicas)}": expected at least 1`);
+  }
+  const timeout = Number(args.timeout ?? 10);
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 30) {
+    throw new UsageError(
+      `Cannot use --timeout "${String(args.timeout)}": expected 1 to 30 seconds`,
+    );
+  }
+  const webhookUrl = str(args, "webhook-url");
+  if (webhookUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(webhookUrl);
+    } catch (error) {
+      throw new UsageError(`Cannot use --webhook-url "${webhookUrl}": not a URL`, { cause: error });
+    }
+    if (url.protocol !== "https:") {
+      throw new UsageError(
+        `Cannot use --webhook-url "${webhookUrl}": the API server only calls https URLs`,
+      );
+    }
+  }
+  const exemptRaw = args["exempt-namespace-label"];
+  const exempt = Array.isArray(args["exempt-namespace"])
+    ? (args["exempt-namespace"] as unknown[]).map(String)
+    : [];
+  return defaultInstallOptions({
+    namespace: namespaceOf(args),
+    ...(str(args, "image") ? { image: str(args, "image")! } : {}),
+    replicas,
+    defaultAction: defaultAction as DefaultAction,
+    webhookUrl,
+    tlsMode: args["cert-manager"] === true ? "cert-manager" : "self-signed",
+    ...(typeof exemptRaw === "string" ? { exemptLabel: parseExemptLabel(exemptRaw) } : {}),
+    exemptNamespaces: exempt,
+    timeoutSeconds: timeout,
+  });
+}
+
+function writeResults(ctx: CommandContext, results: readonly AppliedObject[]): void {
+  for (const r of results) ctx.io.stdout.write(`${r.object} ${r.outcome}\n`);
+}
+
+/** Runs `enable`. */
+export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise<number> {
+  const options = installOptionsFromArgs(args);
+  const now = new Date();
+  if (args["dry-run"] === true) {
+    const format = outputFormat(args, ["text", "json", "yaml"], "yaml");
+    const { objects } = await prepareInstall(undefined, options, { now });
+    if (format === "json") {
+      ctx.io.stdout.write(formatData({ apiVersion: "v1", kind: "List", items: objects }, "json"));
+    } else if (format === "yaml") {
+      ctx.io.stdout.write(objects.map((o) => formatData(o, "yaml")).join("---\n"));
+    } else {
+      for (const o of objects) {
+        ctx.io.stdout.write(
+          `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}\n`,
+        );
+      }
+    }
+    return 0;
+  }
+  using client = await connect(args, ctx);
+  const { objects, tlsRenewed } = await prepareInstall(client, options, { now });
+  if (tlsRenewed) ctx.io.stderr.write(`Making a new serving certificate: ${tlsRenewed}\n`);
+  const results = await applyManifests(client, objects);
+  const format = outputFormat(args, ["text", "json", "yaml"], "text");
+  printData(
+    ctx.io.stdout,
+    format,
+    { objects: results },
+    () => results.map((r) => `${r.object} ${r.outcome}\n`).join(""),
+  );
+  const changed = results.filter((r) => r.outcome !== "unchanged").length;
+  ctx.io.stderr.write(
+    changed === 0
+      ? "Image signature enforcement is enabled; nothing changed.\n"
+      : `Image signature enforcement is enabled (${changed} object(s) created or configured).\n`,
+  );
+  return 0;
+}
+
+/** Runs `status`. */
+export async function runStatus(args: CommandArgs, ctx: CommandContext): Promise<number> {
+  const format = outputFormat(args, ["text", "json", "yaml"], "text");
+  using client = await connect(args, ctx);
+  const status = await installationStatus(client, namespaceOf(args), new Date());
+  printData(ctx.io.stdout, format, status, () => {
+    const lines = [
+      `Enforcement: ${status.enabled ? "enabled" : "not enabled"} (namespace ${status.namespace})`,
+    ];
+    if (status.endpoint) lines.push(`Webhook: ${status.endpoint}`);
+    if (status.replicas) {
+      lines.push(
+        `Replicas: ${status.replicas.ready}/${status.replicas.desired} ready (${
+          status.image ?? "?"
+        })`,
+      );
+    }
+    if (status.certificate) {
+      lines.push(
+        `Certificate: expires ${status.certificate.notAfter} (${status.certificate.daysLeft} days)`,
+      );
+    }
+    lines.push("Objects:");
+    for (const o of status.objects) {
+      lines.push(`  ${o.present ? "present" : "missing"}  ${o.object}`);
+    }
+    lines.push("Policies:");
+    const namespaces = Object.keys(status.policies).sort();
+    if (namespaces.length === 0) lines.push("  none");
+    for (const ns of namespaces) {
+      lines.push(`  ${ns === "" ? "(cluster)" : ns}: ${status.policies[ns]!.join(", ")}`);
+    }
+    return `${lines.join("\n")}\n`;
+  });
+  return 0;
+}
+
+/** Runs `disable`. */
+export async function runDisable(args: CommandArgs, ctx: CommandContext): Promise<number> {
+  using client = await connect(args, ctx);
+  const results = await uninstall(client, namespaceOf(args), { purge: args.purge === true });
+  writeResults(ctx, results.filter((r) => r.outcome === "deleted"));
+  ctx.io.stderr.write(
+    args.purge === true
+      ? "Image signature enforcement is removed, with its policies, CRDs and namespace.\n"
+      : "Image signature enforcement is disabled; policies, key Secrets and CRDs are kept (--purge removes them).\n",
+  );
+  return 0;
+}
+
+/** Runs `rotate-certs`. */
+export async function runRotateCerts(args: CommandArgs, ctx: CommandContext): Promise<number> {
+  using client = await connect(args, ctx);
+  const result = await rotateCertificates(client, namespaceOf(args), new Date());
+  const format = outputFormat(args, ["text", "json", "yaml"], "text");
+  printData(
+    ctx.io.stdout,
+    format,
+    { notAfter: result.notAfter.toISOString(), objects: result.objects },
+    () =>
+      `${
+        result.objects.map((r) => `${r.object} ${r.outcome}`).join("\n")
+      }\nNew certificate valid until ${result.notAfter.toISOString()}\n`,
+  );
+  return 0;
+}

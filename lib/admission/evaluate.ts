@@ -1,0 +1,401 @@
+/**
+ * The decision for one AdmissionReview, shared by the webhook and `toolkit image-security
+ * check`: which containers to check, which policy applies to each image, the verdicts (distinct
+ * images checked concurrently under one time budget), and the answer: denial reasons in
+ * container order, warnings, and the JSON patch that pins each verified image to its digest.
+ *
+ * The answer is a deny unless every image was explicitly allowed. A failure (a registry that
+ * cannot be reached, a missing key Secret, the budget running out, a bug) denies with its
+ * reason; only warn mode turns denials into warnings.
+ *
+ * @module
+ */
+import { formatReference, type ImageReference, parseReference } from "../image/mod.ts";
+import type { NoPolicyMatch, PolicyMatch, PolicySet } from "../policy/mod.ts";
+import { TtlCache } from "./cache.ts";
+import { type PullCredentials, pullCredentials } from "./credentials.ts";
+import { DeadlineScheduler } from "./deadline.ts";
+import { type Deadline, DeadlineExceededError, raceSignal } from "./errors.ts";
+import type { AdmissionRequest, JsonPatchOperation } from "./review.ts";
+import type { PolicySource } from "./source.ts";
+import {
+  DENIAL_PREFIX,
+  type ImageVerdict,
+  type ImageVerifier,
+  pinnedReference,
+} from "./verifier.ts";
+import { type ContainerImage, imageList, type WorkloadImages, workloadImages } from "./workload.ts";
+
+/** `enforce`: deny what fails; `warn`: admit it with a warning. */
+export type EnforcementMode = "enforce" | "warn";
+
+/** What happens to an image no policy matches. */
+export type NoMatchAction = "deny" | "allow" | "warn";
+
+/** The settings of the decision. */
+export interface AdmissionSettings {
+  /** `warn` turns every denial into a warning (a dry run for the whole cluster). */
+  readonly mode: EnforcementMode;
+  /** What happens to an image that no policy matches. */
+  readonly noMatch: NoMatchAction;
+  /** The controller's own namespace: always exempt, so the webhook can always be repaired. */
+  readonly controllerNamespace: string;
+  /** The time all the checks of one review may take, in milliseconds. */
+  readonly budgetMs: number;
+}
+
+/** The decision for one container. */
+export interface ContainerDecision {
+  /** The container. */
+  readonly container: ContainerImage;
+  /** `allow`, `deny` or `warn` (a denial admitted in warn mode). */
+  readonly outcome: "allow" | "deny" | "warn";
+  /** The denial line (also the warning text), when not allowed. */
+  readonly reason?: string;
+  /** The same reason without the container's location (`policy denied the request: …`). */
+  readonly detail?: string;
+  /** The policy that applied: `ClusterImagePolicy "default" (pattern "icr.io/*")`. */
+  readonly policy?: string;
+  /** The verified digest, when the image was resolved. */
+  readonly digest?: string;
+  /** The image after the patch, when it is pinned. */
+  readonly pinned?: string;
+}
+
+/** The decision for a review. */
+export interface AdmissionDecision {
+  /** Whether the request is admitted. */
+  readonly allowed: boolean;
+  /** `allow`, `deny`, `warn` (admitted with warnings), `exempt` (namespace), `skip` (nothing to check). */
+  readonly outcome: "allow" | "deny" | "warn" | "exempt" | "skip";
+  /** The workload kind (`Pod`, `Deployment`, …), "" when unknown. */
+  readonly kind: string;
+  /** Every denial line, in container order; joined by newlines they are the status message. */
+  readonly reasons: readonly string[];
+  /** Warnings for the response (warn mode, skipped pull secrets never). */
+  readonly warnings: readonly string[];
+  /** The operations that pin verified images; empty when denied or nothing changes. */
+  readonly patch: readonly JsonPatchOperation[];
+  /** Per-container decisions, in container order. */
+  readonly containers: readonly ContainerDecision[];
+  /** Why nothing was checked (`exempt`/`skip`). */
+  readonly note?: string;
+}
+
+/** What the decision depends on. */
+export interface AdmissionDeps {
+  /** Policies, exempt namespaces, Secrets, ServiceAccounts. */
+  readonly source: PolicySource;
+  /** Checks images. */
+  readonly verifier: ImageVerifier;
+  /** The settings. */
+  readonly settings: AdmissionSettings;
+  /** Where review deadlines are scheduled. @default a scheduler of its own */
+  readonly deadlines?: DeadlineScheduler;
+}
+
+/** Decides admission reviews. */
+export interface AdmissionEvaluator {
+  /** Decides one request. Never throws: failures are denials with a reason. */
+  evaluate(request: AdmissionRequest): Promise<AdmissionDecision>;
+}
+
+type Parsed = { ref: ImageReference } | { error: string };
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function isDeleting(object: unknown): boolean {
+  return isObject(object) && isObject(object.metadata) &&
+    typeof object.metadata.deletionTimestamp === "string";
+}
+
+function location(c: ContainerImage): string {
+  return `(container "${c.container}" at ${c.field}, image "${c.image}")`;
+}
+
+function describeMatch(match: PolicyMatch): string {
+  return `${match.source} (pattern "${match.pattern}")`;
+}
+
+function simple(
+  allowed: boolean,
+  outcome: AdmissionDecision["outcome"],
+  kind: string,
+  note: string,
+  reasons: readonly string[] = [],
+): AdmissionDecision {
+  return { allowed, outcome, kind, reasons, warnings: [], patch: [], containers: [], note };
+}
+
+/** The denial line for a reason that is not about one container. */
+export function denialLine(reason: string): string {
+  return `${DENIAL_PREFIX}${reason}`;
+}
+
+/** Creates an evaluator. */
+export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluator {
+  const { source, verifier, settings } = deps;
+  const parsed = new TtlCache<string, Parsed>({ ttlMs: 3600_000, maxEntries: 4096 });
+  const deadlines = deps.deadlines ?? new DeadlineScheduler();
+  let selections = new WeakMap<PolicySet, Map<string, PolicyMatch | NoPolicyMatch>>();
+
+  function parse(image: string): Parsed {
+    let result = parsed.get(image);
+    if (result === undefined) {
+      try {
+        result = { ref: parseReference(image) };
+      } catch (error) {
+        result = { error: error instanceof Error ? error.message : String(error) };
+      }
+      parsed.set(image, result);
+    }
+    return result;
+  }
+
+  function select(
+    policies: PolicySet,
+    namespace: string,
+    ref: ImageReference,
+    image: string,
+  ): PolicyMatch | NoPolicyMatch {
+    let cache = selections.get(policies);
+    if (cache === undefined) {
+      selections = new WeakMap();
+      cache = new Map();
+      selections.set(policies, cache);
+    }
+    const key = `${namespace}\n${image}`;
+    let match = cache.get(key);
+    if (match === undefined) {
+      match = policies.select(namespace, ref, image);
+      if (cache.size > 8192) cache.clear();
+      cache.set(key, match);
+    }
+    return match;
+  }
+
+  async function decide(
+    request: AdmissionRequest,
+    workload: WorkloadImages,
+  ): Promise<AdmissionDecision> {
+    const namespace = request.namespace;
+    const policies = source.policies();
+    let credentials: Promise<PullCredentials> | undefined;
+    const credentialsOnce = () =>
+      credentials ??= pullCredentials(
+        source,
+        namespace,
+        workload.imagePullSecrets,
+        workload.serviceAccountName,
+      );
+
+    interface Pending {
+      readonly container: ContainerImage;
+      readonly match?: PolicyMatch;
+      readonly ref?: ImageReference;
+      readonly slot?: number;
+      readonly immediate?: { outcome: "allow" | "deny" | "warn"; reason?: string };
+    }
+
+    const checks = new Map<string, number>(); // image key → index in `verdicts`
+    const verdicts: (ImageVerdict | undefined)[] = [];
+    const running: Promise<void>[] = [];
+    const pending: Pending[] = [];
+    const problem = source.policyProblem?.(namespace);
+    let deadline: Deadline | undefined;
+    try {
+      for (const container of workload.containers) {
+        if (problem !== undefined) {
+          pending.push({ container, immediate: { outcome: "deny", reason: problem } });
+          continue;
+        }
+        const p = parse(container.image);
+        if ("error" in p) {
+          pending.push({
+            container,
+            immediate: { outcome: "deny", reason: `invalid image name: ${p.error}` },
+          });
+          continue;
+        }
+        const match = select(policies, namespace, p.ref, container.image);
+        if (match.policy === undefined) {
+          const action = settings.noMatch;
+          pending.push({
+            container,
+            immediate: action === "allow"
+              ? { outcome: "allow" }
+              : { outcome: action, reason: match.reason },
+          });
+          continue;
+        }
+        const key = `${formatReference(p.ref)}\n${match.source}\n${match.pattern}`;
+        let slot = checks.get(key);
+        if (slot === undefined) {
+          deadline ??= deadlines.start(settings.budgetMs);
+          const index = verdicts.length;
+          slot = index;
+          verdicts.push(undefined);
+          checks.set(key, index);
+          const task = { reference: p.ref, match, namespace, credentials: credentialsOnce };
+          running.push(
+            verifier.verify(task, deadline.signal).then(
+              (verdict) => void (verdicts[index] = verdict),
+              (error) =>
+                void (verdicts[index] = {
+                  allowed: false,
+                  cause: "error",
+                  reason: error instanceof DeadlineExceededError
+                    ? error.message
+                    : `Cannot verify image "${container.image}": internal error`,
+                }),
+            ),
+          );
+        }
+        pending.push({ container, match, ref: p.ref, slot });
+      }
+      if (deadline !== undefined) {
+        try {
+          await raceSignal(Promise.all(running), deadline.signal);
+        } catch (error) {
+          if (!(error instanceof DeadlineExceededError)) throw error;
+          for (let i = 0; i < verdicts.length; i++) {
+            verdicts[i] ??= { allowed: false, cause: "error", reason: error.message };
+          }
+        }
+      }
+      return answer(
+        workload,
+        pending,
+        pending.map((p) => p.slot === undefined ? undefined : verdicts[p.slot]),
+      );
+    } finally {
+      deadline?.clear();
+    }
+
+    function answer(
+      workload: WorkloadImages,
+      items: readonly Pending[],
+      verdicts: readonly (ImageVerdict | undefined)[],
+    ): AdmissionDecision {
+      const containers: ContainerDecision[] = [];
+      const reasons: string[] = [];
+      const warnings: string[] = [];
+      const patch: JsonPatchOperation[] = [];
+      items.forEach((item, i) => {
+        const c = item.container;
+        const verdict = verdicts[i];
+        const policy = item.match ? describeMatch(item.match) : undefined;
+        const base = { container: c, ...(policy ? { policy } : {}) };
+        let outcome: ContainerDecision["outcome"];
+        let reason: string | undefined;
+        let digest: string | undefined;
+        let pinned: string | undefined;
+        if (item.immediate) {
+          outcome = item.immediate.outcome;
+          reason = item.immediate.reason;
+          if (settings.mode === "warn" && outcome === "deny") outcome = "warn";
+        } else if (verdict && verdict.allowed) {
+          outcome = "allow";
+          digest = verdict.digest;
+          if (digest && item.ref && item.match?.policy.mutateImage !== false) {
+            pinned = pinnedReference(item.ref, digest);
+          }
+        } else {
+          const mode = settings.mode === "warn" ? "warn" : item.match?.policy.mode ?? "enforce";
+          outcome = mode === "warn" ? "warn" : "deny";
+          reason = verdict?.reason ?? "the image was not checked";
+          digest = verdict?.digest;
+        }
+        if (reason !== undefined) {
+          const line = `${DENIAL_PREFIX}${reason} ${location(c)}`;
+          if (outcome === "deny") reasons.push(line);
+          if (outcome === "warn") warnings.push(`warn mode, admitted anyway: ${line}`);
+          containers.push({
+            ...base,
+            outcome,
+            reason: line,
+            detail: `${DENIAL_PREFIX}${reason}`,
+            ...(digest ? { digest } : {}),
+          });
+          return;
+        }
+        if (pinned !== undefined && pinned !== c.image) {
+          patch.push({ op: "replace", path: c.pointer, value: pinned });
+        }
+        containers.push({
+          ...base,
+          outcome,
+          ...(digest ? { digest } : {}),
+          ...(pinned ? { pinned } : {}),
+        });
+      });
+      const allowed = reasons.length === 0;
+      return {
+        allowed,
+        outcome: !allowed ? "deny" : warnings.length > 0 ? "warn" : "allow",
+        kind: workload.kind,
+        reasons,
+        warnings,
+        patch: allowed ? patch : [],
+        containers,
+      };
+    }
+  }
+
+  async function evaluate(request: AdmissionRequest): Promise<AdmissionDecision> {
+    let kind = request.kind.kind;
+    try {
+      if (request.operation !== "CREATE" && request.operation !== "UPDATE") {
+        return simple(true, "skip", kind, `${request.operation} is not checked`);
+      }
+      const namespace = request.namespace;
+      if (namespace !== "" && namespace === settings.controllerNamespace) {
+        return simple(true, "exempt", kind, `namespace "${namespace}" is the controller's own`);
+      }
+      if (namespace !== "" && source.exemptNamespaces().has(namespace)) {
+        return simple(true, "exempt", kind, `namespace "${namespace}" is labelled exempt`);
+      }
+      const workload = workloadImages(request);
+      if (workload.containers === undefined) {
+        if (workload.skip === "subresource") return simple(true, "skip", kind, workload.reason);
+        const line = denialLine(workload.reason);
+        return settings.mode === "warn"
+          ? { ...simple(true, "warn", kind, workload.reason), warnings: [line] }
+          : simple(false, "deny", kind, workload.reason, [line]);
+      }
+      kind = workload.kind;
+      if (request.operation === "UPDATE" && isDeleting(request.object)) {
+        const old = workloadImages({ ...request, object: request.oldObject });
+        if (
+          old.containers !== undefined &&
+          imageList(old).join("\n") === imageList(workload).join("\n")
+        ) {
+          return simple(
+            true,
+            "skip",
+            kind,
+            "the object is being deleted and its images are unchanged",
+          );
+        }
+      }
+      if (workload.containers.length === 0) {
+        return simple(true, "skip", kind, "no container images");
+      }
+      if (!source.ready()) {
+        const line = denialLine("Cannot check images: the policies have not been loaded yet");
+        return simple(false, "deny", kind, "not ready", [line]);
+      }
+      return await decide(request, workload);
+    } catch (error) {
+      const line = denialLine(
+        `Cannot evaluate the request: internal error (${
+          error instanceof Error ? error.name : "unknown"
+        })`,
+      );
+      return simple(false, "deny", kind, "internal error", [line]);
+    }
+  }
+
+  return { evaluate };
+}

@@ -1,0 +1,250 @@
+import assert from "node:assert/strict";
+import { formatReference } from "../image/mod.ts";
+import { type AdmissionSettings, createAdmissionEvaluator } from "./evaluate.ts";
+import { filePolicySource, parsePolicyManifests } from "./file_source.ts";
+import type { AdmissionRequest } from "./review.ts";
+import type { ImageVerdict, ImageVerifier, VerifyTask } from "./verifier.ts";
+
+const DIGEST = `sha256:${"ab".repeat(32)}`;
+
+const POLICIES = `
+apiVersion: toolkit.dev/v1
+kind: ClusterImagePolicy
+metadata: { name: default }
+spec:
+  repositories:
+    - name: "registry.example.com/*"
+      policy:
+        simple: { requirements: [{ type: signedBy, keySecret: signer }] }
+    - name: "registry.example.com/pinned-off/*"
+      policy:
+        mutateImage: false
+        simple: { requirements: [{ type: signedBy, keySecret: signer }] }
+    - name: "registry.example.com/audit/*"
+      policy:
+        mode: warn
+        simple: { requirements: [{ type: signedBy, keySecret: signer }] }
+    - name: "docker.io/library/*"
+      policy: {}
+---
+apiVersion: toolkit.dev/v1
+kind: ImagePolicy
+metadata: { name: only-signed, namespace: strict }
+spec:
+  repositories:
+    - name: "registry.example.com/team/*"
+      policy:
+        simple: { requirements: [{ type: signedBy, keySecret: signer }] }
+---
+apiVersion: v1
+kind: Namespace
+metadata: { name: sandbox, labels: { toolkit.dev/image-security: exempt } }
+`;
+
+/** A verifier that answers from a table: images whose path contains "unsigned" are denied. */
+class TableVerifier implements ImageVerifier {
+  readonly calls: VerifyTask[] = [];
+  delayMs = 0;
+  verify(task: VerifyTask): Promise<ImageVerdict> {
+    this.calls.push(task);
+    const requirements = task.match.policy.simple?.requirements ?? [];
+    const verdict: ImageVerdict = requirements.length === 0
+      ? { allowed: true }
+      : task.reference.path.includes("unsigned")
+      ? {
+        allowed: false,
+        cause: "policy",
+        reason: "A signature was required, but no signature exists",
+      }
+      : { allowed: true, digest: DIGEST };
+    if (this.delayMs === 0) return Promise.resolve(verdict);
+    return new Promise((resolve) => setTimeout(() => resolve(verdict), this.delayMs));
+  }
+}
+
+const SETTINGS: AdmissionSettings = {
+  mode: "enforce",
+  noMatch: "deny",
+  controllerNamespace: "toolkit-system",
+  budgetMs: 1000,
+};
+
+function setup(settings: Partial<AdmissionSettings> = {}) {
+  const source = filePolicySource(
+    parsePolicyManifests(POLICIES, "policies.yaml", { groups: ["toolkit.dev"] }),
+    { exemptLabel: { key: "toolkit.dev/image-security", value: "exempt" } },
+  );
+  const verifier = new TableVerifier();
+  const evaluator = createAdmissionEvaluator({
+    source,
+    verifier,
+    settings: { ...SETTINGS, ...settings },
+  });
+  return { evaluator, verifier };
+}
+
+function pod(
+  images: string[],
+  options: { namespace?: string; init?: string[]; operation?: "CREATE" | "UPDATE" } = {},
+): AdmissionRequest {
+  return {
+    uid: "uid-1",
+    kind: { group: "", version: "v1", kind: "Pod" },
+    resource: { group: "", version: "v1", resource: "pods" },
+    subResource: "",
+    name: "p",
+    namespace: options.namespace ?? "dev",
+    operation: options.operation ?? "CREATE",
+    object: {
+      spec: {
+        initContainers: (options.init ?? []).map((image, i) => ({ name: `init${i}`, image })),
+        containers: images.map((image, i) => ({ name: `c${i}`, image })),
+      },
+    },
+    oldObject: undefined,
+    dryRun: false,
+  };
+}
+
+Deno.test("evaluate() admits a verified image and pins it to its digest", async () => {
+  const { evaluator } = setup();
+  const decision = await evaluator.evaluate(pod(["registry.example.com/app:1"]));
+  assert.equal(decision.allowed, true);
+  assert.equal(decision.outcome, "allow");
+  assert.deepEqual(decision.patch, [{
+    op: "replace",
+    path: "/spec/containers/0/image",
+    value: `registry.example.com/app@${DIGEST}`,
+  }]);
+});
+
+Deno.test("evaluate() leaves the image alone when mutateImage is false", async () => {
+  const { evaluator } = setup();
+  const decision = await evaluator.evaluate(pod(["registry.example.com/pinned-off/app:1"]));
+  assert.equal(decision.allowed, true);
+  assert.deepEqual(decision.patch, []);
+});
+
+Deno.test("evaluate() does not patch an image that is already pinned", async () => {
+  const { evaluator } = setup();
+  const decision = await evaluator.evaluate(pod([`registry.example.com/app@${DIGEST}`]));
+  assert.equal(decision.allowed, true);
+  assert.deepEqual(decision.patch, []);
+});
+
+Deno.test("evaluate() lists every failing container in order, each reason prefixed", async () => {
+  const { evaluator } = setup();
+  const decision = await evaluator.evaluate(pod(
+    ["registry.example.com/unsigned-b:1", "registry.example.com/app:1", "quay.io/x/y"],
+    { init: ["registry.example.com/unsigned-a:1"] },
+  ));
+  assert.equal(decision.allowed, false);
+  assert.deepEqual(decision.patch, []);
+  assert.deepEqual(decision.reasons, [
+    'policy denied the request: A signature was required, but no signature exists (container "init0" at spec.initContainers[0], image "registry.example.com/unsigned-a:1")',
+    'policy denied the request: A signature was required, but no signature exists (container "c0" at spec.containers[0], image "registry.example.com/unsigned-b:1")',
+    'policy denied the request: no ClusterImagePolicy matches "quay.io/x/y" and there is no ImagePolicy in namespace "dev" (container "c2" at spec.containers[2], image "quay.io/x/y")',
+  ]);
+});
+
+Deno.test("evaluate() checks each distinct image once", async () => {
+  const { evaluator, verifier } = setup();
+  await evaluator.evaluate(pod(["registry.example.com/app:1", "registry.example.com/app:1"]));
+  assert.equal(verifier.calls.length, 1);
+});
+
+Deno.test("evaluate() lets an ImagePolicy of the namespace replace the cluster policies", async () => {
+  const { evaluator } = setup();
+  const denied = await evaluator.evaluate(pod(["nginx:1.26"], { namespace: "strict" }));
+  assert.equal(denied.allowed, false);
+  assert.match(
+    denied.reasons[0] ?? "",
+    /no ImagePolicy in namespace "strict" matches "nginx:1.26"/,
+  );
+  const allowed = await evaluator.evaluate(pod(["nginx:1.26"], { namespace: "dev" }));
+  assert.equal(allowed.allowed, true);
+});
+
+Deno.test("evaluate() admits a policy in warn mode with a warning", async () => {
+  const { evaluator } = setup();
+  const decision = await evaluator.evaluate(pod(["registry.example.com/audit/unsigned:1"]));
+  assert.equal(decision.allowed, true);
+  assert.equal(decision.outcome, "warn");
+  assert.equal(decision.warnings.length, 1);
+  assert.match(
+    decision.warnings[0] ?? "",
+    /^warn mode, admitted anyway: policy denied the request: A signature was required/,
+  );
+});
+
+Deno.test("evaluate() in global warn mode admits everything with warnings", async () => {
+  const { evaluator } = setup({ mode: "warn" });
+  const decision = await evaluator.evaluate(pod(["registry.example.com/unsigned:1", "quay.io/x"]));
+  assert.equal(decision.allowed, true);
+  assert.equal(decision.warnings.length, 2);
+});
+
+Deno.test("evaluate() follows the no-match setting", async () => {
+  const allow = await setup({ noMatch: "allow" }).evaluator.evaluate(pod(["quay.io/x"]));
+  assert.equal(allow.allowed, true);
+  assert.equal(allow.warnings.length, 0);
+  const warn = await setup({ noMatch: "warn" }).evaluator.evaluate(pod(["quay.io/x"]));
+  assert.equal(warn.allowed, true);
+  assert.equal(warn.outcome, "warn");
+});
+
+Deno.test("evaluate() exempts the controller's namespace and labelled namespaces", async () => {
+  const { evaluator, verifier } = setup();
+  for (const namespace of ["toolkit-system", "sandbox"]) {
+    const decision = await evaluator.evaluate(pod(["quay.io/x"], { namespace }));
+    assert.equal(decision.allowed, true);
+    assert.equal(decision.outcome, "exempt");
+  }
+  assert.equal(verifier.calls.length, 0);
+});
+
+Deno.test("evaluate() denies an image name that does not parse", async () => {
+  const { evaluator } = setup();
+  const decision = await evaluator.evaluate(pod(["Invalid&Image%Name"]));
+  assert.equal(decision.allowed, false);
+  assert.match(decision.reasons[0] ?? "", /^policy denied the request: invalid image name: /);
+});
+
+Deno.test("evaluate() denies when the budget runs out", async () => {
+  const { evaluator, verifier } = setup({ budgetMs: 20 });
+  verifier.delayMs = 200;
+  const decision = await evaluator.evaluate(pod(["registry.example.com/app:1"]));
+  assert.equal(decision.allowed, false);
+  assert.match(decision.reasons[0] ?? "", /within the time budget of 20ms/);
+  await new Promise((r) => setTimeout(r, 250));
+});
+
+Deno.test("evaluate() denies an unsupported resource and skips DELETE", async () => {
+  const { evaluator } = setup();
+  const widget = { ...pod([]), resource: { group: "x.io", version: "v1", resource: "widgets" } };
+  assert.equal((await evaluator.evaluate(widget)).allowed, false);
+  const deletion = { ...pod(["quay.io/x"]), operation: "DELETE" as const };
+  assert.equal((await evaluator.evaluate(deletion)).outcome, "skip");
+});
+
+Deno.test("evaluate() re-checks images on UPDATE unless the object is being deleted unchanged", async () => {
+  const { evaluator } = setup();
+  const update = pod(["quay.io/x"], { operation: "UPDATE" });
+  assert.equal((await evaluator.evaluate(update)).allowed, false);
+  const object = update.object as { metadata?: unknown };
+  const deleting = {
+    ...update,
+    object: { ...object, metadata: { deletionTimestamp: "2026-01-01T00:00:00Z" } },
+    oldObject: update.object,
+  };
+  assert.equal((await evaluator.evaluate(deleting)).outcome, "skip");
+  const changed = { ...deleting, oldObject: pod(["quay.io/old"]).object };
+  assert.equal((await evaluator.evaluate(changed)).allowed, false);
+});
+
+Deno.test("evaluate() normalises short names before choosing a policy", async () => {
+  const { evaluator, verifier } = setup();
+  await evaluator.evaluate(pod(["nginx"]));
+  assert.equal(formatReference(verifier.calls[0]!.reference), "docker.io/library/nginx");
+  assert.equal(verifier.calls[0]!.match.pattern, "docker.io/library/*");
+});

@@ -1,0 +1,84 @@
+/**
+ * The public keys of a `signedBy` requirement: read from the `key` entry of a Secret (armoured
+ * OpenPGP public keys, possibly several), parsed once per distinct content and identified by
+ * their fingerprints (which key the verdict cache).
+ *
+ * @module
+ */
+import { keyFingerprint, type PublicKey, readPublicKeys } from "../signature/mod.ts";
+import { TtlCache } from "./cache.ts";
+import { PolicyConfigError } from "./errors.ts";
+import { type PolicySource, secretText } from "./source.ts";
+
+/** The keys of a key Secret. */
+export interface TrustedKeys {
+  /** The parsed keys. */
+  readonly keys: readonly PublicKey[];
+  /** Their upper-case fingerprints, sorted. */
+  readonly fingerprints: readonly string[];
+  /** The fingerprints joined: identifies the key set in cache keys. */
+  readonly id: string;
+}
+
+/** The data entry of a key Secret that holds the keys (Portieris's name). */
+export const KEY_SECRET_ENTRY = "key";
+
+/** Reads and caches the keys of key Secrets. */
+export class KeyStore {
+  readonly #source: PolicySource;
+  readonly #parsed = new TtlCache<string, Promise<TrustedKeys>>({
+    ttlMs: 24 * 3600_000,
+    maxEntries: 256,
+  });
+
+  /** Creates a store reading Secrets from `source`. */
+  constructor(source: PolicySource) {
+    this.#source = source;
+  }
+
+  /**
+   * The keys of Secret `namespace/name`.
+   *
+   * @throws {PolicyConfigError} when the Secret does not exist, has no `key` entry, or holds
+   * no usable public key; {@linkcode PolicySourceError} when it cannot be read.
+   */
+  async keys(namespace: string, name: string): Promise<TrustedKeys> {
+    const where = `${namespace}/${name}`;
+    const secret = await this.#source.secret(namespace, name);
+    if (secret === undefined) {
+      throw new PolicyConfigError(`Cannot read key Secret "${where}": it does not exist`);
+    }
+    const raw = secret.data?.[KEY_SECRET_ENTRY];
+    if (typeof raw !== "string" || raw === "") {
+      throw new PolicyConfigError(
+        `Cannot use key Secret "${where}": it has no "${KEY_SECRET_ENTRY}" entry`,
+      );
+    }
+    let pending = this.#parsed.get(raw);
+    if (pending === undefined) {
+      pending = parse(secretText(secret, KEY_SECRET_ENTRY), where);
+      this.#parsed.set(raw, pending);
+      pending.catch(() => this.#parsed.delete(raw));
+    }
+    return await pending;
+  }
+}
+
+async function parse(text: string | undefined, where: string): Promise<TrustedKeys> {
+  if (text === undefined) {
+    throw new PolicyConfigError(
+      `Cannot use key Secret "${where}": its "${KEY_SECRET_ENTRY}" entry is not base64`,
+    );
+  }
+  let keys: PublicKey[];
+  try {
+    keys = await readPublicKeys(text);
+  } catch (error) {
+    throw new PolicyConfigError(
+      `Cannot use key Secret "${where}": ${error instanceof Error ? error.message : error}`,
+      { cause: error },
+    );
+  }
+  const fingerprints = keys.map(keyFingerprint).sort();
+  return { keys, fingerprints, id: fingerprints.join(",") };
+}

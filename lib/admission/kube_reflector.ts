@@ -1,0 +1,239 @@
+/**
+ * List and watch one collection of the API server, keeping a local copy (an informer's
+ * reflector): a paged list, then a watch from its `resourceVersion` with bookmarks, restarted
+ * where it left off when the server ends it, and re-listed when the version is too old
+ * (`410 Gone`). Failures are retried with backoff; the copy stays as it was meanwhile.
+ *
+ * @module
+ */
+import type { KubeConnection } from "./kube_connection.ts";
+import { readJson } from "./kube_connection.ts";
+
+/** An object as the API returns it. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+  };
+  [key: string]: unknown;
+}
+
+/** What to watch. */
+export interface ReflectorOptions {
+  /** For messages: `ClusterImagePolicies`. */
+  readonly name: string;
+  /** The collection path: `/apis/toolkit.dev/v1/clusterimagepolicies`. */
+  readonly path: string;
+  /** The `apiVersion` and `kind` of items (lists leave them out). */
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** Called after every change of the copy (and after each list). */
+  readonly onChange?: () => void;
+  /** Receives a message when listing or watching fails. */
+  readonly onError?: (message: string) => void;
+  /** How long the server keeps a watch open. @default 300 */
+  readonly watchTimeoutSeconds?: number;
+}
+
+const key = (o: KubeObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+
+/** A running list+watch. */
+export class Reflector {
+  readonly #connection: KubeConnection;
+  readonly #options: ReflectorOptions;
+  readonly #items = new Map<string, KubeObject>();
+  readonly #abort = new AbortController();
+  #synced = false;
+  #resolveSynced!: () => void;
+  #loop?: Promise<void>;
+  #sleepTimer: ReturnType<typeof setTimeout> | undefined;
+  #wake: (() => void) | undefined;
+  /** Resolves after the first complete list. */
+  readonly whenSynced: Promise<void>;
+
+  /** Creates a reflector; {@linkcode start} runs it. */
+  constructor(connection: KubeConnection, options: ReflectorOptions) {
+    this.#connection = connection;
+    this.#options = options;
+    this.whenSynced = new Promise((resolve) => (this.#resolveSynced = resolve));
+  }
+
+  /** True once the first list has completed. */
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  /** The objects held. */
+  items(): KubeObject[] {
+    return [...this.#items.values()];
+  }
+
+  /** An object by namespace and name. */
+  get(namespace: string, name: string): KubeObject | undefined {
+    return this.#items.get(`${namespace}/${name}`);
+  }
+
+  /** Starts listing and watching. */
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /** Stops and waits for the loop to end. */
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    clearTimeout(this.#sleepTimer);
+    this.#wake?.();
+    await this.#loop;
+  }
+
+  #query(extra: Record<string, string>): string {
+    const q = new URLSearchParams(extra);
+    if (this.#options.labelSelector) q.set("labelSelector", this.#options.labelSelector);
+    if (this.#options.fieldSelector) q.set("fieldSelector", this.#options.fieldSelector);
+    return q.toString();
+  }
+
+  #normalise(o: KubeObject): KubeObject {
+    return {
+      ...o,
+      apiVersion: o.apiVersion ?? this.#options.apiVersion,
+      kind: o.kind ?? this.#options.kind,
+    };
+  }
+
+  async #list(): Promise<string> {
+    const items = new Map<string, KubeObject>();
+    let next = "";
+    let version = "";
+    do {
+      const response = await this.#connection.fetch(
+        `${this.#options.path}?${
+          this.#query({ limit: "500", ...(next ? { continue: next } : {}) })
+        }`,
+        { signal: this.#abort.signal },
+      );
+      const list = await readJson(response, `list ${this.#options.name}`) as {
+        metadata?: { resourceVersion?: string; continue?: string };
+        items?: KubeObject[];
+      };
+      for (const item of list.items ?? []) items.set(key(item), this.#normalise(item));
+      next = list.metadata?.continue ?? "";
+      version = list.metadata?.resourceVersion ?? "";
+    } while (next !== "");
+    this.#items.clear();
+    for (const [k, v] of items) this.#items.set(k, v);
+    if (!this.#synced) {
+      this.#synced = true;
+      this.#resolveSynced();
+    }
+    this.#options.onChange?.();
+    return version;
+  }
+
+  /** Watches from `version`; returns the last version seen, or undefined to re-list. */
+  async #watch(version: string): Promise<string | undefined> {
+    // The server ends a watch after timeoutSeconds; a connection that died silently is cut a
+    // little later on this side.
+    const seconds = this.#options.watchTimeoutSeconds ?? 300;
+    const cut = new AbortController();
+    const timer = setTimeout(() => cut.abort(), (seconds + 30) * 1000);
+    try {
+      return await this.#watchUntil(
+        version,
+        seconds,
+        AbortSignal.any([this.#abort.signal, cut.signal]),
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #watchUntil(
+    version: string,
+    seconds: number,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    const response = await this.#connection.fetch(
+      `${this.#options.path}?${
+        this.#query({
+          watch: "1",
+          resourceVersion: version,
+          allowWatchBookmarks: "true",
+          timeoutSeconds: String(seconds),
+        })
+      }`,
+      { signal },
+    );
+    if (response.status === 410) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    if (!response.ok || response.body === null) {
+      await readJson(response, `watch ${this.#options.name}`);
+      return version;
+    }
+    let current = version;
+    let buffer = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline).trim();
+        buffer = buffer.slice(newline + 1);
+        if (line === "") continue;
+        const event = JSON.parse(line) as { type?: string; object?: KubeObject };
+        const object = event.object ?? {};
+        if (event.type === "ERROR") {
+          const status = object as { code?: number; message?: string };
+          if (status.code === 410) return undefined;
+          throw new Error(
+            `the watch of ${this.#options.name} failed: ${status.message ?? "error"}`,
+          );
+        }
+        const rv = object.metadata?.resourceVersion;
+        if (rv) current = rv;
+        if (event.type === "BOOKMARK") continue;
+        if (event.type === "DELETED") this.#items.delete(key(object));
+        else if (event.type === "ADDED" || event.type === "MODIFIED") {
+          this.#items.set(key(object), this.#normalise(object));
+        } else continue;
+        this.#options.onChange?.();
+      }
+    }
+    return current;
+  }
+
+  async #sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.#wake = resolve;
+      this.#sleepTimer = setTimeout(resolve, ms);
+    });
+    this.#wake = undefined;
+  }
+
+  async #run(): Promise<void> {
+    let backoff = 500;
+    while (!this.#abort.signal.aborted) {
+      try {
+        let version: string | undefined = await this.#list();
+        backoff = 500;
+        while (version !== undefined && !this.#abort.signal.aborted) {
+          version = await this.#watch(version);
+          backoff = 500;
+        }
+      } catch (error) {
+        if (this.#abort.signal.aborted) break;
+        this.#options.onError?.(error instanceof Error ? error.message : String(error));
+        await this.#sleep(backoff);
+        backoff = Math.min(backoff * 2, 30_000);
+      }
+    }
+  }
+}

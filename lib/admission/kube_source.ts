@@ -1,0 +1,259 @@
+/**
+ * The {@linkcode PolicySource} of a cluster: watches (list+watch, no API call per review) of
+ * ClusterImagePolicies and ImagePolicies of the configured group, of the namespaces that carry
+ * the exemption label, and of each Secret a policy names as a key Secret (one field-selected
+ * watch per Secret, reconciled when the policies change). Pull Secrets, store Secrets and
+ * ServiceAccounts are per workload namespace: they are read when needed and kept for a short
+ * time.
+ *
+ * A policy that does not validate is not dropped (which could let its namespace fall back to
+ * the cluster policies): its scope is denied with the validation error until it is fixed.
+ *
+ * @module
+ */
+import { type ImagePolicy, InvalidPolicyError, PolicySet, validatePolicy } from "../policy/mod.ts";
+import { TtlCache } from "./cache.ts";
+import { PolicySourceError } from "./errors.ts";
+import { type KubeConnection, readJson } from "./kube_connection.ts";
+import { type KubeObject, Reflector } from "./kube_reflector.ts";
+import type { ExemptLabel, PolicySource, SecretData, ServiceAccountData } from "./source.ts";
+
+/** How the cluster source watches. */
+export interface KubeSourceOptions {
+  /** The connection to the API server. */
+  readonly connection: KubeConnection;
+  /** The API group of the policies (`toolkit.dev` or `portieris.cloud.ibm.com`). */
+  readonly group: string;
+  /** The controller's namespace: where ClusterImagePolicy key Secrets are by default. */
+  readonly controllerNamespace: string;
+  /** The namespace label that exempts a namespace, if any. */
+  readonly exemptLabel?: ExemptLabel | undefined;
+  /** How long pull Secrets and ServiceAccounts read on demand are kept. @default 10000 */
+  readonly objectTtlMs?: number;
+  /** Receives remarks: watch failures, invalid policies. */
+  readonly onEvent?: (level: "info" | "warn" | "error", message: string) => void;
+  /** Called when the policies or key Secrets change. */
+  readonly onChange?: () => void;
+  /** How long the server keeps a watch open, in seconds. @default 300 */
+  readonly watchTimeoutSeconds?: number;
+}
+
+/** A cluster source; {@linkcode start} it, {@linkcode stop} it. */
+export interface KubePolicySource extends PolicySource {
+  /** Starts the watches. */
+  start(): void;
+  /** Resolves once the policy and namespace watches have listed (key Secrets follow). */
+  readonly whenSynced: Promise<void>;
+  /** Stops every watch. */
+  stop(): Promise<void>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Creates the source (not started). */
+export function createKubePolicySource(options: KubeSourceOptions): KubePolicySource {
+  const { connection, group } = options;
+  const emit = options.onEvent ?? (() => {});
+  const watchTimeoutSeconds = options.watchTimeoutSeconds ?? 300;
+  const objectTtlMs = options.objectTtlMs ?? 10_000;
+  let policySet = new PolicySet([]);
+  let problems = new Map<string, string>(); // "" for the cluster scope, else a namespace
+  let exempt: ReadonlySet<string> = new Set();
+  const keyWatches = new Map<string, Reflector>();
+  const secrets = new TtlCache<string, Promise<SecretData | undefined>>({
+    ttlMs: objectTtlMs,
+    maxEntries: 4096,
+  });
+  const accounts = new TtlCache<string, Promise<ServiceAccountData | undefined>>({
+    ttlMs: objectTtlMs,
+    maxEntries: 4096,
+  });
+  const reported = new Set<string>();
+
+  const common = { watchTimeoutSeconds, onError: (m: string) => emit("warn", m) };
+  const clusterPolicies = new Reflector(connection, {
+    ...common,
+    name: `ClusterImagePolicies (${group})`,
+    path: `/apis/${group}/v1/clusterimagepolicies`,
+    apiVersion: `${group}/v1`,
+    kind: "ClusterImagePolicy",
+    onChange: () => rebuild(),
+  });
+  const namespacedPolicies = new Reflector(connection, {
+    ...common,
+    name: `ImagePolicies (${group})`,
+    path: `/apis/${group}/v1/imagepolicies`,
+    apiVersion: `${group}/v1`,
+    kind: "ImagePolicy",
+    onChange: () => rebuild(),
+  });
+  const namespaces = options.exemptLabel
+    ? new Reflector(connection, {
+      ...common,
+      name: "exempt Namespaces",
+      path: "/api/v1/namespaces",
+      apiVersion: "v1",
+      kind: "Namespace",
+      labelSelector: `${options.exemptLabel.key}=${options.exemptLabel.value}`,
+      onChange: () => {
+        exempt = new Set(namespaces!.items().map((n) => n.metadata?.name ?? ""));
+      },
+    })
+    : undefined;
+
+  function rebuild(): void {
+    const valid: ImagePolicy[] = [];
+    const nextProblems = new Map<string, string>();
+    for (const item of [...clusterPolicies.items(), ...namespacedPolicies.items()]) {
+      try {
+        valid.push(validatePolicy(item, [group]));
+      } catch (error) {
+        const message = error instanceof InvalidPolicyError ? error.message : String(error);
+        const namespace = item.kind === "ImagePolicy" ? item.metadata?.namespace ?? "default" : "";
+        if (!nextProblems.has(namespace)) nextProblems.set(namespace, message);
+        if (namespace !== "") {
+          // Keep the namespace governed by its ImagePolicies: an empty one stands in for it.
+          valid.push({
+            kind: "ImagePolicy",
+            name: item.metadata?.name ?? "",
+            namespace,
+            repositories: [],
+          });
+        }
+        if (!reported.has(message)) {
+          reported.add(message);
+          emit("error", message);
+        }
+      }
+    }
+    policySet = new PolicySet(valid);
+    problems = nextProblems;
+    reconcileKeyWatches(valid);
+    options.onChange?.();
+  }
+
+  function reconcileKeyWatches(policies: readonly ImagePolicy[]): void {
+    const wanted = new Set<string>();
+    for (const policy of policies) {
+      for (const repository of policy.repositories) {
+        for (const requirement of repository.policy.simple?.requirements ?? []) {
+          if (requirement.type !== "signedBy" || !requirement.keySecret) continue;
+          const namespace = requirement.keySecretNamespace ??
+            (policy.kind === "ImagePolicy"
+              ? policy.namespace ?? "default"
+              : options.controllerNamespace);
+          wanted.add(`${namespace}/${requirement.keySecret}`);
+        }
+      }
+    }
+    for (const [id, reflector] of keyWatches) {
+      if (!wanted.has(id)) {
+        keyWatches.delete(id);
+        void reflector.stop();
+      }
+    }
+    for (const id of wanted) {
+      if (keyWatches.has(id)) continue;
+      const [namespace, name] = id.split("/") as [string, string];
+      const reflector = new Reflector(connection, {
+        ...common,
+        name: `key Secret "${id}"`,
+        path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`,
+        apiVersion: "v1",
+        kind: "Secret",
+        fieldSelector: `metadata.name=${name}`,
+        onChange: () => options.onChange?.(),
+      });
+      keyWatches.set(id, reflector);
+      if (started) reflector.start();
+    }
+  }
+
+  let started = false;
+  const primary = [clusterPolicies, namespacedPolicies, ...(namespaces ? [namespaces] : [])];
+  const whenSynced = Promise.all(primary.map((r) => r.whenSynced)).then(() => {});
+
+  async function get(path: string, what: string): Promise<KubeObject | undefined> {
+    let response: Response;
+    try {
+      response = await connection.fetch(path);
+    } catch (error) {
+      throw new PolicySourceError(
+        `Cannot read ${what}: ${error instanceof Error ? error.message : error}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (response.status === 404) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    return await readJson(response, `read ${what}`) as KubeObject;
+  }
+
+  function cached<T>(
+    cache: TtlCache<string, Promise<T | undefined>>,
+    id: string,
+    load: () => Promise<T | undefined>,
+  ): Promise<T | undefined> {
+    let pending = cache.get(id);
+    if (pending === undefined) {
+      pending = load();
+      cache.set(id, pending);
+      pending.catch(() => cache.delete(id));
+    }
+    return pending;
+  }
+
+  return {
+    ready: () => primary.every((r) => r.synced),
+    policies: () => policySet,
+    exemptNamespaces: () => exempt,
+    policyProblem(namespace) {
+      return policySet.hasImagePolicies(namespace) ? problems.get(namespace) : problems.get("");
+    },
+    secret(namespace, name) {
+      const watched = keyWatches.get(`${namespace}/${name}`);
+      if (watched?.synced) {
+        return Promise.resolve(watched.get(namespace, name) as SecretData | undefined);
+      }
+      return cached(secrets, `${namespace}/${name}`, async () => {
+        const object = await get(
+          `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
+          `Secret "${namespace}/${name}"`,
+        );
+        return object as SecretData | undefined;
+      });
+    },
+    serviceAccount(namespace, name) {
+      return cached(accounts, `${namespace}/${name}`, async () => {
+        const object = await get(
+          `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${
+            encodeURIComponent(name)
+          }`,
+          `ServiceAccount "${namespace}/${name}"`,
+        );
+        if (object === undefined) return undefined;
+        const pull = Array.isArray(object.imagePullSecrets) ? object.imagePullSecrets : [];
+        return {
+          metadata: { name, namespace },
+          imagePullSecrets: pull.filter(isObject).map((r) => ({
+            name: typeof r.name === "string" ? r.name : "",
+          })),
+        };
+      });
+    },
+    start() {
+      if (started) return;
+      started = true;
+      for (const r of primary) r.start();
+      for (const r of keyWatches.values()) r.start();
+    },
+    whenSynced,
+    async stop() {
+      await Promise.all([...primary, ...keyWatches.values()].map((r) => r.stop()));
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * Where the decision reads the cluster's state from: policies, exempt namespaces, Secrets (key,
+ * pull and store Secrets) and ServiceAccounts. Two implementations: the API server through
+ * watches ({@linkcode createKubePolicySource}) and YAML manifests ({@linkcode filePolicySource}).
+ *
+ * @module
+ */
+import { UsageError } from "../errors.ts";
+import type { PolicySet } from "../policy/mod.ts";
+
+/** The parts of a Secret the decision reads. */
+export interface SecretData {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly resourceVersion?: string;
+  };
+  readonly type?: string;
+  /** Base64 values, as the API returns them. */
+  readonly data?: Readonly<Record<string, string>>;
+}
+
+/** The parts of a ServiceAccount the decision reads. */
+export interface ServiceAccountData {
+  readonly metadata?: { readonly name?: string; readonly namespace?: string };
+  readonly imagePullSecrets?: readonly { readonly name?: string }[];
+}
+
+/** The cluster state the admission decision needs. */
+export interface PolicySource {
+  /** True once everything has been loaded (the watches have synced). */
+  ready(): boolean;
+  /** The current policies. */
+  policies(): PolicySet;
+  /** Namespaces that carry the exemption label. */
+  exemptNamespaces(): ReadonlySet<string>;
+  /**
+   * Why the policies that govern `namespace` cannot be applied (one of them is invalid), or
+   * undefined. Every image of such a namespace is denied with this reason: a broken policy never
+   * lets a namespace fall back to more permissive ones.
+   */
+  policyProblem?(namespace: string): string | undefined;
+  /**
+   * A Secret, or undefined when it does not exist.
+   *
+   * @throws {PolicySourceError} when it cannot be read.
+   */
+  secret(namespace: string, name: string): Promise<SecretData | undefined>;
+  /**
+   * A ServiceAccount, or undefined when it does not exist.
+   *
+   * @throws {PolicySourceError} when it cannot be read.
+   */
+  serviceAccount(namespace: string, name: string): Promise<ServiceAccountData | undefined>;
+}
+
+/** Decodes one base64 data entry of a Secret as UTF-8; undefined when absent or not base64. */
+export function secretText(secret: SecretData, key: string): string | undefined {
+  const value = secret.data?.[key];
+  if (typeof value !== "string") return undefined;
+  try {
+    const binary = atob(value.replace(/\s+/g, ""));
+    return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The namespace label that exempts a namespace: `key=value`. */
+export interface ExemptLabel {
+  readonly key: string;
+  readonly value: string;
+}
+
+/** The default exemption label: `toolkit.dev/image-security=exempt`. */
+export const DEFAULT_EXEMPT_LABEL: ExemptLabel = {
+  key: "toolkit.dev/image-security",
+  value: "exempt",
+};
+
+const LABEL_KEY =
+  /^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+
+/**
+ * Parses `key=value` into a label, or returns undefined for `""` (no label exempts).
+ *
+ * @throws {UsageError} when the text is not a valid `key=value` label.
+ */
+export function parseExemptLabel(text: string): ExemptLabel | undefined {
+  if (text === "") return undefined;
+  const eq = text.indexOf("=");
+  const key = eq < 0 ? text : text.slice(0, eq);
+  const value = eq < 0 ? "" : text.slice(eq + 1);
+  if (
+    eq < 0 || !LABEL_KEY.test(key) || key.length > 316 || !LABEL_VALUE.test(value) ||
+    value.length > 63
+  ) {
+    throw new UsageError(
+      `Cannot use exemption label "${text}": expected KEY=VALUE with a valid label key and value`,
+    );
+  }
+  return { key, value };
+}

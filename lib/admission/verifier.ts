@@ -1,0 +1,433 @@
+/**
+ * Checks one image against the repository policy chosen for it, the way Portieris's `simple`
+ * policies do (containers/image semantics), and returns a verdict:
+ *
+ * 1. A policy with no `simple` requirements admits the image without checks (and without
+ *    pinning it). An enabled `trust` or `vulnerability` policy denies: toolkit does not
+ *    implement Notary v1 or IBM Vulnerability Advisor, and never treats them as satisfied.
+ * 2. A `reject` requirement denies.
+ * 3. The tag is resolved to the manifest digest through the registry client, with the
+ *    workload's pull credentials (resolutions are cached for a short time, per credentials).
+ * 4. Signatures are read from `storeURL` when the policy sets one, else from the registry's
+ *    signature extension when the registry advertises it, else from the registries.d lookaside.
+ * 5. Every `signedBy` requirement must be met by one signature that verifies with one of the
+ *    keys of its Secret, for that digest, under its `signedIdentity` rule.
+ *
+ * Verified verdicts are cached by digest, image reference, key fingerprints and identity rules,
+ * with a TTL and a size bound; failures are never cached. Concurrent checks of the same image
+ * share one verification.
+ *
+ * @module
+ */
+import {
+  formatReference,
+  type ImageReference,
+  repositoryName,
+  withDefaultTag,
+} from "../image/mod.ts";
+import type { PolicyMatch, Requirement } from "../policy/mod.ts";
+import {
+  createExtensionSignatureStore,
+  createRegistryClient,
+  createTokenCache,
+  type FetchFunction,
+  type RegistryClient,
+  RegistryError,
+  type RetryPolicy,
+  type TokenCache,
+} from "../registry/mod.ts";
+import { type IdentityRule, parseIdentityRule, verifySignature } from "../signature/mod.ts";
+import {
+  lookasideStore,
+  lookasideStoreFor,
+  type RegistriesD,
+  type SignatureStore,
+} from "../sigstore/mod.ts";
+import { SingleFlight, TtlCache } from "./cache.ts";
+import type { PullCredentials } from "./credentials.ts";
+import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from "./errors.ts";
+import { KeyStore, type TrustedKeys } from "./keys.ts";
+import { type PolicySource, secretText } from "./source.ts";
+
+/** The outcome of checking one image. */
+export type ImageVerdict =
+  | {
+    readonly allowed: true;
+    /** The verified digest, when the image was resolved (then it may be pinned). */
+    readonly digest?: string | undefined;
+    /** Fingerprints of the keys whose signatures were accepted. */
+    readonly signers?: readonly string[];
+    /** True when the verdict came from the cache. */
+    readonly cached?: boolean;
+  }
+  | {
+    readonly allowed: false;
+    /** Why, without the `policy denied the request: ` prefix. */
+    readonly reason: string;
+    /** `policy`: the image does not satisfy the policy; `error`: it could not be checked. */
+    readonly cause: "policy" | "error";
+    /** The digest, when it was resolved. */
+    readonly digest?: string | undefined;
+  };
+
+/** One image to check. */
+export interface VerifyTask {
+  /** The image, parsed and normalised. */
+  readonly reference: ImageReference;
+  /** The policy chosen for it. */
+  readonly match: PolicyMatch;
+  /** The workload's namespace. */
+  readonly namespace: string;
+  /** The workload's pull credentials, read when the registry is first needed. */
+  readonly credentials: () => Promise<PullCredentials>;
+}
+
+/** Checks images against policies. */
+export interface ImageVerifier {
+  /**
+   * Checks one image; resolves with a verdict (failures are denials). `signal` is the review's
+   * deadline: the caller stops waiting when it aborts, while work shared with other reviews
+   * goes on to its own deadline.
+   */
+  verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict>;
+}
+
+/** Receives counts for metrics. */
+export interface VerifierObserver {
+  /** A verified verdict was found in the cache. */
+  cacheHit?(): void;
+  /** A signed image had to be verified. */
+  cacheMiss?(): void;
+  /** A registry (or signature store) request failed. */
+  registryError?(error: unknown): void;
+}
+
+/** How the verifier reaches registries and stores, and how it caches. */
+export interface VerifierOptions {
+  /** Secrets (keys, pull and store credentials). */
+  readonly source: PolicySource;
+  /**
+   * The namespace of key Secrets of a ClusterImagePolicy requirement without
+   * `keySecretNamespace`: the controller's own namespace, which workload owners cannot write.
+   */
+  readonly clusterKeyNamespace: string;
+  /** Registries reached over plain HTTP (`host[:port]`). */
+  readonly insecureRegistries?: readonly string[];
+  /** The fetch for registries and HTTP stores (one with custom CAs, in tests a loopback one). */
+  readonly fetch?: FetchFunction;
+  /** registries.d configuration: lookaside stores by registry scope. */
+  readonly registriesD?: RegistriesD | undefined;
+  /** The time one registry request may take. @default 5000 */
+  readonly requestTimeoutMs?: number;
+  /** Registry retries. @default 2 retries from 100 ms */
+  readonly retry?: Partial<RetryPolicy>;
+  /** The most time one verification may take (shared by the reviews that wait on it). */
+  readonly flightTimeoutMs: number;
+  /** Verified verdicts: lifetime and bound. */
+  readonly verdictCache: { readonly ttlMs: number; readonly maxEntries: number };
+  /** Tag → digest resolutions: lifetime and bound. */
+  readonly digestCache: { readonly ttlMs: number; readonly maxEntries: number };
+  /** The clock in milliseconds (cache expiry). @default `Date.now` */
+  readonly now?: () => number;
+  /** The time signatures and keys must be valid at. @default `() => new Date(now())` */
+  readonly clock?: () => Date;
+  /** Counts for metrics. */
+  readonly observer?: VerifierObserver;
+}
+
+/** The prefix of every denial reason. */
+export const DENIAL_PREFIX = "policy denied the request: ";
+/** containers/image's text for an image with no signature at all. */
+export const NO_SIGNATURE = "A signature was required, but no signature exists";
+
+interface RequirementPlan {
+  readonly requirement: Requirement;
+  readonly keys: TrustedKeys;
+  readonly rule: IdentityRule;
+  readonly ruleId: string;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function deny(reason: string, cause: "policy" | "error", digest?: string): ImageVerdict {
+  return { allowed: false, reason, cause, ...(digest ? { digest } : {}) };
+}
+
+/** Creates the verifier. */
+export function createImageVerifier(options: VerifierOptions): ImageVerifier {
+  const now = options.now ?? Date.now;
+  const clock = options.clock ?? (() => new Date(now()));
+  const keyStore = new KeyStore(options.source);
+  const verdicts = new TtlCache<string, { signers: readonly string[] }>({
+    ...options.verdictCache,
+    now,
+  });
+  const digests = new TtlCache<string, string>({ ...options.digestCache, now });
+  const clients = new TtlCache<string, RegistryClient>({ ttlMs: 10 * 60_000, maxEntries: 64, now });
+  const tokens: TokenCache = createTokenCache(now);
+  const resolving = new SingleFlight<string, string>();
+  const verifying = new SingleFlight<string, ImageVerdict>();
+  const rules = new Map<string, { rule: IdentityRule; id: string }>();
+  const observer = options.observer ?? {};
+
+  function clientFor(credentials: PullCredentials): RegistryClient {
+    let client = clients.get(credentials.id);
+    if (client === undefined) {
+      client = createRegistryClient({
+        credentials: credentials.store,
+        insecureRegistries: options.insecureRegistries ?? [],
+        tokenCache: tokens,
+        timeoutMs: options.requestTimeoutMs ?? 5000,
+        retry: { maxRetries: 2, baseDelayMs: 100, maxDelayMs: 1000, ...options.retry },
+        now,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      });
+      clients.set(credentials.id, client);
+    }
+    return client;
+  }
+
+  function identityRule(requirement: Requirement): { rule: IdentityRule; id: string } {
+    const raw = requirement.signedIdentity;
+    const text = raw === undefined ? "" : JSON.stringify(raw);
+    let parsed = rules.get(text);
+    if (parsed === undefined) {
+      let rule: IdentityRule;
+      try {
+        rule = parseIdentityRule(raw);
+      } catch (error) {
+        throw new PolicyConfigError(errorMessage(error), { cause: error });
+      }
+      parsed = { rule, id: JSON.stringify(rule) };
+      if (rules.size > 1024) rules.clear();
+      rules.set(text, parsed);
+    }
+    return parsed;
+  }
+
+  function keyNamespace(task: VerifyTask, requirement: Requirement): string {
+    if (requirement.keySecretNamespace) return requirement.keySecretNamespace;
+    if (task.match.kind === "ImagePolicy") return task.match.namespace ?? task.namespace;
+    return options.clusterKeyNamespace;
+  }
+
+  async function plan(task: VerifyTask, requirements: readonly Requirement[]) {
+    return await Promise.all(requirements.map(async (requirement): Promise<RequirementPlan> => {
+      if (!requirement.keySecret) {
+        throw new PolicyConfigError(
+          `Cannot use ${task.match.source}: a signedBy requirement of "${task.match.pattern}" has no keySecret`,
+        );
+      }
+      const keys = await keyStore.keys(keyNamespace(task, requirement), requirement.keySecret);
+      const { rule, id } = identityRule(requirement);
+      return { requirement, keys, rule, ruleId: id };
+    }));
+  }
+
+  async function resolveDigest(task: VerifyTask, credentials: PullCredentials): Promise<string> {
+    const ref = task.reference;
+    if (ref.digest !== undefined) return ref.digest;
+    const text = formatReference(withDefaultTag(ref));
+    const key = `${credentials.id}|${text}`;
+    const cached = digests.get(key);
+    if (cached !== undefined) return cached;
+    const flight = resolving.run(key, async () => {
+      using deadline = startDeadline(options.flightTimeoutMs);
+      const digest = await clientFor(credentials).resolveDigest(withDefaultTag(ref), {
+        signal: deadline.signal,
+      });
+      digests.set(key, digest);
+      return digest;
+    });
+    return await flight;
+  }
+
+  async function storeFor(
+    task: VerifyTask,
+    credentials: PullCredentials,
+    digestRef: ImageReference,
+    signal: AbortSignal,
+  ): Promise<{ store: SignatureStore | undefined; where: string }> {
+    const simple = task.match.policy.simple;
+    if (simple?.storeURL) {
+      let fetchFn: typeof fetch | undefined = options.fetch as typeof fetch | undefined;
+      if (simple.storeSecret) {
+        const secret = await options.source.secret(task.namespace, simple.storeSecret);
+        const username = secret && secretText(secret, "username");
+        const password = secret && secretText(secret, "password");
+        if (username === undefined || password === undefined) {
+          throw new PolicyConfigError(
+            `Cannot use store Secret "${task.namespace}/${simple.storeSecret}": ${
+              secret ? 'it needs "username" and "password" entries' : "it does not exist"
+            }`,
+          );
+        }
+        const base = fetchFn ?? fetch;
+        const authorization = `Basic ${btoa(`${username}:${password}`)}`;
+        fetchFn = (input, init) => {
+          const headers = new Headers(init?.headers);
+          headers.set("authorization", authorization);
+          return base(input, { ...init, headers });
+        };
+      }
+      let readBase: URL;
+      try {
+        readBase = new URL(simple.storeURL);
+      } catch (error) {
+        throw new PolicyConfigError(
+          `Cannot use storeURL "${simple.storeURL}": not a URL`,
+          { cause: error },
+        );
+      }
+      return {
+        store: lookasideStore({
+          readBase,
+          timeoutMs: options.requestTimeoutMs ?? 5000,
+          ...(fetchFn ? { fetch: fetchFn } : {}),
+        }),
+        where: `storeURL ${simple.storeURL}`,
+      };
+    }
+    const client = clientFor(credentials);
+    const ping = await client.ping(task.reference.domain, { signal });
+    if (ping.supportsSignatures) {
+      const extension = createExtensionSignatureStore(client, { signal });
+      return {
+        store: {
+          readSignatures: async (ref, digest) => {
+            try {
+              return await extension.readSignatures(ref, digest);
+            } catch (error) {
+              // A registry with the extension answers 404 for a digest it has no signatures of.
+              if (error instanceof RegistryError && error.status === 404) return [];
+              throw error;
+            }
+          },
+          writeSignature: extension.writeSignature,
+        },
+        where: `the signature extension of ${task.reference.domain}`,
+      };
+    }
+    if (options.registriesD) {
+      const store = lookasideStoreFor(options.registriesD, digestRef, {
+        timeoutMs: options.requestTimeoutMs ?? 5000,
+        ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
+      });
+      if (store) return { store, where: "the registries.d lookaside" };
+    }
+    return { store: undefined, where: "no signature store" };
+  }
+
+  async function verifySignatures(
+    task: VerifyTask,
+    credentials: PullCredentials,
+    digest: string,
+    plans: readonly RequirementPlan[],
+    signal: AbortSignal,
+  ): Promise<ImageVerdict> {
+    const digestRef: ImageReference = { ...task.reference, digest };
+    const { store } = await storeFor(task, credentials, digestRef, signal);
+    const signatures = store ? await store.readSignatures(digestRef, digest) : [];
+    if (signatures.length === 0) return deny(NO_SIGNATURE, "policy", digest);
+    const reference = withDefaultTag(task.reference);
+    const signers: string[] = [];
+    for (const plan of plans) {
+      const reasons: string[] = [];
+      let accepted: string | undefined;
+      for (const signature of signatures) {
+        const result = await verifySignature({
+          signature,
+          publicKeys: plan.keys.keys,
+          expected: { manifestDigest: digest, reference },
+          identityRule: plan.rule,
+          clock,
+        });
+        if (result.verified) {
+          accepted = result.keyFingerprint;
+          break;
+        }
+        reasons.push(result.reason);
+      }
+      if (accepted === undefined) {
+        return deny(
+          `None of the signatures were accepted, reasons: ${[...new Set(reasons)].join("; ")}`,
+          "policy",
+          digest,
+        );
+      }
+      signers.push(accepted);
+    }
+    return { allowed: true, digest, signers };
+  }
+
+  async function verifySigned(
+    task: VerifyTask,
+    requirements: readonly Requirement[],
+  ): Promise<ImageVerdict> {
+    // The review's deadline bounds the wait (the evaluator races it). Registry work is shared
+    // by the reviews that need it and runs to its own deadline, flightTimeoutMs.
+    const credentials = await task.credentials();
+    const digest = await resolveDigest(task, credentials);
+    const signedBy = requirements.filter((r) => r.type === "signedBy");
+    if (signedBy.length === 0) return { allowed: true, digest }; // insecureAcceptAnything
+    const plans = await plan(task, signedBy);
+    const identity = formatReference(withDefaultTag(task.reference));
+    const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}`;
+    const cached = verdicts.get(key);
+    if (cached !== undefined) {
+      observer.cacheHit?.();
+      return { allowed: true, digest, signers: cached.signers, cached: true };
+    }
+    observer.cacheMiss?.();
+    const flight = verifying.run(key, async () => {
+      using deadline = startDeadline(options.flightTimeoutMs);
+      const verdict = await raceSignal(
+        verifySignatures(task, credentials, digest, plans, deadline.signal),
+        deadline.signal,
+      );
+      if (verdict.allowed) verdicts.set(key, { signers: verdict.signers ?? [] });
+      return verdict;
+    });
+    return await flight;
+  }
+
+  async function verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict> {
+    const policy = task.match.policy;
+    const image = formatReference(task.reference);
+    if (policy.trust?.enabled) {
+      return deny(
+        `${task.match.source} requires Docker Content Trust (trust.enabled), which toolkit does not support: use simple signing`,
+        "policy",
+      );
+    }
+    if (policy.vulnerability?.ICCRVA?.enabled) {
+      return deny(
+        `${task.match.source} requires IBM Vulnerability Advisor (vulnerability.ICCRVA.enabled), which toolkit does not support`,
+        "policy",
+      );
+    }
+    const requirements = policy.simple?.requirements ?? [];
+    if (requirements.length === 0) return { allowed: true };
+    if (requirements.some((r) => r.type === "reject")) {
+      return deny(`Running image docker://${image} is rejected by policy.`, "policy");
+    }
+    try {
+      return await verifySigned(task, requirements);
+    } catch (error) {
+      if (signal?.aborted && error === signal.reason) throw error;
+      if (!(error instanceof PolicyConfigError) && !(error instanceof PolicySourceError)) {
+        observer.registryError?.(error);
+      }
+      return deny(errorMessage(error), "error");
+    }
+  }
+
+  return { verify };
+}
+
+/** `docker.io/library/nginx@sha256:…`: the image pinned to a digest. */
+export function pinnedReference(reference: ImageReference, digest: string): string {
+  return `${repositoryName(reference)}@${digest}`;
+}

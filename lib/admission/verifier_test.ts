@@ -1,0 +1,268 @@
+/**
+ * The verifier against the real distribution registry, with images pushed and signed by the
+ * real skopeo and gpg (simple signing into a lookaside directory).
+ */
+import assert from "node:assert/strict";
+import { parseReference } from "../image/mod.ts";
+import type { ImagePolicy, PolicyMatch, RepositoryPolicy } from "../policy/mod.ts";
+import { loadRegistriesD } from "../sigstore/mod.ts";
+import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
+import { pullCredentials } from "./credentials.ts";
+import { filePolicySource, type PolicyDocuments } from "./file_source.ts";
+import type { SecretData } from "./source.ts";
+import {
+  createImageVerifier,
+  type ImageVerdict,
+  NO_SIGNATURE,
+  type VerifierOptions,
+} from "./verifier.ts";
+
+const b64 = (s: string) => btoa(s);
+
+function keySecret(name: string, namespace: string, armored: string): SecretData {
+  return { metadata: { name, namespace, resourceVersion: "1" }, data: { key: b64(armored) } };
+}
+
+function pullSecret(name: string, registry: string, user: string, password: string): SecretData {
+  const config = JSON.stringify({ auths: { [registry]: { auth: b64(`${user}:${password}`) } } });
+  return {
+    metadata: { name, namespace: "dev", resourceVersion: "1" },
+    type: "kubernetes.io/dockerconfigjson",
+    data: { ".dockerconfigjson": b64(config) },
+  };
+}
+
+function match(
+  policy: RepositoryPolicy,
+  kind: ImagePolicy["kind"] = "ClusterImagePolicy",
+): PolicyMatch {
+  return {
+    policy,
+    pattern: "*",
+    source: `${kind} "p"`,
+    kind,
+    name: "p",
+    namespace: kind === "ImagePolicy" ? "dev" : undefined,
+  };
+}
+
+const signedBy = (keySecret: string, extra: Record<string, unknown> = {}): RepositoryPolicy => ({
+  simple: { requirements: [{ type: "signedBy", keySecret, ...extra }] },
+});
+
+Deno.test({
+  name: "createImageVerifier() checks simple signatures against a real registry",
+  ignore: e2eSkipReason(["docker-registry", "gpg", "skopeo", "htpasswd"]) !== undefined,
+  fn: async (t) => {
+    await using registry = await startRegistry();
+    await using locked = await startRegistry({ auth: { username: "u", password: "p4ss" } });
+    await using gpg = await startGpg();
+    const signer = await gpg.generateKey({ type: "ed25519" });
+    const other = await gpg.generateKey({ type: "ed25519" });
+    const signedRef = `${registry.host}/team/app:1`;
+    const signedDigest = await gpg.pushImage(signedRef, { signBy: signer.fingerprint });
+    const unsignedRef = `${registry.host}/team/plain:1`;
+    const unsignedDigest = await gpg.pushImage(unsignedRef, { content: "unsigned" });
+    const lockedRef = `${locked.host}/team/private:1`;
+    await gpg.pushImage(lockedRef, { signBy: signer.fingerprint, creds: "u:p4ss", content: "p" });
+
+    let documents: PolicyDocuments = {
+      policies: [],
+      secrets: [
+        keySecret("signer", "toolkit-system", signer.publicKeyArmored),
+        keySecret("other", "toolkit-system", other.publicKeyArmored),
+        keySecret("dev-signer", "dev", signer.publicKeyArmored),
+        pullSecret("regcred", locked.host, "u", "p4ss"),
+      ],
+      serviceAccounts: [],
+      namespaces: [],
+    };
+    const source = filePolicySource(documents);
+    const counts = { hits: 0, misses: 0, errors: 0 };
+    let now = 1_000_000;
+    const options: VerifierOptions = {
+      source,
+      clusterKeyNamespace: "toolkit-system",
+      insecureRegistries: [registry.host, locked.host],
+      registriesD: await loadRegistriesD(gpg.registriesD),
+      flightTimeoutMs: 10_000,
+      verdictCache: { ttlMs: 60_000, maxEntries: 100 },
+      digestCache: { ttlMs: 30_000, maxEntries: 100 },
+      now: () => now,
+      clock: () => new Date(),
+      retry: { maxRetries: 0 },
+      observer: {
+        cacheHit: () => counts.hits++,
+        cacheMiss: () => counts.misses++,
+        registryError: () => counts.errors++,
+      },
+    };
+    let verifier = createImageVerifier(options);
+    const verify = (
+      image: string,
+      policy: RepositoryPolicy,
+      pull: string[] = [],
+      kind?: ImagePolicy["kind"],
+    ) =>
+      verifier.verify({
+        reference: parseReference(image),
+        match: match(policy, kind),
+        namespace: "dev",
+        credentials: () => pullCredentials(source, "dev", pull, "default"),
+      });
+    const denied = (verdict: ImageVerdict) => {
+      assert.equal(verdict.allowed, false, JSON.stringify(verdict));
+      return verdict.allowed ? "" : verdict.reason;
+    };
+
+    await t.step("admits a signed image and returns its digest, then from the cache", async () => {
+      const first = await verify(signedRef, signedBy("signer"));
+      assert.deepEqual(first, {
+        allowed: true,
+        digest: signedDigest,
+        signers: [signer.fingerprint],
+      });
+      const second = await verify(signedRef, signedBy("signer"));
+      assert.equal(second.allowed && second.cached, true);
+      assert.deepEqual([counts.misses, counts.hits], [1, 1]);
+    });
+
+    await t.step("verifies again once the cached verdict expires", async () => {
+      now += 61_000;
+      const verdict = await verify(signedRef, signedBy("signer"));
+      assert.equal(verdict.allowed && !verdict.cached, true);
+    });
+
+    await t.step("accepts a digest reference to the signed manifest", async () => {
+      const byDigest = `${registry.host}/team/app@${signedDigest}`;
+      assert.equal((await verify(byDigest, signedBy("signer"))).allowed, true);
+    });
+
+    await t.step("denies an unsigned image with containers/image's message", async () => {
+      const verdict = await verify(unsignedRef, signedBy("signer"));
+      assert.equal(denied(verdict), NO_SIGNATURE);
+      assert.equal(!verdict.allowed && verdict.digest, unsignedDigest);
+    });
+
+    await t.step("denies a signature by a key that is not trusted", async () => {
+      assert.match(
+        denied(await verify(signedRef, signedBy("other"))),
+        /^None of the signatures were accepted, reasons: signature made by an unknown key/,
+      );
+    });
+
+    await t.step("applies the signedIdentity rule", async () => {
+      const rule = {
+        signedIdentity: {
+          type: "matchExactReference",
+          dockerReference: `${registry.host}/team/other:1`,
+        },
+      };
+      assert.match(
+        denied(await verify(signedRef, signedBy("signer", rule))),
+        /does not match the required reference/,
+      );
+      const repo = {
+        signedIdentity: {
+          type: "matchExactRepository",
+          dockerRepository: `${registry.host}/team/app`,
+        },
+      };
+      assert.equal(
+        (await verify(`${registry.host}/team/app:1`, signedBy("signer", repo))).allowed,
+        true,
+      );
+    });
+
+    await t.step("takes a ClusterImagePolicy's keys from the controller's namespace", async () => {
+      // "dev-signer" exists only in the workload's namespace.
+      assert.match(
+        denied(await verify(signedRef, signedBy("dev-signer"))),
+        /key Secret "toolkit-system\/dev-signer": it does not exist/,
+      );
+      assert.equal(
+        (await verify(signedRef, signedBy("dev-signer"), [], "ImagePolicy")).allowed,
+        true,
+      );
+      assert.equal(
+        (await verify(signedRef, signedBy("dev-signer", { keySecretNamespace: "dev" }))).allowed,
+        true,
+      );
+    });
+
+    await t.step("reads signatures from storeURL when the policy sets one", async () => {
+      // A verified verdict does not depend on where the signature was found: start uncached.
+      verifier = createImageVerifier(options);
+      const policy = (storeURL: string): RepositoryPolicy => ({
+        simple: { storeURL, requirements: [{ type: "signedBy", keySecret: "signer" }] },
+      });
+      assert.equal(
+        (await verify(
+          `${registry.host}/team/app@${signedDigest}`,
+          policy(`file://${gpg.sigstore}`),
+        )).allowed,
+        true,
+      );
+      const empty = await Deno.makeTempDir();
+      try {
+        verifier = createImageVerifier(options);
+        assert.equal(
+          denied(
+            await verify(`${registry.host}/team/app@${signedDigest}`, policy(`file://${empty}`)),
+          ),
+          NO_SIGNATURE,
+        );
+      } finally {
+        await Deno.remove(empty, { recursive: true });
+      }
+    });
+
+    await t.step(
+      "applies reject, insecureAcceptAnything, an empty policy and unsupported kinds",
+      async () => {
+        assert.match(
+          denied(await verify(signedRef, { simple: { requirements: [{ type: "reject" }] } })),
+          /^Running image docker:\/\/.* is rejected by policy\.$/,
+        );
+        assert.deepEqual(
+          await verify(unsignedRef, {
+            simple: { requirements: [{ type: "insecureAcceptAnything" }] },
+          }),
+          { allowed: true, digest: unsignedDigest },
+        );
+        assert.deepEqual(await verify("quay.io/not/contacted", {}), { allowed: true });
+        assert.match(
+          denied(await verify(signedRef, { trust: { enabled: true } })),
+          /Docker Content Trust/,
+        );
+      },
+    );
+
+    await t.step("uses the workload's pull secret for a registry behind htpasswd", async () => {
+      assert.match(
+        denied(await verify(lockedRef, signedBy("signer"))),
+        /401|UNAUTHORIZED|unauthorized/i,
+      );
+      assert.equal((await verify(lockedRef, signedBy("signer"), ["regcred"])).allowed, true);
+    });
+
+    await t.step("denies when the registry cannot be reached", async () => {
+      const before = counts.errors;
+      const verdict = await verify("127.0.0.1:1/team/app:1", signedBy("signer"));
+      assert.equal(!verdict.allowed && verdict.cause, "error");
+      assert.equal(counts.errors, before + 1);
+    });
+
+    await t.step("a changed key Secret is used at once", async () => {
+      documents = {
+        ...documents,
+        secrets: [
+          keySecret("signer", "toolkit-system", other.publicKeyArmored),
+          ...documents.secrets.slice(1),
+        ],
+      };
+      source.replace(documents);
+      assert.match(denied(await verify(signedRef, signedBy("signer"))), /unknown key/);
+    });
+  },
+});

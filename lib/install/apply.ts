@@ -1,0 +1,449 @@
+/**
+ * Applying, inspecting and removing an installation with server-side apply (field manager
+ * `toolkit`, forced): an object whose `resourceVersion` does not move was unchanged, so a
+ * second `enable` reports every object unchanged.
+ *
+ * @module
+ */
+import { ToolkitError } from "../errors.ts";
+import { FIELD_MANAGER, type KubeClient } from "../kube/client.ts";
+import { isStatus, KubeApiError } from "../kube/errors.ts";
+import {
+  describeObject,
+  type KubeObject,
+  resourcePath,
+  type ResourceType,
+} from "../kube/resources.ts";
+import { API_GROUP } from "../policy/crds.ts";
+import { installManifests } from "./manifests.ts";
+import {
+  type InstallOptions,
+  MANAGED_BY_LABEL,
+  serviceDnsName,
+  TLS_SECRET_NAME,
+  WEBHOOK_CONFIGURATION_NAME,
+  WEBHOOK_NAME,
+} from "./options.ts";
+import { DEFAULT_POLICY_NAMES } from "./policies.ts";
+import {
+  caBundle,
+  decodeBase64Text,
+  ensureTls,
+  readCertificate,
+  tlsSecretManifest,
+} from "./tls.ts";
+import { RELEASE_KEY_SECRET_NAME } from "./options.ts";
+
+/** An installation step failed. */
+export class InstallError extends ToolkitError {
+  /** Creates the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "InstallError";
+  }
+}
+
+const TYPES: Record<string, ResourceType> = Object.fromEntries(
+  ([
+    ["", "v1", "namespaces", "Namespace", false],
+    ["", "v1", "serviceaccounts", "ServiceAccount", true],
+    ["", "v1", "secrets", "Secret", true],
+    ["", "v1", "services", "Service", true],
+    ["apps", "v1", "deployments", "Deployment", true],
+    ["policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true],
+    ["rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false],
+    ["rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false],
+    ["apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false],
+    [
+      "admissionregistration.k8s.io",
+      "v1",
+      "mutatingwebhookconfigurations",
+      "MutatingWebhookConfiguration",
+      false,
+    ],
+    [API_GROUP, "v1", "clusterimagepolicies", "ClusterImagePolicy", false],
+    [API_GROUP, "v1", "imagepolicies", "ImagePolicy", true],
+    ["cert-manager.io", "v1", "issuers", "Issuer", true],
+    ["cert-manager.io", "v1", "certificates", "Certificate", true],
+  ] as const).map(([group, version, plural, kind, namespaced]) => [
+    kind,
+    { group, version, plural, kind, namespaced },
+  ]),
+);
+
+/** The resource type of an installed kind. */
+export function installedType(kind: string): ResourceType {
+  const type = TYPES[kind];
+  if (!type) throw new InstallError(`Cannot install "${kind}": not a kind toolkit installs`);
+  return type;
+}
+
+/** What happened to one object. */
+export interface AppliedObject {
+  /** `Deployment "toolkit-system/toolkit-webhook"`. */
+  readonly object: string;
+  /** `created`, `configured`, `unchanged`, or `deleted`/`absent` when removing. */
+  readonly outcome: "created" | "configured" | "unchanged" | "deleted" | "absent";
+}
+
+function describe(object: KubeObject): string {
+  const type = installedType(object.kind ?? "");
+  return describeObject(type, object.metadata.namespace, object.metadata.name);
+}
+
+/** Server-side applies one object and says whether it changed. */
+export async function applyOne(client: KubeClient, object: KubeObject): Promise<AppliedObject> {
+  const type = installedType(object.kind ?? "");
+  const { namespace, name } = object.metadata;
+  const before = await client.read(type, namespace, name);
+  const after = await client.request<KubeObject>("PATCH", resourcePath(type, namespace, name), {
+    query: { fieldManager: FIELD_MANAGER, force: "true" },
+    body: object,
+    contentType: "application/apply-patch+yaml",
+    action: `apply ${describe(object)}`,
+  });
+  const outcome = before === undefined
+    ? "created"
+    : before.metadata.resourceVersion === after.metadata.resourceVersion
+    ? "unchanged"
+    : "configured";
+  return { object: describe(object), outcome };
+}
+
+/** Applies objects in order. */
+export async function applyManifests(
+  client: KubeClient,
+  objects: readonly KubeObject[],
+): Promise<AppliedObject[]> {
+  const results: AppliedObject[] = [];
+  let crdsPending: string[] = [];
+  for (const object of objects) {
+    if (object.kind !== "CustomResourceDefinition" && crdsPending.length > 0) {
+      for (const name of crdsPending) await waitEstablished(client, name);
+      crdsPending = [];
+    }
+    results.push(await applyOne(client, object));
+    if (object.kind === "CustomResourceDefinition") crdsPending.push(object.metadata.name);
+  }
+  return results;
+}
+
+/** Waits until the API server serves a CRD's resource (at most about 30 s). */
+async function waitEstablished(client: KubeClient, name: string): Promise<void> {
+  const type = installedType("CustomResourceDefinition");
+  for (let attempt = 0; attempt < 150; attempt++) {
+    const crd = await client.read(type, undefined, name) as
+      | KubeObject & { status?: { conditions?: { type: string; status: string }[] } }
+      | undefined;
+    if (crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new InstallError(`Cannot install the CRD "${name}": it was not established within 30s`);
+}
+
+/** Lists, retrying while the API server's storage for a new CRD is still starting (503). */
+async function listWhenReady(client: KubeClient, type: ResourceType): Promise<KubeObject[]> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await client.list(type, undefined);
+    } catch (error) {
+      const retry = error instanceof KubeApiError && (error.status >= 500 || error.status === 429);
+      if (!retry || attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** Options of {@link prepareInstall}. */
+export interface PrepareOptions {
+  /** The current time. */
+  readonly now: Date;
+  /** Make a new certificate even if the installed one is good. */
+  readonly renewTls?: boolean;
+}
+
+/** The objects to apply and, when one was made, why the certificate is new. */
+export interface PreparedInstall {
+  /** Every object, in order. */
+  readonly objects: KubeObject[];
+  /** Why a certificate was made, or undefined when the installed one is kept. */
+  readonly tlsRenewed: string | undefined;
+}
+
+/**
+ * Builds the objects of an installation, keeping the installed certificate when it is good
+ * (read through `client`; without a client a new one is made, as for `--dry-run`).
+ */
+export async function prepareInstall(
+  client: KubeClient | undefined,
+  options: InstallOptions,
+  prepare: PrepareOptions,
+): Promise<PreparedInstall> {
+  if (options.tlsMode === "cert-manager") {
+    return { objects: installManifests(options, undefined), tlsRenewed: undefined };
+  }
+  const existing = client
+    ? await client.read(installedType("Secret"), options.namespace, TLS_SECRET_NAME)
+    : undefined;
+  const ensured = await ensureTls(existing, {
+    dnsNames: [serviceDnsName(options), ...(webhookUrlHost(options) ?? [])],
+    now: prepare.now,
+    force: prepare.renewTls ?? false,
+  });
+  return {
+    objects: installManifests(options, ensured),
+    tlsRenewed: ensured.renewed,
+  };
+}
+
+function webhookUrlHost(options: InstallOptions): string[] | undefined {
+  if (!options.webhookUrl) return undefined;
+  try {
+    return [new URL(options.webhookUrl).hostname.replace(/^\[|\]$/g, "")];
+  } catch (error) {
+    throw new InstallError(`Cannot use the webhook URL "${options.webhookUrl}": not a URL`, {
+      cause: error,
+    });
+  }
+}
+
+/** The state of an installation. */
+export interface InstallStatus {
+  /** The controller's namespace. */
+  readonly namespace: string;
+  /** Whether the webhook configuration exists (enforcement is on). */
+  readonly enabled: boolean;
+  /** The installed objects and whether each exists. */
+  readonly objects: readonly { object: string; present: boolean }[];
+  /** The Deployment's replicas: wanted and ready. */
+  readonly replicas?: { desired: number; ready: number };
+  /** The image the Deployment runs. */
+  readonly image?: string;
+  /** Where the API server sends reviews: the Service or a URL. */
+  readonly endpoint?: string;
+  /** The serving certificate's expiry. */
+  readonly certificate?: { notAfter: string; daysLeft: number; names: readonly string[] };
+  /** Policy names by namespace (`""` for ClusterImagePolicies). */
+  readonly policies: Record<string, string[]>;
+}
+
+/** Reads what is installed. */
+export async function installationStatus(
+  client: KubeClient,
+  namespace: string,
+  now: Date,
+): Promise<InstallStatus> {
+  const wanted: [string, string | undefined, string][] = [
+    ["Namespace", undefined, namespace],
+    ["CustomResourceDefinition", undefined, `clusterimagepolicies.${API_GROUP}`],
+    ["CustomResourceDefinition", undefined, `imagepolicies.${API_GROUP}`],
+    ["ServiceAccount", namespace, WEBHOOK_NAME],
+    ["ClusterRole", undefined, WEBHOOK_NAME],
+    ["ClusterRoleBinding", undefined, WEBHOOK_NAME],
+    ["Secret", namespace, TLS_SECRET_NAME],
+    ["Secret", namespace, RELEASE_KEY_SECRET_NAME],
+    ["Deployment", namespace, WEBHOOK_NAME],
+    ["PodDisruptionBudget", namespace, WEBHOOK_NAME],
+    ["Service", namespace, WEBHOOK_NAME],
+    ["MutatingWebhookConfiguration", undefined, WEBHOOK_CONFIGURATION_NAME],
+  ];
+  const objects: { object: string; present: boolean }[] = [];
+  const found: Record<string, KubeObject | undefined> = {};
+  for (const [kind, ns, name] of wanted) {
+    const type = installedType(kind);
+    const object = await client.read(type, ns, name);
+    found[`${kind}/${name}`] = object;
+    objects.push({ object: describeObject(type, ns, name), present: object !== undefined });
+  }
+  const deployment = found[`Deployment/${WEBHOOK_NAME}`] as
+    | {
+      spec?: { replicas?: number; template?: { spec?: { containers?: { image?: string }[] } } };
+      status?: { readyReplicas?: number };
+    }
+    | undefined;
+  const secret = found[`Secret/${TLS_SECRET_NAME}`];
+  let certificate: InstallStatus["certificate"];
+  const crt = (secret?.data as Record<string, string> | undefined)?.["tls.crt"];
+  if (crt) {
+    const info = readCertificate(decodeBase64Text(crt));
+    certificate = {
+      notAfter: info.notAfter.toISOString(),
+      daysLeft: Math.floor((info.notAfter.getTime() - now.getTime()) / 86_400_000),
+      names: info.names,
+    };
+  }
+  const mwc = found[`MutatingWebhookConfiguration/${WEBHOOK_CONFIGURATION_NAME}`] as
+    | {
+      webhooks?: {
+        clientConfig?: {
+          url?: string;
+          service?: { namespace: string; name: string; path?: string };
+        };
+      }[];
+    }
+    | undefined;
+  const clientConfig = mwc?.webhooks?.[0]?.clientConfig;
+  const endpoint = clientConfig?.url ??
+    (clientConfig?.service
+      ? `service ${clientConfig.service.namespace}/${clientConfig.service.name}${
+        clientConfig.service.path ?? ""
+      }`
+      : undefined);
+  const policies: Record<string, string[]> = {};
+  for (const kind of ["ClusterImagePolicy", "ImagePolicy"]) {
+    try {
+      const items = await listWhenReady(client, installedType(kind));
+      for (const item of items) {
+        (policies[item.metadata.namespace ?? ""] ??= []).push(item.metadata.name);
+      }
+    } catch (error) {
+      if (!isStatus(error, 404)) throw error;
+    }
+  }
+  return {
+    namespace,
+    enabled: mwc !== undefined,
+    objects,
+    ...(deployment
+      ? {
+        replicas: {
+          desired: deployment.spec?.replicas ?? 0,
+          ready: deployment.status?.readyReplicas ?? 0,
+        },
+        ...(deployment.spec?.template?.spec?.containers?.[0]?.image
+          ? { image: deployment.spec.template.spec.containers[0].image }
+          : {}),
+      }
+      : {}),
+    ...(endpoint ? { endpoint } : {}),
+    ...(certificate ? { certificate } : {}),
+    policies,
+  };
+}
+
+/** Options of {@link uninstall}. */
+export interface UninstallOptions {
+  /** Also delete the default policies, the CRDs (and with them every policy) and the namespace. */
+  readonly purge?: boolean;
+}
+
+async function deleteOne(
+  client: KubeClient,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+): Promise<AppliedObject> {
+  const type = installedType(kind);
+  const deleted = await client.delete(type, namespace, name);
+  return { object: describeObject(type, namespace, name), outcome: deleted ? "deleted" : "absent" };
+}
+
+/**
+ * Removes an installation, the webhook configuration first (so nothing is sent to a webhook
+ * that is going away). Policies, key Secrets, the namespace and the CRDs stay unless `purge`.
+ */
+export async function uninstall(
+  client: KubeClient,
+  namespace: string,
+  options: UninstallOptions = {},
+): Promise<AppliedObject[]> {
+  const steps: [string, string | undefined, string][] = [
+    ["MutatingWebhookConfiguration", undefined, WEBHOOK_CONFIGURATION_NAME],
+    ["Service", namespace, WEBHOOK_NAME],
+    ["PodDisruptionBudget", namespace, WEBHOOK_NAME],
+    ["Deployment", namespace, WEBHOOK_NAME],
+    ["Secret", namespace, TLS_SECRET_NAME],
+    ["ClusterRoleBinding", undefined, WEBHOOK_NAME],
+    ["ClusterRole", undefined, WEBHOOK_NAME],
+    ["ServiceAccount", namespace, WEBHOOK_NAME],
+  ];
+  const results: AppliedObject[] = [];
+  for (const [kind, ns, name] of steps) results.push(await deleteOne(client, kind, ns, name));
+  for (const kind of ["Issuer", "Certificate"]) {
+    try {
+      results.push(await deleteOne(client, kind, namespace, WEBHOOK_NAME));
+    } catch (error) {
+      if (!isStatus(error, 404)) throw error; // cert-manager is not installed
+    }
+  }
+  if (options.purge) {
+    for (const name of Object.values(DEFAULT_POLICY_NAMES)) {
+      results.push(await deleteOne(client, "ClusterImagePolicy", undefined, name));
+    }
+    results.push(await deleteOne(client, "Secret", namespace, RELEASE_KEY_SECRET_NAME));
+    for (const plural of ["clusterimagepolicies", "imagepolicies"]) {
+      results.push(
+        await deleteOne(client, "CustomResourceDefinition", undefined, `${plural}.${API_GROUP}`),
+      );
+    }
+    results.push(await deleteOne(client, "Namespace", undefined, namespace));
+  }
+  return results;
+}
+
+/** The result of {@link rotateCertificates}. */
+export interface RotateResult {
+  /** The new certificate's expiry. */
+  readonly notAfter: Date;
+  /** The Secret and webhook configuration updates. */
+  readonly objects: AppliedObject[];
+}
+
+/**
+ * Makes a new CA and serving certificate, stores them in the TLS Secret and puts the new CA
+ * (with the previous one while valid) into the webhook configuration's `caBundle`.
+ */
+export async function rotateCertificates(
+  client: KubeClient,
+  namespace: string,
+  now: Date,
+): Promise<RotateResult> {
+  const secretType = installedType("Secret");
+  const existing = await client.read(secretType, namespace, TLS_SECRET_NAME);
+  const mwcType = installedType("MutatingWebhookConfiguration");
+  const mwc = await client.read(mwcType, undefined, WEBHOOK_CONFIGURATION_NAME) as
+    | { webhooks?: { clientConfig?: { url?: string } }[] } & KubeObject
+    | undefined;
+  if (!mwc) {
+    throw new InstallError(
+      `Cannot rotate the certificates of "${namespace}": image signature enforcement is not enabled (no MutatingWebhookConfiguration "${WEBHOOK_CONFIGURATION_NAME}")`,
+    );
+  }
+  if (mwc.metadata.annotations?.["cert-manager.io/inject-ca-from"]) {
+    throw new InstallError(
+      `Cannot rotate the certificates of "${namespace}": cert-manager manages them (delete the Secret "${TLS_SECRET_NAME}" to have cert-manager issue a new one)`,
+    );
+  }
+  const url = mwc.webhooks?.[0]?.clientConfig?.url;
+  const dnsNames = [`${WEBHOOK_NAME}.${namespace}.svc`];
+  if (url) dnsNames.push(new URL(url).hostname.replace(/^\[|\]$/g, ""));
+  const ensured = await ensureTls(existing, { dnsNames, now, force: true });
+  const objects = [await applyOne(client, tlsSecretManifest(namespace, ensured.tls))];
+  const previous = (existing?.data as Record<string, string> | undefined)?.["ca.crt"];
+  const bundle = caBundle(ensured.tls, previous ? decodeBase64Text(previous) : undefined, now);
+  const patch = (mwc.webhooks ?? []).map((_, i) => ({
+    op: "replace",
+    path: `/webhooks/${i}/clientConfig/caBundle`,
+    value: bundle,
+  }));
+  await client.request("PATCH", resourcePath(mwcType, undefined, WEBHOOK_CONFIGURATION_NAME), {
+    body: patch,
+    contentType: "application/json-patch+json",
+    query: { fieldManager: FIELD_MANAGER },
+    action: `update the caBundle of ${
+      describeObject(mwcType, undefined, WEBHOOK_CONFIGURATION_NAME)
+    }`,
+  });
+  objects.push({
+    object: describeObject(mwcType, undefined, WEBHOOK_CONFIGURATION_NAME),
+    outcome: "configured",
+  });
+  return { notAfter: ensured.tls.notAfter, objects };
+}
+
+/** Whether an object was put there by toolkit. */
+export function isManaged(object: KubeObject): boolean {
+  return object.metadata.labels?.[MANAGED_BY_LABEL] === "toolkit";
+}

@@ -1,0 +1,148 @@
+/**
+ * The webhook's workload: the Namespace, the Deployment (three spread replicas, system-critical
+ * priority, locked-down security context, HTTPS probes, the TLS Secret mounted), a
+ * PodDisruptionBudget selecting the pods' real labels, and the Service the API server calls.
+ *
+ * @module
+ */
+import type { KubeObject } from "../kube/resources.ts";
+import {
+  commonLabels,
+  type InstallOptions,
+  selectorLabels,
+  TLS_SECRET_NAME,
+  WEBHOOK_NAME,
+  WEBHOOK_PORT,
+} from "./options.ts";
+
+/** Where the TLS Secret is mounted in the container. */
+export const TLS_MOUNT_PATH = "/etc/toolkit/tls";
+
+/** The controller's Namespace. */
+export function namespaceManifest(options: InstallOptions): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: options.namespace, labels: commonLabels() },
+  };
+}
+
+/** The webhook's command-line arguments. */
+export function webhookArgs(options: InstallOptions): string[] {
+  return [
+    `--port=${WEBHOOK_PORT}`,
+    `--tls-cert-file=${TLS_MOUNT_PATH}/tls.crt`,
+    `--tls-key-file=${TLS_MOUNT_PATH}/tls.key`,
+    `--namespace=${options.namespace}`,
+    `--exempt-namespace-label=${
+      options.exemptLabel ? `${options.exemptLabel.key}=${options.exemptLabel.value}` : ""
+    }`,
+    // Below the webhook's timeoutSeconds, so a slow registry yields a reasoned answer.
+    `--budget=${Math.max(1, options.timeoutSeconds - 2)}s`,
+  ];
+}
+
+/** The Deployment of the webhook. */
+export function deploymentManifest(options: InstallOptions): KubeObject {
+  const probe = (path: string) => ({
+    httpGet: { path, port: "https", scheme: "HTTPS" },
+    initialDelaySeconds: 2,
+    periodSeconds: 10,
+    timeoutSeconds: 5,
+    failureThreshold: 3,
+  });
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: {
+      name: WEBHOOK_NAME,
+      namespace: options.namespace,
+      labels: { ...commonLabels(), ...selectorLabels() },
+    },
+    spec: {
+      replicas: options.replicas,
+      selector: { matchLabels: selectorLabels() },
+      template: {
+        metadata: { labels: { ...commonLabels(), ...selectorLabels() } },
+        spec: {
+          serviceAccountName: WEBHOOK_NAME,
+          priorityClassName: "system-cluster-critical",
+          affinity: {
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [{
+                weight: 100,
+                podAffinityTerm: {
+                  topologyKey: "kubernetes.io/hostname",
+                  labelSelector: { matchLabels: selectorLabels() },
+                },
+              }],
+            },
+          },
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: 65532,
+            runAsGroup: 65532,
+            seccompProfile: { type: "RuntimeDefault" },
+          },
+          containers: [{
+            name: "webhook",
+            image: options.image,
+            imagePullPolicy: "IfNotPresent",
+            args: webhookArgs(options),
+            env: [
+              {
+                name: "POD_NAMESPACE",
+                valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } },
+              },
+              { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+            ],
+            ports: [{ name: "https", containerPort: WEBHOOK_PORT, protocol: "TCP" }],
+            livenessProbe: probe("/healthz"),
+            readinessProbe: probe("/readyz"),
+            resources: {
+              requests: { cpu: "50m", memory: "64Mi" },
+              limits: { cpu: "500m", memory: "256Mi" },
+            },
+            securityContext: {
+              allowPrivilegeEscalation: false,
+              readOnlyRootFilesystem: true,
+              capabilities: { drop: ["ALL"] },
+            },
+            volumeMounts: [
+              { name: "tls", mountPath: TLS_MOUNT_PATH, readOnly: true },
+              { name: "tmp", mountPath: "/tmp" },
+            ],
+          }],
+          volumes: [
+            { name: "tls", secret: { secretName: TLS_SECRET_NAME } },
+            { name: "tmp", emptyDir: { sizeLimit: "64Mi" } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Keeps at least one replica through voluntary disruptions (drains, upgrades). */
+export function podDisruptionBudgetManifest(options: InstallOptions): KubeObject {
+  return {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name: WEBHOOK_NAME, namespace: options.namespace, labels: commonLabels() },
+    spec: { minAvailable: 1, selector: { matchLabels: selectorLabels() } },
+  };
+}
+
+/** The Service the API server calls: 443 → the container's 8443. */
+export function serviceManifest(options: InstallOptions): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: WEBHOOK_NAME, namespace: options.namespace, labels: commonLabels() },
+    spec: {
+      type: "ClusterIP",
+      selector: selectorLabels(),
+      ports: [{ name: "https", port: 443, targetPort: "https", protocol: "TCP" }],
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Every object of an installation, in the order they are applied: the Namespace and CRDs
+ * first, the webhook configuration last (so the cluster is never sent to a webhook that is
+ * not there yet). `disable` removes them in the reverse order.
+ *
+ * @module
+ */
+import { policyCrds } from "../policy/crds.ts";
+import type { KubeObject } from "../kube/resources.ts";
+import { certificateManifest, issuerManifest } from "./cert_manager.ts";
+import {
+  deploymentManifest,
+  namespaceManifest,
+  podDisruptionBudgetManifest,
+  serviceManifest,
+} from "./deployment.ts";
+import type { InstallOptions } from "./options.ts";
+import { defaultPolicyManifests, releaseKeySecretManifest } from "./policies.ts";
+import { clusterRoleBindingManifest, clusterRoleManifest, serviceAccountManifest } from "./rbac.ts";
+import { tlsSecretManifest, type WebhookTls } from "./tls.ts";
+import { webhookConfigurationManifest } from "./webhook_configuration.ts";
+
+/** The CRDs of toolkit's policies. */
+export function crdManifests(): KubeObject[] {
+  return policyCrds() as unknown as KubeObject[];
+}
+
+/**
+ * All the objects of an installation. `tls` is the certificate toolkit made (ignored with
+ * cert-manager); `caBundle` the base64 PEM the webhook configuration trusts.
+ */
+export function installManifests(
+  options: InstallOptions,
+  tls: { tls: WebhookTls; caBundle: string } | undefined,
+): KubeObject[] {
+  const objects: KubeObject[] = [namespaceManifest(options), ...crdManifests()];
+  objects.push(
+    serviceAccountManifest(options),
+    clusterRoleManifest(),
+    clusterRoleBindingManifest(options),
+  );
+  if (options.tlsMode === "cert-manager") {
+    objects.push(issuerManifest(options), certificateManifest(options));
+  } else if (tls) {
+    objects.push(tlsSecretManifest(options.namespace, tls.tls));
+  }
+  objects.push(
+    releaseKeySecretManifest(options),
+    deploymentManifest(options),
+    podDisruptionBudgetManifest(options),
+    serviceManifest(options),
+    ...defaultPolicyManifests(options),
+    webhookConfigurationManifest(
+      options,
+      options.tlsMode === "cert-manager" && !options.webhookUrl ? undefined : tls?.caBundle,
+    ),
+  );
+  return objects;
+}

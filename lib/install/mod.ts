@@ -1,0 +1,25 @@
+/**
+ * Installing toolkit's admission webhook: the manifests of an installation as plain objects
+ * (one function per concept), its TLS made in TypeScript, and applying, inspecting and removing
+ * it with server-side apply.
+ *
+ * ```ts
+ * import { defaultInstallOptions, generateWebhookTls, installManifests } from "./mod.ts";
+ *
+ * const options = defaultInstallOptions({ defaultAction: "deny" });
+ * const tls = await generateWebhookTls({ dnsNames: ["toolkit-webhook.toolkit-system.svc"] });
+ * const objects = installManifests(options, { tls, caBundle: btoa(tls.caCertPem) });
+ * ```
+ *
+ * @module
+ */
+export * from "./options.ts";
+export * from "./rbac.ts";
+export * from "./deployment.ts";
+export * from "./webhook_configuration.ts";
+export * from "./policies.ts";
+export * from "./release_key.ts";
+export * from "./cert_manager.ts";
+export * from "./tls.ts";
+export * from "./manifests.ts";
+export * from "./apply.ts";

@@ -1,0 +1,51 @@
+/**
+ * The webhook's identity and least-privilege permissions: a ServiceAccount and a ClusterRole
+ * bound to it. It reads policies, key Secrets and pull Secrets in any namespace (workloads
+ * name pull Secrets in their own namespace; ImagePolicies name key Secrets there), reads
+ * ServiceAccounts (their `imagePullSecrets`) and records denials as Events. It writes nothing
+ * else: no CRDs, no webhook configurations, no policies.
+ *
+ * @module
+ */
+import { API_GROUP } from "../policy/crds.ts";
+import type { KubeObject } from "../kube/resources.ts";
+import { commonLabels, type InstallOptions, WEBHOOK_NAME } from "./options.ts";
+
+/** The ServiceAccount the webhook's pods run as. */
+export function serviceAccountManifest(options: InstallOptions): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name: WEBHOOK_NAME, namespace: options.namespace, labels: commonLabels() },
+  };
+}
+
+/** The ClusterRole: read policies, Secrets and ServiceAccounts; write Events. */
+export function clusterRoleManifest(): KubeObject {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: WEBHOOK_NAME, labels: commonLabels() },
+    rules: [
+      {
+        apiGroups: [API_GROUP],
+        resources: ["clusterimagepolicies", "imagepolicies"],
+        verbs: ["get", "list", "watch"],
+      },
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
+      { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },
+      { apiGroups: ["", "events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+    ],
+  };
+}
+
+/** Binds the ClusterRole to the ServiceAccount. */
+export function clusterRoleBindingManifest(options: InstallOptions): KubeObject {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: WEBHOOK_NAME, labels: commonLabels() },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: WEBHOOK_NAME },
+    subjects: [{ kind: "ServiceAccount", name: WEBHOOK_NAME, namespace: options.namespace }],
+  };
+}

@@ -1,0 +1,274 @@
+/**
+ * Helpers of the admission end-to-end tests: the webhook started from `webhook/main.ts` as a
+ * real process on a free port with a certificate from its own CA, and registered with the API
+ * server by a MutatingWebhookConfiguration (URL and caBundle), as a cluster administrator would.
+ *
+ * @module
+ */
+import {
+  type CertFiles,
+  freePort,
+  issueCert,
+  LOOPBACK_SANS,
+  makeCA,
+  type ManagedProcess,
+  startProcess,
+  type TestCluster,
+  waitFor,
+} from "../env/mod.ts";
+
+const ENTRY = new URL("../../webhook/main.ts", import.meta.url).pathname;
+
+/** The webhook's name in the MutatingWebhookConfiguration. */
+export const WEBHOOK_NAME = "images.toolkit.dev";
+
+/** The webhook's own namespace in the tests. */
+export const CONTROLLER_NAMESPACE = "toolkit-system";
+
+/** A running webhook process. */
+export interface TestWebhook extends AsyncDisposable {
+  readonly process: ManagedProcess;
+  readonly port: number;
+  readonly url: string;
+  readonly dir: string;
+  /** The CA that signed the serving certificate now in use. */
+  ca: CertFiles;
+  /** Writes a certificate from a new CA into the serving files and returns the CA. */
+  rotateCertificate(): Promise<CertFiles>;
+  /** The log lines (JSON) so far. */
+  logLines(): Promise<Record<string, unknown>[]>;
+  /** Whether /readyz answers ok, trusting `ca`. */
+  isReady(ca?: CertFiles): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+/** Starts the webhook with `args` (kubeconfig, registries, …) added to the serving flags. */
+export async function startWebhook(args: string[]): Promise<TestWebhook> {
+  const dir = await Deno.makeTempDir({ prefix: "toolkit-webhook-e2e-" });
+  let ca = await makeCA(dir, "webhook-ca-1");
+  const serving = await issueCert(dir, ca, {
+    name: "serving-1",
+    cn: "webhook",
+    sans: LOOPBACK_SANS,
+  });
+  const certFile = `${dir}/tls.crt`;
+  const keyFile = `${dir}/tls.key`;
+  await Deno.writeTextFile(certFile, serving.certPem);
+  await Deno.writeTextFile(keyFile, serving.keyPem);
+  const port = freePort();
+  const logFile = `${dir}/webhook.log`;
+  // The webhook writes its log straight into the file (through a shell that execs it, so the
+  // process id is the webhook's): the tests read the log while the webhook runs.
+  const command = [
+    Deno.execPath(),
+    "run",
+    "--allow-net",
+    "--allow-read",
+    "--allow-env",
+    "--allow-sys",
+    "--unstable-net",
+    ENTRY,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--tls-cert-file",
+    certFile,
+    "--tls-key-file",
+    keyFile,
+    "--tls-reload-interval",
+    "300ms",
+    ...args,
+  ];
+  const quoted = command.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  const process = await startProcess("/bin/sh", ["-c", `exec ${quoted} >>'${logFile}' 2>&1`], {
+    logFile: `${dir}/harness.log`,
+  });
+  let rotation = 1;
+  const isReady = async (trust: CertFiles = ca) => {
+    const client = Deno.createHttpClient({ caCerts: [trust.certPem] });
+    try {
+      const response = await fetch(`https://127.0.0.1:${port}/readyz`, { client });
+      return (await response.text()) === "ok\n";
+    } catch {
+      return false;
+    } finally {
+      client.close();
+    }
+  };
+  const stop = async () => {
+    await process.stop();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  };
+  const webhook: TestWebhook = {
+    process,
+    port,
+    url: `https://127.0.0.1:${port}/admit`,
+    dir,
+    ca,
+    async rotateCertificate() {
+      rotation++;
+      const next = await makeCA(dir, `webhook-ca-${rotation}`);
+      const cert = await issueCert(dir, next, {
+        name: `serving-${rotation}`,
+        cn: "webhook",
+        sans: LOOPBACK_SANS,
+      });
+      // Key first, then certificate: a reader may briefly see a mismatched pair.
+      await Deno.writeTextFile(keyFile, cert.keyPem);
+      await Deno.writeTextFile(certFile, cert.certPem);
+      ca = next;
+      webhook.ca = next;
+      return next;
+    },
+    async logLines() {
+      const text = await Deno.readTextFile(logFile).catch(() => "");
+      return text.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+    },
+    isReady,
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+  try {
+    await waitFor("the webhook", () => isReady(), { process, timeoutMs: 60_000 });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return webhook;
+}
+
+/** The MutatingWebhookConfiguration for a webhook at `url` whose certificate `ca` signed. */
+export function webhookConfiguration(url: string, ca: CertFiles): string {
+  return JSON.stringify({
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "MutatingWebhookConfiguration",
+    metadata: { name: "toolkit-image-security" },
+    webhooks: [{
+      name: WEBHOOK_NAME,
+      admissionReviewVersions: ["v1"],
+      sideEffects: "NoneOnDryRun",
+      failurePolicy: "Fail",
+      timeoutSeconds: 10,
+      reinvocationPolicy: "IfNeeded",
+      clientConfig: { url, caBundle: btoa(ca.certPem) },
+      namespaceSelector: {
+        matchExpressions: [
+          { key: "kubernetes.io/metadata.name", operator: "NotIn", values: [CONTROLLER_NAMESPACE] },
+          { key: "toolkit.dev/image-security", operator: "NotIn", values: ["exempt"] },
+        ],
+      },
+      rules: [
+        {
+          operations: ["CREATE", "UPDATE"],
+          apiGroups: [""],
+          apiVersions: ["v1"],
+          resources: ["pods", "pods/ephemeralcontainers", "replicationcontrollers"],
+        },
+        {
+          operations: ["CREATE", "UPDATE"],
+          apiGroups: ["apps"],
+          apiVersions: ["v1"],
+          resources: ["deployments", "replicasets", "statefulsets", "daemonsets"],
+        },
+        {
+          operations: ["CREATE", "UPDATE"],
+          apiGroups: ["batch"],
+          apiVersions: ["v1"],
+          resources: ["jobs", "cronjobs"],
+        },
+      ],
+    }],
+  });
+}
+
+/** Runs kubectl and fails with its stderr unless it succeeds. */
+export async function kubectlOk(
+  cluster: TestCluster,
+  args: string[],
+  stdin?: string,
+): Promise<string> {
+  const r = await cluster.kubectl(args, stdin === undefined ? {} : { stdin });
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed: ${r.stderr.trim()}`);
+  return r.stdout;
+}
+
+/** Creates namespaces with their `default` ServiceAccount (there may be no controller-manager). */
+export async function createNamespaces(cluster: TestCluster, names: string[]): Promise<void> {
+  for (const name of names) {
+    await kubectlOk(cluster, ["create", "namespace", name]);
+    const sa = await cluster.kubectl(["create", "serviceaccount", "default", "-n", name]);
+    if (sa.code !== 0 && !/AlreadyExists/.test(sa.stderr)) throw new Error(sa.stderr);
+  }
+}
+
+/** A Pod manifest. */
+export function podManifest(
+  name: string,
+  namespace: string,
+  images: { containers?: string[]; init?: string[] },
+  extra: { pullSecrets?: string[]; ownerReferences?: unknown[] } = {},
+): string {
+  return JSON.stringify({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name,
+      namespace,
+      ...(extra.ownerReferences ? { ownerReferences: extra.ownerReferences } : {}),
+    },
+    spec: {
+      ...(images.init
+        ? { initContainers: images.init.map((image, i) => ({ name: `init${i}`, image })) }
+        : {}),
+      containers: (images.containers ?? []).map((image, i) => ({
+        name: i === 0 ? "app" : `app${i}`,
+        image,
+      })),
+      ...(extra.pullSecrets
+        ? { imagePullSecrets: extra.pullSecrets.map((n) => ({ name: n })) }
+        : {}),
+    },
+  });
+}
+
+/** A Deployment manifest. */
+export function deploymentManifest(
+  name: string,
+  namespace: string,
+  image: string,
+  replicas = 1,
+): string {
+  return JSON.stringify({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: "app", image }] },
+      },
+    },
+  });
+}
+
+/** A Secret holding armoured public keys under `key`, as Portieris expects. */
+export function keySecretManifest(name: string, namespace: string, armored: string): string {
+  return JSON.stringify({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, namespace },
+    stringData: { key: armored },
+  });
+}
+
+/** Polls `check` until it is true (policy and configuration changes reach watchers in seconds). */
+export async function eventually(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
+  await waitFor(what, check, { timeoutMs });
+}

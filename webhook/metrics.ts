@@ -1,0 +1,146 @@
+/**
+ * The webhook's Prometheus metrics, in the text exposition format (written by hand: no
+ * dependency). Portieris's two counters are kept under their names so its dashboards work.
+ *
+ * | Metric | Type | Labels |
+ * |---|---|---|
+ * | `toolkit_admission_reviews_total` | counter | `decision` (allow, deny, warn, exempt, skip, error) |
+ * | `toolkit_admission_review_duration_seconds` | histogram | |
+ * | `toolkit_admission_verdict_cache_hits_total` | counter | |
+ * | `toolkit_admission_verdict_cache_misses_total` | counter | |
+ * | `toolkit_admission_registry_errors_total` | counter | |
+ * | `toolkit_admission_tls_reloads_total` | counter | |
+ * | `toolkit_admission_ready` | gauge | |
+ * | `process_resident_memory_bytes`, `deno_heap_used_bytes` | gauge | |
+ * | `portieris_pod_admission_decision_allow_count` | counter | |
+ * | `portieris_pod_admission_decision_deny_count` | counter | |
+ *
+ * @module
+ */
+
+/** Upper bounds of the latency histogram, in seconds. */
+export const LATENCY_BUCKETS = [
+  0.0005,
+  0.001,
+  0.0025,
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10,
+] as const;
+
+/** The decisions counted. */
+export const DECISIONS = ["allow", "deny", "warn", "exempt", "skip", "error"] as const;
+
+/** A decision label. */
+export type DecisionLabel = typeof DECISIONS[number];
+
+/** The webhook's counters. */
+export class WebhookMetrics {
+  readonly #decisions = new Map<DecisionLabel, number>(DECISIONS.map((d) => [d, 0]));
+  readonly #buckets = new Array<number>(LATENCY_BUCKETS.length).fill(0);
+  #count = 0;
+  #sum = 0;
+  /** Verified verdicts found in the cache. */
+  cacheHits = 0;
+  /** Signed images that had to be verified. */
+  cacheMisses = 0;
+  /** Registry and signature store failures. */
+  registryErrors = 0;
+  /** Certificate reloads. */
+  tlsReloads = 0;
+
+  /** Counts a review and its duration in seconds. */
+  review(decision: DecisionLabel, seconds: number): void {
+    this.#decisions.set(decision, (this.#decisions.get(decision) ?? 0) + 1);
+    this.#count++;
+    this.#sum += seconds;
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
+      if (seconds <= LATENCY_BUCKETS[i]!) {
+        this.#buckets[i]!++;
+        break;
+      }
+    }
+  }
+
+  /** The exposition text; `ready` is the readiness gauge; `memory` defaults to the process's. */
+  render(
+    ready: boolean,
+    memory: { rss: number; heapUsed: number } = Deno.memoryUsage(),
+  ): string {
+    const lines: string[] = [];
+    const counter = (name: string, help: string, value: number) => {
+      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`, `${name} ${value}`);
+    };
+    lines.push(
+      "# HELP toolkit_admission_reviews_total Admission reviews answered, by decision.",
+      "# TYPE toolkit_admission_reviews_total counter",
+    );
+    for (const [decision, value] of this.#decisions) {
+      lines.push(`toolkit_admission_reviews_total{decision="${decision}"} ${value}`);
+    }
+    lines.push(
+      "# HELP toolkit_admission_review_duration_seconds Time to answer an admission review.",
+      "# TYPE toolkit_admission_review_duration_seconds histogram",
+    );
+    let cumulative = 0;
+    LATENCY_BUCKETS.forEach((bound, i) => {
+      cumulative += this.#buckets[i]!;
+      lines.push(`toolkit_admission_review_duration_seconds_bucket{le="${bound}"} ${cumulative}`);
+    });
+    lines.push(
+      `toolkit_admission_review_duration_seconds_bucket{le="+Inf"} ${this.#count}`,
+      `toolkit_admission_review_duration_seconds_sum ${this.#sum}`,
+      `toolkit_admission_review_duration_seconds_count ${this.#count}`,
+    );
+    counter(
+      "toolkit_admission_verdict_cache_hits_total",
+      "Verified verdicts served from the cache.",
+      this.cacheHits,
+    );
+    counter(
+      "toolkit_admission_verdict_cache_misses_total",
+      "Signed images that had to be verified.",
+      this.cacheMisses,
+    );
+    counter(
+      "toolkit_admission_registry_errors_total",
+      "Registry and signature store requests that failed.",
+      this.registryErrors,
+    );
+    counter("toolkit_admission_tls_reloads_total", "Serving certificate reloads.", this.tlsReloads);
+    lines.push(
+      "# HELP toolkit_admission_ready Whether the policies are loaded (1) or not (0).",
+      "# TYPE toolkit_admission_ready gauge",
+      `toolkit_admission_ready ${ready ? 1 : 0}`,
+    );
+    lines.push(
+      "# HELP process_resident_memory_bytes Resident memory of the process.",
+      "# TYPE process_resident_memory_bytes gauge",
+      `process_resident_memory_bytes ${memory.rss}`,
+      "# HELP deno_heap_used_bytes JavaScript heap in use.",
+      "# TYPE deno_heap_used_bytes gauge",
+      `deno_heap_used_bytes ${memory.heapUsed}`,
+    );
+    const allowed = (this.#decisions.get("allow") ?? 0) + (this.#decisions.get("warn") ?? 0);
+    const denied = (this.#decisions.get("deny") ?? 0) + (this.#decisions.get("error") ?? 0);
+    counter(
+      "portieris_pod_admission_decision_allow_count",
+      "Admission requests allowed (Portieris-compatible name).",
+      allowed,
+    );
+    counter(
+      "portieris_pod_admission_decision_deny_count",
+      "Admission requests denied (Portieris-compatible name).",
+      denied,
+    );
+    return `${lines.join("\n")}\n`;
+  }
+}
