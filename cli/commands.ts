@@ -141,7 +141,7 @@ const imageSecurity: CommandSpec = {
         ...outputFlag(["yaml", "json"], "yaml"),
         ...KUBE_FLAGS,
       },
-      load: notBuilt("image-security key-secret"),
+      load: () => import("./image_security/key_secret.ts").then((m) => m.run),
     },
     {
       usage: "vault <command>",
