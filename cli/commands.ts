@@ -44,6 +44,14 @@ const REGISTRY_FLAGS: Readonly<Record<string, FlagSpec>> = {
   "cert-dir": { type: "string", describe: "Directory of CA certificates (*.crt) for the registry" },
 };
 
+/** `-n`: the namespace of the enforcement controller. */
+const CONTROLLER_NAMESPACE: FlagSpec = {
+  type: "string",
+  alias: "n",
+  default: "toolkit-system",
+  describe: "The controller's namespace",
+};
+
 /** A command that is registered but not built yet: it says so and exits 1. */
 function notBuilt(name: string): () => Promise<CommandRun> {
   return () =>
@@ -229,12 +237,7 @@ const imageSecurity: CommandSpec = {
       usage: "enable",
       describe: "Install image signature enforcement into the cluster",
       flags: {
-        namespace: {
-          type: "string",
-          alias: "n",
-          default: "toolkit-system",
-          describe: "The controller's namespace",
-        },
+        namespace: CONTROLLER_NAMESPACE,
         image: { type: "string", describe: "The webhook image (default: this version's)" },
         replicas: { type: "number", default: 3, describe: "Webhook replicas" },
         default: {
@@ -275,12 +278,7 @@ const imageSecurity: CommandSpec = {
       usage: "status",
       describe: "Show what is installed",
       flags: {
-        namespace: {
-          type: "string",
-          alias: "n",
-          default: "toolkit-system",
-          describe: "The controller's namespace",
-        },
+        namespace: CONTROLLER_NAMESPACE,
         ...outputFlag(["text", "json", "yaml"], "text"),
         ...KUBE_FLAGS,
       },
@@ -290,12 +288,7 @@ const imageSecurity: CommandSpec = {
       usage: "disable",
       describe: "Remove image signature enforcement",
       flags: {
-        namespace: {
-          type: "string",
-          alias: "n",
-          default: "toolkit-system",
-          describe: "The controller's namespace",
-        },
+        namespace: CONTROLLER_NAMESPACE,
         purge: {
           type: "boolean",
           describe: "Also remove the default policies, the CRDs (every policy) and the namespace",
@@ -308,12 +301,7 @@ const imageSecurity: CommandSpec = {
       usage: "rotate-certs",
       describe: "Renew the webhook's serving certificate",
       flags: {
-        namespace: {
-          type: "string",
-          alias: "n",
-          default: "toolkit-system",
-          describe: "The controller's namespace",
-        },
+        namespace: CONTROLLER_NAMESPACE,
         ...outputFlag(["text", "json", "yaml"], "text"),
         ...KUBE_FLAGS,
       },

@@ -70,3 +70,14 @@ export async function writeNewFile(
     throw new ToolkitError(`Cannot write "${path}"`, { cause: error });
   }
 }
+
+/** Reads `--passphrase-file` (without its final newline), or undefined when it is not given. */
+export async function readPassphrase(
+  cwd: string,
+  args: Readonly<Record<string, unknown>>,
+): Promise<string | undefined> {
+  const path = args["passphrase-file"];
+  if (typeof path !== "string") return undefined;
+  const bytes = await readUserFile(cwd, path, "--passphrase-file");
+  return new TextDecoder().decode(bytes).replace(/\r?\n$/, "");
+}

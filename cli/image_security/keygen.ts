@@ -7,7 +7,7 @@
  */
 import type { CommandArgs, CommandContext } from "../command.ts";
 import { outputFormat, printData } from "../output.ts";
-import { readUserFile, resolvePath, writeNewFile } from "./files.ts";
+import { readPassphrase, resolvePath, writeNewFile } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { generateKeyPair } from "../../lib/signature/mod.ts";
 
@@ -26,11 +26,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
   const base = slug(name, email);
   const publicPath = resolvePath(ctx.io.cwd, String(args["public-key"] ?? `${base}.pub.asc`));
   const privatePath = resolvePath(ctx.io.cwd, String(args["private-key"] ?? `${base}.key.asc`));
-  const passphrase = typeof args["passphrase-file"] === "string"
-    ? new TextDecoder().decode(
-      await readUserFile(ctx.io.cwd, args["passphrase-file"], "--passphrase-file"),
-    ).replace(/\r?\n$/, "")
-    : undefined;
+  const passphrase = await readPassphrase(ctx.io.cwd, args);
   const force = args.force === true;
   for (const path of [publicPath, privatePath]) {
     if (!force && (await Deno.lstat(path).then(() => true, () => false))) {

@@ -8,7 +8,7 @@
  */
 import type { CommandArgs, CommandContext } from "../command.ts";
 import { outputFormat, printData } from "../output.ts";
-import { readUserFile } from "./files.ts";
+import { readPassphrase, readUserFile } from "./files.ts";
 import { registryAccess } from "./registry_access.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { formatReference, parseReference, withDefaultTag } from "../../lib/image/mod.ts";
@@ -19,11 +19,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
   const format = outputFormat(args, ["text", "json", "yaml"], "text");
   const ref = parseReference(String(args.image));
   const keyBytes = await readUserFile(ctx.io.cwd, String(args.key), "--key");
-  const passphrase = typeof args["passphrase-file"] === "string"
-    ? new TextDecoder().decode(
-      await readUserFile(ctx.io.cwd, args["passphrase-file"], "--passphrase-file"),
-    ).replace(/\r?\n$/, "")
-    : undefined;
+  const passphrase = await readPassphrase(ctx.io.cwd, args);
   const privateKey = await readPrivateKey(keyBytes, passphrase === undefined ? {} : { passphrase });
   const identity = typeof args.identity === "string" ? args.identity : formatReference(
     ref.tag === undefined && ref.digest !== undefined
