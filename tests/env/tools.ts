@@ -99,7 +99,16 @@ export function e2eSkipReason(
   if (env("CI") === "true") return undefined;
   const missing = tools.filter((t) => !findTool(t));
   if (missing.length === 0) return undefined;
-  return `the end-to-end environment is not provisioned (missing: ${
+  const reason = `the end-to-end environment is not provisioned (missing: ${
     missing.join(", ")
   }); run tests/env/provision.sh`;
+  // Deno lists an ignored test without a reason: say it once, so a skip is never silent.
+  if (!reported.has(reason)) {
+    reported.add(reason);
+    // deno-lint-ignore no-console
+    console.error(`skipping end-to-end tests: ${reason}`);
+  }
+  return reason;
 }
+
+const reported = new Set<string>();
