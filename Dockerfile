@@ -8,7 +8,8 @@ RUN npm install --no-audit --no-fund --loglevel=error
 COPY deno.json mod.ts ./
 COPY lib ./lib
 COPY webhook ./webhook
-RUN ./node_modules/.bin/deno compile --allow-net --allow-read --allow-env --allow-sys \
+RUN ./node_modules/.bin/deno compile --unstable-net --v8-flags=--max-semi-space-size=4 \
+      --allow-net --allow-read --allow-env --allow-sys \
       --output /out/toolkit-webhook webhook/main.ts
 
 FROM gcr.io/distroless/cc-debian12:nonroot

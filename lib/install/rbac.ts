@@ -34,6 +34,8 @@ export function clusterRoleManifest(): KubeObject {
       },
       { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
       { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },
+      // Namespace labels decide the exemptions the webhook applies itself.
+      { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "list", "watch"] },
       { apiGroups: ["", "events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
     ],
   };
