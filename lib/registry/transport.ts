@@ -11,6 +11,7 @@
  * @module
  */
 
+import { readStreamLimited } from "../bytes.ts";
 import { USER_AGENT } from "../version.ts";
 import { ResponseTooLargeError, TransportError } from "./errors.ts";
 import {
@@ -112,33 +113,11 @@ export async function readLimited(
     await response.body.cancel().catch(() => {});
     throw new ResponseTooLargeError(options.url, limit);
   }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (total + value.byteLength > limit) {
-        await reader.cancel().catch(() => {});
-        if (!options.truncate) throw new ResponseTooLargeError(options.url, limit);
-        chunks.push(value.subarray(0, limit - total));
-        total = limit;
-        break;
-      }
-      chunks.push(value);
-      total += value.byteLength;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  const { bytes, overLimit } = await readStreamLimited(response.body, limit, {
+    truncate: options.truncate,
+  });
+  if (overLimit && !options.truncate) throw new ResponseTooLargeError(options.url, limit);
+  return bytes;
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {

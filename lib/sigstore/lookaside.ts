@@ -13,6 +13,7 @@
  * @module
  */
 
+import { readStreamLimited } from "../bytes.ts";
 import { fileURLToPath } from "node:url";
 import { ToolkitError } from "../errors.ts";
 import {
@@ -119,32 +120,13 @@ async function readLimited(
   maxBytes: number,
   where: string,
 ): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.length;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw new SignatureStoreError(
-          `Cannot read signature "${where}": larger than the limit of ${maxBytes} bytes`,
-        );
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
+  const { bytes, overLimit } = await readStreamLimited(body, maxBytes);
+  if (overLimit) {
+    throw new SignatureStoreError(
+      `Cannot read signature "${where}": larger than the limit of ${maxBytes} bytes`,
+    );
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return bytes;
 }
 
 /** Whether two byte arrays are equal. */
