@@ -90,6 +90,21 @@ export async function requireNamespace(client: KubeClient, namespace: string): P
   throw new NamespaceNotFoundError(namespace);
 }
 
+/** Like {@linkcode requireNamespace}, naming the namespace the template namespace. */
+export async function requireTemplateNamespace(
+  client: KubeClient,
+  template: string,
+): Promise<void> {
+  try {
+    await requireNamespace(client, template);
+  } catch (error) {
+    if (error instanceof NamespaceNotFoundError) {
+      throw new NamespaceNotFoundError(template, "template namespace");
+    }
+    throw error;
+  }
+}
+
 /** The namespace a command was pointed at does not exist. */
 export class NamespaceNotFoundError extends ToolkitError {
   /** Creates the error for the namespace. */

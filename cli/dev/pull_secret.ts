@@ -21,8 +21,8 @@ import {
   connect,
   flagArg,
   makeLogger,
-  NamespaceNotFoundError,
   requireNamespace,
+  requireTemplateNamespace,
   stringArg,
 } from "./common.ts";
 import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_secrets.ts";
@@ -48,14 +48,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
     );
   }
   log.info(`Setting up pull secrets in ${namespace}`);
-  try {
-    await requireNamespace(client, template);
-  } catch (error) {
-    if (error instanceof NamespaceNotFoundError) {
-      throw new NamespaceNotFoundError(template, "template namespace");
-    }
-    throw error;
-  }
+  await requireTemplateNamespace(client, template);
   await requireNamespace(client, namespace);
 
   log.step(`Reading the pull secrets of namespace ${template}`);

@@ -44,8 +44,7 @@ import {
   flagArg,
   type Logger,
   makeLogger,
-  NamespaceNotFoundError,
-  requireNamespace,
+  requireTemplateNamespace,
   stringArg,
 } from "./common.ts";
 import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_secrets.ts";
@@ -242,14 +241,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
     `The cluster is ${openshift ? "OpenShift" : "Kubernetes"} (context ${client.context.name})`,
   );
 
-  try {
-    await requireNamespace(client, template);
-  } catch (error) {
-    if (error instanceof NamespaceNotFoundError) {
-      throw new NamespaceNotFoundError(template, "template namespace");
-    }
-    throw error;
-  }
+  await requireTemplateNamespace(client, template);
 
   const results: ApplyResult[] = [];
   const ns = await ensureNamespace(client, namespace, openshift, log);
