@@ -250,6 +250,10 @@ const imageSecurity: CommandSpec = {
           type: "string",
           describe: "Call the webhook at this https URL instead of its Service",
         },
+        "tls-dir": {
+          type: "string",
+          describe: "Also write the serving certificate to this directory (for --webhook-url)",
+        },
         "cert-manager": {
           type: "boolean",
           describe: "Let cert-manager issue the serving certificate and inject the CA",
@@ -271,6 +275,10 @@ const imageSecurity: CommandSpec = {
       examples: [
         ["image-security enable --default deny", "Enforce signatures on every image"],
         ["image-security enable --dry-run -o yaml", "Print the manifests"],
+        [
+          "image-security enable --webhook-url https://10.0.0.5:8443/admit --tls-dir ./tls",
+          "Call a webhook run outside the cluster with the certificate in ./tls",
+        ],
       ],
       load: () => import("./image_security/install.ts").then((m) => m.runEnable),
     },
@@ -302,6 +310,10 @@ const imageSecurity: CommandSpec = {
       describe: "Renew the webhook's serving certificate",
       flags: {
         namespace: CONTROLLER_NAMESPACE,
+        "tls-dir": {
+          type: "string",
+          describe: "Also write the serving certificate to this directory (for --webhook-url)",
+        },
         ...outputFlag(["text", "json", "yaml"], "text"),
         ...KUBE_FLAGS,
       },

@@ -19,8 +19,12 @@ import {
   type InstallOptions,
   prepareInstall,
   rotateCertificates,
+  signingKeysAdvice,
+  TLS_SECRET_NAME,
   uninstall,
+  type WebhookTls,
 } from "../../lib/install/mod.ts";
+import { resolvePath, writeNewFile } from "./files.ts";
 
 function str(args: CommandArgs, name: string): string | undefined {
   const value = args[name];
@@ -90,6 +94,33 @@ export function installOptionsFromArgs(args: CommandArgs): InstallOptions {
   });
 }
 
+/** `--tls-dir`, checked against the other flags. */
+function tlsDirOf(args: CommandArgs, options?: InstallOptions): string | undefined {
+  const dir = str(args, "tls-dir");
+  if (dir === undefined || options === undefined) return dir;
+  if (options.tlsMode === "cert-manager") {
+    throw new UsageError("Cannot use --tls-dir with --cert-manager: cert-manager keeps the key");
+  }
+  if (args["dry-run"] === true) {
+    throw new UsageError("Cannot use --tls-dir with --dry-run: nothing is installed");
+  }
+  return dir;
+}
+
+/**
+ * Writes the serving certificate into `dir` (`tls.crt`, `tls.key` readable by the owner only,
+ * `ca.crt`) for a webhook run outside the cluster (`--webhook-url`). The key is written first,
+ * each file by a rename, so a webhook watching the files never reads half a file.
+ */
+async function writeTlsDir(ctx: CommandContext, dir: string, tls: WebhookTls): Promise<void> {
+  const path = resolvePath(ctx.io.cwd, dir);
+  await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+  await writeNewFile(`${path}/tls.key`, tls.keyPem, { mode: 0o600, force: true });
+  await writeNewFile(`${path}/tls.crt`, tls.certPem, { mode: 0o644, force: true });
+  await writeNewFile(`${path}/ca.crt`, tls.caCertPem, { mode: 0o644, force: true });
+  ctx.io.stderr.write(`Serving certificate written to ${dir} (tls.crt, tls.key, ca.crt)\n`);
+}
+
 function writeResults(ctx: CommandContext, results: readonly AppliedObject[]): void {
   for (const r of results) ctx.io.stdout.write(`${r.object} ${r.outcome}\n`);
 }
@@ -97,6 +128,7 @@ function writeResults(ctx: CommandContext, results: readonly AppliedObject[]): v
 /** Runs `enable`. */
 export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise<number> {
   const options = installOptionsFromArgs(args);
+  const tlsDir = tlsDirOf(args, options);
   const now = new Date();
   if (args["dry-run"] === true) {
     const format = outputFormat(args, ["text", "json", "yaml"], "yaml");
@@ -115,9 +147,10 @@ export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise
     return 0;
   }
   using client = await connect(args, ctx);
-  const { objects, tlsRenewed } = await prepareInstall(client, options, { now });
+  const { objects, tlsRenewed, tls } = await prepareInstall(client, options, { now });
   if (tlsRenewed) ctx.io.stderr.write(`Making a new serving certificate: ${tlsRenewed}\n`);
   const results = await applyManifests(client, objects);
+  if (tlsDir !== undefined && tls) await writeTlsDir(ctx, tlsDir, tls);
   const format = outputFormat(args, ["text", "json", "yaml"], "text");
   printData(
     ctx.io.stdout,
@@ -131,6 +164,13 @@ export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise
       ? "Image signature enforcement is enabled; nothing changed.\n"
       : `Image signature enforcement is enabled (${changed} object(s) created or configured).\n`,
   );
+  if (options.webhookUrl && tlsDir === undefined) {
+    ctx.io.stderr.write(
+      `The API server calls ${options.webhookUrl}: serve it with the certificate in Secret "${options.namespace}/${TLS_SECRET_NAME}" (--tls-dir DIR writes it to files).\n`,
+    );
+  }
+  const advice = await signingKeysAdvice(client, options);
+  if (advice) ctx.io.stderr.write(`Warning: ${advice}\n`);
   return 0;
 }
 
@@ -187,7 +227,9 @@ export async function runDisable(args: CommandArgs, ctx: CommandContext): Promis
 /** Runs `rotate-certs`. */
 export async function runRotateCerts(args: CommandArgs, ctx: CommandContext): Promise<number> {
   using client = await connect(args, ctx);
+  const tlsDir = tlsDirOf(args);
   const result = await rotateCertificates(client, namespaceOf(args), new Date());
+  if (tlsDir !== undefined) await writeTlsDir(ctx, tlsDir, result.tls);
   const format = outputFormat(args, ["text", "json", "yaml"], "text");
   printData(
     ctx.io.stdout,

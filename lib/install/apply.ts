@@ -31,6 +31,7 @@ import {
   ensureTls,
   readCertificate,
   tlsSecretManifest,
+  type WebhookTls,
 } from "./tls.ts";
 import { RELEASE_KEY_SECRET_NAME } from "./options.ts";
 
@@ -170,6 +171,8 @@ export interface PreparedInstall {
   readonly objects: KubeObject[];
   /** Why a certificate was made, or undefined when the installed one is kept. */
   readonly tlsRenewed: string | undefined;
+  /** The serving certificate installed (undefined with cert-manager). */
+  readonly tls?: WebhookTls;
 }
 
 /**
@@ -195,6 +198,7 @@ export async function prepareInstall(
   return {
     objects: installManifests(options, ensured),
     tlsRenewed: ensured.renewed,
+    tls: ensured.tls,
   };
 }
 
@@ -387,6 +391,8 @@ export async function uninstall(
 export interface RotateResult {
   /** The new certificate's expiry. */
   readonly notAfter: Date;
+  /** The new certificate. */
+  readonly tls: WebhookTls;
   /** The Secret and webhook configuration updates. */
   readonly objects: AppliedObject[];
 }
@@ -440,7 +446,7 @@ export async function rotateCertificates(
     object: describeObject(mwcType, undefined, WEBHOOK_CONFIGURATION_NAME),
     outcome: "configured",
   });
-  return { notAfter: ensured.tls.notAfter, objects };
+  return { notAfter: ensured.tls.notAfter, tls: ensured.tls, objects };
 }
 
 /** Whether an object was put there by toolkit. */

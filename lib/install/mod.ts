@@ -23,3 +23,4 @@ export * from "./cert_manager.ts";
 export * from "./tls.ts";
 export * from "./manifests.ts";
 export * from "./apply.ts";
+export * from "./advice.ts";

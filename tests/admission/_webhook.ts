@@ -32,30 +32,58 @@ export interface TestWebhook extends AsyncDisposable {
   readonly url: string;
   readonly dir: string;
   /** The CA that signed the serving certificate now in use. */
-  ca: CertFiles;
+  ca: Trust;
   /** Writes a certificate from a new CA into the serving files and returns the CA. */
   rotateCertificate(): Promise<CertFiles>;
   /** The log lines (JSON) so far. */
   logLines(): Promise<Record<string, unknown>[]>;
   /** Whether /readyz answers ok, trusting `ca`. */
-  isReady(ca?: CertFiles): Promise<boolean>;
+  isReady(ca?: Trust): Promise<boolean>;
   stop(): Promise<void>;
 }
 
-/** Starts the webhook with `args` (kubeconfig, registries, …) added to the serving flags. */
-export async function startWebhook(args: string[]): Promise<TestWebhook> {
+/** A CA the client trusts. */
+export type Trust = Pick<CertFiles, "certPem">;
+
+/**
+ * Serving files made elsewhere (by `toolkit image-security enable --tls-dir`): the webhook reads
+ * and reloads them where they are.
+ */
+export interface ServingFiles {
+  /** The port to listen on. */
+  readonly port: number;
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** The CA that signed the certificate. */
+  readonly caPem: string;
+}
+
+/**
+ * Starts the webhook with `args` (kubeconfig, registries, …) added to the serving flags, with a
+ * certificate from its own CA on a free port, or with `serving`.
+ */
+export async function startWebhook(
+  args: string[],
+  serving?: ServingFiles,
+): Promise<TestWebhook> {
   const dir = await Deno.makeTempDir({ prefix: "toolkit-webhook-e2e-" });
-  let ca = await makeCA(dir, "webhook-ca-1");
-  const serving = await issueCert(dir, ca, {
-    name: "serving-1",
-    cn: "webhook",
-    sans: LOOPBACK_SANS,
-  });
-  const certFile = `${dir}/tls.crt`;
-  const keyFile = `${dir}/tls.key`;
-  await Deno.writeTextFile(certFile, serving.certPem);
-  await Deno.writeTextFile(keyFile, serving.keyPem);
-  const port = freePort();
+  let ca: Trust;
+  const certFile = serving?.certFile ?? `${dir}/tls.crt`;
+  const keyFile = serving?.keyFile ?? `${dir}/tls.key`;
+  if (serving) {
+    ca = { certPem: serving.caPem };
+  } else {
+    const own = await makeCA(dir, "webhook-ca-1");
+    const cert = await issueCert(dir, own, {
+      name: "serving-1",
+      cn: "webhook",
+      sans: LOOPBACK_SANS,
+    });
+    ca = own;
+    await Deno.writeTextFile(certFile, cert.certPem);
+    await Deno.writeTextFile(keyFile, cert.keyPem);
+  }
+  const port = serving?.port ?? freePort();
   const logFile = `${dir}/webhook.log`;
   // The webhook writes its log straight into the file (through a shell that execs it, so the
   // process id is the webhook's): the tests read the log while the webhook runs.
@@ -85,7 +113,7 @@ export async function startWebhook(args: string[]): Promise<TestWebhook> {
     logFile: `${dir}/harness.log`,
   });
   let rotation = 1;
-  const isReady = async (trust: CertFiles = ca) => {
+  const isReady = async (trust: Trust = ca) => {
     const client = Deno.createHttpClient({ caCerts: [trust.certPem] });
     try {
       const response = await fetch(`https://127.0.0.1:${port}/readyz`, { client });
@@ -139,7 +167,7 @@ export async function startWebhook(args: string[]): Promise<TestWebhook> {
 }
 
 /** The MutatingWebhookConfiguration for a webhook at `url` whose certificate `ca` signed. */
-export function webhookConfiguration(url: string, ca: CertFiles): string {
+export function webhookConfiguration(url: string, ca: Trust): string {
   return JSON.stringify({
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "MutatingWebhookConfiguration",
