@@ -15,6 +15,7 @@ import {
   startProcess,
   type TestCluster,
   waitFor,
+  webhookReady,
 } from "../env/mod.ts";
 
 const ENTRY = new URL("../../webhook/main.ts", import.meta.url).pathname;
@@ -113,17 +114,7 @@ export async function startWebhook(
     logFile: `${dir}/harness.log`,
   });
   let rotation = 1;
-  const isReady = async (trust: Trust = ca) => {
-    const client = Deno.createHttpClient({ caCerts: [trust.certPem] });
-    try {
-      const response = await fetch(`https://127.0.0.1:${port}/readyz`, { client });
-      return (await response.text()) === "ok\n";
-    } catch {
-      return false;
-    } finally {
-      client.close();
-    }
-  };
+  const isReady = (trust: Trust = ca) => webhookReady(port, trust.certPem);
   const stop = async () => {
     await process.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
@@ -226,7 +217,9 @@ export async function createNamespaces(cluster: TestCluster, names: string[]): P
   for (const name of names) {
     await kubectlOk(cluster, ["create", "namespace", name]);
     const sa = await cluster.kubectl(["create", "serviceaccount", "default", "-n", name]);
-    if (sa.code !== 0 && !/AlreadyExists/.test(sa.stderr)) throw new Error(sa.stderr);
+    if (sa.code !== 0 && !/AlreadyExists|already exists/.test(sa.stderr)) {
+      throw new Error(sa.stderr);
+    }
   }
 }
 

@@ -10,5 +10,5 @@ export * from "./gpg.ts";
 export * from "./registry.ts";
 export * from "./tools.ts";
 export * from "./pki.ts";
-export { freePort, run, runOk, startProcess, waitFor } from "./process.ts";
+export { freePort, run, runOk, startProcess, waitFor, webhookReady } from "./process.ts";
 export type { ManagedProcess } from "./process.ts";

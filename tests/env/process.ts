@@ -183,3 +183,19 @@ export async function runOk(
   }
   return r.stdout;
 }
+
+/**
+ * Whether `https://127.0.0.1:<port>/readyz` answers `ok`, trusting only `caPem` (the webhook's
+ * readiness once its policies are loaded).
+ */
+export async function webhookReady(port: number, caPem: string): Promise<boolean> {
+  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  try {
+    const response = await fetch(`https://127.0.0.1:${port}/readyz`, { client });
+    return (await response.text()) === "ok\n";
+  } catch {
+    return false;
+  } finally {
+    client.close();
+  }
+}

@@ -1,7 +1,7 @@
 /**
  * Finds the binaries of the test environment: kube-apiserver, etcd and kubectl from
- * `$KUBEBUILDER_ASSETS` or the cache that `tests/env/provision.sh` fills; docker-registry,
- * gpg, skopeo, htpasswd and openssl from the PATH.
+ * `$KUBEBUILDER_ASSETS` or the cache that `tests/env/provision.sh` fills; helm from that cache,
+ * else the PATH; docker-registry, gpg, skopeo, htpasswd and openssl from the PATH.
  *
  * @module
  */
@@ -63,13 +63,24 @@ export function crdsDir(): string | undefined {
 
 /** The path of a tool, or undefined when it is missing. */
 export function findTool(name: string): string | undefined {
-  if ((ASSET_TOOLS as readonly string[]).includes(name) || name === "kubectl") {
+  // kubectl and kube-controller-manager are kept beside kube-apiserver by provision.sh.
+  if (
+    (ASSET_TOOLS as readonly string[]).includes(name) || name === "kubectl" ||
+    name === "kube-controller-manager"
+  ) {
     const dir = assetsDir();
     if (dir && isExecutable(`${dir}/${name}`)) return `${dir}/${name}`;
     const provisioned = provisionedEnv().ASSETS;
-    if (name === "kubectl" && provisioned && isExecutable(`${provisioned}/kubectl`)) {
-      return `${provisioned}/kubectl`;
+    if (
+      name !== "kube-apiserver" && name !== "etcd" && provisioned &&
+      isExecutable(`${provisioned}/${name}`)
+    ) {
+      return `${provisioned}/${name}`;
     }
+  }
+  if (name === "helm") {
+    const helm = provisionedEnv().HELM;
+    if (helm && isExecutable(helm)) return helm;
   }
   for (const dir of (env("PATH") ?? "").split(":")) {
     if (dir && isExecutable(`${dir}/${name}`)) return `${dir}/${name}`;

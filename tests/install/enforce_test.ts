@@ -104,6 +104,8 @@ Deno.test({
         keyFile: `${tlsDir}/tls.key`,
         caPem: await Deno.readTextFile(`${tlsDir}/ca.crt`),
       });
+      const webhookCalls = async () =>
+        (await webhook.logLines()).filter((l) => l.msg === "review").length;
       // The API server picks the configuration up asynchronously.
       await eventually("the API server to call the webhook", async () => {
         const r = await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
@@ -225,10 +227,6 @@ Deno.test({
         assert.equal(await imageOf("after-disable"), unsigned);
         assert.equal(await webhookCalls(), calls, "the webhook was not called");
       });
-
-      async function webhookCalls(): Promise<number> {
-        return (await webhook.logLines()).filter((l) => l.msg === "review").length;
-      }
     } finally {
       await Deno.remove(work, { recursive: true }).catch(() => {});
     }
