@@ -1,11 +1,23 @@
 /**
- * Writes `deploy/crds/*.yaml` from `lib/policy/crds.ts` (`deno task gen`). A test checks that
- * the files are up to date.
+ * Writes the generated files of the repository (`deno task gen`):
+ *
+ * - `deploy/crds/*.yaml` and the Helm chart's `deploy/chart/toolkit/crds/*.yaml` from
+ *   `lib/policy/crds.ts`;
+ * - the chart's `deploy/chart/toolkit/files/release-key.pub.asc`, a copy of
+ *   `deploy/release-key.pub.asc` (Helm cannot read files outside the chart).
+ *
+ * A test checks that the files are up to date.
  *
  * @module
  */
 import { stringify } from "yaml";
 import { policyCrds } from "../lib/policy/crds.ts";
+
+/** The repository's root directory. */
+const ROOT = new URL("../", import.meta.url);
+
+/** The Helm chart's directory, relative to the repository root. */
+export const CHART_DIR = "deploy/chart/toolkit";
 
 /** The YAML text of each CRD file, by file name. */
 export function crdFiles(): Record<string, string> {
@@ -20,10 +32,30 @@ export function crdFiles(): Record<string, string> {
   return files;
 }
 
-if (import.meta.main) {
-  const dir = new URL("../deploy/crds/", import.meta.url);
-  await Deno.mkdir(dir, { recursive: true });
+/** Every generated file's text, by path relative to the repository root. */
+export async function generatedFiles(): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
   for (const [name, text] of Object.entries(crdFiles())) {
-    await Deno.writeTextFile(new URL(name, dir), text);
+    files[`deploy/crds/${name}`] = text;
+    files[`${CHART_DIR}/crds/${name}`] = text;
   }
+  files[`${CHART_DIR}/files/release-key.pub.asc`] = await Deno.readTextFile(
+    new URL("deploy/release-key.pub.asc", ROOT),
+  );
+  return files;
+}
+
+/** Writes every generated file; returns their paths relative to the repository root. */
+export async function writeGeneratedFiles(): Promise<string[]> {
+  const files = await generatedFiles();
+  for (const [path, text] of Object.entries(files)) {
+    const url = new URL(path, ROOT);
+    await Deno.mkdir(new URL("./", url), { recursive: true });
+    await Deno.writeTextFile(url, text);
+  }
+  return Object.keys(files);
+}
+
+if (import.meta.main) {
+  await writeGeneratedFiles();
 }

@@ -116,5 +116,5 @@ Deno.test("the release key module matches deploy/release-key.pub.asc", async () 
   const file = await Deno.readTextFile(
     new URL("../../deploy/release-key.pub.asc", import.meta.url),
   );
-  assert.equal(RELEASE_PUBLIC_KEY.trim(), file.trim());
+  assert.equal(RELEASE_PUBLIC_KEY, file);
 });

@@ -7,8 +7,7 @@
  */
 
 /** The armoured OpenPGP public key toolkit's own images are signed with. */
-export const RELEASE_PUBLIC_KEY = `
------BEGIN PGP PUBLIC KEY BLOCK-----
+export const RELEASE_PUBLIC_KEY = `-----BEGIN PGP PUBLIC KEY BLOCK-----
 
 xjMEawKrKhYJKwYBBAHaRw8BAQdA/QIc4qpR9lQHb2/FriXM0wu2jyv1//Pt
 FatlOOTrEonNP3Rvb2xraXQgcmVsZWFzZSBzaWduaW5nIGtleSAocGxhY2Vo

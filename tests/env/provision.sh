@@ -13,8 +13,11 @@
 # - CRDs of Tekton Pipelines and Triggers and of OpenShift Route and SecurityContextConstraints,
 #   read from those projects'
 #   published Go modules at pinned versions (no Go build).
+# - helm: built from the Helm Go module at the pinned version with the ldflags of Helm's own
+#   release build (so `helm template` and `helm lint` assume the Kubernetes version the release
+#   does, not v1.20); kept once for every Kubernetes version.
 #
-# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/
+# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm: .../helm-<version>/)
 # The last line printed is the directory that holds kube-apiserver and etcd.
 set -euo pipefail
 
@@ -23,6 +26,7 @@ ETCD_VERSION=v3.6.16
 TEKTON_PIPELINE_VERSION=v1.6.0
 TEKTON_TRIGGERS_VERSION=v0.34.0
 OPENSHIFT_API_VERSION=v0.0.0-20251015095338-264e80a2b6e7
+HELM_VERSION=v3.22.0
 
 root=${TOOLKIT_TEST_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolkit-test-env}
 version="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}"
@@ -146,14 +150,38 @@ copy_crds openshift "github.com/openshift/api@${OPENSHIFT_API_VERSION}" \
   'route/v1/zz_generated.crd-manifests/routes.crd.yaml' \
   'security/v1/zz_generated.crd-manifests/0000_03_config-operator_01_securitycontextconstraints.crd.yaml'
 
+# helm, from its Go module ----------------------------------------------------------------------
+helm_bin="$root/helm-${HELM_VERSION}/bin/helm"
+build_helm() {
+  command -v go >/dev/null || { say "Go is needed to build helm"; exit 1; }
+  say "building helm ${HELM_VERSION} from the Helm Go module"
+  cd "$root"
+  local gomod client_go major minor ld pkg tmp="$root/helm-${HELM_VERSION}/bin.tmp"
+  gomod=$(go mod download -json "helm.sh/helm/v3@${HELM_VERSION}" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  # As Helm's Makefile: the default Kubernetes version follows the client-go it is built with.
+  client_go=$(sed -n 's#^[[:space:]]*k8s.io/client-go v\([0-9.]*\).*#\1#p' "$gomod")
+  major=$(($(echo "$client_go" | cut -d. -f1) + 1))
+  minor=$(echo "$client_go" | cut -d. -f2)
+  ld="-s -w -X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
+  for pkg in pkg/chartutil pkg/lint/rules; do
+    ld="$ld -X helm.sh/helm/v3/$pkg.k8sVersionMajor=$major -X helm.sh/helm/v3/$pkg.k8sVersionMinor=$minor"
+  done
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  GOBIN="$tmp" go install -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}" >&2
+  mkdir -p "$(dirname "$helm_bin")" && mv "$tmp/helm" "$helm_bin" && rm -rf "$tmp"
+}
+[ -x "$helm_bin" ] || build_helm
+
 {
   echo "K8S_VERSION=$K8S_VERSION"
   echo "ETCD_VERSION=$ETCD_VERSION"
   echo "TEKTON_PIPELINE_VERSION=$TEKTON_PIPELINE_VERSION"
   echo "TEKTON_TRIGGERS_VERSION=$TEKTON_TRIGGERS_VERSION"
   echo "OPENSHIFT_API_VERSION=$OPENSHIFT_API_VERSION"
+  echo "HELM_VERSION=$HELM_VERSION"
   echo "ASSETS=$assets"
   echo "CRDS=$crds"
+  echo "HELM=$helm_bin"
 } >"$cache/env.tmp" && mv "$cache/env.tmp" "$cache/env"
 ln -sfn "$cache" "$root/current"
 echo "$assets"
