@@ -79,11 +79,12 @@ const imageSecurity: CommandSpec = {
         },
         "public-key": {
           type: "string",
-          describe: "Where to write the armoured public key (default <email>.pub.asc)",
+          describe:
+            "Where to write the armoured public key (default <user>.pub.asc: the email's local part, else the name)",
         },
         "private-key": {
           type: "string",
-          describe: "Where to write the armoured private key, mode 0600 (default <email>.key.asc)",
+          describe: "Where to write the armoured private key, mode 0600 (default <user>.key.asc)",
         },
         "passphrase-file": {
           type: "string",

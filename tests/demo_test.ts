@@ -1,21 +1,35 @@
-/** `deno task demo` brings the environment up, prints the tour and tears it down. */
+/**
+ * `deno task demo` tells the whole story on the real environment: key, vault, signing, enable,
+ * policy, a signed Pod admitted and pinned, an unsigned Pod denied, teardown.
+ */
 import assert from "node:assert/strict";
 import { e2eSkipReason } from "./env/mod.ts";
 
 Deno.test({
-  name: "the demo runs its tour against the real environment and cleans up",
+  name: "the demo tells the whole story against the real environment and cleans up",
   ignore: e2eSkipReason() !== undefined,
   fn: async () => {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", new URL("./demo/main.ts", import.meta.url).pathname, "--no-wait"],
+      args: ["run", "-A", new URL("./demo/main.ts", import.meta.url).pathname],
       env: { NO_COLOR: "1" },
       stdout: "piped",
       stderr: "piped",
     }).output();
     const text = new TextDecoder().decode(out.stdout);
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    assert.match(text, /kubeconfig {3}\//);
-    assert.match(text, /image {8}127\.0\.0\.1:\d+\/demo\/app:1@sha256:[0-9a-f]{64}/);
-    assert.match(text, /Stopping everything/);
+    assert.equal(out.code, 0, `${text}\n${new TextDecoder().decode(out.stderr)}`);
+    assert.match(text, /\$ toolkit image-security keygen /);
+    assert.match(text, /Stored key "demo-signer" with id [0-9a-f-]{36}/);
+    assert.match(text, /Wrote key "demo-signer" .* to signing\.key\.asc \(mode 0600\)/);
+    assert.match(text, /Signed 127\.0\.0\.1:\d+\/demo\/app:1 \(sha256:[0-9a-f]{64}\)/);
+    assert.match(text, /Verified 127\.0\.0\.1:\d+\/demo\/app:1/);
+    assert.match(text, /MutatingWebhookConfiguration "toolkit-image-security" created/);
+    // The signed Pod's image, read back from the API server, is pinned to the digest.
+    assert.match(text, /\n {6}127\.0\.0\.1:\d+\/demo\/app@sha256:[0-9a-f]{64}\n/);
+    assert.match(
+      text,
+      /admission webhook "image-security\.toolkit\.dev" denied the request: policy denied the request: A signature was required, but no signature exists/,
+    );
+    assert.match(text, /MutatingWebhookConfiguration "toolkit-image-security" deleted/);
+    assert.match(text, /stopped the webhook, the vault, the registry and the cluster/);
   },
 });

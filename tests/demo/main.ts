@@ -1,84 +1,319 @@
 /**
- * `deno task demo`: brings up toolkit's local environment of real components — etcd and
- * kube-apiserver with the Tekton, OpenShift and toolkit CRDs, the distribution registry, gpg
- * and skopeo — pushes a signed image, prints what to try, stays up until Ctrl-C and tears
- * everything down.
+ * `deno task demo`: the whole story of image signature enforcement, told on toolkit's local
+ * environment of real components — etcd, kube-apiserver and kube-controller-manager, the
+ * distribution registry, skopeo — and the local Key Protect stand-in (the vault is a cloud
+ * service; see tests/fakes/key_protect_server.ts):
  *
- * `--no-wait` tears down right after the tour (used by the tests).
+ * 1. make a signing key with `toolkit image-security keygen`;
+ * 2. store the private key in the vault and fetch it back where it is needed;
+ * 3. push two images and sign one with `toolkit image-security sign`, then verify it;
+ * 4. `toolkit image-security enable` with the webhook running locally (`--webhook-url`);
+ * 5. store the public key in a Secret and add a ClusterImagePolicy;
+ * 6. a Pod of the signed image is admitted and pinned to its digest; a Pod of the unsigned
+ *    image is denied with the webhook's real message;
+ * 7. `disable --purge`, and everything is torn down.
+ *
+ * Every command is shown as the reader would type it, with its real output. `--keep` leaves
+ * the environment up after the tour until Ctrl-C.
  *
  * @module
  */
-import { startCluster, startGpg, startRegistry } from "../env/mod.ts";
+import {
+  freePort,
+  type ManagedProcess,
+  requireTool,
+  startCluster,
+  startGpg,
+  startProcess,
+  startRegistry,
+  waitFor,
+  webhookReady,
+} from "../env/mod.ts";
+import { startKeyProtectServer } from "../fakes/key_protect_server.ts";
+import { Tour } from "./tour.ts";
 
-const wait = !Deno.args.includes("--no-wait");
-const color = Deno.stdout.isTerminal() && !Deno.env.get("NO_COLOR");
-const bold = (s: string) => (color ? `\x1b[1m${s}\x1b[0m` : s);
-const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[0m` : s);
-let stepNumber = 0;
+const keep = Deno.args.includes("--keep");
+const repo = new URL("../../", import.meta.url).pathname;
+const deno = Deno.execPath();
+const work = await Deno.makeTempDir({ prefix: "toolkit-demo-" });
+const env: Record<string, string> = { NO_COLOR: "1" };
+const tour = new Tour(env, work, {
+  color: Deno.stdout.isTerminal() && !Deno.env.get("NO_COLOR"),
+  write: (text) => Deno.stdout.writeSync(new TextEncoder().encode(text)),
+});
+const cleanups: (() => Promise<unknown>)[] = [];
 
-function say(text = ""): void {
-  // deno-lint-ignore no-console
-  console.log(text);
+/** `toolkit ARGS`, run from this checkout. */
+function toolkit(args: string[], options: { expectFailure?: boolean } = {}) {
+  return tour.command({
+    shown: `toolkit ${args.map(quote).join(" ")}`,
+    command: deno,
+    args: ["run", "-A", `${repo}cli/main.ts`, ...args],
+    ...options,
+  });
 }
 
-async function step<T>(title: string, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  say(`${bold(`[${++stepNumber}]`)} ${title}…`);
-  const result = await work();
-  say(dim(`    done in ${((performance.now() - started) / 1000).toFixed(1)} s`));
-  return result;
+function quote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
-const cluster = await step(
-  "Starting etcd and kube-apiserver with the Tekton, OpenShift and toolkit CRDs",
-  () => startCluster({ crds: ["tekton", "openshift", "toolkit"] }),
-);
+let exitCode = 0;
 try {
-  const registry = await step("Starting the OCI registry (distribution)", () => startRegistry());
-  try {
-    const gpg = await step("Preparing gpg and skopeo with a throwaway keyring", () => startGpg());
-    try {
-      const key = await step(
-        "Making an RSA-3072 signing key with gpg",
-        () => gpg.generateKey({ type: "rsa", name: "Demo Signer", email: "signer@example.com" }),
-      );
-      const image = `${registry.host}/demo/app:1`;
-      const digest = await step(
-        `Pushing ${image} with skopeo copy --sign-by (simple signing, lookaside store)`,
-        () => gpg.pushImage(image, { signBy: key.fingerprint }),
-      );
-      say();
-      say(bold("The environment is up:"));
-      say(`  kubeconfig   ${cluster.kubeconfigPath}`);
-      say(`  API server   ${cluster.server}`);
-      say(`  registry     ${registry.url}`);
-      say(`  image        ${image}@${digest}`);
-      say(`  signing key  ${key.fingerprint}`);
-      say(`  signatures   ${gpg.sigstore}`);
-      say();
-      say(bold("Try:"));
-      say(`  export KUBECONFIG=${cluster.kubeconfigPath}`);
-      say("  deno task toolkit --help");
-      say("  kubectl get crds");
-      say(
-        `  GNUPGHOME=${gpg.home} skopeo --registries.d ${gpg.registriesD} inspect --tls-verify=false docker://${image}`,
-      );
-      if (wait) {
-        say();
-        say(dim("Press Ctrl-C to stop and clean up."));
-        await new Promise<void>((resolve) => {
-          const stop = () => resolve();
-          Deno.addSignalListener("SIGINT", stop);
-          Deno.addSignalListener("SIGTERM", stop);
-        });
-        say();
-      }
-    } finally {
-      await gpg.stop();
-    }
-  } finally {
-    await registry.stop();
+  tour.say(tour.bold("toolkit: image signature enforcement, the whole story"));
+  tour.say(tour.dim(`Working directory: ${work}`));
+
+  tour.chapter(
+    "A local cluster, a registry and a key vault",
+    "Real etcd, kube-apiserver and kube-controller-manager, the distribution registry, and the\n" +
+      "local stand-in for the Key Protect API (a cloud service that cannot run here).",
+  );
+  const cluster = await tour.quietly(
+    "etcd, kube-apiserver and kube-controller-manager are up",
+    () => startCluster(),
+  );
+  cleanups.push(() => cluster.stop());
+  const kubectlBin = requireTool("kubectl");
+  env.KUBECONFIG = cluster.kubeconfigPath;
+  const kubectl = (args: string[], options: { stdin?: string; expectFailure?: boolean } = {}) =>
+    tour.command({
+      shown: `kubectl ${args.map(quote).join(" ")}`,
+      command: kubectlBin,
+      args,
+      ...options,
+    });
+  const registry = await tour.quietly(
+    "the registry is up",
+    () => startRegistry(),
+  );
+  cleanups.push(() => registry.stop());
+  const gpg = await startGpg(); // skopeo's registries.d and lookaside signature store
+  cleanups.push(() => gpg.stop());
+  const instanceId = crypto.randomUUID();
+  const apiKey = `demo-${crypto.randomUUID()}`;
+  const vault = await tour.quietly(
+    "the Key Protect stand-in is up",
+    () => startKeyProtectServer({ instanceId, apiKeys: [apiKey] }),
+  );
+  cleanups.push(() => vault.stop());
+  tour.say(`    kubeconfig  ${cluster.kubeconfigPath}`);
+  tour.say(`    registry    ${registry.url}`);
+  tour.say(`    vault       ${vault.url} (instance ${instanceId})`);
+
+  tour.chapter(
+    "Make a signing key",
+    "An OpenPGP key pair that gpg, skopeo and Portieris accept.",
+  );
+  await toolkit([
+    "image-security",
+    "keygen",
+    "--name",
+    "Demo Signer",
+    "--email",
+    "signer@example.com",
+    "--type",
+    "ed25519",
+  ]);
+
+  tour.chapter(
+    "Keep the private key in the vault",
+    "Stored with the Key Protect API (POST /api/v2/keys), removed from disk, and fetched back\n" +
+      "where signing happens. The API key and instance come from IBMCLOUD_API_KEY and\n" +
+      "KMS_INSTANCE_ID.",
+  );
+  env.IBMCLOUD_API_KEY = apiKey;
+  env.KMS_INSTANCE_ID = instanceId;
+  const vaultFlags = ["--kms-url", vault.url, "--iam-url", vault.iamUrl];
+  await toolkit([
+    "image-security",
+    "vault",
+    "store",
+    "demo-signer",
+    "--key",
+    "signer.key.asc",
+    "--description",
+    "Signs the demo images",
+    ...vaultFlags,
+  ]);
+  await Deno.remove(`${work}/signer.key.asc`);
+  tour.say(`    ${tour.bold("$")} rm signer.key.asc`);
+  await toolkit([
+    "image-security",
+    "vault",
+    "fetch",
+    "demo-signer",
+    "--key",
+    "signing.key.asc",
+    ...vaultFlags,
+  ]);
+
+  tour.chapter(
+    "Push two images and sign one",
+    "The signature is GnuPG simple signing, stored in the lookaside store skopeo and the\n" +
+      "webhook read (registries.d).",
+  );
+  const app = `${registry.host}/demo/app:1`;
+  const unsigned = `${registry.host}/demo/unsigned:1`;
+  await tour.quietly(`pushed ${app} and ${unsigned} with skopeo copy`, async () => {
+    await gpg.pushImage(app, { content: "the demo app\n" });
+    await gpg.pushImage(unsigned, { content: "an image nobody signed\n" });
+  });
+  const registryFlags = ["--tls-verify=false", "--registries.d", gpg.registriesD];
+  await toolkit(["image-security", "sign", app, "--key", "signing.key.asc", ...registryFlags]);
+  await toolkit([
+    "image-security",
+    "verify",
+    app,
+    "--key",
+    "signer.pub.asc",
+    ...registryFlags,
+  ]);
+
+  tour.chapter(
+    "Enable enforcement",
+    "enable installs the CRDs, RBAC, the webhook's Deployment and Service, its TLS, the default\n" +
+      "policies and the MutatingWebhookConfiguration. Here the API server calls a webhook that\n" +
+      "runs on this machine (--webhook-url), with the certificate enable wrote (--tls-dir).",
+  );
+  const port = freePort();
+  const url = `https://127.0.0.1:${port}/admit`;
+  await toolkit([
+    "image-security",
+    "enable",
+    "--webhook-url",
+    url,
+    "--tls-dir",
+    "tls",
+    "--replicas",
+    "1",
+  ]);
+  const webhookArgs = [
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--tls-cert-file",
+    "tls/tls.crt",
+    "--tls-key-file",
+    "tls/tls.key",
+    "--insecure-registry",
+    registry.host,
+    "--registries.d",
+    gpg.registriesD,
+  ];
+  // The webhook reads policies and keys from the cluster of $KUBECONFIG.
+  tour.say(`    ${tour.bold("$")} toolkit-webhook ${webhookArgs.join(" ")} &`);
+  const webhook: ManagedProcess = await startProcess(deno, [
+    "run",
+    "--unstable-net",
+    "--allow-net",
+    "--allow-read",
+    "--allow-env",
+    "--allow-sys",
+    `${repo}webhook/main.ts`,
+    ...webhookArgs,
+  ], { logFile: `${work}/webhook.log`, cwd: work, env });
+  cleanups.push(() => webhook.stop());
+  const ca = await Deno.readTextFile(`${work}/tls/ca.crt`);
+  await tour.quietly(
+    "the webhook is ready",
+    () => waitFor("the webhook", () => webhookReady(port, ca), { process: webhook }),
+  );
+  await toolkit(["image-security", "status"]);
+
+  tour.chapter(
+    "Require the signature",
+    "The public key goes into a Secret (entry `key`, as Portieris reads it) and a\n" +
+      "ClusterImagePolicy requires it for the demo repositories.",
+  );
+  await toolkit([
+    "image-security",
+    "key-secret",
+    "demo-signer",
+    "-n",
+    "toolkit-system",
+    "--key",
+    "signer.pub.asc",
+  ]);
+  const policy = [
+    "apiVersion: toolkit.dev/v1",
+    "kind: ClusterImagePolicy",
+    "metadata:",
+    "  name: demo",
+    "spec:",
+    "  repositories:",
+    `    - name: "${registry.host}/demo/*"`,
+    "      policy:",
+    "        simple:",
+    "          requirements:",
+    "            - type: signedBy",
+    "              keySecret: demo-signer",
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(`${work}/policy.yaml`, policy);
+  tour.file("policy.yaml", policy);
+  await kubectl(["apply", "-f", "policy.yaml"]);
+  await kubectl(["create", "namespace", "shop"]);
+  await tour.quietly("the policy reached the webhook", async () => {
+    await waitFor(
+      "the namespace's service account",
+      async () =>
+        (await cluster.kubectl(["get", "serviceaccount", "default", "-n", "shop"])).code === 0,
+    );
+    await waitFor("the policy", async () => {
+      const probe = await cluster.kubectl([
+        "run",
+        "probe",
+        "-n",
+        "shop",
+        `--image=${unsigned}`,
+        "--restart=Never",
+        "--dry-run=server",
+      ]);
+      return probe.stderr.includes("A signature was required");
+    });
+  });
+
+  tour.chapter(
+    "A Pod of the signed image is admitted, pinned to the digest that was verified",
+  );
+  await kubectl(["run", "web", "-n", "shop", `--image=${app}`, "--restart=Never"]);
+  await kubectl([
+    "get",
+    "pod",
+    "web",
+    "-n",
+    "shop",
+    "-o",
+    'jsonpath={.spec.containers[0].image}{"\\n"}',
+  ]);
+
+  tour.chapter("A Pod of the unsigned image is denied");
+  await kubectl(["run", "intruder", "-n", "shop", `--image=${unsigned}`, "--restart=Never"], {
+    expectFailure: true,
+  });
+
+  if (keep) {
+    tour.chapter("Explore", "The environment stays up until Ctrl-C.");
+    tour.say(`    export KUBECONFIG=${cluster.kubeconfigPath}`);
+    tour.say(`    cd ${work}`);
+    tour.say(`    deno task toolkit image-security status`);
+    tour.say(`    kubectl get clusterimagepolicies`);
+    await new Promise<void>((resolve) => {
+      Deno.addSignalListener("SIGINT", resolve);
+      Deno.addSignalListener("SIGTERM", resolve);
+    });
   }
+
+  tour.chapter("Disable enforcement and remove everything it installed");
+  await toolkit(["image-security", "disable", "--purge"]);
+} catch (error) {
+  exitCode = 1;
+  tour.say();
+  tour.say(`The demo stopped: ${error instanceof Error ? error.message : String(error)}`);
 } finally {
-  await step("Stopping everything", () => cluster.stop());
+  await tour.quietly("stopped the webhook, the vault, the registry and the cluster", async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    await Deno.remove(work, { recursive: true }).catch(() => {});
+  });
 }
+Deno.exit(exitCode);
