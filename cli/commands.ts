@@ -263,6 +263,11 @@ const imageSecurity: CommandSpec = {
           type: "array",
           describe: "A namespace the webhook never checks; repeatable",
         },
+        lookaside: {
+          type: "array",
+          describe:
+            "SCOPE=URL: the webhook reads signatures of images under SCOPE from this http(s) lookaside store; repeatable",
+        },
         "exempt-namespace-label": {
           type: "string",
           default: "toolkit.dev/image-security=exempt",

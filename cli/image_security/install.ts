@@ -16,7 +16,9 @@ import {
   type DefaultAction,
   defaultInstallOptions,
   installationStatus,
+  InstallError,
   type InstallOptions,
+  parseLookasideEntry,
   prepareInstall,
   rotateCertificates,
   signingKeysAdvice,
@@ -77,6 +79,17 @@ export function installOptionsFromArgs(args: CommandArgs): InstallOptions {
       );
     }
   }
+  const lookaside = (Array.isArray(args.lookaside) ? args.lookaside as unknown[] : []).map(
+    (entry) => {
+      try {
+        return parseLookasideEntry(String(entry), "--lookaside");
+      } catch (error) {
+        // The message says all: a usage error without the cause repeating it.
+        if (error instanceof InstallError) throw new UsageError(error.message);
+        throw error;
+      }
+    },
+  );
   const exemptRaw = args["exempt-namespace-label"];
   const exempt = Array.isArray(args["exempt-namespace"])
     ? (args["exempt-namespace"] as unknown[]).map(String)
@@ -91,6 +104,7 @@ export function installOptionsFromArgs(args: CommandArgs): InstallOptions {
     ...(typeof exemptRaw === "string" ? { exemptLabel: parseExemptLabel(exemptRaw) } : {}),
     exemptNamespaces: exempt,
     timeoutSeconds: timeout,
+    lookaside,
   });
 }
 

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { ToolkitError } from "../errors.ts";
 import { FIELD_MANAGER, type KubeClient } from "../kube/client.ts";
 import { isStatus, KubeApiError } from "../kube/errors.ts";
 import {
@@ -35,20 +34,15 @@ import {
 } from "./tls.ts";
 import { RELEASE_KEY_SECRET_NAME } from "./options.ts";
 
-/** An installation step failed. */
-export class InstallError extends ToolkitError {
-  /** Creates the error. */
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "InstallError";
-  }
-}
+import { InstallError } from "./install_error.ts";
+import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d.ts";
 
 const TYPES: Record<string, ResourceType> = Object.fromEntries(
   ([
     ["", "v1", "namespaces", "Namespace", false],
     ["", "v1", "serviceaccounts", "ServiceAccount", true],
     ["", "v1", "secrets", "Secret", true],
+    ["", "v1", "configmaps", "ConfigMap", true],
     ["", "v1", "services", "Service", true],
     ["apps", "v1", "deployments", "Deployment", true],
     ["policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true],
@@ -248,6 +242,7 @@ export async function installationStatus(
     ["ClusterRoleBinding", undefined, WEBHOOK_NAME],
     ["Secret", namespace, TLS_SECRET_NAME],
     ["Secret", namespace, RELEASE_KEY_SECRET_NAME],
+    ["ConfigMap", namespace, REGISTRIES_D_CONFIG_MAP_NAME],
     ["Deployment", namespace, WEBHOOK_NAME],
     ["PodDisruptionBudget", namespace, WEBHOOK_NAME],
     ["Service", namespace, WEBHOOK_NAME],
@@ -358,6 +353,7 @@ export async function uninstall(
     ["Service", namespace, WEBHOOK_NAME],
     ["PodDisruptionBudget", namespace, WEBHOOK_NAME],
     ["Deployment", namespace, WEBHOOK_NAME],
+    ["ConfigMap", namespace, REGISTRIES_D_CONFIG_MAP_NAME],
     ["Secret", namespace, TLS_SECRET_NAME],
     ["ClusterRoleBinding", undefined, WEBHOOK_NAME],
     ["ClusterRole", undefined, WEBHOOK_NAME],

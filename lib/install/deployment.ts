@@ -1,6 +1,6 @@
 /**
  * The webhook's workload: the Namespace, the Deployment (three spread replicas, system-critical
- * priority, locked-down security context, HTTPS probes, the TLS Secret mounted), a
+ * priority, locked-down security context, HTTPS probes, the TLS Secret and registries.d mounted), a
  * PodDisruptionBudget selecting the pods' real labels, and the Service the API server calls.
  *
  * @module
@@ -14,6 +14,12 @@ import {
   WEBHOOK_NAME,
   WEBHOOK_PORT,
 } from "./options.ts";
+import {
+  REGISTRIES_D_CHECKSUM_ANNOTATION,
+  REGISTRIES_D_CONFIG_MAP_NAME,
+  REGISTRIES_D_MOUNT_PATH,
+  registriesDChecksum,
+} from "./registries_d.ts";
 
 /** Where the TLS Secret is mounted in the container. */
 export const TLS_MOUNT_PATH = "/etc/toolkit/tls";
@@ -39,6 +45,7 @@ export function webhookArgs(options: InstallOptions): string[] {
     }`,
     // Below the webhook's timeoutSeconds, so a slow registry yields a reasoned answer.
     `--budget=${Math.max(1, options.timeoutSeconds - 2)}s`,
+    `--registries.d=${REGISTRIES_D_MOUNT_PATH}`,
   ];
 }
 
@@ -63,7 +70,11 @@ export function deploymentManifest(options: InstallOptions): KubeObject {
       replicas: options.replicas,
       selector: { matchLabels: selectorLabels() },
       template: {
-        metadata: { labels: { ...commonLabels(), ...selectorLabels() } },
+        metadata: {
+          labels: { ...commonLabels(), ...selectorLabels() },
+          // A changed registries.d ConfigMap rolls the pods: the webhook reads it at start.
+          annotations: { [REGISTRIES_D_CHECKSUM_ANNOTATION]: registriesDChecksum(options) },
+        },
         spec: {
           serviceAccountName: WEBHOOK_NAME,
           priorityClassName: "system-cluster-critical",
@@ -110,11 +121,13 @@ export function deploymentManifest(options: InstallOptions): KubeObject {
             },
             volumeMounts: [
               { name: "tls", mountPath: TLS_MOUNT_PATH, readOnly: true },
+              { name: "registries-d", mountPath: REGISTRIES_D_MOUNT_PATH, readOnly: true },
               { name: "tmp", mountPath: "/tmp" },
             ],
           }],
           volumes: [
             { name: "tls", secret: { secretName: TLS_SECRET_NAME } },
+            { name: "registries-d", configMap: { name: REGISTRIES_D_CONFIG_MAP_NAME } },
             { name: "tmp", emptyDir: { sizeLimit: "64Mi" } },
           ],
         },

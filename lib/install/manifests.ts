@@ -16,6 +16,7 @@ import {
 } from "./deployment.ts";
 import type { InstallOptions } from "./options.ts";
 import { defaultPolicyManifests, releaseKeySecretManifest } from "./policies.ts";
+import { registriesDConfigMapManifest } from "./registries_d.ts";
 import { clusterRoleBindingManifest, clusterRoleManifest, serviceAccountManifest } from "./rbac.ts";
 import { tlsSecretManifest, type WebhookTls } from "./tls.ts";
 import { webhookConfigurationManifest } from "./webhook_configuration.ts";
@@ -46,6 +47,7 @@ export function installManifests(
   }
   objects.push(
     releaseKeySecretManifest(options),
+    registriesDConfigMapManifest(options),
     deploymentManifest(options),
     podDisruptionBudgetManifest(options),
     serviceManifest(options),

@@ -22,5 +22,7 @@ export * from "./release_key.ts";
 export * from "./cert_manager.ts";
 export * from "./tls.ts";
 export * from "./manifests.ts";
+export * from "./install_error.ts";
+export * from "./registries_d.ts";
 export * from "./apply.ts";
 export * from "./advice.ts";

@@ -13,6 +13,14 @@ export type DefaultAction = "allow" | "warn" | "deny";
 /** How the webhook's serving certificate is made. */
 export type TlsMode = "self-signed" | "cert-manager";
 
+/** A lookaside signature store for images under `scope` (a registry host or repository). */
+export interface LookasideEntry {
+  /** `registry.example.com` or `registry.example.com/team`. */
+  readonly scope: string;
+  /** The http(s) base URL of the store. */
+  readonly url: string;
+}
+
 /** The choices of an installation. */
 export interface InstallOptions {
   /** The controller's namespace (default `toolkit-system`). */
@@ -33,6 +41,8 @@ export interface InstallOptions {
   readonly exemptNamespaces: readonly string[];
   /** The webhook's `timeoutSeconds` (1–30, default 10). */
   readonly timeoutSeconds: number;
+  /** Lookaside signature stores the in-cluster webhook reads (besides toolkit's own). */
+  readonly lookaside: readonly LookasideEntry[];
 }
 
 /** The repository toolkit's own images are published to. */
@@ -94,6 +104,7 @@ export function defaultInstallOptions(overrides: Partial<InstallOptions> = {}): 
     exemptLabel: DEFAULT_EXEMPT_LABEL,
     exemptNamespaces: [],
     timeoutSeconds: 10,
+    lookaside: [],
     ...overrides,
   };
 }

@@ -252,9 +252,10 @@ interface ChartCase {
 const CASES: readonly ChartCase[] = [
   { name: "defaults", flags: {}, values: {} },
   {
-    name: "deny, 2 replicas, exempt namespaces, a mirrored image, timeout 15",
+    name: "deny, 2 replicas, exempt namespaces, a mirrored image, timeout 15, lookaside stores",
     flags: {
       default: "deny",
+      lookaside: ["quay.io/team=https://sigs.example.com/quay", "localhost:5000=http://10.0.0.9"],
       replicas: 2,
       "exempt-namespace": ["team-a", "kube-system", NAMESPACE, "off"],
       image: "registry.example.com:5000/mirror/toolkit-webhook:1.2.3",
@@ -268,6 +269,10 @@ const CASES: readonly ChartCase[] = [
         exemptNamespaces: ["team-a", "kube-system", NAMESPACE, "off"],
       },
       defaultPolicies: { defaultAction: "deny" },
+      lookaside: [
+        { scope: "quay.io/team", url: "https://sigs.example.com/quay" },
+        { scope: "localhost:5000", url: "http://10.0.0.9" },
+      ],
     },
   },
   {
@@ -340,6 +345,8 @@ Deno.test({
         ["webhook.exemptNamespaceLabel=no-value", /exemptNamespaceLabel.*does not match/],
         ["webhook.exemptNamespaces={Team_A}", /exemptNamespaces\/0.*does not match/],
         ["replica=2", /additional properties 'replica' not allowed/],
+        ["lookaside[0].scope=quay.io", /lookaside\/0.*missing property 'url'/],
+        ["lookaside[0].url=file:///x,lookaside[0].scope=a", /lookaside\/0\/url.*does not match/],
       ];
       for (const [set, message] of bad) {
         const result = await helm(home.path, ["template", RELEASE, CHART, "--set", set]);

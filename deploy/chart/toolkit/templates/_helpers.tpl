@@ -64,3 +64,29 @@ app.kubernetes.io/component: admission-webhook
 []
 {{- end }}
 {{- end }}
+
+{{/*
+The registries.d files (lib/install/registries_d.ts registriesDFiles): scopes and URLs as JSON
+strings, two spaces per level. lookaside.yaml is empty without the `lookaside` value.
+*/}}
+{{- define "toolkit.lookasideYaml" -}}
+{{- if .Values.lookaside -}}
+docker:
+{{- range .Values.lookaside }}
+  {{ .scope | toJson }}:
+    lookaside: {{ .url | toJson }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "toolkit.releaseRegistriesYaml" -}}
+docker:
+  "ghcr.io/toolkit-dev/toolkit-webhook":
+    lookaside: "https://toolkit-dev.github.io/toolkit/signatures"
+{{- end }}
+
+{{/* The checksum enable puts on the pod template: sha256 of the files joined in name order. */}}
+{{- define "toolkit.registriesDChecksum" -}}
+{{- $lookaside := include "toolkit.lookasideYaml" . -}}
+{{- printf "%s%s%s" (ternary (printf "%s\n" $lookaside) "" (ne $lookaside "")) (include "toolkit.releaseRegistriesYaml" .) "\n" | sha256sum -}}
+{{- end }}
