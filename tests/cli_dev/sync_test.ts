@@ -3,7 +3,7 @@
  * same cluster with the OpenShift CRDs (Routes) and the Project/ProjectRequest stand-ins.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster } from "../env/mod.ts";
+import { e2eSkipReason, startCluster, type TestCluster } from "../env/mod.ts";
 import {
   apply,
   copyKubeconfig,
@@ -22,7 +22,11 @@ const dockerConfig = btoa(
   JSON.stringify({ auths: { "us.icr.io": { auth: btoa("iamapikey:x") } } }),
 );
 
-function templateObjects(ns: string) {
+/**
+ * The template namespace's objects. The ConfigMap is owned by another (as a chart or operator
+ * would make it), which must exist: the garbage collector deletes objects whose owner is gone.
+ */
+function templateObjects(ns: string, ownerUid: string) {
   return [
     { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
     {
@@ -42,7 +46,7 @@ function templateObjects(ns: string) {
           apiVersion: "v1",
           kind: "ConfigMap",
           name: "owner",
-          uid: "6f1a9c4e-0000-4000-8000-000000000001",
+          uid: ownerUid,
         }],
       },
       data: { SONARQUBE_URL: "https://sonarqube.example.com" },
@@ -84,6 +88,17 @@ function templateObjects(ns: string) {
   ];
 }
 
+/** Creates the namespace and the owner ConfigMap, and returns the template objects. */
+async function withOwner(cluster: TestCluster, ns: string) {
+  await apply(
+    cluster,
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
+    { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "owner", namespace: ns } },
+  );
+  const owner = await getJson(cluster, ["configmap", "owner", "-n", ns]);
+  return templateObjects(ns, String(owner?.metadata.uid));
+}
+
 const KUBECONFIG_COMMENT = "# my kubeconfig: keep this comment\n";
 
 Deno.test({
@@ -95,7 +110,7 @@ Deno.test({
     const kubeconfig = await copyKubeconfig(cluster, dir.path);
     await Deno.writeTextFile(kubeconfig, KUBECONFIG_COMMENT + await Deno.readTextFile(kubeconfig));
     const env = { KUBECONFIG: kubeconfig, HOME: dir.path };
-    await apply(cluster, ...templateObjects("tools"));
+    await apply(cluster, ...await withOwner(cluster, "tools"));
 
     await t.step(
       "sync creates the namespace and copies config, pull secrets and the context",
@@ -183,7 +198,7 @@ Deno.test({
     );
 
     await t.step("-t and -z choose the template namespace and the service account", async () => {
-      await apply(cluster, ...templateObjects("template-2"));
+      await apply(cluster, ...await withOwner(cluster, "template-2"));
       const r = await toolkit(["project", "dev-2", "-t", "template-2", "-z", "builder"], env);
       assert.equal(r.status, 0, r.err);
       const sa = await getJson(cluster, ["serviceaccount", "builder", "-n", "dev-2"]);

@@ -196,7 +196,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
         `--secure-port=${freePort()}`,
         `--cert-dir=${dir}/cm-certs`,
         "--controllers=*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-service-lb-controller",
-        "--use-service-account-credentials=false",
+        "--use-service-account-credentials=true",
         "--v=0",
       ], { logFile: `${dir}/kube-controller-manager.log` });
     }
