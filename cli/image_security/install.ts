@@ -18,12 +18,15 @@ import {
   installationStatus,
   InstallError,
   type InstallOptions,
+  isTerminating,
   parseLookasideEntry,
+  POLICY_CRD_NAMES,
   prepareInstall,
   rotateCertificates,
   signingKeysAdvice,
   TLS_SECRET_NAME,
   uninstall,
+  waitUntilDeleted,
   type WebhookTls,
 } from "../../lib/install/mod.ts";
 import { resolvePath, writeNewFile } from "./files.ts";
@@ -161,6 +164,12 @@ export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise
     return 0;
   }
   using client = await connect(args, ctx);
+  if (await isTerminating(client, "Namespace", undefined, options.namespace)) {
+    ctx.io.stderr.write(
+      `Waiting for the namespace "${options.namespace}" to finish terminating…\n`,
+    );
+    await waitUntilDeleted(client, "Namespace", undefined, options.namespace);
+  }
   const { objects, tlsRenewed, tls } = await prepareInstall(client, options, { now });
   if (tlsRenewed) ctx.io.stderr.write(`Making a new serving certificate: ${tlsRenewed}\n`);
   const results = await applyManifests(client, objects);
@@ -228,8 +237,17 @@ export async function runStatus(args: CommandArgs, ctx: CommandContext): Promise
 /** Runs `disable`. */
 export async function runDisable(args: CommandArgs, ctx: CommandContext): Promise<number> {
   using client = await connect(args, ctx);
-  const results = await uninstall(client, namespaceOf(args), { purge: args.purge === true });
+  const namespace = namespaceOf(args);
+  const results = await uninstall(client, namespace, { purge: args.purge === true });
   writeResults(ctx, results.filter((r) => r.outcome === "deleted"));
+  if (args.purge === true) {
+    // Deleting starts the termination: wait until a new enable could create them again.
+    ctx.io.stderr.write(`Waiting for the namespace "${namespace}" and the CRDs to be deleted…\n`);
+    await waitUntilDeleted(client, "Namespace", undefined, namespace);
+    for (const crd of POLICY_CRD_NAMES) {
+      await waitUntilDeleted(client, "CustomResourceDefinition", undefined, crd);
+    }
+  }
   ctx.io.stderr.write(
     args.purge === true
       ? "Image signature enforcement is removed, with its policies, CRDs and namespace.\n"

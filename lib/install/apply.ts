@@ -32,7 +32,7 @@ import {
   tlsSecretManifest,
   type WebhookTls,
 } from "./tls.ts";
-import { RELEASE_KEY_SECRET_NAME } from "./options.ts";
+import { POLICY_CRD_NAMES, RELEASE_KEY_SECRET_NAME } from "./options.ts";
 
 import { InstallError } from "./install_error.ts";
 import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d.ts";
@@ -235,8 +235,11 @@ export async function installationStatus(
 ): Promise<InstallStatus> {
   const wanted: [string, string | undefined, string][] = [
     ["Namespace", undefined, namespace],
-    ["CustomResourceDefinition", undefined, `clusterimagepolicies.${API_GROUP}`],
-    ["CustomResourceDefinition", undefined, `imagepolicies.${API_GROUP}`],
+    ...POLICY_CRD_NAMES.map((name): [string, string | undefined, string] => [
+      "CustomResourceDefinition",
+      undefined,
+      name,
+    ]),
     ["ServiceAccount", namespace, WEBHOOK_NAME],
     ["ClusterRole", undefined, WEBHOOK_NAME],
     ["ClusterRoleBinding", undefined, WEBHOOK_NAME],
@@ -373,10 +376,8 @@ export async function uninstall(
       results.push(await deleteOne(client, "ClusterImagePolicy", undefined, name));
     }
     results.push(await deleteOne(client, "Secret", namespace, RELEASE_KEY_SECRET_NAME));
-    for (const plural of ["clusterimagepolicies", "imagepolicies"]) {
-      results.push(
-        await deleteOne(client, "CustomResourceDefinition", undefined, `${plural}.${API_GROUP}`),
-      );
+    for (const name of POLICY_CRD_NAMES) {
+      results.push(await deleteOne(client, "CustomResourceDefinition", undefined, name));
     }
     results.push(await deleteOne(client, "Namespace", undefined, namespace));
   }

@@ -26,3 +26,4 @@ export * from "./install_error.ts";
 export * from "./registries_d.ts";
 export * from "./apply.ts";
 export * from "./advice.ts";
+export * from "./wait.ts";

@@ -6,6 +6,7 @@
  */
 import { VERSION } from "../version.ts";
 import { DEFAULT_EXEMPT_LABEL, type ExemptLabel } from "../admission/source.ts";
+import { API_GROUP } from "../policy/crds.ts";
 
 /** What happens to images no other default policy covers (`--default`). */
 export type DefaultAction = "allow" | "warn" | "deny";
@@ -50,6 +51,12 @@ export const TOOLKIT_IMAGE_REPOSITORY = "ghcr.io/toolkit-dev/toolkit-webhook";
 
 /** The name shared by the ServiceAccount, ClusterRole(Binding), Deployment, PDB and Service. */
 export const WEBHOOK_NAME = "toolkit-webhook";
+
+/** The names of the policy CRDs. */
+export const POLICY_CRD_NAMES: readonly string[] = [
+  `clusterimagepolicies.${API_GROUP}`,
+  `imagepolicies.${API_GROUP}`,
+];
 
 /** The MutatingWebhookConfiguration's name. */
 export const WEBHOOK_CONFIGURATION_NAME = "toolkit-image-security";

@@ -137,6 +137,15 @@ Deno.test({
       assert.equal(await runDisable({ ...kube, purge: true }, ctx), 0);
       const crds = await cluster.kubectl(["get", "crd", "-o", "name"]);
       assert.doesNotMatch(crds.stdout, /toolkit\.dev/);
+      // It waited for the namespace controller: the namespace is gone, not Terminating.
+      const ns = await cluster.kubectl(["get", "namespace", "toolkit-system"]);
+      assert.match(ns.stderr, /NotFound/);
+    });
+
+    await t.step("enable right after disable --purge installs again", async () => {
+      const { io, ctx } = context();
+      assert.equal(await runEnable({ ...kube, "webhook-url": url }, ctx), 0, io.err());
+      assert.match(io.out(), /Namespace "toolkit-system" created/);
     });
   },
 });
