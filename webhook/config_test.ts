@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseDuration, parseWebhookArgs, type WebhookConfig } from "./config.ts";
 import { UsageError } from "../lib/errors.ts";
+import { defaultInstallOptions, webhookArgs } from "../lib/install/mod.ts";
 
 const TLS = ["--tls-cert-file", "c.pem", "--tls-key-file", "k.pem"];
 
@@ -96,4 +97,19 @@ Deno.test("parseDuration() reads seconds, milliseconds, minutes and hours", () =
   assert.equal(parseDuration("250ms", "x"), 250);
   assert.equal(parseDuration("5m", "x"), 300_000);
   assert.equal(parseDuration("1h", "x"), 3600_000);
+});
+
+Deno.test("the arguments the installed Deployment passes are the webhook's own", () => {
+  const options = defaultInstallOptions({ timeoutSeconds: 15, exemptLabel: undefined });
+  const config = parseWebhookArgs(webhookArgs(options), {});
+  assert.ok(config !== "help");
+  assert.equal(config.port, 8443);
+  assert.equal(config.tlsCertFile, "/etc/toolkit/tls/tls.crt");
+  assert.equal(config.namespace, "toolkit-system");
+  assert.equal(config.exemptLabel, undefined);
+  assert.equal(config.budgetMs, 13_000);
+  assert.equal(config.registriesD, "/etc/toolkit/registries.d");
+  const labelled = parseWebhookArgs(webhookArgs(defaultInstallOptions()), {});
+  assert.ok(labelled !== "help");
+  assert.deepEqual(labelled.exemptLabel, { key: "toolkit.dev/image-security", value: "exempt" });
 });
