@@ -21,6 +21,7 @@
 import {
   freePort,
   type ManagedProcess,
+  onInterrupt,
   requireTool,
   startCluster,
   startGpg,
@@ -42,6 +43,32 @@ const tour = new Tour(env, work, {
   write: (text) => Deno.stdout.writeSync(new TextEncoder().encode(text)),
 });
 const cleanups: (() => Promise<unknown>)[] = [];
+
+/** Stops everything the tour started, once. */
+let tornDown: Promise<void> | undefined;
+function teardown(): Promise<void> {
+  tornDown ??= tour.quietly(
+    "stopped the webhook, the vault, the registry and the cluster",
+    async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+      await Deno.remove(work, { recursive: true }).catch(() => {});
+    },
+  );
+  return tornDown;
+}
+
+// Ctrl-C ends `--keep`'s wait; during the tour it stops everything and exits.
+let exploring = false;
+let interrupted = false;
+let stopExploring = () => {};
+const onSignal = () => {
+  if (exploring) return stopExploring();
+  interrupted = true;
+  tour.say();
+  tour.say("Interrupted.");
+  void teardown().then(() => Deno.exit(130));
+};
+onInterrupt(onSignal);
 
 /** `toolkit ARGS`, run from this checkout. */
 function toolkit(args: string[], options: { expectFailure?: boolean } = {}) {
@@ -295,25 +322,25 @@ try {
   if (keep) {
     tour.chapter("Explore", "The environment stays up until Ctrl-C.");
     tour.say(`    export KUBECONFIG=${cluster.kubeconfigPath}`);
+    tour.say(`    alias toolkit='${deno} run -A ${repo}cli/main.ts'`);
     tour.say(`    cd ${work}`);
-    tour.say(`    deno task toolkit image-security status`);
-    tour.say(`    kubectl get clusterimagepolicies`);
+    tour.say(`    toolkit image-security status`);
+    tour.say(`    ${kubectlBin} get clusterimagepolicies,pods -A`);
     await new Promise<void>((resolve) => {
-      Deno.addSignalListener("SIGINT", resolve);
-      Deno.addSignalListener("SIGTERM", resolve);
+      exploring = true;
+      stopExploring = resolve;
     });
+    exploring = false;
   }
 
   tour.chapter("Disable enforcement and remove everything it installed");
   await toolkit(["image-security", "disable", "--purge"]);
 } catch (error) {
   exitCode = 1;
+  if (interrupted) await new Promise(() => {}); // the signal handler tears down and exits
   tour.say();
   tour.say(`The demo stopped: ${error instanceof Error ? error.message : String(error)}`);
 } finally {
-  await tour.quietly("stopped the webhook, the vault, the registry and the cluster", async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-    await Deno.remove(work, { recursive: true }).catch(() => {});
-  });
+  await teardown();
 }
 Deno.exit(exitCode);

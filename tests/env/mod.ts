@@ -10,5 +10,13 @@ export * from "./gpg.ts";
 export * from "./registry.ts";
 export * from "./tools.ts";
 export * from "./pki.ts";
-export { freePort, run, runOk, startProcess, waitFor, webhookReady } from "./process.ts";
+export {
+  freePort,
+  onInterrupt,
+  run,
+  runOk,
+  startProcess,
+  waitFor,
+  webhookReady,
+} from "./process.ts";
 export type { ManagedProcess } from "./process.ts";

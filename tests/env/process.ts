@@ -32,10 +32,21 @@ function killAll(): void {
   }
 }
 
+let interruptHandler: (() => void) | undefined;
+
+/**
+ * Replaces the reaction to Ctrl-C and SIGTERM, which by default kills every process started here
+ * and exits with 130 (a program that tears down on its own, such as the demo, sets its own).
+ */
+export function onInterrupt(handler: () => void): void {
+  interruptHandler = handler;
+}
+
 globalThis.addEventListener("unload", killAll);
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   try {
     Deno.addSignalListener(signal, () => {
+      if (interruptHandler) return interruptHandler();
       killAll();
       Deno.exit(130);
     });
