@@ -12,7 +12,7 @@ import { type CertFiles, issueCert, makeCA } from "./pki.ts";
 import { crdsDir, findTool, requireTool } from "./tools.ts";
 
 /** Groups of CRDs the cluster can be given. */
-export type CrdSet = "tekton" | "openshift" | "toolkit";
+export type CrdSet = "tekton" | "openshift" | "cert-manager" | "toolkit";
 
 /** How to start the cluster. */
 export interface ClusterOptions {
@@ -254,7 +254,7 @@ async function crdFiles(set: CrdSet): Promise<string[]> {
     const root = crdsDir();
     if (!root) throw new Error("CRDs are not provisioned: run tests/env/provision.sh");
     if (set === "tekton") dirs.push(`${root}/tekton-pipelines`, `${root}/tekton-triggers`);
-    else dirs.push(`${root}/openshift`);
+    else dirs.push(`${root}/${set}`);
   }
   const files: string[] = [];
   for (const dir of dirs) {

@@ -10,9 +10,9 @@
 #   there when present and otherwise built into the cache.
 # - docker-registry (the distribution registry), gpg, skopeo, htpasswd, openssl: installed
 #   from Debian packages when missing.
-# - CRDs of Tekton Pipelines and Triggers and of OpenShift Route and SecurityContextConstraints,
-#   read from those projects'
-#   published Go modules at pinned versions (no Go build).
+# - CRDs of Tekton Pipelines and Triggers, of OpenShift Route and SecurityContextConstraints and
+#   of cert-manager (Issuer, Certificate, ...), read from those projects' published Go modules at
+#   pinned versions (no Go build).
 # - helm: built from the Helm Go module at the pinned version with the ldflags of Helm's own
 #   release build (so `helm template` and `helm lint` assume the Kubernetes version the release
 #   does, not v1.20); kept once for every Kubernetes version.
@@ -26,6 +26,7 @@ ETCD_VERSION=v3.6.16
 TEKTON_PIPELINE_VERSION=v1.6.0
 TEKTON_TRIGGERS_VERSION=v0.34.0
 OPENSHIFT_API_VERSION=v0.0.0-20251015095338-264e80a2b6e7
+CERT_MANAGER_VERSION=v1.19.2
 HELM_VERSION=v3.22.0
 
 root=${TOOLKIT_TEST_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolkit-test-env}
@@ -149,6 +150,8 @@ copy_crds tekton-triggers "github.com/tektoncd/triggers@${TEKTON_TRIGGERS_VERSIO
 copy_crds openshift "github.com/openshift/api@${OPENSHIFT_API_VERSION}" \
   'route/v1/zz_generated.crd-manifests/routes.crd.yaml' \
   'security/v1/zz_generated.crd-manifests/0000_03_config-operator_01_securitycontextconstraints.crd.yaml'
+copy_crds cert-manager "github.com/cert-manager/cert-manager@${CERT_MANAGER_VERSION}" \
+  'deploy/crds/cert-manager.io_*.yaml'
 
 # helm, from its Go module ----------------------------------------------------------------------
 helm_bin="$root/helm-${HELM_VERSION}/bin/helm"
@@ -178,6 +181,7 @@ build_helm() {
   echo "TEKTON_PIPELINE_VERSION=$TEKTON_PIPELINE_VERSION"
   echo "TEKTON_TRIGGERS_VERSION=$TEKTON_TRIGGERS_VERSION"
   echo "OPENSHIFT_API_VERSION=$OPENSHIFT_API_VERSION"
+  echo "CERT_MANAGER_VERSION=$CERT_MANAGER_VERSION"
   echo "HELM_VERSION=$HELM_VERSION"
   echo "ASSETS=$assets"
   echo "CRDS=$crds"

@@ -149,3 +149,68 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "enable --cert-manager hands the certificate to cert-manager (its real CRDs)",
+  ignore: e2eSkipReason() !== undefined,
+  fn: async (t) => {
+    await using cluster = await startCluster({ crds: ["cert-manager"] });
+    const kube = { kubeconfig: cluster.kubeconfigPath };
+
+    await t.step(
+      "the Issuer and Certificate are created and the CA is left to the injector",
+      async () => {
+        const { io, ctx } = context();
+        assert.equal(await runEnable({ ...kube, "cert-manager": true }, ctx), 0, io.err());
+        assert.match(io.out(), /Issuer "toolkit-system\/toolkit-webhook" created/);
+        assert.match(io.out(), /Certificate "toolkit-system\/toolkit-webhook" created/);
+        assert.doesNotMatch(io.out(), /Secret "toolkit-system\/toolkit-webhook-tls"/);
+        const certificate = JSON.parse(
+          (await cluster.kubectl([
+            "get",
+            "certificates.cert-manager.io",
+            "toolkit-webhook",
+            "-n",
+            "toolkit-system",
+            "-o",
+            "json",
+          ])).stdout,
+        );
+        assert.equal(certificate.spec.secretName, "toolkit-webhook-tls");
+        assert.deepEqual(certificate.spec.dnsNames, [
+          "toolkit-webhook.toolkit-system.svc",
+          "toolkit-webhook.toolkit-system.svc.cluster.local",
+        ]);
+        const hook = JSON.parse(
+          (await cluster.kubectl([
+            "get",
+            "mutatingwebhookconfiguration",
+            "toolkit-image-security",
+            "-o",
+            "json",
+          ])).stdout,
+        );
+        assert.equal(
+          hook.metadata.annotations["cert-manager.io/inject-ca-from"],
+          "toolkit-system/toolkit-webhook",
+        );
+        assert.equal(hook.webhooks[0].clientConfig.caBundle, undefined);
+      },
+    );
+
+    await t.step("rotate-certs leaves the certificate to cert-manager", async () => {
+      const { ctx } = context();
+      await assert.rejects(
+        runRotateCerts({ ...kube }, ctx),
+        /cert-manager manages them \(delete the Secret "toolkit-webhook-tls" to have cert-manager issue a new one\)/,
+      );
+    });
+
+    await t.step("disable removes the Issuer and Certificate", async () => {
+      const { io, ctx } = context();
+      assert.equal(await runDisable({ ...kube }, ctx), 0);
+      assert.match(io.out(), /Issuer "toolkit-system\/toolkit-webhook" deleted/);
+      assert.match(io.out(), /Certificate "toolkit-system\/toolkit-webhook" deleted/);
+    });
+  },
+});
