@@ -275,6 +275,17 @@ const imageSecurity: CommandSpec = {
         },
         timeout: { type: "number", default: 10, describe: "The webhook's timeoutSeconds (1-30)" },
         "dry-run": { type: "boolean", describe: "Print every manifest instead of applying" },
+        wait: {
+          type: "boolean",
+          default: true,
+          describe:
+            "Switch enforcement on only once a webhook replica is ready (--no-wait: at once)",
+        },
+        "wait-timeout": {
+          type: "number",
+          default: 180,
+          describe: "Seconds to wait for a ready replica",
+        },
         ...outputFlag(["text", "json", "yaml"], "text"),
         ...KUBE_FLAGS,
       },

@@ -26,6 +26,7 @@ import {
   signingKeysAdvice,
   TLS_SECRET_NAME,
   uninstall,
+  waitForWebhook,
   waitUntilDeleted,
   type WebhookTls,
 } from "../../lib/install/mod.ts";
@@ -146,6 +147,12 @@ function writeResults(ctx: CommandContext, results: readonly AppliedObject[]): v
 export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise<number> {
   const options = installOptionsFromArgs(args);
   const tlsDir = tlsDirOf(args, options);
+  const waitTimeout = Number(args["wait-timeout"] ?? 180);
+  if (!Number.isFinite(waitTimeout) || waitTimeout <= 0) {
+    throw new UsageError(
+      `Cannot use --wait-timeout "${String(args["wait-timeout"])}": expected seconds above 0`,
+    );
+  }
   const now = new Date();
   if (args["dry-run"] === true) {
     const format = outputFormat(args, ["text", "json", "yaml"], "yaml");
@@ -172,15 +179,26 @@ export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise
   }
   const { objects, tlsRenewed, tls } = await prepareInstall(client, options, { now });
   if (tlsRenewed) ctx.io.stderr.write(`Making a new serving certificate: ${tlsRenewed}\n`);
-  const results = await applyManifests(client, objects);
-  if (tlsDir !== undefined && tls) await writeTlsDir(ctx, tlsDir, tls);
+  // The webhook configuration is last: it is applied once the webhook can answer. In text,
+  // each object is printed as it is applied (a wait that fails leaves the list of what was).
   const format = outputFormat(args, ["text", "json", "yaml"], "text");
-  printData(
-    ctx.io.stdout,
-    format,
-    { objects: results },
-    () => results.map((r) => `${r.object} ${r.outcome}\n`).join(""),
-  );
+  const show = (applied: AppliedObject[]) => {
+    if (format === "text") writeResults(ctx, applied);
+    return applied;
+  };
+  const hook = objects.at(-1)!;
+  const results = show(await applyManifests(client, objects.slice(0, -1)));
+  if (tlsDir !== undefined && tls) await writeTlsDir(ctx, tlsDir, tls);
+  if (!options.webhookUrl && args.wait !== false) {
+    ctx.io.stderr.write("Waiting for the webhook to be ready before switching enforcement on…\n");
+    const ready = await waitForWebhook(client, options.namespace, {
+      timeoutMs: waitTimeout * 1000,
+      onProgress: (r) => ctx.io.stderr.write(`  ${r.available}/${r.desired} replicas available\n`),
+    });
+    ctx.io.stderr.write(`  ${ready.available}/${ready.desired} replicas available\n`);
+  }
+  results.push(...show(await applyManifests(client, [hook])));
+  if (format !== "text") printData(ctx.io.stdout, format, { objects: results }, () => "");
   const changed = results.filter((r) => r.outcome !== "unchanged").length;
   ctx.io.stderr.write(
     changed === 0

@@ -27,3 +27,4 @@ export * from "./registries_d.ts";
 export * from "./apply.ts";
 export * from "./advice.ts";
 export * from "./wait.ts";
+export * from "./readiness.ts";

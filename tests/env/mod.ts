@@ -10,6 +10,7 @@ export * from "./gpg.ts";
 export * from "./registry.ts";
 export * from "./tools.ts";
 export * from "./pki.ts";
+export * from "./kubelet.ts";
 export {
   freePort,
   onInterrupt,

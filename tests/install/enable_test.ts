@@ -161,7 +161,11 @@ Deno.test({
       "the Issuer and Certificate are created and the CA is left to the injector",
       async () => {
         const { io, ctx } = context();
-        assert.equal(await runEnable({ ...kube, "cert-manager": true }, ctx), 0, io.err());
+        assert.equal(
+          await runEnable({ ...kube, "cert-manager": true, wait: false }, ctx),
+          0,
+          io.err(),
+        );
         assert.match(io.out(), /Issuer "toolkit-system\/toolkit-webhook" created/);
         assert.match(io.out(), /Certificate "toolkit-system\/toolkit-webhook" created/);
         assert.doesNotMatch(io.out(), /Secret "toolkit-system\/toolkit-webhook-tls"/);
