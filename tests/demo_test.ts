@@ -9,8 +9,10 @@ Deno.test({
   name: "the demo tells the whole story against the real environment and cleans up",
   ignore: e2eSkipReason() !== undefined,
   fn: async () => {
+    // The README's first command, through the task (provisioning included, quick when cached).
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", new URL("./demo/main.ts", import.meta.url).pathname],
+      args: ["task", "demo"],
+      cwd: new URL("../", import.meta.url).pathname,
       env: { NO_COLOR: "1" },
       stdout: "piped",
       stderr: "piped",
