@@ -35,6 +35,7 @@ import {
 import { POLICY_CRD_NAMES, RELEASE_KEY_SECRET_NAME } from "./options.ts";
 
 import { InstallError } from "./install_error.ts";
+import { pollUntil } from "./poll.ts";
 import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d.ts";
 
 const TYPES: Record<string, ResourceType> = Object.fromEntries(
@@ -123,19 +124,23 @@ export async function applyManifests(
   return results;
 }
 
-/** Waits until the API server serves a CRD's resource (at most about 30 s). */
+/** Waits until the API server serves a CRD's resource (at most 30 s). */
 async function waitEstablished(client: KubeClient, name: string): Promise<void> {
   const type = installedType("CustomResourceDefinition");
-  for (let attempt = 0; attempt < 150; attempt++) {
-    const crd = await client.read(type, undefined, name) as
-      | KubeObject & { status?: { conditions?: { type: string; status: string }[] } }
-      | undefined;
-    if (crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new InstallError(`Cannot install the CRD "${name}": it was not established within 30s`);
+  await pollUntil(
+    async () => {
+      const crd = await client.read(type, undefined, name) as
+        | KubeObject & { status?: { conditions?: { type: string; status: string }[] } }
+        | undefined;
+      const established = crd?.status?.conditions?.some((c) =>
+        c.type === "Established" && c.status === "True"
+      );
+      return established ? true : undefined;
+    },
+    () => new InstallError(`Cannot install the CRD "${name}": it was not established within 30s`),
+    {},
+    { timeoutMs: 30_000, pollMs: 200 },
+  );
 }
 
 /** Lists, retrying while the API server's storage for a new CRD is still starting (503). */

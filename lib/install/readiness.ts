@@ -11,7 +11,7 @@ import type { KubeObject } from "../kube/resources.ts";
 import { installedType } from "./apply.ts";
 import { InstallError } from "./install_error.ts";
 import { WEBHOOK_NAME } from "./options.ts";
-import type { WaitOptions } from "./wait.ts";
+import { pollUntil, type WaitOptions } from "./poll.ts";
 
 /** The replicas of the webhook's Deployment, as its status reports them. */
 export interface WebhookReplicas {
@@ -61,31 +61,28 @@ export async function waitForWebhook(
   namespace: string,
   options: WebhookWaitOptions = {},
 ): Promise<WebhookReplicas> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
-  const timeoutMs = options.timeoutMs ?? 180_000;
-  const deadline = now() + timeoutMs;
-  let told = "";
-  for (;;) {
-    const replicas = await webhookReplicas(client, namespace);
-    if (replicas === undefined) {
-      throw new InstallError(
-        `Cannot wait for the webhook: there is no Deployment "${namespace}/${WEBHOOK_NAME}"`,
-      );
-    }
-    if (replicas.current && replicas.available >= 1) return replicas;
-    const state = `${replicas.available}/${replicas.desired}`;
-    if (state !== told) {
-      told = state;
-      options.onProgress?.(replicas);
-    }
-    if (now() >= deadline) {
-      throw new InstallError(
+  let state = "";
+  return await pollUntil(
+    async () => {
+      const replicas = await webhookReplicas(client, namespace);
+      if (replicas === undefined) {
+        throw new InstallError(
+          `Cannot wait for the webhook: there is no Deployment "${namespace}/${WEBHOOK_NAME}"`,
+        );
+      }
+      if (replicas.current && replicas.available >= 1) return replicas;
+      const seen = `${replicas.available}/${replicas.desired}`;
+      if (seen !== state) options.onProgress?.(replicas);
+      state = seen;
+      return undefined;
+    },
+    (timeoutMs) =>
+      new InstallError(
         `The webhook is not ready after ${
           Math.round(timeoutMs / 1000)
         } s (${state} replicas available), so enforcement was not switched on: see kubectl -n ${namespace} describe deployment ${WEBHOOK_NAME} and kubectl -n ${namespace} get pods`,
-      );
-    }
-    await sleep(options.pollMs ?? 1000);
-  }
+      ),
+    options,
+    { timeoutMs: 180_000, pollMs: 1000 },
+  );
 }

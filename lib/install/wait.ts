@@ -9,18 +9,9 @@
 import type { KubeClient } from "../kube/client.ts";
 import { installedType } from "./apply.ts";
 import { InstallError } from "./install_error.ts";
+import { pollUntil, type WaitOptions } from "./poll.ts";
 
-/** Options of {@link waitUntilDeleted}. */
-export interface WaitOptions {
-  /** How long to wait, in ms (default 120 s). */
-  readonly timeoutMs?: number;
-  /** How often to look, in ms (default 500). */
-  readonly pollMs?: number;
-  /** Sleeps `ms` (injected by tests; default a timer). */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** The current time in ms (default `Date.now`). */
-  readonly now?: () => number;
-}
+export type { WaitOptions } from "./poll.ts";
 
 /** Whether `kind` `namespace/name` exists and is being deleted. */
 export async function isTerminating(
@@ -34,7 +25,8 @@ export async function isTerminating(
 }
 
 /**
- * Waits until `kind` `namespace/name` no longer exists.
+ * Waits until `kind` `namespace/name` no longer exists (by default up to 120 s, looking every
+ * 500 ms).
  *
  * @throws {InstallError} when it still exists after the timeout (a finalizer holds it).
  */
@@ -45,22 +37,18 @@ export async function waitUntilDeleted(
   name: string,
   options: WaitOptions = {},
 ): Promise<void> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
-  const timeoutMs = options.timeoutMs ?? 120_000;
-  const deadline = now() + timeoutMs;
   const type = installedType(kind);
-  while (await client.read(type, namespace, name)) {
-    if (now() >= deadline) {
-      const where = namespace ? `${namespace}/${name}` : name;
-      throw new InstallError(
-        `${kind} "${where}" is still being deleted after ${
+  await pollUntil(
+    async () => (await client.read(type, namespace, name)) ? undefined : true,
+    (timeoutMs) =>
+      new InstallError(
+        `${kind} "${namespace ? `${namespace}/${name}` : name}" is still being deleted after ${
           Math.round(timeoutMs / 1000)
         } s: a finalizer holds it (kubectl get ${type.plural} ${
           namespace ? `-n ${namespace} ` : ""
         }${name} -o yaml shows which)`,
-      );
-    }
-    await sleep(options.pollMs ?? 500);
-  }
+      ),
+    options,
+    { timeoutMs: 120_000, pollMs: 500 },
+  );
 }
