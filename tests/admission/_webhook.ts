@@ -9,6 +9,7 @@ import {
   type CertFiles,
   freePort,
   issueCert,
+  kubectlOk,
   LOOPBACK_SANS,
   makeCA,
   type ManagedProcess,
@@ -17,6 +18,8 @@ import {
   waitFor,
   webhookReady,
 } from "../env/mod.ts";
+
+export { kubectlOk };
 
 const ENTRY = new URL("../../webhook/main.ts", import.meta.url).pathname;
 
@@ -199,17 +202,6 @@ export function webhookConfiguration(url: string, ca: Trust): string {
       ],
     }],
   });
-}
-
-/** Runs kubectl and fails with its stderr unless it succeeds. */
-export async function kubectlOk(
-  cluster: TestCluster,
-  args: string[],
-  stdin?: string,
-): Promise<string> {
-  const r = await cluster.kubectl(args, stdin === undefined ? {} : { stdin });
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed: ${r.stderr.trim()}`);
-  return r.stdout;
 }
 
 /** Creates namespaces with their `default` ServiceAccount (there may be no controller-manager). */

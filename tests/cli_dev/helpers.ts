@@ -8,7 +8,7 @@
  */
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
-import type { TestCluster } from "../env/cluster.ts";
+import { kubectlOk, type TestCluster } from "../env/cluster.ts";
 
 /** What a toolkit run printed and returned. */
 export interface RunResult {
@@ -54,15 +54,7 @@ export async function copyKubeconfig(
 }
 
 /** Runs kubectl and fails the test when it fails. */
-export async function kubectl(
-  cluster: TestCluster,
-  args: string[],
-  stdin?: string,
-): Promise<string> {
-  const r = await cluster.kubectl(args, stdin === undefined ? {} : { stdin });
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed: ${r.stderr}`);
-  return r.stdout;
-}
+export const kubectl = kubectlOk;
 
 /** Applies objects with kubectl. */
 export async function apply(cluster: TestCluster, ...objects: unknown[]): Promise<void> {

@@ -265,3 +265,14 @@ async function crdFiles(set: CrdSet): Promise<string[]> {
   if (files.length === 0) throw new Error(`No CRD files for "${set}" in ${dirs.join(", ")}`);
   return files.sort();
 }
+
+/** Runs kubectl against `cluster` and fails with its stderr unless it succeeds. */
+export async function kubectlOk(
+  cluster: Pick<TestCluster, "kubectl">,
+  args: string[],
+  stdin?: string,
+): Promise<string> {
+  const r = await cluster.kubectl(args, stdin === undefined ? {} : { stdin });
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed: ${r.stderr.trim()}`);
+  return r.stdout;
+}

@@ -7,16 +7,10 @@
  *
  * @module
  */
-import type { TestCluster } from "./cluster.ts";
+import { kubectlOk, type TestCluster } from "./cluster.ts";
 
 /** The Node the stand-in reports. */
 export const TEST_NODE = "toolkit-test-node";
-
-async function kubectlOk(cluster: TestCluster, args: string[], stdin?: string): Promise<string> {
-  const r = await cluster.kubectl(args, stdin === undefined ? {} : { stdin });
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.stderr.trim()}`);
-  return r.stdout;
-}
 
 /** Registers {@link TEST_NODE} (once) as a ready Node. */
 async function ensureNode(cluster: TestCluster): Promise<void> {

@@ -13,8 +13,14 @@ import assert from "node:assert/strict";
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { parse, parseAllDocuments } from "yaml";
-import { e2eSkipReason, requireTool, startCluster, type TestCluster } from "../env/mod.ts";
-import { bufferedIO } from "../../cli/io.ts";
+import {
+  e2eSkipReason,
+  kubectlOk,
+  requireTool,
+  startCluster,
+  type TestCluster,
+} from "../env/mod.ts";
+import { context } from "./_context.ts";
 import type { CommandArgs } from "../../cli/command.ts";
 import { runEnable, runRotateCerts, runStatus } from "../../cli/image_security/install.ts";
 import { DEFAULT_IMAGE, selectorLabels, TOOLKIT_IMAGE_REPOSITORY } from "../../lib/install/mod.ts";
@@ -39,11 +45,6 @@ const FREE_FORM_VALUES = new Set(["resources", "nodeSelector", "tolerations", "a
 
 type Json = Record<string, unknown>;
 type Obj = Json & { kind: string; metadata: { name: string; namespace?: string } & Json };
-
-function context() {
-  const io = bufferedIO();
-  return { io, ctx: { io, programName: "toolkit" } };
-}
 
 /** A temporary directory removed when disposed; Helm's cache and config live there too. */
 async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
@@ -446,12 +447,6 @@ Deno.test({
     });
   },
 });
-
-async function kubectlOk(cluster: TestCluster, args: string[], stdin?: string): Promise<string> {
-  const result = await cluster.kubectl(args, stdin === undefined ? {} : { stdin });
-  assert.equal(result.code, 0, `kubectl ${args.join(" ")}: ${result.stderr}`);
-  return result.stdout;
-}
 
 async function servingTls(cluster: TestCluster): Promise<Record<string, string>> {
   const secret = JSON.parse(

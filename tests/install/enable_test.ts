@@ -5,18 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason, startCluster } from "../env/mod.ts";
-import { bufferedIO } from "../../cli/io.ts";
+import { context } from "./_context.ts";
 import {
   runDisable,
   runEnable,
   runRotateCerts,
   runStatus,
 } from "../../cli/image_security/install.ts";
-
-function context() {
-  const io = bufferedIO();
-  return { io, ctx: { io, programName: "toolkit" } };
-}
 
 Deno.test({
   name: "enable installs every object idempotently, status reports it and disable removes it",

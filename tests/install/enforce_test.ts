@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason, freePort, startCluster, startGpg, startRegistry } from "../env/mod.ts";
-import { bufferedIO } from "../../cli/io.ts";
+import { context } from "./_context.ts";
 import {
   runDisable,
   runEnable,
@@ -31,11 +31,6 @@ import {
 
 const NAMESPACE = "toolkit-system";
 const HOOK = "image-security.toolkit.dev";
-
-function context(cwd?: string) {
-  const io = bufferedIO(cwd === undefined ? {} : { cwd });
-  return { io, ctx: { io, programName: "toolkit" } };
-}
 
 Deno.test({
   name: "enable --webhook-url really enforces: warn, deny, signed admitted, rotate, disable",

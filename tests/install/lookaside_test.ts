@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { e2eSkipReason, freePort, startCluster, startGpg, startRegistry } from "../env/mod.ts";
 import { serveDirectory } from "../../lib/sigstore/_static_server.ts";
-import { bufferedIO } from "../../cli/io.ts";
+import { context } from "./_context.ts";
 import { runEnable } from "../../cli/image_security/install.ts";
 import { keySecretManifest as keySecret } from "../../cli/image_security/key_secret.ts";
 import {
@@ -37,14 +37,14 @@ Deno.test({
     const work = await Deno.makeTempDir({ prefix: "toolkit-lookaside-" });
     try {
       const port = freePort();
-      const io = bufferedIO({ cwd: work });
+      const { io, ctx } = context(work);
       const code = await runEnable({
         kubeconfig: cluster.kubeconfigPath,
         "webhook-url": `https://127.0.0.1:${port}/admit`,
         "tls-dir": "tls",
         default: "deny",
         lookaside: [`${registry.host}/team=${store.url}`],
-      }, { io, programName: "toolkit" });
+      }, ctx);
       assert.equal(code, 0, io.err());
       assert.match(io.out(), /ConfigMap "toolkit-system\/toolkit-registries-d" created/);
       await kubectlOk(

@@ -6,13 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason, startCluster, startPendingPods, waitFor } from "../env/mod.ts";
-import { bufferedIO } from "../../cli/io.ts";
+import { context } from "./_context.ts";
 import { runEnable, runStatus } from "../../cli/image_security/install.ts";
-
-function context() {
-  const io = bufferedIO();
-  return { io, ctx: { io, programName: "toolkit" } };
-}
 
 Deno.test({
   name: "enable waits for a ready webhook replica before switching enforcement on",
