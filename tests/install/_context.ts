@@ -4,10 +4,11 @@
  *
  * @module
  */
-import { bufferedIO } from "../../cli/io.ts";
+import type { CommandContext } from "../../cli/command.ts";
+import { type BufferedIO, bufferedIO } from "../../cli/io.ts";
 
 /** A fresh buffered context for one command. */
-export function context(cwd?: string) {
+export function context(cwd?: string): { io: BufferedIO; ctx: CommandContext } {
   const io = bufferedIO(cwd === undefined ? {} : { cwd });
   return { io, ctx: { io, programName: "toolkit" } };
 }
