@@ -245,6 +245,21 @@ export function podManifest(
   });
 }
 
+/**
+ * Creates the Pod `name` of `image` in `namespace` with a server-side dry run: what admission
+ * answers, nothing stored.
+ */
+export function dryRunPod(
+  cluster: Pick<TestCluster, "kubectl">,
+  name: string,
+  namespace: string,
+  image: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
+    stdin: podManifest(name, namespace, { containers: [image] }),
+  });
+}
+
 /** A Deployment manifest. */
 export function deploymentManifest(
   name: string,

@@ -8,6 +8,7 @@ import {
   CONTROLLER_NAMESPACE,
   createNamespaces,
   deploymentManifest,
+  dryRunPod,
   eventually,
   keySecretManifest,
   kubectlOk,
@@ -74,9 +75,7 @@ Deno.test({
     ]);
     await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
     await eventually("the API server to call the webhook", async () => {
-      const r = await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-        stdin: podManifest("probe", "dev", { containers: [unsigned] }),
-      });
+      const r = await dryRunPod(cluster, "probe", "dev", unsigned);
       return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
     });
     const create = (manifest: string) =>

@@ -10,6 +10,7 @@ import {
   CONTROLLER_NAMESPACE,
   createNamespaces,
   deploymentManifest,
+  dryRunPod,
   eventually,
   keySecretManifest,
   kubectlOk,
@@ -99,9 +100,7 @@ Deno.test({
     await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
     // The API server picks the configuration up asynchronously: wait until it calls the webhook.
     await eventually("the API server to call the webhook", async () => {
-      const r = await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-        stdin: podManifest("probe", "dev", { containers: [unsigned] }),
-      });
+      const r = await dryRunPod(cluster, "probe", "dev", unsigned);
       return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
     });
 
@@ -169,10 +168,7 @@ Deno.test({
       );
       await eventually(
         "the ImagePolicy to apply",
-        async () =>
-          (await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-            stdin: podManifest("legacy", "locked-down", { containers: [unsigned] }),
-          })).code === 0,
+        async () => (await dryRunPod(cluster, "legacy", "locked-down", unsigned)).code === 0,
       );
       const signedThere = await create(podManifest("signed", "locked-down", { containers: [app] }));
       assert.notEqual(signedThere.code, 0, "the cluster policy does not apply in locked-down");
@@ -249,9 +245,7 @@ Deno.test({
         ]),
       );
       await eventually("the changed policy to deny the signer's image", async () => {
-        const r = await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-          stdin: podManifest("after-change", "dev", { containers: [app] }),
-        });
+        const r = await dryRunPod(cluster, "after-change", "dev", app);
         return r.code !== 0 && r.stderr.includes("unknown key");
       });
       assert.equal(
@@ -266,10 +260,7 @@ Deno.test({
       );
       await eventually(
         "the changed key Secret to admit the signer's image",
-        async () =>
-          (await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-            stdin: podManifest("after-key-change", "dev", { containers: [app] }),
-          })).code === 0,
+        async () => (await dryRunPod(cluster, "after-key-change", "dev", app)).code === 0,
       );
       await kubectlOk(cluster, ["apply", "-f", "-"], defaultPolicy);
     });
@@ -292,10 +283,7 @@ Deno.test({
       );
       await eventually(
         "the warn-mode ImagePolicy to apply",
-        async () =>
-          (await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-            stdin: podManifest("audited", "audit", { containers: [unsigned] }),
-          })).code === 0,
+        async () => (await dryRunPod(cluster, "audited", "audit", unsigned)).code === 0,
       );
       const r = await create(podManifest("audited", "audit", { containers: [unsigned] }));
       assert.equal(r.code, 0, r.stderr);
@@ -328,10 +316,7 @@ Deno.test({
       await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, next));
       await eventually(
         "the API server to admit through the new certificate",
-        async () =>
-          (await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-            stdin: podManifest("after-rotation", "dev", { containers: [app] }),
-          })).code === 0,
+        async () => (await dryRunPod(cluster, "after-rotation", "dev", app)).code === 0,
       );
       const r = await create(podManifest("after-rotation", "dev", { containers: [app] }));
       assert.equal(r.code, 0, r.stderr);

@@ -23,6 +23,7 @@ import {
 import { run as runKeySecret } from "../../cli/image_security/key_secret.ts";
 import {
   createNamespaces,
+  dryRunPod,
   eventually,
   kubectlOk,
   podManifest,
@@ -103,9 +104,7 @@ Deno.test({
         (await webhook.logLines()).filter((l) => l.msg === "review").length;
       // The API server picks the configuration up asynchronously.
       await eventually("the API server to call the webhook", async () => {
-        const r = await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-          stdin: podManifest("probe", "shop", { containers: [unsigned] }),
-        });
+        const r = await dryRunPod(cluster, "probe", "shop", unsigned);
         return r.stderr.includes("warn mode, admitted anyway");
       });
 
@@ -123,9 +122,7 @@ Deno.test({
         const io = await enable("deny");
         assert.match(io.err(), /every image no other policy covers is DENIED until it exists/);
         await eventually("the deny policy to reach the webhook", async () => {
-          const r = await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-            stdin: podManifest("probe", "shop", { containers: [signed] }),
-          });
+          const r = await dryRunPod(cluster, "probe", "shop", signed);
           return r.code !== 0;
         });
         const r = await create("no-keys", signed);
@@ -149,9 +146,7 @@ Deno.test({
         const again = await enable("deny");
         assert.doesNotMatch(again.err(), /Warning/);
         await eventually("the key Secret to reach the webhook", async () => {
-          const r = await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-            stdin: podManifest("probe", "shop", { containers: [signed] }),
-          });
+          const r = await dryRunPod(cluster, "probe", "shop", signed);
           return r.code === 0;
         });
         const r = await create("signed", signed);
@@ -211,9 +206,7 @@ Deno.test({
         assert.equal(await runDisable({ ...kube }, ctx), 0, io.err());
         assert.match(io.out(), /MutatingWebhookConfiguration "toolkit-image-security" deleted/);
         await eventually("the API server to drop the webhook", async () => {
-          const r = await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-            stdin: podManifest("probe", "shop", { containers: [unsigned] }),
-          });
+          const r = await dryRunPod(cluster, "probe", "shop", unsigned);
           return r.code === 0;
         });
         const calls = await webhookCalls();

@@ -13,6 +13,7 @@ import { runEnable } from "../../cli/image_security/install.ts";
 import { keySecretManifest as keySecret } from "../../cli/image_security/key_secret.ts";
 import {
   createNamespaces,
+  dryRunPod,
   eventually,
   kubectlOk,
   podManifest,
@@ -105,9 +106,7 @@ Deno.test({
         caPem: await Deno.readTextFile(`${work}/tls/ca.crt`),
       });
       await eventually("the API server to call the webhook", async () => {
-        const r = await cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
-          stdin: podManifest("probe", "apps", { containers: [unsigned] }),
-        });
+        const r = await dryRunPod(cluster, "probe", "apps", unsigned);
         return r.stderr.includes("no signature exists");
       });
 
