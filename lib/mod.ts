@@ -5,6 +5,7 @@
  * @module
  */
 export * from "./errors.ts";
+export * from "./yaml.ts";
 export * from "./version.ts";
 export * from "./image/mod.ts";
 export * from "./sigstore/mod.ts";

@@ -11,8 +11,8 @@
  *
  * @module
  */
-import { parseAllDocuments } from "yaml";
-import { ToolkitError } from "../errors.ts";
+import { safeSyntaxError, ToolkitError } from "../errors.ts";
+import { parseYamlDocuments } from "../yaml.ts";
 import { type ImagePolicy, PolicySet, validatePolicy } from "../policy/mod.ts";
 import type { ExemptLabel, PolicySource, SecretData, ServiceAccountData } from "./source.ts";
 
@@ -72,7 +72,8 @@ function stringRecord(value: unknown): Record<string, string> {
 /**
  * Reads the objects of one file's text.
  *
- * @throws {PolicyFileError} for YAML that does not parse or an unsupported kind;
+ * @throws {PolicyFileError} for YAML that does not parse (the message gives the document, line
+ * and column, never the text, which may hold Secret data) or an unsupported kind;
  * {@linkcode InvalidPolicyError} for a policy that does not validate.
  */
 export function parsePolicyManifests(
@@ -86,21 +87,15 @@ export function parsePolicyManifests(
   const serviceAccounts: ServiceAccountData[] = [];
   const namespaces: { name: string; labels: Record<string, string> }[] = [];
   const objects: { object: unknown; where: string }[] = [];
-  let documents;
+  let values: unknown[];
   try {
-    documents = parseAllDocuments(text, { prettyErrors: true });
+    values = parseYamlDocuments(text);
   } catch (error) {
-    throw new PolicyFileError(file, `not YAML (${String(error)})`, { cause: error });
+    // Never the parser's own message: it quotes the offending line, maybe a Secret's value.
+    const safe = safeSyntaxError(error, "YAML");
+    throw new PolicyFileError(file, safe.message, { cause: safe });
   }
-  const list = Array.isArray(documents) ? documents : [documents];
-  list.forEach((doc, i) => {
-    if (doc.errors.length > 0) {
-      throw new PolicyFileError(
-        file,
-        `document ${i + 1} is not valid YAML: ${doc.errors[0]?.message}`,
-      );
-    }
-    const value: unknown = doc.toJS();
+  values.forEach((value, i) => {
     if (value === null || value === undefined) return;
     if (isObject(value) && value.kind === "List" && Array.isArray(value.items)) {
       value.items.forEach((item: unknown, j: number) =>

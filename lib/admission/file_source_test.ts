@@ -3,6 +3,7 @@ import { InvalidPolicyError, PORTIERIS_API_GROUP } from "../policy/mod.ts";
 import { parseReference } from "../image/mod.ts";
 import { filePolicySource, parsePolicyManifests, PolicyFileError } from "./file_source.ts";
 import { secretText } from "./source.ts";
+import { describeError } from "../errors.ts";
 
 const GROUPS = ["toolkit.dev"];
 
@@ -111,4 +112,25 @@ spec: { repositories: [{ name: "*" }] }
   assert.equal(match.policy !== undefined, true);
   source.replace({ policies: [], secrets: [], serviceAccounts: [], namespaces: [] });
   assert.equal(source.policies().select("dev", parseReference("nginx"), "nginx").policy, undefined);
+});
+
+Deno.test("parsePolicyManifests() does not quote a Secret's value on a line with a YAML error", () => {
+  const canary = `CANARY-S3CR3T-${crypto.randomUUID()}`;
+  const text = `apiVersion: v1
+kind: Secret
+metadata: { name: store }
+stringData:
+  password: ${canary}: oops
+`;
+  let error: unknown;
+  try {
+    parsePolicyManifests(text, "f", { groups: GROUPS });
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error instanceof PolicyFileError);
+  assert.ok(!describeError(error).includes(canary), describeError(error));
+  assert.ok(!String(error.stack).includes(canary));
+  assert.ok(!String((error.cause as Error).stack).includes(canary));
+  assert.match(error.message, /invalid YAML in document 1 at line 5, column \d+/);
 });
