@@ -41,6 +41,8 @@ export interface TestWebhook extends AsyncDisposable {
   rotateCertificate(): Promise<CertFiles>;
   /** The log lines (JSON) so far. */
   logLines(): Promise<Record<string, unknown>[]>;
+  /** Everything the process wrote so far, stdout and stderr (JSON lines or not). */
+  logText(): Promise<string>;
   /** Whether /readyz answers ok, trusting `ca`. */
   isReady(ca?: Trust): Promise<boolean>;
   stop(): Promise<void>;
@@ -143,8 +145,9 @@ export async function startWebhook(
       webhook.ca = next;
       return next;
     },
+    logText: () => Deno.readTextFile(logFile).catch(() => ""),
     async logLines() {
-      const text = await Deno.readTextFile(logFile).catch(() => "");
+      const text = await webhook.logText();
       return text.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
     },
     isReady,
