@@ -52,10 +52,10 @@ export async function parseValues(file: string, text: string): Promise<Record<st
   if (file.endsWith(".properties")) {
     values = parseProperties(text);
   } else {
-    const { parse } = await import("yaml");
+    const { parseYaml } = await import("../../lib/yaml.ts");
     let parsed: unknown;
     try {
-      parsed = parse(text);
+      parsed = parseYaml(text);
     } catch (error) {
       throw new ValuesFileError(file, "it is not valid YAML or JSON", { cause: error });
     }

@@ -27,3 +27,17 @@ Deno.test("parseValues() rejects nested values, lists, bad keys and bad YAML", a
     await assert.rejects(parseValues("v.yaml", text), ValuesFileError, text);
   }
 });
+
+Deno.test("parseValues() does not quote a value on a line with a YAML error", async () => {
+  const secret = `CANARY-S3CR3T-${crypto.randomUUID()}`;
+  let error: unknown;
+  try {
+    await parseValues("v.yaml", `user: a\npassword: ${secret}: x\n`);
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error instanceof ValuesFileError);
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    assert.ok(!e.message.includes("CANARY") && !String(e.stack).includes("CANARY"), e.message);
+  }
+});

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { parse as parseYaml } from "yaml";
+import { parseYaml } from "../yaml.ts";
 import { NoClusterContextError } from "./errors.ts";
 
 /** Where to look for the kubeconfig and which context to use. */
@@ -208,6 +208,7 @@ export async function loadKubeconfig(options: KubeconfigOptions): Promise<Merged
     try {
       doc = parseYaml(text);
     } catch (error) {
+      // An InputSyntaxError: line and column, never the line (it may hold a token or a key).
       throw new NoClusterContextError(`cannot parse ${path}`, { cause: error });
     }
     if (doc === null || doc === undefined) continue;

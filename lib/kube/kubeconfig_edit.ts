@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { isMap, isScalar, isSeq, parseDocument, Scalar, type YAMLMap } from "yaml";
+import { isMap, isScalar, isSeq, Scalar, type YAMLMap } from "yaml";
+import { parseYamlDocument } from "../yaml.ts";
 import { ToolkitError } from "../errors.ts";
 
 /** A kubeconfig file that cannot be edited (unreadable, not YAML, no such context). */
@@ -29,8 +30,7 @@ function formatScalar(value: string, style: Scalar["type"]): string {
 }
 
 function findContext(text: string, contextName: string): YAMLMap | undefined {
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw doc.errors[0];
+  const doc = parseYamlDocument(text);
   const contexts = doc.get("contexts", true);
   if (!isSeq(contexts)) return undefined;
   for (const item of contexts.items) {

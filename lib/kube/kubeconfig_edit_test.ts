@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
+import { assertNoCanary, canary, thrown } from "../_canary_testing.ts";
 import {
   KubeconfigEditError,
   setContextNamespace,
@@ -101,4 +102,13 @@ Deno.test("setContextNamespace() rewrites the file in place and keeps its mode",
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("setContextNamespaceInText() does not quote a token on a line with a YAML error", () => {
+  const secret = canary();
+  const text = BLOCK.replace("token: abc", `token: ${secret}: x`);
+  const error = thrown(() => setContextNamespaceInText(text, "dev", "x"));
+  assert.ok(error instanceof KubeconfigEditError);
+  assert.match(error.message, /not valid YAML/);
+  assertNoCanary(error, secret);
 });

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { kubeconfigPaths, loadContext, loadKubeconfig, resolveContext } from "./kubeconfig.ts";
 import { NoClusterContextError } from "./errors.ts";
 import { chooseTransport } from "./client.ts";
+import { describeError } from "../errors.ts";
+import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
 import { fetchUnsupportedReason } from "./transport.ts";
 
 function config(opts: {
@@ -149,4 +151,30 @@ Deno.test("chooseTransport() uses fetch unless the user needs an exec plugin or 
     );
     assert.throws(() => chooseTransport(exec, "fetch", {}), NoClusterContextError);
   });
+});
+
+Deno.test("loadContext() does not quote a token or key on a line with a YAML error", async () => {
+  const secret = canary();
+  const dir = await Deno.makeTempDir();
+  try {
+    for (
+      const body of [
+        `users:\n- name: u\n  user:\n    token: ${secret}: x\n`,
+        `users:\n- name: u\n  user:\n    client-key-data: "${btoa(secret)}\n`,
+        `users:\n- name: u\n  user:\n    password: [${secret}\n`,
+      ]
+    ) {
+      await Deno.writeTextFile(`${dir}/bad`, body);
+      const error = await rejection(loadContext({ env: { KUBECONFIG: `${dir}/bad` } }));
+      assert.ok(error instanceof NoClusterContextError);
+      assert.match(
+        describeError(error),
+        /cannot parse .*bad.*: invalid YAML at line \d+, column \d+/,
+      );
+      assertNoCanary(error, secret);
+      assertNoCanary(error, btoa(secret));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -20,7 +20,7 @@
  * @module
  */
 
-import { parse as parseYaml } from "yaml";
+import { parseYaml } from "../yaml.ts";
 import { ToolkitError } from "../errors.ts";
 import { type ImageReference, repositoryName } from "../image/mod.ts";
 
@@ -168,10 +168,10 @@ function parseSection(
 export function parseRegistriesYaml(text: string, file: string): RegistriesD {
   let doc: unknown;
   try {
-    doc = parseYaml(text, { uniqueKeys: true, prettyErrors: true });
+    doc = parseYaml(text, { uniqueKeys: true });
   } catch (cause) {
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    throw new RegistriesConfigError(file, `invalid YAML: ${detail}`, { cause });
+    // An InputSyntaxError: "invalid YAML at line …, column …: …", never the text.
+    throw new RegistriesConfigError(file, (cause as Error).message, { cause });
   }
   const warnings: string[] = [];
   const docker = new Map<string, LookasideSection>();

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
+import { assertNoCanary, canary, thrown } from "../_canary_testing.ts";
 import {
   candidateScopes,
   loadRegistriesD,
@@ -296,4 +297,20 @@ Deno.test("usesSigstoreAttachments() follows the most specific scope that sets i
     usesSigstoreAttachments(parseRegistriesYaml("", "e.yaml"), parseReference("x")),
     false,
   );
+});
+
+Deno.test("parseRegistriesYaml() does not quote the line of a YAML error", () => {
+  const secret = canary();
+  for (
+    const text of [
+      `default-docker:\n  lookaside: https://u:${secret}@x: y\n`,
+      `docker:\n  a.io:\n    lookaside: "https://u:${secret}@x\n`,
+      `docker:\n  a.io: {lookaside: x}\n  a.io: {lookaside: ${secret}}\n`,
+    ]
+  ) {
+    const error = thrown(() => parseRegistriesYaml(text, "s.yaml"));
+    assert.ok(error instanceof RegistriesConfigError);
+    assert.match(error.message, /invalid YAML at line \d+, column \d+/);
+    assertNoCanary(error, secret);
+  }
 });
