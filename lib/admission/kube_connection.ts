@@ -11,6 +11,7 @@
  */
 import { loadContext, type ResolvedContext } from "../kube/mod.ts";
 import { PolicySourceError } from "./errors.ts";
+import { parseJson, safeExcerpt } from "../errors.ts";
 
 /** A connection to one API server. */
 export interface KubeConnection extends Disposable {
@@ -146,11 +147,18 @@ export async function readJson(response: Response, action: string): Promise<unkn
     let detail = `HTTP ${response.status}`;
     try {
       const status = JSON.parse(text) as { message?: unknown };
-      if (typeof status.message === "string") detail += `: ${status.message}`;
+      if (typeof status.message === "string") {
+        detail += `: ${safeExcerpt(status.message, { maxChars: 500 })}`;
+      }
     } catch {
       // not a Status
     }
     throw new PolicySourceError(`Cannot ${action}: ${detail}`);
   }
-  return JSON.parse(text);
+  try {
+    // A list of Secrets is secret: a body cut short must not be quoted by the parser's error.
+    return parseJson(text);
+  } catch (error) {
+    throw new PolicySourceError(`Cannot ${action}: ${(error as Error).message}`, { cause: error });
+  }
 }

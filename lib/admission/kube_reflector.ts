@@ -8,6 +8,7 @@
  */
 import type { KubeConnection } from "./kube_connection.ts";
 import { readJson } from "./kube_connection.ts";
+import { parseJson, safeExcerpt } from "../errors.ts";
 
 /** An object as the API returns it. */
 export interface KubeObject {
@@ -188,13 +189,15 @@ export class Reflector {
         const line = buffer.slice(0, newline).trim();
         buffer = buffer.slice(newline + 1);
         if (line === "") continue;
-        const event = JSON.parse(line) as { type?: string; object?: KubeObject };
+        const event = parseJson(line) as { type?: string; object?: KubeObject };
         const object = event.object ?? {};
         if (event.type === "ERROR") {
           const status = object as { code?: number; message?: string };
           if (status.code === 410) return undefined;
           throw new Error(
-            `the watch of ${this.#options.name} failed: ${status.message ?? "error"}`,
+            `the watch of ${this.#options.name} failed: ${
+              status.message ? safeExcerpt(status.message, { maxChars: 500 }) : "error"
+            }`,
           );
         }
         const rv = object.metadata?.resourceVersion;

@@ -122,7 +122,7 @@ export class KubeClient {
     if (response.status >= 400) {
       const status = typeof parsed === "object" && parsed !== null
         ? parsed as KubeStatus
-        : { message: response.text.trim().slice(0, 200) || undefined };
+        : { message: response.text.trim() || undefined };
       throw new KubeApiError(
         options.action ?? `${method} "${path}"`,
         { method, path },

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ToolkitError } from "../errors.ts";
+import { safeExcerpt, ToolkitError } from "../errors.ts";
 
 /**
  * There is no kubeconfig context toolkit can use: no kubeconfig file, no current context, a
@@ -56,7 +56,10 @@ export class KubeApiError extends ToolkitError {
     body: KubeStatus | undefined,
   ) {
     const reason = body?.reason ?? "";
-    const detail = body?.message || `${status}${reason ? ` ${reason}` : ""}`;
+    // The server's message may quote the object it refused (a Secret's data): quoted bounded
+    // and scrubbed, like every remote text.
+    const message = body?.message ? safeExcerpt(body.message, { maxChars: 500 }) : "";
+    const detail = message || `${status}${reason ? ` ${reason}` : ""}`;
     super(`Cannot ${action}: ${detail}`);
     this.name = "KubeApiError";
     this.status = status;
