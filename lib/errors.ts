@@ -192,7 +192,7 @@ export function parseJson(text: string): unknown {
 
 /** Keys whose values are secrets when a quoted text writes `key: value` or `key=value`. */
 const SECRET_FIELD_REGEXP =
-  /(["']?)((?<![\w.-])(?:[\w-]*[_.-])?(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|private[_-]?key|credentials?|auth|authorization|payload|key)(?:[_.-][\w-]*)?)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*"?|'[^']*'?|[^\s,;&}\])]+)/gi;
+  /(["']?)((?<![\w.-])(?:[\w-]*[_.-])?(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|private[_-]?key|credentials?|auth|authorization|payload|key)(?:[_.-](?:data|value|material))?)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*"?|'[^']*'?|[^\s,;&}\])]+)/gi;
 /** An `Authorization` value: `Bearer …`, `Basic …`. */
 const AUTH_SCHEME_REGEXP = /\b(Bearer|Basic|Negotiate|Token)(\s+)[\w.~+/=-]+/gi;
 /** A PEM block (private keys, certificates), closed or cut off. */

@@ -1,10 +1,12 @@
 /**
  * Private helpers shared by the Key Protect and IAM clients: one HTTP exchange with a time
- * limit, turned into a clear {@link VaultError} when no answer comes, and redaction of
- * secrets from text that is about to go into a message.
+ * limit, turned into a clear {@link VaultError} when no answer comes. Text from the answer goes
+ * into messages only through {@linkcode safeExcerpt} (bounded, the token or API key and
+ * anything secret-shaped scrubbed).
  *
  * @module
  */
+import { safeExcerpt } from "../errors.ts";
 import { VaultError } from "./vault_error.ts";
 
 /** A fetch function (the global one, or one passed in by tests). */
@@ -42,23 +44,9 @@ const REASON_PHRASES: Readonly<Record<number, string>> = {
 
 /** `404 Not Found`: the status with its reason phrase. */
 export function statusLine(answer: Pick<Answer, "status" | "statusText">): string {
-  const phrase = answer.statusText || REASON_PHRASES[answer.status] || "";
+  const phrase = safeExcerpt(answer.statusText, { maxChars: 64 }) ||
+    REASON_PHRASES[answer.status] || "";
   return phrase ? `${answer.status} ${phrase}` : String(answer.status);
-}
-
-/** Replaces every occurrence of the secrets in `text` with `***`. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) result = result.split(secret).join("***");
-  }
-  return result;
-}
-
-/** The first `max` characters of a body, on one line, for a message. */
-export function snippet(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
 /**
@@ -89,7 +77,10 @@ export async function exchange(
         `${options.action}: no answer from ${origin} within ${formatSeconds(options.timeoutMs)}`,
       );
     }
-    const detail = redact(error instanceof Error ? error.message : String(error), options.secrets);
+    const detail = safeExcerpt(error instanceof Error ? error.message : String(error), {
+      secrets: options.secrets,
+      maxChars: 500,
+    });
     throw new VaultError(`${options.action}: cannot reach ${origin}: ${detail}`, { cause: error });
   } finally {
     clearTimeout(timer);

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { exchange, type FetchFn, isRecord, redact, snippet, statusLine } from "./_http.ts";
+import { exchange, type FetchFn, isRecord, statusLine } from "./_http.ts";
+import { safeExcerpt } from "../errors.ts";
 import { VaultError } from "./vault_error.ts";
 
 /** The public IBM Cloud IAM token endpoint. */
@@ -132,12 +133,15 @@ function iamError(
     const parts = [body.errorMessage, body.errorDetails]
       .filter((p): p is string => typeof p === "string" && p !== "")
       .map((p) => p.trim());
-    const detail = redact(parts.join(" ") || "no message", [apiKey]);
+    const detail = safeExcerpt(parts.join(" ") || "no message", {
+      secrets: [apiKey],
+      maxChars: 500,
+    });
     return new VaultError(`${action}: ${line}: ${detail}${code ? ` (${code})` : ""}`, {
       status,
       ...(code ? { code } : {}),
     });
   }
-  const detail = redact(snippet(text), [apiKey]);
+  const detail = safeExcerpt(text, { secrets: [apiKey] });
   return new VaultError(`${action}: ${line}${detail ? `: ${detail}` : ""}`, { status });
 }

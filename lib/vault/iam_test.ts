@@ -4,6 +4,7 @@ import { createKeyProtectClient } from "./key_protect.ts";
 import { VaultError } from "./vault_error.ts";
 import type { FetchFn } from "./_http.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
+import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
 
 const INSTANCE = "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b";
 const API_KEY = "test-api-key-0123456789";
@@ -138,4 +139,20 @@ Deno.test("the IAM stand-in rejects other methods and missing properties like IA
   const body = await missing.json();
   assert.equal(body.errorCode, "BXNIM0109E");
   assert.equal(body.errorDetails, "Property 'apikey' either missing or empty.");
+});
+
+Deno.test("iamTokenSource() quotes no credential an IAM or proxy answer echoes", async () => {
+  const secret = canary();
+  const answers = [
+    () => new Response(`{"apikey": "${secret}", "error": "bad"}`, { status: 400 }),
+    () => new Response(`denied: access_token=${secret}`, { status: 403, statusText: "Forbidden" }),
+    () => new Response(`Authorization: Bearer ${secret}`, { status: 401 }),
+  ];
+  for (const answer of answers) {
+    const error = await rejection(
+      iamTokenSource({ apiKey: API_KEY, fetch: () => Promise.resolve(answer()) })(),
+    );
+    assert.match((error as Error).message, /^Cannot get an IAM token from .*: 40\d/);
+    assertNoCanary(error, secret);
+  }
 });

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { exchange, type FetchFn, isRecord, redact, snippet, statusLine } from "./_http.ts";
+import { exchange, type FetchFn, isRecord, statusLine } from "./_http.ts";
+import { safeExcerpt } from "../errors.ts";
 import { VaultError, type VaultReason } from "./vault_error.ts";
 
 /** The media type of a key resource (request bodies, `type` of each key). */
@@ -307,13 +308,13 @@ function vaultError(
       ? first.errorMsg.slice(phrase.length + 1).trim()
       : first.errorMsg;
     const reasonText = reasons.map((r) => `${r.code}: ${r.message}`).join("; ");
-    const detail = redact(
-      `${line}: ${errorMsg}${reasonText ? ` [${reasonText}]` : ""}`,
-      [token],
-    );
+    const detail = safeExcerpt(`${line}: ${errorMsg}${reasonText ? ` [${reasonText}]` : ""}`, {
+      secrets: [token],
+      maxChars: 500,
+    });
     return new VaultError(`${action}: ${detail}`, { status, reasons });
   }
-  const detail = redact(snippet(text), [token]);
+  const detail = safeExcerpt(text, { secrets: [token] });
   return new VaultError(`${action}: ${line}${detail ? `: ${detail}` : ""}`, { status });
 }
 

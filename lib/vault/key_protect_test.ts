@@ -4,6 +4,7 @@ import { createKeyProtectClient, isKeyId, KEY_MEDIA_TYPE } from "./key_protect.t
 import { VaultError } from "./vault_error.ts";
 import type { FetchFn } from "./_http.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
+import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
 
 const INSTANCE = "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b";
 const OTHER_INSTANCE = "00000000-1111-4222-8333-444444444444";
@@ -305,4 +306,37 @@ Deno.test("an error text that echoes the token is redacted", async () => {
     assert.match(error.message, /Bearer \*\*\*/);
     return true;
   });
+});
+
+Deno.test("an error answer that echoes the key material quotes none of it", async () => {
+  const secret = canary();
+  const material = encoder.encode(`-----BEGIN PGP PRIVATE KEY BLOCK-----\n${secret}\n`);
+  const payload = btoa(String.fromCharCode(...material));
+  const echoes: ((body: string) => Response)[] = [
+    (body) =>
+      Response.json({
+        metadata: { collectionType: "application/vnd.ibm.kms.error+json", collectionTotal: 1 },
+        resources: [{
+          errorMsg: "Bad Request: Key could not be created",
+          reasons: [{ code: "BAD_BODY_ERR", message: `Invalid body: ${body}` }],
+        }],
+      }, { status: 400 }),
+    (body) => new Response(`<html>rejected ${body}</html>`, { status: 400 }),
+    () => new Response(`payload=${payload}; password: ${secret}`, { status: 500 }),
+  ];
+  for (const echo of echoes) {
+    const client = createKeyProtectClient({
+      baseUrl: "https://kms.example.com",
+      instanceId: INSTANCE,
+      token: staticToken(),
+      fetch: (_input, init) => Promise.resolve(echo(String(init?.body))),
+    });
+    const error = await rejection(
+      client.createKey({ name: "signing", payload: material, extractable: true }),
+    );
+    assert.ok(error instanceof VaultError);
+    assert.match(error.message, /^Cannot store key "signing": (400|500)/);
+    assertNoCanary(error, secret);
+    assertNoCanary(error, payload.slice(8, 40));
+  }
 });
