@@ -25,6 +25,7 @@ import type { Credential } from "./credentials.ts";
 import type { CredentialStore } from "./keyring.ts";
 import { DEFAULT_TOKEN_LIFETIME_SECONDS, type TokenCache, type TokenKey } from "./token_cache.ts";
 import type { HttpRequest, HttpResponse, Transport } from "./transport.ts";
+import { safeExcerpt } from "../errors.ts";
 
 /** An action on a repository, as used in token scopes. */
 export type RepositoryAction = "pull" | "push";
@@ -362,7 +363,9 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       response,
       failure: challenges.length === 0
         ? "the registry sent no WWW-Authenticate challenge"
-        : `the registry asks for an unsupported authentication scheme "${challenges[0]!.scheme}"`,
+        : `the registry asks for an unsupported authentication scheme "${
+          safeExcerpt(challenges[0]!.scheme, { maxChars: 32 })
+        }"`,
     };
   }
 

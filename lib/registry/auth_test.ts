@@ -12,6 +12,7 @@ import { createRegistryClient } from "./client.ts";
 import { RegistryError } from "./errors.ts";
 import { staticCredentials } from "./keyring.ts";
 import { OCI_MANIFEST } from "./media_types.ts";
+import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
 
 const MANIFEST = '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}';
 const alice = staticCredentials({ username: "alice", password: "s3cret", source: "test" });
@@ -138,4 +139,29 @@ Deno.test("createRegistryAuth() shares one token request between concurrent requ
   resolve();
   await all;
   assert.equal(tokens.requests.length, 1);
+});
+
+Deno.test("registry errors quote no credential the registry echoes", async () => {
+  const secret = canary();
+  const basic = btoa(`alice:${secret}`);
+  const bodies = [
+    { errors: [{ code: "DENIED", message: `access denied for Basic ${basic}` }] },
+    { errors: [{ code: "DENIED", message: `bad credentials {"password": "${secret}"}` }] },
+    { errors: [{ code: `X-${secret}`, message: "denied" }] },
+    { errors: [{ code: "DENIED", message: `token=${secret} ${"x".repeat(5000)}` }] },
+  ];
+  for (const body of bodies) {
+    await using registry = serve(() => Response.json(body, { status: 403 }));
+    using client = createRegistryClient({
+      insecureRegistries: [registry.host],
+      credentials: staticCredentials({ username: "alice", password: secret, source: "test" }),
+    });
+    const error = await rejection(
+      client.getManifest(parseReference(`${registry.host}/team/app:1`)),
+    );
+    assert.ok(error instanceof RegistryError);
+    assert.ok(error.message.length < 400, error.message);
+    assertNoCanary(error, secret);
+    assertNoCanary(error, basic);
+  }
 });

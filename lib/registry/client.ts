@@ -47,6 +47,7 @@ import {
   type Transport,
   type TransportOptions,
 } from "./transport.ts";
+import { safeExcerpt } from "../errors.ts";
 
 /** The default limit of a manifest body: 4 MiB, as containers/image uses. */
 export const DEFAULT_MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
@@ -162,7 +163,13 @@ const REGISTRY_HOST =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 const DOCKER_HUB_HOSTS = new Set(["docker.io", "index.docker.io"]);
 
-/** Parses the JSON error list of a registry answer: `{"errors":[{"code","message"}]}`. */
+/** An error code of the distribution spec's error list. */
+const ERROR_CODE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * Parses the JSON error list of a registry answer: `{"errors":[{"code","message"}]}`, with
+ * each message through {@linkcode safeExcerpt}.
+ */
 export function parseErrorBody(body: Uint8Array): { code: string; message: string }[] {
   if (body.byteLength === 0) return [];
   try {
@@ -174,8 +181,10 @@ export function parseErrorBody(body: Uint8Array): { code: string; message: strin
     return list.flatMap((e: unknown) => {
       if (typeof e !== "object" || e === null) return [];
       const { code, message } = e as Record<string, unknown>;
-      return typeof code === "string"
-        ? [{ code, message: typeof message === "string" ? message : "" }]
+      // The message is the registry's free text (it may echo a credential): bounded and
+      // scrubbed. A code is a word (`MANIFEST_UNKNOWN`), anything else is no code.
+      return typeof code === "string" && ERROR_CODE.test(code)
+        ? [{ code, message: typeof message === "string" ? safeExcerpt(message) : "" }]
         : [];
     });
   } catch {

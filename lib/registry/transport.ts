@@ -14,6 +14,7 @@
 import { readStreamLimited } from "../bytes.ts";
 import { USER_AGENT } from "../version.ts";
 import { ResponseTooLargeError, TransportError } from "./errors.ts";
+import { safeExcerpt } from "../errors.ts";
 import {
   backoffDelay,
   DEFAULT_RETRY_POLICY,
@@ -222,7 +223,8 @@ export function createTransport(options: TransportOptions = {}): Transport {
           : await readLimited(response, ERROR_BODY_LIMIT, { truncate: true, url: displayUrl(url) });
         return {
           status: response.status,
-          statusText: response.statusText,
+          // The reason phrase is the server's free text: bounded and scrubbed like a body.
+          statusText: safeExcerpt(response.statusText, { maxChars: 64 }),
           headers: response.headers,
           body: bytes,
           url,

@@ -15,7 +15,7 @@
 
 import { readStreamLimited } from "../bytes.ts";
 import { fileURLToPath } from "node:url";
-import { ToolkitError } from "../errors.ts";
+import { safeExcerpt, ToolkitError } from "../errors.ts";
 import {
   type ImageReference,
   InvalidReferenceError,
@@ -196,7 +196,9 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
       if (response.status !== 200) {
         await response.body?.cancel();
         throw new SignatureStoreError(
-          `Cannot read signature "${where}": HTTP ${response.status} ${response.statusText}`.trim(),
+          `Cannot read signature "${where}": HTTP ${response.status} ${
+            safeExcerpt(response.statusText, { maxChars: 64 })
+          }`.trim(),
         );
       }
       const length = Number(response.headers.get("content-length") ?? "0");
