@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { AdmissionDecision } from "./evaluate.ts";
-import { denialEvent } from "./events.ts";
+import { createEventRecorder, denialEvent } from "./events.ts";
+import { assertNoCanary, canary } from "../_canary_testing.ts";
 import type { AdmissionRequest } from "./review.ts";
 
 const decision: AdmissionDecision = {
@@ -75,4 +76,37 @@ Deno.test("denialEvent() uses the group of a Deployment and its uid on UPDATE", 
 
 Deno.test("denialEvent() gives nothing for an object without a name or namespace", () => {
   assert.equal(denialEvent(request({ object: {} }), decision, options), undefined);
+});
+
+Deno.test("createEventRecorder() reports a refused Event without quoting secrets from the answer", async () => {
+  const secret = canary();
+  const answers = [
+    () =>
+      Response.json({ kind: "Status", message: `admission denied: token=${secret}` }, {
+        status: 403,
+      }),
+    () => new Response(`{"kind": "Event", "note": ${secret}}`),
+  ];
+  for (const answer of answers) {
+    const messages: string[] = [];
+    let reported!: () => void;
+    const done = new Promise<void>((resolve) => (reported = resolve));
+    const recorder = createEventRecorder({
+      connection: {
+        server: "https://api.test",
+        fetch: () => Promise.resolve(answer()),
+        close() {},
+        [Symbol.dispose]() {},
+      },
+      instance: "w-0",
+      onError: (message) => {
+        messages.push(message);
+        reported();
+      },
+    });
+    recorder.denied(request({ name: "web" }), decision);
+    await done;
+    assert.match(messages[0]!, /^Cannot create an Event in "dev": /);
+    assertNoCanary(messages[0], secret);
+  }
 });
