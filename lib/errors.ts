@@ -5,6 +5,10 @@
  * as data. Errors are for failures: each carries a `cause` where there is one, and a message in
  * the form `Cannot <action> "<value>": <detail>`.
  *
+ * No message quotes input that may be secret: text that does not parse is described by
+ * {@linkcode InputSyntaxError} (kind, line, column; see {@linkcode parseJson} and `yaml.ts`),
+ * and text from a server goes into a message only through {@linkcode safeExcerpt}.
+ *
  * @module
  */
 
