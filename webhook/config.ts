@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "../lib/errors.ts";
 import { API_GROUP } from "../lib/policy/mod.ts";
+import { insecureRegistryEntry, RegistryError } from "../lib/registry/mod.ts";
 import {
   DEFAULT_EXEMPT_LABEL,
   type EnforcementMode,
@@ -195,6 +196,15 @@ export function parseWebhookArgs(
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(group)) {
     throw new UsageError(`Cannot use --policy-group "${group}": not an API group name`);
   }
+  const insecureRegistries = values["insecure-registry"] ?? [];
+  for (const entry of insecureRegistries) {
+    try {
+      insecureRegistryEntry(entry);
+    } catch (error) {
+      if (!(error instanceof RegistryError)) throw error;
+      throw new UsageError(`--insecure-registry: ${error.message}`, { cause: error });
+    }
+  }
   const reloadMs = parseDuration(values["tls-reload-interval"]!, "--tls-reload-interval");
   if (reloadMs < 100) {
     throw new UsageError("Cannot use --tls-reload-interval below 100ms");
@@ -217,7 +227,7 @@ export function parseWebhookArgs(
     cacheTtlMs: parseDuration(values["cache-ttl"]!, "--cache-ttl"),
     cacheSize: positiveInteger(values["cache-size"]!, "--cache-size"),
     digestCacheTtlMs: parseDuration(values["digest-cache-ttl"]!, "--digest-cache-ttl"),
-    insecureRegistries: values["insecure-registry"] ?? [],
+    insecureRegistries,
     registryCaFiles: values["registry-ca-file"] ?? [],
     registriesD: values["registries.d"],
     events: !values["no-events"],

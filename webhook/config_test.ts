@@ -74,6 +74,10 @@ Deno.test("parseWebhookArgs() reads every option", () => {
 Deno.test("parseWebhookArgs() rejects bad values, naming the flag and the choices", () => {
   assert.throws(() => parseWebhookArgs(["--port", "70000", ...TLS]), UsageError);
   assert.throws(() => parseWebhookArgs(["--bogus", ...TLS]), UsageError);
+  assert.throws(
+    () => parseWebhookArgs(["--insecure-registry", "reg.example.com:0443", ...TLS]),
+    (e: unknown) => e instanceof UsageError && /port 443 is the HTTPS port/.test(e.message),
+  );
   assert.throws(() => parseWebhookArgs(["--port", "1"]), /tls-cert-file/);
   assert.throws(
     () => config(["--mode", "audit"]),

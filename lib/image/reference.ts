@@ -16,7 +16,13 @@
  * ```
  *
  * The parser is written by hand on top of small anchored expressions, so it runs in linear time
- * on any input and fails only with {@linkcode InvalidReferenceError}.
+ * on any input and fails only with {@linkcode InvalidReferenceError}. A digest algorithm the
+ * grammar accepts but toolkit does not support (`md5`, `constructor`) fails with
+ * `unsupported digest algorithm "…"`.
+ *
+ * The registry host of a parsed reference is canonical ({@linkcode canonicalDomain}): one
+ * spelling per registry, so that policies, pull secrets and lookaside scopes compare hosts as
+ * plain strings. Upper case stays invalid in the repository path.
  *
  * @module
  */
@@ -25,7 +31,10 @@ import { ToolkitError } from "../errors.ts";
 
 /** A parsed, normalised image reference. */
 export interface ImageReference {
-  /** Registry host with an optional port: `docker.io`, `localhost:5000`, `[::1]:5000`. */
+  /**
+   * Registry host with an optional port: `docker.io`, `localhost:5000`, `[::1]:5000`; canonical
+   * ({@linkcode canonicalDomain}) when parsed.
+   */
   readonly domain: string;
   /** Repository path inside the registry: `library/nginx`. */
   readonly path: string;
@@ -53,8 +62,13 @@ export class InvalidReferenceError extends ToolkitError {
 
 /** The registry Docker Hub names are normalised to. */
 const DEFAULT_DOMAIN = "docker.io";
-/** The legacy name of Docker Hub, normalised to {@linkcode DEFAULT_DOMAIN}. */
-const LEGACY_DEFAULT_DOMAIN = "index.docker.io";
+/** The other names of Docker Hub (any case), normalised to {@linkcode DEFAULT_DOMAIN}. */
+const DOCKER_HUB_ALIASES: ReadonlySet<string> = new Set([
+  "index.docker.io",
+  "registry-1.docker.io",
+]);
+/** The port of HTTPS, which is the bare host. */
+const HTTPS_PORT = "443";
 /** The namespace of official Docker Hub images. */
 const OFFICIAL_REPO_PREFIX = "library/";
 /** The tag `withDefaultTag()` adds. */
@@ -73,12 +87,15 @@ const DIGEST_SYNTAX_REGEXP =
 const IDENTIFIER_REGEXP = /^[a-f0-9]{64}$/;
 const LOWER_HEX_REGEXP = /^[a-f0-9]+$/;
 
-/** Hex lengths of the digest algorithms the reference grammar supports. */
-const DIGEST_HEX_LENGTHS: Readonly<Record<string, number>> = {
-  sha256: 64,
-  sha384: 96,
-  sha512: 128,
-};
+/**
+ * Hex lengths of the digest algorithms the reference grammar supports. A Map, so that an
+ * algorithm named like an Object property (`constructor`, `__proto__`) is simply unknown.
+ */
+const DIGEST_HEX_LENGTHS: ReadonlyMap<string, number> = new Map([
+  ["sha256", 64],
+  ["sha384", 96],
+  ["sha512", 128],
+]);
 
 const REASON_EMPTY = "repository name must have at least one component";
 const REASON_FORMAT = "invalid reference format";
@@ -138,7 +155,7 @@ function digestProblem(digest: string): string | undefined {
   const colon = digest.indexOf(":");
   const algorithm = digest.slice(0, colon);
   const hex = digest.slice(colon + 1);
-  const length = DIGEST_HEX_LENGTHS[algorithm];
+  const length = DIGEST_HEX_LENGTHS.get(algorithm);
   if (length === undefined) return `unsupported digest algorithm "${algorithm}"`;
   if (hex.length !== length) return "invalid checksum digest length";
   if (!LOWER_HEX_REGEXP.test(hex)) return "invalid checksum digest format";
@@ -175,22 +192,80 @@ function splitDockerDomain(name: string): { domain: string; remainder: string } 
   const after = name.slice(slash + 1);
   let domain: string;
   let remainder: string;
-  if (first === "localhost") {
-    [domain, remainder] = [first, after];
-  } else if (first === LEGACY_DEFAULT_DOMAIN) {
-    [domain, remainder] = [DEFAULT_DOMAIN, after];
-  } else if (first.includes(".") || first.includes(":")) {
-    [domain, remainder] = [first, after];
-  } else if (first.toLowerCase() !== first) {
+  if (
+    first === "localhost" || first.includes(".") || first.includes(":") ||
     // Upper case is not allowed in a path, so an upper-case first component is a host name.
+    first.toLowerCase() !== first
+  ) {
     [domain, remainder] = [first, after];
   } else {
     [domain, remainder] = [DEFAULT_DOMAIN, name];
   }
-  if (domain === DEFAULT_DOMAIN && !remainder.includes("/")) {
+  if (canonicalDomain(domain) === DEFAULT_DOMAIN && !remainder.includes("/")) {
     remainder = OFFICIAL_REPO_PREFIX + remainder;
   }
   return { domain, remainder };
+}
+
+/** A domain the WHATWG URL parser may read as a host without taking any of it for more. */
+const URL_HOST_REGEXP = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]+)?$/;
+
+/** Splits `host[:port]` or `[v6][:port]`; the port is "" when there is none. */
+function splitHostPort(domain: string): { host: string; port: string } {
+  const colon = domain.lastIndexOf(":");
+  if (colon < 0 || colon < domain.lastIndexOf("]")) return { host: domain, port: "" };
+  return { host: domain.slice(0, colon), port: domain.slice(colon + 1) };
+}
+
+/**
+ * Returns the one spelling of a registry host (`host[:port]`, as in image references), the one
+ * a container runtime pulls from, so that a policy, a pull secret or a lookaside scope written for
+ * a registry applies to every way of writing it:
+ *
+ * - host names are case-insensitive: `REG.Example.COM` is `reg.example.com`;
+ * - a port is a number: `:05000` is `:5000`, and `:443` (HTTPS's) is the bare host, so
+ *   `reg.example.com:0443` is `reg.example.com`;
+ * - an IP address is written as the URL standard (and so `fetch`) reads it: `0177.0.0.1` and
+ *   `2130706433` are `127.0.0.1`, `[0:0::1]` is `[::1]`;
+ * - `docker.io`, `index.docker.io` and `registry-1.docker.io` (with `:443` or not) are
+ *   `docker.io`;
+ * - a host without `.` or `:` other than `localhost` keeps `:443` (`MYREG` is `myreg:443`), since
+ *   `myreg/app` would name the Docker Hub repository `myreg/app`.
+ *
+ * `:443` is the bare host for every registry, including one listed as insecure (reached over
+ * plain HTTP): such a registry cannot also serve on port 443 under another policy.
+ *
+ * Also used for patterns and keys that may hold `*` or `?` globs (`*.Example.com`,
+ * `REG:*`): they are lower-cased and their numeric port normalised the same way. Never throws.
+ */
+export function canonicalDomain(domain: string): string {
+  let canonical: string;
+  if (URL_HOST_REGEXP.test(domain)) {
+    try {
+      canonical = new URL(`https://${domain}`).host;
+    } catch {
+      canonical = normalisePort(domain);
+    }
+  } else {
+    canonical = normalisePort(domain);
+  }
+  const { host, port } = splitHostPort(canonical);
+  if (port === "" && DOCKER_HUB_ALIASES.has(host)) return DEFAULT_DOMAIN;
+  if (
+    port === "" && host !== "" && !host.includes(".") && !host.startsWith("[") &&
+    host !== "localhost" && !/[*?]/.test(host)
+  ) {
+    return `${host}:${HTTPS_PORT}`;
+  }
+  return canonical;
+}
+
+/** Lower-cases a domain and writes its numeric port without leading zeros, `:443` dropped. */
+function normalisePort(domain: string): string {
+  const { host, port } = splitHostPort(domain.toLowerCase());
+  if (!/^[0-9]+$/.test(port)) return port === "" ? host : `${host}:${port}`;
+  const number = port.replace(/^0+(?=[0-9])/, "");
+  return number === HTTPS_PORT ? host : `${host}:${number}`;
 }
 
 /** Builds the public object, leaving out absent tag and digest. */
@@ -209,8 +284,9 @@ function build(
 /**
  * Parses an image reference as written by users and in pod specs, and normalises it like
  * `ParseNormalizedNamed` of the reference grammar: `nginx` becomes `docker.io/library/nginx`,
- * `index.docker.io/x/y` becomes `docker.io/x/y`. No tag is added (see
- * {@linkcode withDefaultTag}).
+ * `index.docker.io/x/y` becomes `docker.io/x/y`; the registry host is written in its one
+ * canonical spelling ({@linkcode canonicalDomain}): `REG.example.com:0443/x` becomes
+ * `reg.example.com/x`. No tag is added (see {@linkcode withDefaultTag}).
  *
  * @throws {InvalidReferenceError} when the input breaks the grammar (empty, upper case in the
  * path, a bad tag or digest, a name over 255 characters, a 64-character hex identifier, …).
@@ -227,8 +303,11 @@ export function parseReference(input: string): ImageReference {
     );
   }
   const { domain, remainder } = splitDockerDomain(input);
-  const colon = remainder.indexOf(":");
-  const remote = colon >= 0 ? remainder.slice(0, colon) : remainder;
+  // The repository name ends at its tag or digest (a digest algorithm may hold upper case).
+  const at = remainder.indexOf("@");
+  const named = at >= 0 ? remainder.slice(0, at) : remainder;
+  const colon = named.indexOf(":");
+  const remote = colon >= 0 ? named.slice(0, colon) : named;
   if (remote.toLowerCase() !== remote) {
     throw new InvalidReferenceError(input, REASON_UPPERCASE);
   }
@@ -237,7 +316,11 @@ export function parseReference(input: string): ImageReference {
     // The grammar would keep e.g. "a_b.c/x" as a domain-less name; a registry host is needed.
     throw new InvalidReferenceError(input, `"${domain}" is not a valid registry host`);
   }
-  return build(parts.domain, parts.path, parts.tag, parts.digest);
+  const canonical = canonicalDomain(parts.domain);
+  if (canonical.length + 1 + parts.path.length > NAME_TOTAL_LENGTH_MAX) {
+    throw new InvalidReferenceError(input, REASON_TOO_LONG);
+  }
+  return build(canonical, parts.path, parts.tag, parts.digest);
 }
 
 /**
@@ -301,7 +384,7 @@ export function isDigest(s: string): boolean {
   if (typeof s !== "string") return false;
   const colon = s.indexOf(":");
   if (colon < 0) return false;
-  const length = DIGEST_HEX_LENGTHS[s.slice(0, colon)];
+  const length = DIGEST_HEX_LENGTHS.get(s.slice(0, colon));
   const hex = s.slice(colon + 1);
   return length !== undefined && hex.length === length && LOWER_HEX_REGEXP.test(hex);
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  canonicalDomain,
   familiarName,
   formatReference,
   type ImageReference,
@@ -167,7 +168,9 @@ const GRAMMAR_CASES: Case[] = [
   { input: "localhost:5000/foo", domain: "localhost:5000", path: "foo" },
   { input: "localhost", domain: "docker.io", path: "library/localhost" },
   { input: "index.docker.io/foo", domain: "docker.io", path: "library/foo" },
-  { input: "Docker/docker", domain: "Docker", path: "docker" },
+  // An upper-case host is a host, written in lower case; a host without "." or ":" keeps :443
+  // so that its canonical form does not read as a Docker Hub namespace.
+  { input: "Docker/docker", domain: "docker:443", path: "docker" },
   { input: `nginx@sha256:${"A".repeat(64)}`, error: "invalid checksum digest format" },
   {
     input: `nginx@sha384:${"a".repeat(96)}`,
@@ -339,8 +342,9 @@ const REPOSITORY_INFO = [
   ["library/foo", "foo", "docker.io/library/foo", "docker.io/foo", "docker.io"],
   ["library/foo/bar", "library/foo/bar", "docker.io/library/foo/bar", "", "docker.io"],
   ["store/foo/bar", "store/foo/bar", "docker.io/store/foo/bar", "", "docker.io"],
-  ["bar", "Foo/bar", "Foo/bar", "", "Foo"],
-  ["bar", "FOO/bar", "FOO/bar", "", "FOO"],
+  // The grammar keeps "Foo" and "FOO" as written; hosts are canonical here (canonicalDomain).
+  ["bar", "foo:443/bar", "foo:443/bar", "Foo/bar", "foo:443"],
+  ["bar", "foo:443/bar", "foo:443/bar", "FOO/bar", "foo:443"],
 ] as const;
 
 Deno.test("parseReference() normalises familiar, full and ambiguous names alike", () => {
@@ -404,7 +408,7 @@ Deno.test("parseDockerReference() accepts only the normalised form", () => {
       `docker.io/library/busybox:1@${digest}`,
       "localhost:5000/x/y:1",
       "[::1]:5000/repo:tag",
-      "Docker/docker:1",
+      "docker:443/docker:1",
     ]
   ) {
     assert.equal(formatReference(parseDockerReference(ok)), ok);
@@ -417,6 +421,10 @@ Deno.test("parseDockerReference() accepts only the normalised form", () => {
       "index.docker.io/library/busybox:latest",
       "library/busybox:latest",
       "user/app:1",
+      "Docker/docker:1",
+      "REG.EXAMPLE.COM/app:1",
+      "reg.example.com:443/app:1",
+      "registry-1.docker.io/library/busybox:latest",
     ]
   ) {
     assert.throws(() => parseDockerReference(bad), (e: unknown) => {
@@ -426,6 +434,88 @@ Deno.test("parseDockerReference() accepts only the normalised form", () => {
     });
   }
   assert.throws(() => parseDockerReference("docker.io/library/Busybox"), /must be lowercase/);
+});
+
+// One spelling per registry: every way of writing a registry that a runtime pulls from the same
+// server gives the same canonical domain.
+const SPELLINGS: ReadonlyArray<readonly [string, string]> = [
+  ["LOCALHOST:5000/app", "localhost:5000/app"],
+  ["localhost:05000/app", "localhost:5000/app"],
+  ["LocalHost:005000/app", "localhost:5000/app"],
+  ["LOCALHOST/app", "localhost/app"],
+  ["127.0.0.1:05000/app", "127.0.0.1:5000/app"],
+  ["0177.0.0.1:5000/app", "127.0.0.1:5000/app"],
+  ["2130706433:5000/app", "127.0.0.1:5000/app"],
+  ["0x7f.0.0.1:5000/app", "127.0.0.1:5000/app"],
+  ["REG.EXAMPLE.COM/app", "reg.example.com/app"],
+  ["Reg.Example.Com/team/app:V1", "reg.example.com/team/app:V1"],
+  ["reg.example.com:443/app", "reg.example.com/app"],
+  ["reg.example.com:0443/app", "reg.example.com/app"],
+  ["REG.EXAMPLE.COM:443/app", "reg.example.com/app"],
+  ["reg.example.com:8443/app", "reg.example.com:8443/app"],
+  ["reg.example.com:80/app", "reg.example.com:80/app"],
+  ["[FC00::1]:5000/app", "[fc00::1]:5000/app"],
+  ["[fc00:0:0:0:0:0:0:1]:05000/app", "[fc00::1]:5000/app"],
+  ["[::1]:443/app", "[::1]/app"],
+  ["MYREG/app", "myreg:443/app"],
+  ["myreg:443/app", "myreg:443/app"],
+  ["myreg:0443/app", "myreg:443/app"],
+  ["docker.io/library/nginx", "docker.io/library/nginx"],
+  ["DOCKER.IO/library/nginx", "docker.io/library/nginx"],
+  ["docker.io:443/nginx", "docker.io/library/nginx"],
+  ["index.docker.io/nginx", "docker.io/library/nginx"],
+  ["INDEX.DOCKER.IO/library/nginx", "docker.io/library/nginx"],
+  ["registry-1.docker.io/library/nginx", "docker.io/library/nginx"],
+  ["Registry-1.Docker.IO:0443/nginx", "docker.io/library/nginx"],
+  ["registry-1.docker.io/user/app", "docker.io/user/app"],
+  ["docker.io:5000/nginx", "docker.io:5000/nginx"],
+];
+
+for (const [input, canonical] of SPELLINGS) {
+  Deno.test(`parseReference() writes ${JSON.stringify(input)} as ${canonical}`, () => {
+    const ref = parseReference(input);
+    assert.equal(formatReference(ref), canonical);
+    // The canonical form is a fixed point, and a valid signature identity.
+    assert.deepEqual(parseReference(canonical), ref);
+    assert.deepEqual(parseDockerReference(canonical), ref);
+  });
+}
+
+Deno.test("canonicalDomain() normalises patterns and keys with globs, and never throws", () => {
+  const cases: Array<[string, string]> = [
+    ["*.Example.COM", "*.example.com"],
+    ["*.example.com:0443", "*.example.com"],
+    ["REG:*", "reg:*"],
+    ["*", "*"],
+    ["reg.example.com:99999", "reg.example.com:99999"],
+    ["reg.example.com:099999", "reg.example.com:99999"],
+    ["Foo.123:443", "foo.123"],
+    ["", ""],
+  ];
+  for (const [input, expected] of cases) assert.equal(canonicalDomain(input), expected, input);
+  for (const input of SPELLINGS.map(([i]) => i.slice(0, i.indexOf("/")))) {
+    assert.equal(canonicalDomain(canonicalDomain(input)), canonicalDomain(input), input);
+  }
+});
+
+Deno.test("parseReference() keeps upper case invalid in the path of any host spelling", () => {
+  for (
+    const input of ["REG.EXAMPLE.COM/App", "reg.example.com:443/team/App:1", "LOCALHOST:5000/A"]
+  ) {
+    assert.throws(() => parseReference(input), /repository name must be lowercase/);
+  }
+});
+
+Deno.test("parseReference() names a digest algorithm it does not support", () => {
+  const hex = "a".repeat(64);
+  for (const algorithm of ["constructor", "toString", "hasOwnProperty", "valueOf", "md5"]) {
+    assert.throws(() => parseReference(`nginx@${algorithm}:${hex}`), (e: unknown) => {
+      assert.ok(e instanceof InvalidReferenceError);
+      assert.equal(e.reason, `unsupported digest algorithm "${algorithm}"`);
+      return true;
+    });
+    assert.equal(isDigest(`${algorithm}:${hex}`), false);
+  }
 });
 
 Deno.test("withDefaultTag() adds latest only when there is neither tag nor digest", () => {

@@ -52,6 +52,69 @@ Deno.test("patternMatches() matches the host on its own (no cross-host bypass)",
   assert.ok(!matches("docker.io/*", "evil.io/docker.io/app"));
 });
 
+// One spelling per registry: a pattern written for a registry governs every spelling of it, and
+// a pattern written in any spelling governs the canonical one.
+const SAME_REGISTRY: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["localhost:5000/*", ["LOCALHOST:5000/app", "localhost:05000/app", "LocalHost:005000/a/b:1"]],
+  ["127.0.0.1:5000/*", ["127.0.0.1:05000/app", "0177.0.0.1:5000/app", "2130706433:5000/app"]],
+  ["reg.example.com/*", [
+    "REG.EXAMPLE.COM/app",
+    "Reg.Example.Com/app:1",
+    "reg.example.com:443/app",
+    "reg.example.com:0443/app",
+    "REG.EXAMPLE.COM:443/app",
+  ]],
+  ["REG.EXAMPLE.COM/*", ["reg.example.com/app", "reg.example.com:443/app"]],
+  ["reg.example.com:443/*", ["reg.example.com/app", "REG.example.com/app"]],
+  ["reg.example.com:*/*", ["reg.example.com/app", "reg.example.com:0443/app"]],
+  ["*.example.com/*", ["REG.EXAMPLE.COM/app", "reg.example.com:443/app"]],
+  ["*.Example.COM:0443/*", ["reg.example.com/app"]],
+  ["[fc00::1]:5000/*", ["[FC00::1]:5000/app", "[fc00:0:0:0:0:0:0:1]:05000/app"]],
+  ["MYREG/*", ["myreg:443/app", "MyReg/app"]],
+  ["docker.io/library/*", [
+    "nginx",
+    "DOCKER.IO/library/nginx",
+    "docker.io:443/library/nginx",
+    "index.docker.io/library/nginx",
+    "INDEX.DOCKER.IO/nginx",
+    "registry-1.docker.io/library/nginx",
+    "Registry-1.Docker.IO:0443/nginx",
+  ]],
+  ["registry-1.docker.io/library/nginx", ["nginx:1", "docker.io/library/nginx"]],
+  ["INDEX.DOCKER.IO/library/*", ["nginx"]],
+];
+
+for (const [pattern, images] of SAME_REGISTRY) {
+  Deno.test(`patternMatches() applies ${JSON.stringify(pattern)} to every spelling`, () => {
+    for (const image of images) assert.ok(matches(pattern, image), `${pattern} vs ${image}`);
+  });
+}
+
+Deno.test("patternMatches() keeps different registries apart", () => {
+  const cases: [string, string][] = [
+    ["reg.example.com/*", "reg.example.com:8443/app"],
+    ["reg.example.com/*", "reg.example.com:80/app"],
+    ["reg.example.com:80/*", "reg.example.com/app"],
+    ["localhost:5000/*", "localhost:50000/app"],
+    ["localhost:5000/*", "localhost/app"],
+    ["docker.io/library/*", "docker.io:5000/library/nginx"],
+    ["docker.io/library/*", "registry-2.docker.io/library/nginx"],
+    ["myreg:443/*", "myreg/app"],
+  ];
+  for (const [pattern, image] of cases) {
+    assert.ok(!matches(pattern, image), `${pattern} must not match ${image}`);
+  }
+});
+
+Deno.test("parsePattern() writes the host in canonical form and scores it so", () => {
+  assert.equal(parsePattern("REG.EXAMPLE.COM:0443/team/*").host, "reg.example.com");
+  assert.equal(parsePattern("Registry-1.Docker.IO/library/*").host, "docker.io");
+  assert.equal(
+    parsePattern("REG.EXAMPLE.COM:0443/team/*").specificity,
+    parsePattern("reg.example.com/team/*").specificity,
+  );
+});
+
 Deno.test("parsePattern() scores specificity by literal characters", () => {
   assert.equal(parsePattern("icr.io/ns/*").specificity, 10);
   assert.equal(parsePattern("*").specificity, 0);

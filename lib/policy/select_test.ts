@@ -97,3 +97,31 @@ Deno.test("PolicySet.hasImagePolicies() counts an ImagePolicy with no repositori
   assert.match(selectNone(set, "empty", "nginx"), /no ImagePolicy in namespace "empty" matches/);
   assert.equal(set.size, 2);
 });
+
+Deno.test("PolicySet.select() gives every spelling of a registry its registry's policy", () => {
+  const set = new PolicySet([
+    cluster("default", [
+      ["*", allow],
+      ["127.0.0.1:5000/*", signed("local")],
+      ["localhost:5000/*", signed("local")],
+      ["reg.example.com/*", signed("reg")],
+      ["docker.io/library/*", signed("hub")],
+    ]),
+  ]);
+  const cases: Array<[string, string]> = [
+    ["127.0.0.1:05000/app:1", "127.0.0.1:5000/*"],
+    ["0177.0.0.1:5000/app:1", "127.0.0.1:5000/*"],
+    ["LOCALHOST:5000/app:1", "localhost:5000/*"],
+    ["localhost:05000/app:1", "localhost:5000/*"],
+    ["REG.EXAMPLE.COM/app:1", "reg.example.com/*"],
+    ["reg.example.com:443/app:1", "reg.example.com/*"],
+    ["reg.example.com:0443/app:1", "reg.example.com/*"],
+    ["registry-1.docker.io/library/nginx", "docker.io/library/*"],
+    ["Index.Docker.IO/library/nginx", "docker.io/library/*"],
+    ["DOCKER.IO:443/nginx", "docker.io/library/*"],
+    ["reg.example.com:8443/app:1", "*"],
+  ];
+  for (const [image, pattern] of cases) {
+    assert.equal(select(set, "dev", image).pattern, pattern, image);
+  }
+});

@@ -17,6 +17,8 @@
  * - A GET's bytes are checked against the reference's digest (when it has one) and against the
  *   `Docker-Content-Digest` header (when sent). A HEAD's header is checked against the
  *   reference's digest.
+ * - Registry hosts are used in their canonical spelling (`canonicalDomain` of lib/image): the
+ *   ping cache, the per-host authentication state and the insecure list see `REG:0443` as `reg`.
  * - `docker.io` is served at `registry-1.docker.io`.
  * - An insecure registry is reached over plain `http://` (Deno's `fetch` cannot skip TLS
  *   verification, so "insecure" means plain HTTP, like skopeo's `--tls-verify=false` for a
@@ -26,7 +28,7 @@
  * @module
  */
 
-import { formatReference, type ImageReference, isDigest } from "../image/mod.ts";
+import { canonicalDomain, formatReference, type ImageReference, isDigest } from "../image/mod.ts";
 import { type AuthTarget, createRegistryAuth, type RepositoryAction } from "./auth.ts";
 import { type AuthChallenge, parseAuthenticate } from "./challenge.ts";
 import { checkDigest, computeDigest } from "./digest.ts";
@@ -58,7 +60,7 @@ export interface RegistryClientOptions extends TransportOptions {
   credentials?: CredentialStore | undefined;
   /**
    * Registries reached over plain HTTP: `host:port` entries match exactly, `host` entries match
-   * every port of that host.
+   * every port of that host; both in any spelling (see {@linkcode insecureRegistryEntry}).
    */
   insecureRegistries?: readonly string[];
   /** The largest manifest accepted. Default {@linkcode DEFAULT_MAX_MANIFEST_BYTES}. */
@@ -161,7 +163,38 @@ const PATH_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 const TAG = /^\w[\w.-]{0,127}$/;
 const REGISTRY_HOST =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-const DOCKER_HUB_HOSTS = new Set(["docker.io", "index.docker.io"]);
+/** Where Docker Hub (canonically `docker.io`) serves its registry API. */
+const DOCKER_HUB_API_HOST = "registry-1.docker.io";
+/** An explicit HTTPS port, in any spelling (`:443`, `:0443`). */
+const EXPLICIT_HTTPS_PORT = /:0*443$/;
+
+/** A host written without its port: `reg:5000` is `reg`, `[::1]:5000` is `[::1]`. */
+function withoutPort(domain: string): string {
+  return domain.replace(/:[0-9]+$/, "");
+}
+
+/**
+ * Reads one `--insecure-registry` entry: `host` (every port) or `host:port`, returned in the
+ * canonical spelling of {@linkcode canonicalDomain}. A registry reached over plain HTTP cannot
+ * be named with port 443: `:443` is the bare host in every image reference (HTTPS's port), so
+ * `reg:443` would silently mean `reg`, and is refused instead.
+ *
+ * @throws {RegistryError} for an entry with port 443.
+ */
+export function insecureRegistryEntry(entry: string): { host: string } | { hostPort: string } {
+  const trimmed = entry.trim();
+  if (EXPLICIT_HTTPS_PORT.test(trimmed)) {
+    throw new RegistryError(
+      `Cannot use insecure registry "${entry}": port 443 is the HTTPS port, which image references leave out ("${
+        withoutPort(trimmed)
+      }/…" is the same registry), so a plain-HTTP registry cannot be named with it; name the host, or serve plain HTTP on another port`,
+      { registry: entry },
+    );
+  }
+  return /:[0-9]+$/.test(trimmed)
+    ? { hostPort: canonicalDomain(trimmed) }
+    : { host: withoutPort(canonicalDomain(trimmed)) };
+}
 
 /** An error code of the distribution spec's error list. */
 const ERROR_CODE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
@@ -230,17 +263,19 @@ function errorDetail(error: unknown): string {
 export function createRegistryClient(options: RegistryClientOptions = {}): RegistryClient {
   const transport: Transport = createTransport(options);
   const now = options.now ?? Date.now;
-  const insecure = new Set((options.insecureRegistries ?? []).map((h) => h.toLowerCase()));
+  const insecureHosts = new Set<string>();
+  const insecureHostPorts = new Set<string>();
+  for (const entry of options.insecureRegistries ?? []) {
+    const parsed = insecureRegistryEntry(entry);
+    if ("host" in parsed) insecureHosts.add(parsed.host);
+    else insecureHostPorts.add(parsed.hostPort);
+  }
   const maxManifestBytes = options.maxManifestBytes ?? DEFAULT_MAX_MANIFEST_BYTES;
   const pings = new Map<string, Promise<PingResult>>();
 
   function isInsecureHost(hostPort: string): boolean {
-    const lower = hostPort.toLowerCase();
-    if (insecure.has(lower)) return true;
-    const hostOnly = lower.startsWith("[")
-      ? lower.slice(0, lower.indexOf("]") + 1)
-      : lower.replace(/:\d+$/, "");
-    return insecure.has(hostOnly);
+    const canonical = canonicalDomain(hostPort);
+    return insecureHostPorts.has(canonical) || insecureHosts.has(withoutPort(canonical));
   }
 
   const auth = createRegistryAuth({
@@ -252,12 +287,14 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
   });
 
   function registryUrl(registry: string): string {
-    if (!REGISTRY_HOST.test(registry)) {
+    // `:443` is the bare host (a canonical single-label host such as `myreg:443` keeps it).
+    const canonical = canonicalDomain(registry).replace(EXPLICIT_HTTPS_PORT, "");
+    if (!REGISTRY_HOST.test(canonical)) {
       throw new RegistryError(`Cannot reach registry "${registry}": not a valid registry host`, {
         registry,
       });
     }
-    const host = DOCKER_HUB_HOSTS.has(registry.toLowerCase()) ? "registry-1.docker.io" : registry;
+    const host = canonical === "docker.io" ? DOCKER_HUB_API_HOST : canonical;
     return `${isInsecureHost(registry) ? "http" : "https"}://${host}`;
   }
 
@@ -306,7 +343,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     const details = { registry: req.registry, repository: req.repository };
     const base = registryUrl(req.registry);
     const target: AuthTarget = {
-      registry: req.registry,
+      registry: canonicalDomain(req.registry),
       repository: req.repository,
       actions: req.actions,
     };
@@ -459,7 +496,8 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
   }
 
   function ping(registry: string, opts: RequestOptions = {}): Promise<PingResult> {
-    const cached = pings.get(registry);
+    const key = canonicalDomain(registry);
+    const cached = pings.get(key);
     if (cached) return cached;
     const promise = (async () => {
       const url = `${registryUrl(registry)}/v2/`;
@@ -481,15 +519,15 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
         throw registryErrorFromResponse("reach registry", registry, { registry }, response);
       }
       const challenges = parseAuthenticate(response.headers.get("www-authenticate"));
-      auth.learn(registry, challenges);
+      auth.learn(key, challenges);
       return {
         status: response.status,
         supportsSignatures: response.headers.get("x-registry-supports-signatures")?.trim() === "1",
         challenges,
       };
     })();
-    pings.set(registry, promise);
-    promise.catch(() => pings.delete(registry));
+    pings.set(key, promise);
+    promise.catch(() => pings.delete(key));
     return promise;
   }
 

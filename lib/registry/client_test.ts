@@ -10,7 +10,7 @@ import {
   skopeoPush,
   skopeoRawSha256,
 } from "./_testing.ts";
-import { createRegistryClient } from "./client.ts";
+import { createRegistryClient, insecureRegistryEntry } from "./client.ts";
 import { credentialsFromSecret, type SecretLike } from "./credentials.ts";
 import { computeDigest } from "./digest.ts";
 import {
@@ -347,6 +347,44 @@ Deno.test("registryUrl() serves docker.io at registry-1.docker.io and rejects ba
   assert.equal(client.registryUrl("localhost:5001"), "https://localhost:5001");
   assert.equal(client.registryUrl("[::1]:5000"), "http://[::1]:5000");
   assert.throws(() => client.registryUrl("evil.com/x@y"), /not a valid registry host/);
+});
+
+Deno.test("registryUrl() reaches every spelling of a registry at the same URL", () => {
+  using client = createRegistryClient({
+    insecureRegistries: ["LOCALHOST:05000", "Plain.Example.COM", "MYREG"],
+  });
+  const cases: Array<[string, string]> = [
+    ["localhost:5000", "http://localhost:5000"],
+    ["LocalHost:005000", "http://localhost:5000"],
+    ["localhost:5001", "https://localhost:5001"],
+    ["REG.EXAMPLE.COM", "https://reg.example.com"],
+    ["reg.example.com:443", "https://reg.example.com"],
+    ["reg.example.com:0443", "https://reg.example.com"],
+    ["Registry-1.Docker.IO", "https://registry-1.docker.io"],
+    ["DOCKER.IO:443", "https://registry-1.docker.io"],
+    ["plain.example.com", "http://plain.example.com"],
+    ["PLAIN.example.com:8080", "http://plain.example.com:8080"],
+    ["myreg:443", "http://myreg"],
+    ["MyReg", "http://myreg"],
+    ["0177.0.0.1:5000", "https://127.0.0.1:5000"],
+  ];
+  for (const [registry, url] of cases) assert.equal(client.registryUrl(registry), url, registry);
+});
+
+Deno.test("insecureRegistryEntry() refuses port 443, which image references leave out", () => {
+  for (const entry of ["reg.example.com:443", "REG.example.com:0443", "[::1]:443"]) {
+    assert.throws(() => insecureRegistryEntry(entry), (e: unknown) => {
+      assert.ok(e instanceof RegistryError);
+      assert.match(e.message, /port 443 is the HTTPS port/);
+      return true;
+    });
+    assert.throws(() => createRegistryClient({ insecureRegistries: [entry] }), RegistryError);
+  }
+  assert.deepEqual(insecureRegistryEntry("REG.example.com:05000"), {
+    hostPort: "reg.example.com:5000",
+  });
+  assert.deepEqual(insecureRegistryEntry("Reg.Example.com"), { host: "reg.example.com" });
+  assert.deepEqual(insecureRegistryEntry("[FC00::1]"), { host: "[fc00::1]" });
 });
 
 // The servers below return what a real registry does not: wrong bytes, missing headers,

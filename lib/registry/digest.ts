@@ -7,12 +7,15 @@
 
 import { isDigest } from "../image/mod.ts";
 
-/** The digest algorithms registries use, with their WebCrypto names. */
-const ALGORITHMS: Readonly<Record<string, AlgorithmIdentifier>> = {
-  sha256: "SHA-256",
-  sha384: "SHA-384",
-  sha512: "SHA-512",
-};
+/**
+ * The digest algorithms registries use, with their WebCrypto names. A Map, so that a name like
+ * `constructor` is unknown rather than an Object property.
+ */
+const ALGORITHMS: ReadonlyMap<string, AlgorithmIdentifier> = new Map([
+  ["sha256", "SHA-256"],
+  ["sha384", "SHA-384"],
+  ["sha512", "SHA-512"],
+]);
 
 /** A digest algorithm: `sha256`, `sha384` or `sha512`. */
 export type DigestAlgorithm = "sha256" | "sha384" | "sha512";
@@ -22,7 +25,7 @@ export async function computeDigest(
   bytes: Uint8Array,
   algorithm: DigestAlgorithm = "sha256",
 ): Promise<string> {
-  const name = ALGORITHMS[algorithm];
+  const name = ALGORITHMS.get(algorithm);
   if (name === undefined) throw new TypeError(`Unsupported digest algorithm "${algorithm}"`);
   const hash = new Uint8Array(await crypto.subtle.digest(name, bytes as Uint8Array<ArrayBuffer>));
   return `${algorithm}:${Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("")}`;

@@ -30,3 +30,17 @@ Deno.test("digestAlgorithm() names the algorithm of a valid digest only", () => 
   assert.equal(digestAlgorithm(EMPTY_SHA256), "sha256");
   assert.equal(digestAlgorithm("md5:abc"), undefined);
 });
+
+Deno.test("computeDigest() names an algorithm it does not support, even an Object property", async () => {
+  for (const algorithm of ["constructor", "toString", "__proto__", "md5"]) {
+    await assert.rejects(
+      () => computeDigest(new Uint8Array(), algorithm as "sha256"),
+      (e: unknown) => {
+        assert.ok(e instanceof TypeError);
+        assert.equal(e.message, `Unsupported digest algorithm "${algorithm}"`);
+        return true;
+      },
+    );
+    assert.equal(digestAlgorithm(`${algorithm}:${"a".repeat(64)}`), undefined);
+  }
+});

@@ -5,13 +5,15 @@
  * - A key may be a bare host (`quay.io`), a host with a port (`localhost:5000`), a host with a
  *   path (`quay.io/team`), or a URL with a scheme (`https://index.docker.io/v1/`). The scheme is
  *   dropped, and a leading `/v1/` or `/v2/` path is the registry's API root, not a namespace.
+ * - Hosts are compared in their canonical spelling (`canonicalDomain` of lib/image): case does
+ *   not matter, `:0443` and `:443` are the bare host, and `docker.io`, `index.docker.io` and
+ *   `registry-1.docker.io` are one registry.
  * - The port must be the same on both sides: `localhost` does not match `localhost:5000`.
  * - A key with a path matches only repositories at or under that path (`quay.io/team` matches
  *   `quay.io/team/app`, not `quay.io/teammate/app`; Kubernetes compares plain string prefixes
  *   here, toolkit compares whole path components).
  * - `*` and `?` glob within one label of the host: `*.example.com` matches `a.example.com`, not
  *   `a.b.example.com` or `example.com`.
- * - `docker.io`, `index.docker.io` and `registry-1.docker.io` are one registry.
  *
  * All matching credentials are returned, the most specific first: a longer key path first, then
  * keys without wildcards, then in the order the entries were given (so the order of a pod's
@@ -20,6 +22,7 @@
  * @module
  */
 
+import { canonicalDomain } from "../image/mod.ts";
 import type { Credential, CredentialEntry } from "./credentials.ts";
 
 /** Looks up the credentials for a repository. */
@@ -31,9 +34,6 @@ export interface CredentialStore {
    */
   lookup(registry: string, repository: string): readonly Credential[];
 }
-
-/** Hosts that all mean Docker Hub. */
-const DOCKER_HUB_ALIASES = new Set(["docker.io", "index.docker.io", "registry-1.docker.io"]);
 
 /** A registry location split for matching. */
 interface Location {
@@ -82,10 +82,9 @@ function parseLocation(value: string, isKey: boolean): Location | undefined {
   path = path.replace(/[?#].*$/, "");
   if (isKey && (path.startsWith("/v1/") || path.startsWith("/v2/"))) path = path.slice(3);
   path = path.replace(/\/+$/, "");
-  const { host, port } = splitHostPort(authority);
+  const { host, port } = splitHostPort(canonicalDomain(authority));
   if (host === "") return undefined;
-  const canonical = DOCKER_HUB_ALIASES.has(host) ? "docker.io" : host;
-  return { labels: canonical.split("."), port, path };
+  return { labels: host.split("."), port, path };
 }
 
 /** Matches one host label against a glob label (`*` any run, `?` one character). */

@@ -45,6 +45,19 @@ Deno.test("credentialKeyMatches() follows the Kubernetes host rules", () => {
     ["registry?.example.com", "registry1.example.com/x", true],
     ["*.example.com:5000", "a.example.com:5000/x", true],
     ["*.example.com:5000", "a.example.com/x", false],
+    // one spelling per registry (canonicalDomain), on both sides
+    ["reg.example.com:443", "reg.example.com/app", true],
+    ["reg.example.com:0443", "reg.example.com/app", true],
+    ["reg.example.com", "REG.EXAMPLE.COM:0443/app", true],
+    ["https://REG.example.com:443/v2/", "reg.example.com/app", true],
+    ["reg.example.com:8443", "reg.example.com/app", false],
+    ["localhost:05000", "LOCALHOST:5000/app", true],
+    ["127.0.0.1:5000", "0177.0.0.1:05000/app", true],
+    ["[FC00::1]:5000", "[fc00:0:0:0:0:0:0:1]:5000/app", true],
+    ["Registry-1.Docker.IO:443", "docker.io/user/app", true],
+    ["docker.io", "INDEX.DOCKER.IO:0443/user/app", true],
+    ["*.Example.COM:0443", "a.example.com/x", true],
+    ["MYREG", "myreg:443/x", true],
   ];
   for (const [key, image, expected] of cases) {
     const slash = image.indexOf("/");

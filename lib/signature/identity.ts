@@ -13,6 +13,7 @@
 
 import { ToolkitError } from "../errors.ts";
 import {
+  canonicalDomain,
   formatReference,
   type ImageReference,
   parseDockerReference,
@@ -126,6 +127,16 @@ function checkPrefix(value: string, field: string): void {
 }
 
 /**
+ * A remapping prefix with its registry host in canonical form (`REG.example.com:443/team` is
+ * `reg.example.com/team`), so that it is compared with image names in the same spelling.
+ */
+function canonicalPrefix(value: string): string {
+  const slash = value.indexOf("/");
+  if (slash < 0) return canonicalDomain(value);
+  return `${canonicalDomain(value.slice(0, slash))}${value.slice(slash)}`;
+}
+
+/**
  * Reads a `signedIdentity` as written in a Portieris `ImagePolicy` (`{type, dockerReference?,
  * dockerRepository?, prefix?, signedPrefix?}`) or a containers/image policy, or a bare type
  * name. `undefined`, `null` and the type `""` give the default rule. A `dockerReference` or
@@ -219,7 +230,7 @@ export function parseIdentityRule(raw: unknown): IdentityRule {
       const signedPrefix = fieldString(record, "signedPrefix", type);
       checkPrefix(prefix, "prefix");
       checkPrefix(signedPrefix, "signedPrefix");
-      return { type, prefix, signedPrefix };
+      return { type, prefix: canonicalPrefix(prefix), signedPrefix: canonicalPrefix(signedPrefix) };
     }
   }
 }

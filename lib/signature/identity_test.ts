@@ -257,6 +257,26 @@ Deno.test("remapIdentity: a whole-name prefix and a host prefix", () => {
   assert.match(reason(host, "localhost:5001/team/app:1", "quay.io/team/app:1"), /does not match/);
 });
 
+Deno.test("remapIdentity: prefixes name their registries in the canonical spelling", () => {
+  const rule = parseIdentityRule({
+    type: "remapIdentity",
+    prefix: "MIRROR.example.com:0443/hub",
+    signedPrefix: "Registry-1.Docker.IO/library",
+  });
+  assert.deepEqual(rule, {
+    type: "remapIdentity",
+    prefix: "mirror.example.com/hub",
+    signedPrefix: "docker.io/library",
+  });
+  assert.ok(matches(rule, "mirror.example.com:443/hub/nginx:1", "docker.io/library/nginx:1"));
+  assert.ok(matches(rule, "Mirror.Example.com/hub/nginx:1", "index.docker.io/library/nginx:1"));
+});
+
+Deno.test("matchIdentity() compares a signed identity in any spelling of its registry", () => {
+  assert.ok(matches(DEFAULT_IDENTITY_RULE, "reg.example.com/app:1", "REG.EXAMPLE.COM:443/app:1"));
+  assert.ok(matches(DEFAULT_IDENTITY_RULE, "LOCALHOST:05000/app:1", "localhost:5000/app:1"));
+});
+
 Deno.test("remapIdentity: a remapping that gives a non-canonical name does not match", () => {
   // docker.io/nginx is not canonical (docker.io/library/nginx is): the remapped name is invalid.
   const rule = parseIdentityRule({

@@ -17,12 +17,16 @@
  * `sigstore` and `sigstore-staging` are the older spellings of `lookaside` and
  * `lookaside-staging`. A scope (or `default-docker`) may be defined in one file only.
  *
+ * A scope's registry host is read in its canonical spelling (`canonicalDomain` of lib/image), as
+ * image references are: `REG.example.com:443/team` is the scope `reg.example.com/team`, and two
+ * spellings of one scope are one scope (defined twice, an error).
+ *
  * @module
  */
 
 import { parseYaml } from "../yaml.ts";
 import { ToolkitError } from "../errors.ts";
-import { type ImageReference, repositoryName } from "../image/mod.ts";
+import { canonicalDomain, type ImageReference, repositoryName } from "../image/mod.ts";
 
 /** One section of registries.d: the lookaside URLs of one scope. */
 export interface LookasideSection {
@@ -40,7 +44,10 @@ export interface LookasideSection {
 export interface RegistriesD {
   /** The `default-docker` section, if any file sets one. */
   readonly defaultDocker?: LookasideSection | undefined;
-  /** The `docker` scopes (`host[:port]`, `host[:port]/namespace`, `…/repo[:tag|@digest]`, `*.domain`). */
+  /**
+   * The `docker` scopes (`host[:port]`, `host[:port]/namespace`, `…/repo[:tag|@digest]`,
+   * `*.domain`), their hosts in canonical form.
+   */
   readonly docker: ReadonlyMap<string, LookasideSection>;
   /** Keys that were ignored (unknown names), with the file that holds them. */
   readonly warnings: readonly string[];
@@ -158,6 +165,13 @@ function parseSection(
   return section;
 }
 
+/** A scope with its registry host in canonical form: `REG.example.com:443/x` → `reg.example.com/x`. */
+function canonicalScope(scope: string): string {
+  const slash = scope.indexOf("/");
+  if (slash < 0) return canonicalDomain(scope);
+  return `${canonicalDomain(scope.slice(0, slash))}${scope.slice(slash)}`;
+}
+
 /**
  * Parses the text of one registries.d file. `file` names it in errors and in
  * {@linkcode LookasideSection.source}.
@@ -189,9 +203,19 @@ export function parseRegistriesYaml(text: string, file: string): RegistriesD {
     if (!isMapping(scopes)) {
       throw new RegistriesConfigError(file, "docker must be a mapping of scopes");
     }
+    const written = new Map<string, string>();
     for (const [scope, raw] of Object.entries(scopes)) {
       if (scope === "") throw new RegistriesConfigError(file, "docker has an empty scope");
-      docker.set(scope, parseSection(file, `docker."${scope}"`, raw, warnings));
+      const canonical = canonicalScope(scope);
+      const earlier = written.get(canonical);
+      if (earlier !== undefined) {
+        throw new RegistriesConfigError(
+          file,
+          `docker scopes "${earlier}" and "${scope}" are the same scope ("${canonical}")`,
+        );
+      }
+      written.set(canonical, scope);
+      docker.set(canonical, parseSection(file, `docker."${scope}"`, raw, warnings));
     }
   }
   return { defaultDocker, docker, warnings };

@@ -314,3 +314,46 @@ Deno.test("parseRegistriesYaml() does not quote the line of a YAML error", () =>
     assertNoCanary(error, secret);
   }
 });
+
+Deno.test("selectLookaside() reads scopes and images in the canonical spelling of their registry", () => {
+  const config = parseRegistriesYaml(
+    [
+      "docker:",
+      "  REG.EXAMPLE.COM:0443/team:",
+      "    lookaside: https://team/",
+      "  LocalHost:05000:",
+      "    lookaside: https://local/",
+      "  Registry-1.Docker.IO/library:",
+      "    lookaside: https://official/",
+      "  '*.Example.ORG':",
+      "    lookaside: https://wildcard/",
+      "default-docker:",
+      "  lookaside: https://default/",
+    ].join("\n"),
+    "spellings.yaml",
+  );
+  const cases: Array<[string, string]> = [
+    ["reg.example.com/team/app", "reg.example.com/team"],
+    ["REG.example.com:443/team/app", "reg.example.com/team"],
+    ["reg.example.com:8443/team/app", "default-docker"],
+    ["LOCALHOST:5000/x", "localhost:5000"],
+    ["localhost:005000/x", "localhost:5000"],
+    ["nginx", "docker.io/library"],
+    ["index.docker.io/library/nginx", "docker.io/library"],
+    ["A.B.EXAMPLE.ORG/x", "*.example.org"],
+  ];
+  for (const [image, scope] of cases) {
+    assert.equal(selectLookaside(config, parseReference(image), "read")?.scope, scope, image);
+  }
+});
+
+Deno.test("parseRegistriesYaml() refuses two spellings of one scope", () => {
+  assert.throws(
+    () =>
+      parseRegistriesYaml(
+        "docker:\n  reg.io/x:\n    lookaside: file:///a\n  REG.IO:443/x:\n    lookaside: file:///b\n",
+        "twice.yaml",
+      ),
+    (e: unknown) => e instanceof RegistriesConfigError && /same scope/.test(e.message),
+  );
+});
