@@ -63,12 +63,20 @@ export class TtlCache<K, V> {
     return entry.value;
   }
 
-  /** Stores an entry, dropping the least recently used ones beyond the size bound. */
-  set(key: K, value: V): void {
-    if (this.#ttlMs === 0 || this.#max === 0) return;
+  /**
+   * Stores an entry, dropping the least recently used ones beyond the size bound. `maxTtlMs`
+   * shortens this entry's lifetime below the cache's (a value that is only valid for so long);
+   * an entry that would live 0 ms or less is not stored.
+   */
+  set(key: K, value: V, maxTtlMs: number = Infinity): void {
+    const ttlMs = Math.min(this.#ttlMs, maxTtlMs);
+    if (!(ttlMs > 0) || this.#max === 0) {
+      this.#entries.delete(key);
+      return;
+    }
     const now = this.#now();
     this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt: now + this.#ttlMs, movedAt: now });
+    this.#entries.set(key, { value, expiresAt: now + ttlMs, movedAt: now });
     while (this.#entries.size > this.#max) {
       const oldest = this.#entries.keys().next();
       if (oldest.done) break;

@@ -12,6 +12,21 @@ Deno.test("TtlCache expires entries after their time to live", () => {
   assert.equal(cache.size, 0);
 });
 
+Deno.test("TtlCache keeps an entry with its own shorter lifetime only that long", () => {
+  let now = 1000;
+  const cache = new TtlCache<string, number>({ ttlMs: 100, maxEntries: 10, now: () => now });
+  cache.set("short", 1, 10);
+  cache.set("long", 2, 1000); // never beyond the cache's own lifetime
+  cache.set("gone", 3, 0);
+  assert.equal(cache.get("gone"), undefined);
+  now += 10;
+  assert.equal(cache.get("short"), undefined);
+  now += 89;
+  assert.equal(cache.get("long"), 2);
+  now += 1;
+  assert.equal(cache.get("long"), undefined);
+});
+
 Deno.test("TtlCache drops the least recently used entry when full", () => {
   let now = 0;
   const cache = new TtlCache<string, number>({ ttlMs: 1000, maxEntries: 2, now: () => now });

@@ -1,10 +1,14 @@
 /**
  * The public keys of a `signedBy` requirement: read from the `key` entry of a Secret (armoured
- * OpenPGP public keys, possibly several), parsed once per distinct content and identified by
- * their fingerprints (which key the verdict cache).
+ * OpenPGP public keys, possibly several), parsed once per distinct content and identified by a
+ * digest of the key material that was parsed: every packet, revocation signatures and expiry
+ * times included. Two copies of "the same" key in different states (one revoked, one not) are
+ * therefore different key sets, and a verified verdict cached for one is never served for the
+ * other.
  *
  * @module
  */
+import { computeDigest } from "../registry/mod.ts";
 import { keyFingerprint, type PublicKey, readPublicKeys } from "../signature/mod.ts";
 import { TtlCache } from "./cache.ts";
 import { PolicyConfigError } from "./errors.ts";
@@ -16,7 +20,10 @@ export interface TrustedKeys {
   readonly keys: readonly PublicKey[];
   /** Their upper-case fingerprints, sorted. */
   readonly fingerprints: readonly string[];
-  /** The fingerprints joined: identifies the key set in cache keys. */
+  /**
+   * `sha256:<hex>` of the keys' packets (in fingerprint order): identifies the exact key
+   * material, with its revocations and expiry times, in cache keys.
+   */
   readonly id: string;
 }
 
@@ -79,6 +86,22 @@ async function parse(text: string | undefined, where: string): Promise<TrustedKe
       { cause: error },
     );
   }
-  const fingerprints = keys.map(keyFingerprint).sort();
-  return { keys, fingerprints, id: fingerprints.join(",") };
+  return { keys, fingerprints: keys.map(keyFingerprint).sort(), id: await keyMaterialId(keys) };
+}
+
+/**
+ * The digest of the keys' packets, in fingerprint order: what a verification with these keys
+ * depends on (self-signatures, expiry times and revocation signatures included).
+ */
+export async function keyMaterialId(keys: readonly PublicKey[]): Promise<string> {
+  const parts = [...keys]
+    .sort((a, b) => keyFingerprint(a).localeCompare(keyFingerprint(b)))
+    .map((key) => key.write());
+  const bytes = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return await computeDigest(bytes);
 }

@@ -8,14 +8,19 @@
  * 2. A `reject` requirement denies.
  * 3. The tag is resolved to the manifest digest through the registry client, with the
  *    workload's pull credentials (resolutions are cached for a short time, per credentials).
+ *    A reference with a tag and a digest is taken by its digest, except when the policy was
+ *    chosen for its tag (a pattern such as `repo:1`): then the tag is resolved too, and the
+ *    image is denied unless the tag resolves to that digest.
  * 4. Signatures are read from `storeURL` when the policy sets one, else from the registry's
- *    signature extension when the registry advertises it, else from the registries.d lookaside.
+ *    signature extension when the registry advertises it, else from the registries.d lookaside;
+ *    when there is none of them, the image is denied with a reason that says so.
  * 5. Every `signedBy` requirement must be met by one signature that verifies with one of the
  *    keys of its Secret, for that digest, under its `signedIdentity` rule.
  *
- * Verified verdicts are cached by digest, image reference, key fingerprints and identity rules,
- * with a TTL and a size bound; failures are never cached. Concurrent checks of the same image
- * share one verification.
+ * Verified verdicts are cached by digest, image reference, the exact key material (its digest,
+ * revocations and expiry times included, see `keys.ts`) and identity rules, with a TTL and a
+ * size bound; a verdict is never kept beyond the expiry of a signature or key it relied on.
+ * Failures are never cached. Concurrent checks of the same image share one verification.
  *
  * @module
  */
@@ -140,6 +145,18 @@ export const DENIAL_PREFIX = "policy denied the request: ";
 /** containers/image's text for an image with no signature at all. */
 export const NO_SIGNATURE = "A signature was required, but no signature exists";
 
+/** The denial when no signature store is configured for the image's registry. */
+export function noSignatureStore(registry: string): string {
+  return `A signature was required, but no signature store is configured for "${registry}" (set storeURL or a registries.d lookaside)`;
+}
+
+/** A verified verdict kept in the cache, and until when its signatures and keys are valid. */
+interface CachedVerdict {
+  readonly signers: readonly string[];
+  /** Milliseconds since the epoch on the validity clock; absent when nothing expires. */
+  readonly validUntil?: number | undefined;
+}
+
 interface RequirementPlan {
   readonly requirement: Requirement;
   readonly keys: TrustedKeys;
@@ -160,7 +177,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const now = options.now ?? Date.now;
   const clock = options.clock ?? (() => new Date(now()));
   const keyStore = new KeyStore(options.source);
-  const verdicts = new TtlCache<string, { signers: readonly string[] }>({
+  const verdicts = new TtlCache<string, CachedVerdict>({
     ...options.verdictCache,
     now,
   });
@@ -226,16 +243,23 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     }));
   }
 
+  /** The digest of the image: the reference's own, else its tag resolved. */
   async function resolveDigest(task: VerifyTask, credentials: PullCredentials): Promise<string> {
     const ref = task.reference;
     if (ref.digest !== undefined) return ref.digest;
-    const text = formatReference(withDefaultTag(ref));
+    return await resolveTag(ref, credentials);
+  }
+
+  /** Resolves the tag (`latest` when none) of a reference without a digest, through the cache. */
+  async function resolveTag(tagged: ImageReference, credentials: PullCredentials): Promise<string> {
+    const ref = withDefaultTag({ ...tagged, digest: undefined });
+    const text = formatReference(ref);
     const key = `${credentials.id}|${text}`;
     const cached = digests.get(key);
     if (cached !== undefined) return cached;
     const flight = resolving.run(key, async () => {
       using deadline = startDeadline(options.flightTimeoutMs);
-      const digest = await clientFor(credentials).resolveDigest(withDefaultTag(ref), {
+      const digest = await clientFor(credentials).resolveDigest(ref, {
         signal: deadline.signal,
       });
       digests.set(key, digest);
@@ -326,13 +350,17 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     digest: string,
     plans: readonly RequirementPlan[],
     signal: AbortSignal,
-  ): Promise<ImageVerdict> {
+  ): Promise<{ verdict: ImageVerdict; validUntil?: number | undefined }> {
     const digestRef: ImageReference = { ...task.reference, digest };
     const { store } = await storeFor(task, credentials, digestRef, signal);
-    const signatures = store ? await store.readSignatures(digestRef, digest) : [];
-    if (signatures.length === 0) return deny(NO_SIGNATURE, "policy", digest);
+    if (store === undefined) {
+      return { verdict: deny(noSignatureStore(task.reference.domain), "error", digest) };
+    }
+    const signatures = await store.readSignatures(digestRef, digest);
+    if (signatures.length === 0) return { verdict: deny(NO_SIGNATURE, "policy", digest) };
     const reference = withDefaultTag(task.reference);
     const signers: string[] = [];
+    let validUntil: number | undefined;
     for (const plan of plans) {
       const reasons: string[] = [];
       let accepted: string | undefined;
@@ -346,20 +374,24 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
         });
         if (result.verified) {
           accepted = result.keyFingerprint;
+          const until = result.validUntil?.getTime();
+          if (until !== undefined) validUntil = Math.min(validUntil ?? until, until);
           break;
         }
         reasons.push(result.reason);
       }
       if (accepted === undefined) {
-        return deny(
-          `None of the signatures were accepted, reasons: ${[...new Set(reasons)].join("; ")}`,
-          "policy",
-          digest,
-        );
+        return {
+          verdict: deny(
+            `None of the signatures were accepted, reasons: ${[...new Set(reasons)].join("; ")}`,
+            "policy",
+            digest,
+          ),
+        };
       }
       signers.push(accepted);
     }
-    return { allowed: true, digest, signers };
+    return { verdict: { allowed: true, digest, signers }, validUntil };
   }
 
   async function verifySigned(
@@ -376,21 +408,46 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     const identity = formatReference(withDefaultTag(task.reference));
     const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}`;
     const cached = verdicts.get(key);
-    if (cached !== undefined) {
+    if (cached !== undefined && (cached.validUntil ?? Infinity) > clock().getTime()) {
       observer.cacheHit?.();
       return { allowed: true, digest, signers: cached.signers, cached: true };
     }
     observer.cacheMiss?.();
     const flight = verifying.run(key, async () => {
       using deadline = startDeadline(options.flightTimeoutMs);
-      const verdict = await raceSignal(
+      const { verdict, validUntil } = await raceSignal(
         verifySignatures(task, credentials, digest, plans, deadline.signal),
         deadline.signal,
       );
-      if (verdict.allowed) verdicts.set(key, { signers: verdict.signers ?? [] });
+      if (verdict.allowed) {
+        // Never beyond the expiry of a signature or key the verdict relied on.
+        const remaining = validUntil === undefined ? Infinity : validUntil - clock().getTime();
+        verdicts.set(key, { signers: verdict.signers ?? [], validUntil }, remaining);
+      }
       return verdict;
     });
     return await flight;
+  }
+
+  /**
+   * A reference with a tag and a digest whose policy was chosen for its tag means both: the tag
+   * must resolve to the digest, or the policy of one image would admit another. Undefined when
+   * they agree or the tag did not matter.
+   */
+  async function tagMismatch(task: VerifyTask): Promise<ImageVerdict | undefined> {
+    const ref = task.reference;
+    if (!task.match.matchedByTag || ref.tag === undefined || ref.digest === undefined) {
+      return undefined;
+    }
+    const resolved = await resolveTag(ref, await task.credentials());
+    if (resolved === ref.digest) return undefined;
+    return deny(
+      `The tag "${ref.tag}" of "${
+        repositoryName(ref)
+      }" resolves to ${resolved}, not to the digest ${ref.digest} of the reference (pattern "${task.match.pattern}" applies to the tag)`,
+      "policy",
+      ref.digest,
+    );
   }
 
   async function verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict> {
@@ -409,11 +466,13 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       );
     }
     const requirements = policy.simple?.requirements ?? [];
-    if (requirements.length === 0) return { allowed: true };
     if (requirements.some((r) => r.type === "reject")) {
       return deny(`Running image docker://${image} is rejected by policy.`, "policy");
     }
     try {
+      const mismatch = await tagMismatch(task);
+      if (mismatch !== undefined) return mismatch;
+      if (requirements.length === 0) return { allowed: true };
       return await verifySigned(task, requirements);
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;

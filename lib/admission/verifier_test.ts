@@ -3,9 +3,11 @@
  * real skopeo and gpg (simple signing into a lookaside directory).
  */
 import assert from "node:assert/strict";
+import * as openpgp from "openpgp";
 import { parseReference } from "../image/mod.ts";
 import type { ImagePolicy, PolicyMatch, RepositoryPolicy } from "../policy/mod.ts";
-import { loadRegistriesD } from "../sigstore/mod.ts";
+import { generateKeyPair, signImage } from "../signature/mod.ts";
+import { loadRegistriesD, lookasideStore } from "../sigstore/mod.ts";
 import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
 import { pullCredentials } from "./credentials.ts";
 import { filePolicySource, type PolicyDocuments } from "./file_source.ts";
@@ -14,6 +16,7 @@ import {
   createImageVerifier,
   type ImageVerdict,
   NO_SIGNATURE,
+  noSignatureStore,
   type VerifierOptions,
 } from "./verifier.ts";
 
@@ -253,6 +256,59 @@ Deno.test({
       assert.equal(counts.errors, before + 1);
     });
 
+    await t.step(
+      "a tag and a digest must agree when the policy was chosen for the tag",
+      async () => {
+        const one = await gpg.pushImage(`${registry.host}/team/multi:1`, {
+          signBy: signer.fingerprint,
+          content: "multi 1",
+        });
+        const two = await gpg.pushImage(`${registry.host}/team/multi:2`, {
+          signBy: signer.fingerprint,
+          content: "multi 2",
+        });
+        const byTag = (policy: RepositoryPolicy, image: string, matchedByTag = true) =>
+          verifier.verify({
+            reference: parseReference(image),
+            match: { ...match(policy), pattern: `${registry.host}/team/multi:1`, matchedByTag },
+            namespace: "dev",
+            credentials: () => pullCredentials(source, "dev", [], "default"),
+          });
+        const accept: RepositoryPolicy = {
+          simple: { requirements: [{ type: "insecureAcceptAnything" }] },
+        };
+        for (const policy of [signedBy("signer"), accept, {}]) {
+          assert.equal(
+            denied(await byTag(policy, `${registry.host}/team/multi:1@${two}`)),
+            `The tag "1" of "${registry.host}/team/multi" resolves to ${one}, not to the digest ${two} of the reference (pattern "${registry.host}/team/multi:1" applies to the tag)`,
+          );
+        }
+        for (const policy of [signedBy("signer"), accept]) {
+          const verdict = await byTag(policy, `${registry.host}/team/multi:1@${one}`);
+          assert.equal(verdict.allowed && verdict.digest, one);
+        }
+        // A pattern that covers the repository does not depend on the tag: the digest is the image.
+        const repository = await byTag(
+          signedBy("signer"),
+          `${registry.host}/team/multi:1@${two}`,
+          false,
+        );
+        assert.equal(repository.allowed && repository.digest, two);
+      },
+    );
+
+    await t.step("says when no signature store is configured for the registry", async () => {
+      const { registriesD: _, ...withoutStores } = options;
+      verifier = createImageVerifier(withoutStores);
+      const verdict = await verify(signedRef, signedBy("signer"));
+      assert.equal(denied(verdict), noSignatureStore(registry.host));
+      assert.equal(
+        noSignatureStore(registry.host),
+        `A signature was required, but no signature store is configured for "${registry.host}" (set storeURL or a registries.d lookaside)`,
+      );
+      verifier = createImageVerifier(options);
+    });
+
     await t.step("a changed key Secret is used at once", async () => {
       documents = {
         ...documents,
@@ -265,4 +321,131 @@ Deno.test({
       assert.match(denied(await verify(signedRef, signedBy("signer"))), /unknown key/);
     });
   },
+});
+
+Deno.test("createImageVerifier() makes a key's state part of every cached verdict", async (t) => {
+  // No registry: the image is named by its digest and its signature is read from storeURL.
+  const start = Date.now();
+  let now = start;
+  const hour = 3600_000;
+  const created = () => new Date(start - hour);
+  const forever = await generateKeyPair({ name: "forever", clock: created });
+  const expiring = await generateKeyPair({
+    name: "expiring",
+    clock: created,
+    keyExpirationTime: 2 * 3600, // expires one hour after `start`
+  });
+  const { publicKey: revokedArmored } = await openpgp.revokeKey({
+    key: await openpgp.readPrivateKey({ armoredKey: forever.privateKeyArmored }),
+    date: new Date(start - 60_000),
+    format: "armored",
+  });
+  const digest = `sha256:${"c".repeat(64)}`;
+  const image = `registry.invalid/team/app@${digest}`;
+  const reference = parseReference(image);
+  const dir = await Deno.makeTempDir({ prefix: "toolkit-verdict-" });
+  const storeURL = `file://${dir}/`;
+  const store = lookasideStore({ readBase: new URL(storeURL) });
+  for (const pair of [forever, expiring]) {
+    await store.writeSignature(
+      reference,
+      digest,
+      await signImage({
+        privateKey: pair.privateKeyArmored,
+        dockerReference: image,
+        manifestDigest: digest,
+        clock: () => new Date(start - hour / 2),
+      }),
+    );
+  }
+  let documents: PolicyDocuments = {
+    policies: [],
+    secrets: [
+      keySecret("key", "team-a", forever.publicKeyArmored),
+      keySecret("key", "team-b", forever.publicKeyArmored),
+      keySecret("expiring", "team-a", expiring.publicKeyArmored),
+    ],
+    serviceAccounts: [],
+    namespaces: [],
+  };
+  const source = filePolicySource(documents);
+  const counts = { hits: 0 };
+  const verifier = createImageVerifier({
+    source,
+    clusterKeyNamespace: "toolkit-system",
+    flightTimeoutMs: 10_000,
+    verdictCache: { ttlMs: 24 * hour, maxEntries: 100 },
+    digestCache: { ttlMs: 30_000, maxEntries: 100 },
+    now: () => now,
+    observer: { cacheHit: () => counts.hits++ },
+  });
+  const verify = (namespace: string, keySecret = "key") =>
+    verifier.verify({
+      reference,
+      match: {
+        policy: { simple: { storeURL, requirements: [{ type: "signedBy", keySecret }] } },
+        pattern: "registry.invalid/team/*",
+        source: `ImagePolicy "${namespace}/p"`,
+        kind: "ImagePolicy",
+        name: "p",
+        namespace,
+      },
+      namespace,
+      credentials: () => pullCredentials(source, namespace, [], "default"),
+    });
+  const replaceKey = (namespace: string, armored: string) => {
+    documents = {
+      ...documents,
+      secrets: documents.secrets.map((secret) =>
+        secret.metadata?.namespace === namespace && secret.metadata?.name === "key"
+          ? keySecret("key", namespace, armored)
+          : secret
+      ),
+    };
+    source.replace(documents);
+  };
+
+  try {
+    await t.step("a revoked copy of the key in the Secret denies at once", async () => {
+      assert.equal((await verify("team-a")).allowed, true);
+      const cached = await verify("team-a");
+      assert.equal(cached.allowed && cached.cached, true);
+      replaceKey("team-a", revokedArmored);
+      const verdict = await verify("team-a");
+      assert.equal(verdict.allowed, false, JSON.stringify(verdict));
+      assert.match(verdict.allowed ? "" : verdict.reason, /signing key [0-9A-F]{40} is revoked/);
+    });
+
+    await t.step("an unrevoked copy elsewhere does not re-warm the revoked one", async () => {
+      const b = await verify("team-b");
+      assert.equal(b.allowed && b.cached, true); // the verdict of team-a's old key: same material
+      assert.equal((await verify("team-a")).allowed, false);
+      assert.equal((await verify("team-b")).allowed, true);
+      assert.equal((await verify("team-a")).allowed, false);
+    });
+
+    await t.step("the old key again is the old verdict again", async () => {
+      replaceKey("team-a", forever.publicKeyArmored);
+      const verdict = await verify("team-a");
+      assert.equal(verdict.allowed && verdict.cached, true);
+    });
+
+    await t.step("a cached verdict does not outlive the key's expiry", async () => {
+      assert.equal((await verify("team-a", "expiring")).allowed, true);
+      now = start + hour - 1000;
+      const before = counts.hits;
+      const cached = await verify("team-a", "expiring");
+      assert.equal(cached.allowed && cached.cached, true);
+      assert.equal(counts.hits, before + 1);
+      now = start + hour + 1000;
+      const expired = await verify("team-a", "expiring");
+      assert.equal(expired.allowed, false, JSON.stringify(expired));
+      assert.match(expired.allowed ? "" : expired.reason, /signing key [0-9A-F]{40} expired on/);
+      // The key that does not expire is still served from the cache a day long.
+      const forever = await verify("team-b");
+      assert.equal(forever.allowed && forever.cached, true);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -24,6 +24,12 @@ export interface PolicyMatch {
   readonly name: string;
   /** The namespace of an ImagePolicy that matched. */
   readonly namespace?: string | undefined;
+  /**
+   * True when the pattern matched the image only through its tag (`repo:1` for
+   * `repo:1@sha256:…`): the policy was chosen for the tag, so a reference that also carries a
+   * digest must have its tag resolve to that digest.
+   */
+  readonly matchedByTag?: boolean;
 }
 
 /** Why no policy matched: there were none, or none matched. */
@@ -106,6 +112,8 @@ export class PolicySet {
         kind: best.owner.kind,
         name: best.owner.name,
         namespace: best.owner.namespace,
+        matchedByTag: image.tag !== undefined &&
+          !patternMatches(best.pattern, { ...image, tag: undefined }),
       };
     }
     let reason: string;

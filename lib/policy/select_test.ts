@@ -125,3 +125,20 @@ Deno.test("PolicySet.select() gives every spelling of a registry its registry's 
     assert.equal(select(set, "dev", image).pattern, pattern, image);
   }
 });
+
+Deno.test("PolicySet.select() says when a pattern matched only through the image's tag", () => {
+  const set = new PolicySet([
+    cluster("default", [
+      ["icr.io/team/multi:1", allow],
+      ["icr.io/team/multi", signed("k")],
+      ["icr.io/other/*", signed("k")],
+    ]),
+  ]);
+  const digest = `sha256:${"a".repeat(64)}`;
+  const byTag = select(set, "dev", `icr.io/team/multi:1@${digest}`);
+  assert.deepEqual([byTag.pattern, byTag.matchedByTag], ["icr.io/team/multi:1", true]);
+  const byRepository = select(set, "dev", `icr.io/team/multi:2@${digest}`);
+  assert.deepEqual([byRepository.pattern, byRepository.matchedByTag], ["icr.io/team/multi", false]);
+  assert.equal(select(set, "dev", `icr.io/other/app:1@${digest}`).matchedByTag, false);
+  assert.equal(select(set, "dev", `icr.io/team/multi@${digest}`).matchedByTag, false);
+});

@@ -56,6 +56,11 @@ export interface VerifiedSignature {
   readonly creator?: string | undefined;
   /** `optional.timestamp` of the payload in Unix seconds, when present (informational, signed). */
   readonly timestamp?: number | undefined;
+  /**
+   * When this result stops holding: the earliest expiry of the signature, the signing subkey
+   * and the primary key; absent when none of them expires. A result kept beyond it is stale.
+   */
+  readonly validUntil?: Date | undefined;
 }
 
 /** A signature that did not verify, and why. */
@@ -217,7 +222,39 @@ async function issuerOf(
 }
 
 /** The outcome of checking the signature with one candidate key. */
-type KeyAttempt = { ok: true; data: Uint8Array } | { ok: false; reason: string };
+type KeyAttempt =
+  | { ok: true; data: Uint8Array; signature: openpgp.SignaturePacket | undefined }
+  | { ok: false; reason: string };
+
+/**
+ * The earliest expiry of the signature, the signing subkey `keyID` and the primary key, or
+ * undefined when none expires. When an expiry cannot be read, `date` (the verification time):
+ * the result is then valid for that moment only.
+ */
+async function validUntil(
+  key: PublicKey,
+  keyID: openpgp.KeyID,
+  signature: openpgp.SignaturePacket | undefined,
+  date: Date,
+): Promise<Date | undefined> {
+  if (signature === undefined) return date;
+  try {
+    const times: (Date | number | null)[] = [
+      signature.getExpirationTime(),
+      await key.getExpirationTime(undefined, OPENPGP_FULL_CONFIG),
+    ];
+    if (!key.getKeyID().equals(keyID)) {
+      const subkey = key.getSubkeys(keyID)[0];
+      if (subkey === undefined) return date;
+      times.push(await subkey.getExpirationTime(date, OPENPGP_FULL_CONFIG));
+    }
+    const dates = times.filter((t): t is Date => t instanceof Date);
+    if (dates.length === 0) return undefined;
+    return new Date(Math.min(...dates.map((d) => d.getTime())));
+  } catch {
+    return date;
+  }
+}
 
 async function verifyWithKey(
   message: openpgp.Message<Uint8Array>,
@@ -261,7 +298,7 @@ async function verifyWithKey(
   if (!(result.data instanceof Uint8Array)) {
     return { ok: false, reason: "the signed message holds no literal data" };
   }
-  return { ok: true, data: result.data };
+  return { ok: true, data: result.data, signature: signaturePacket };
 }
 
 /**
@@ -320,12 +357,14 @@ async function verifyInOrder(options: VerifySignatureOptions): Promise<Verificat
   }
   let data: Uint8Array | undefined;
   let signer: PublicKey | undefined;
+  let signaturePacket: openpgp.SignaturePacket | undefined;
   let firstReason: string | undefined;
   for (const key of candidates) {
     const attempt = await verifyWithKey(message, key, keyID, date);
     if (attempt.ok) {
       data = attempt.data;
       signer = key;
+      signaturePacket = attempt.signature;
       break;
     }
     firstReason ??= attempt.reason;
@@ -363,6 +402,7 @@ async function verifyInOrder(options: VerifySignatureOptions): Promise<Verificat
     manifestDigest: string;
     creator?: string;
     timestamp?: number;
+    validUntil?: Date;
   } = {
     verified: true,
     keyFingerprint: keyFingerprint(signer),
@@ -371,5 +411,7 @@ async function verifyInOrder(options: VerifySignatureOptions): Promise<Verificat
   };
   if (payload.creator !== undefined) verified.creator = payload.creator;
   if (payload.timestamp !== undefined) verified.timestamp = payload.timestamp;
+  const until = await validUntil(signer, keyID, signaturePacket, date);
+  if (until !== undefined) verified.validUntil = until;
   return verified;
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { keyFingerprint, readPublicKeys } from "../../lib/signature/mod.ts";
 import { startGpg } from "./gpg.ts";
 import { startRegistry } from "./registry.ts";
 import { e2eSkipReason } from "./tools.ts";
@@ -18,5 +19,19 @@ Deno.test({
       `${gpg.sigstore}/demo/app@sha256=${digest.slice(7)}/signature-1`,
     );
     assert.ok(signature.length > 100);
+  },
+});
+
+Deno.test({
+  name: "startGpg() revokes a key and exports the revoked copy",
+  ignore: e2eSkipReason(["gpg", "gpgconf"]) !== undefined,
+  fn: async () => {
+    await using gpg = await startGpg();
+    const key = await gpg.generateKey({ type: "ed25519" });
+    const [before] = await readPublicKeys(key.publicKeyArmored);
+    assert.equal(await before!.isRevoked(), false);
+    const [revoked] = await readPublicKeys(await gpg.revokeKey(key.fingerprint));
+    assert.equal(keyFingerprint(revoked!), key.fingerprint);
+    assert.equal(await revoked!.isRevoked(), true);
   },
 });
