@@ -73,7 +73,7 @@ export interface WorkloadImages {
   readonly kind: string;
   /** JSON pointer of the pod spec. */
   readonly podSpecPointer: string;
-  /** Every site that names an image, in order: init, regular, ephemeral containers, image volumes. */
+  /** Every site that names an image, in order: init, regular, ephemeral containers, volumes. */
   readonly sites: readonly ImageSite[];
   /** Names of the pod spec's `imagePullSecrets`. */
   readonly imagePullSecrets: readonly string[];
