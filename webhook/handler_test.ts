@@ -16,7 +16,7 @@ const ALLOW: AdmissionDecision = {
   reasons: [],
   warnings: [],
   patch: [{ op: "replace", path: "/spec/containers/0/image", value: "r.example/app@sha256:aa" }],
-  containers: [],
+  sites: [],
 };
 
 const DENY: AdmissionDecision = {

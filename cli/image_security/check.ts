@@ -121,7 +121,7 @@ export interface ImageCheck {
 /** Turns a decision into per-image results. */
 export function imageChecks(images: readonly string[], decision: AdmissionDecision): ImageCheck[] {
   return images.map((image, i) => {
-    const c = decision.containers[i];
+    const c = decision.sites[i];
     if (c === undefined) {
       return {
         image,

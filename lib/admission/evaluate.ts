@@ -1,8 +1,9 @@
 /**
  * The decision for one AdmissionReview, shared by the webhook and `toolkit image-security
- * check`: which containers to check, which policy applies to each image, the verdicts (distinct
- * images checked concurrently under one time budget), and the answer: denial reasons in
- * container order, warnings, and the JSON patch that pins each verified image to its digest.
+ * check`: which image sites (containers and image volumes) to check, which policy applies to each
+ * image, the verdicts (distinct images checked concurrently under one time budget), and the
+ * answer: denial reasons in site order, warnings, and the JSON patch that pins each verified
+ * image to its digest.
  *
  * The answer is a deny unless every image was explicitly allowed. A failure (a registry that
  * cannot be reached, a missing key Secret, the budget running out, a bug) denies with its
@@ -24,7 +25,7 @@ import {
   type ImageVerifier,
   pinnedReference,
 } from "./verifier.ts";
-import { type ContainerImage, imageList, type WorkloadImages, workloadImages } from "./workload.ts";
+import { imageList, type ImageSite, type WorkloadImages, workloadImages } from "./workload.ts";
 
 /** `enforce`: deny what fails; `warn`: admit it with a warning. */
 export type EnforcementMode = "enforce" | "warn";
@@ -44,15 +45,15 @@ export interface AdmissionSettings {
   readonly budgetMs: number;
 }
 
-/** The decision for one container. */
-export interface ContainerDecision {
-  /** The container. */
-  readonly container: ContainerImage;
+/** The decision for one image site (a container or an image volume). */
+export interface SiteDecision {
+  /** The site. */
+  readonly site: ImageSite;
   /** `allow`, `deny` or `warn` (a denial admitted in warn mode). */
   readonly outcome: "allow" | "deny" | "warn";
   /** The denial line (also the warning text), when not allowed. */
   readonly reason?: string;
-  /** The same reason without the container's location (`policy denied the request: …`). */
+  /** The same reason without the site's location (`policy denied the request: …`). */
   readonly detail?: string;
   /** The policy that applied: `ClusterImagePolicy "default" (pattern "icr.io/*")`. */
   readonly policy?: string;
@@ -70,14 +71,14 @@ export interface AdmissionDecision {
   readonly outcome: "allow" | "deny" | "warn" | "exempt" | "skip";
   /** The workload kind (`Pod`, `Deployment`, …), "" when unknown. */
   readonly kind: string;
-  /** Every denial line, in container order; joined by newlines they are the status message. */
+  /** Every denial line, in site order; joined by newlines they are the status message. */
   readonly reasons: readonly string[];
   /** Warnings for the response (warn mode, skipped pull secrets never). */
   readonly warnings: readonly string[];
   /** The operations that pin verified images; empty when denied or nothing changes. */
   readonly patch: readonly JsonPatchOperation[];
-  /** Per-container decisions, in container order. */
-  readonly containers: readonly ContainerDecision[];
+  /** Per-site decisions, in site order (init, regular, ephemeral containers, image volumes). */
+  readonly sites: readonly SiteDecision[];
   /** Why nothing was checked (`exempt`/`skip`). */
   readonly note?: string;
 }
@@ -110,8 +111,9 @@ function isDeleting(object: unknown): boolean {
     typeof object.metadata.deletionTimestamp === "string";
 }
 
-function location(c: ContainerImage): string {
-  return `(container "${c.container}" at ${c.field}, image "${c.image}")`;
+/** Where a reason applies: `(container "app" at spec.containers[0], image "…")`. */
+function location(site: ImageSite): string {
+  return `(${site.type} "${site.name}" at ${site.field}, image "${site.image}")`;
 }
 
 function describeMatch(match: PolicyMatch): string {
@@ -125,10 +127,10 @@ function simple(
   note: string,
   reasons: readonly string[] = [],
 ): AdmissionDecision {
-  return { allowed, outcome, kind, reasons, warnings: [], patch: [], containers: [], note };
+  return { allowed, outcome, kind, reasons, warnings: [], patch: [], sites: [], note };
 }
 
-/** The denial line for a reason that is not about one container. */
+/** The denial line for a reason that is not about one image site. */
 export function denialLine(reason: string): string {
   return `${DENIAL_PREFIX}${reason}`;
 }
@@ -191,7 +193,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
       );
 
     interface Pending {
-      readonly container: ContainerImage;
+      readonly site: ImageSite;
       readonly match?: PolicyMatch;
       readonly ref?: ImageReference;
       readonly slot?: number;
@@ -205,24 +207,24 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     const problem = source.policyProblem?.(namespace);
     let deadline: Deadline | undefined;
     try {
-      for (const container of workload.containers) {
+      for (const site of workload.sites) {
         if (problem !== undefined) {
-          pending.push({ container, immediate: { outcome: "deny", reason: problem } });
+          pending.push({ site, immediate: { outcome: "deny", reason: problem } });
           continue;
         }
-        const p = parse(container.image);
+        const p = parse(site.image);
         if ("error" in p) {
           pending.push({
-            container,
+            site,
             immediate: { outcome: "deny", reason: `invalid image name: ${p.error}` },
           });
           continue;
         }
-        const match = select(policies, namespace, p.ref, container.image);
+        const match = select(policies, namespace, p.ref, site.image);
         if (match.policy === undefined) {
           const action = settings.noMatch;
           pending.push({
-            container,
+            site,
             immediate: action === "allow"
               ? { outcome: "allow" }
               : { outcome: action, reason: match.reason },
@@ -247,12 +249,12 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
                   cause: "error",
                   reason: error instanceof DeadlineExceededError
                     ? error.message
-                    : `Cannot verify image "${container.image}": internal error`,
+                    : `Cannot verify image "${site.image}": internal error`,
                 }),
             ),
           );
         }
-        pending.push({ container, match, ref: p.ref, slot });
+        pending.push({ site, match, ref: p.ref, slot });
       }
       if (deadline !== undefined) {
         try {
@@ -278,16 +280,16 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
       items: readonly Pending[],
       verdicts: readonly (ImageVerdict | undefined)[],
     ): AdmissionDecision {
-      const containers: ContainerDecision[] = [];
+      const sites: SiteDecision[] = [];
       const reasons: string[] = [];
       const warnings: string[] = [];
       const patch: JsonPatchOperation[] = [];
       items.forEach((item, i) => {
-        const c = item.container;
+        const site = item.site;
         const verdict = verdicts[i];
         const policy = item.match ? describeMatch(item.match) : undefined;
-        const base = { container: c, ...(policy ? { policy } : {}) };
-        let outcome: ContainerDecision["outcome"];
+        const base = { site, ...(policy ? { policy } : {}) };
+        let outcome: SiteDecision["outcome"];
         let reason: string | undefined;
         let digest: string | undefined;
         let pinned: string | undefined;
@@ -298,7 +300,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         } else if (verdict && verdict.allowed) {
           outcome = "allow";
           digest = verdict.digest;
-          if (digest && item.ref && item.match?.policy.mutateImage !== false) {
+          if (digest && item.ref && item.match?.policy.mutateImage !== false && site.pinnable) {
             pinned = pinnedReference(item.ref, digest);
           }
         } else {
@@ -308,10 +310,10 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           digest = verdict?.digest;
         }
         if (reason !== undefined) {
-          const line = `${DENIAL_PREFIX}${reason} ${location(c)}`;
+          const line = `${DENIAL_PREFIX}${reason} ${location(site)}`;
           if (outcome === "deny") reasons.push(line);
           if (outcome === "warn") warnings.push(`warn mode, admitted anyway: ${line}`);
-          containers.push({
+          sites.push({
             ...base,
             outcome,
             reason: line,
@@ -320,10 +322,10 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           });
           return;
         }
-        if (pinned !== undefined && pinned !== c.image) {
-          patch.push({ op: "replace", path: c.pointer, value: pinned });
+        if (pinned !== undefined && pinned !== site.image) {
+          patch.push({ op: "replace", path: site.pointer, value: pinned });
         }
-        containers.push({
+        sites.push({
           ...base,
           outcome,
           ...(digest ? { digest } : {}),
@@ -338,7 +340,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         reasons,
         warnings,
         patch: allowed ? patch : [],
-        containers,
+        sites,
       };
     }
   }
@@ -357,7 +359,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         return simple(true, "exempt", kind, `namespace "${namespace}" is labelled exempt`);
       }
       const workload = workloadImages(request);
-      if (workload.containers === undefined) {
+      if (workload.sites === undefined) {
         if (workload.skip === "subresource") return simple(true, "skip", kind, workload.reason);
         const line = denialLine(workload.reason);
         return settings.mode === "warn"
@@ -368,7 +370,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
       if (request.operation === "UPDATE" && isDeleting(request.object)) {
         const old = workloadImages({ ...request, object: request.oldObject });
         if (
-          old.containers !== undefined &&
+          old.sites !== undefined &&
           imageList(old).join("\n") === imageList(workload).join("\n")
         ) {
           return simple(
@@ -379,8 +381,8 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           );
         }
       }
-      if (workload.containers.length === 0) {
-        return simple(true, "skip", kind, "no container images");
+      if (workload.sites.length === 0) {
+        return simple(true, "skip", kind, "no images");
       }
       if (!source.ready()) {
         const line = denialLine("Cannot check images: the policies have not been loaded yet");

@@ -85,7 +85,12 @@ function setup(settings: Partial<AdmissionSettings> = {}) {
 
 function pod(
   images: string[],
-  options: { namespace?: string; init?: string[]; operation?: "CREATE" | "UPDATE" } = {},
+  options: {
+    namespace?: string;
+    init?: string[];
+    volumes?: string[];
+    operation?: "CREATE" | "UPDATE";
+  } = {},
 ): AdmissionRequest {
   return {
     uid: "uid-1",
@@ -99,6 +104,14 @@ function pod(
       spec: {
         initContainers: (options.init ?? []).map((image, i) => ({ name: `init${i}`, image })),
         containers: images.map((image, i) => ({ name: `c${i}`, image })),
+        ...(options.volumes
+          ? {
+            volumes: options.volumes.map((reference, i) => ({
+              name: i === 0 ? "data" : `data${i}`,
+              image: { reference, pullPolicy: "IfNotPresent" },
+            })),
+          }
+          : {}),
       },
     },
     oldObject: undefined,
@@ -247,4 +260,147 @@ Deno.test("evaluate() normalises short names before choosing a policy", async ()
   await evaluator.evaluate(pod(["nginx"]));
   assert.equal(formatReference(verifier.calls[0]!.reference), "docker.io/library/nginx");
   assert.equal(verifier.calls[0]!.match.pattern, "docker.io/library/*");
+});
+
+/** `request` turned into an object of `group/resource` whose pod template is the Pod's spec. */
+function template(
+  request: AdmissionRequest,
+  group: string,
+  resource: string,
+  kind: string,
+): AdmissionRequest {
+  const spec = (request.object as { spec: unknown }).spec;
+  const podTemplate = { template: { spec } };
+  return {
+    ...request,
+    kind: { group, version: "v1", kind },
+    resource: { group, version: "v1", resource },
+    object: {
+      spec: resource === "cronjobs" ? { jobTemplate: { spec: podTemplate } } : podTemplate,
+    },
+  };
+}
+
+Deno.test("evaluate() denies an unsigned image named only by an image volume, and says where", async () => {
+  const { evaluator } = setup();
+  const decision = await evaluator.evaluate(pod(["registry.example.com/app:1"], {
+    volumes: ["registry.example.com/unsigned-data:1", "quay.io/x/y"],
+  }));
+  assert.equal(decision.allowed, false);
+  assert.deepEqual(decision.patch, []);
+  assert.deepEqual(decision.reasons, [
+    'policy denied the request: A signature was required, but no signature exists (image volume "data" at spec.volumes[0].image.reference, image "registry.example.com/unsigned-data:1")',
+    'policy denied the request: no ClusterImagePolicy matches "quay.io/x/y" and there is no ImagePolicy in namespace "dev" (image volume "data1" at spec.volumes[1].image.reference, image "quay.io/x/y")',
+  ]);
+  assert.deepEqual(
+    decision.sites.map((s) => [s.site.type, s.site.name, s.outcome]),
+    [["container", "c0", "allow"], ["image volume", "data", "deny"], [
+      "image volume",
+      "data1",
+      "deny",
+    ]],
+  );
+});
+
+Deno.test("evaluate() pins a verified image volume at its reference", async () => {
+  const { evaluator } = setup();
+  const decision = await evaluator.evaluate(pod(["registry.example.com/app:1"], {
+    volumes: ["registry.example.com/data:1", "registry.example.com/pinned-off/data:1"],
+  }));
+  assert.equal(decision.allowed, true);
+  assert.deepEqual(decision.patch, [
+    {
+      op: "replace",
+      path: "/spec/containers/0/image",
+      value: `registry.example.com/app@${DIGEST}`,
+    },
+    {
+      op: "replace",
+      path: "/spec/volumes/0/image/reference",
+      value: `registry.example.com/data@${DIGEST}`,
+    },
+  ]);
+});
+
+Deno.test("evaluate() checks and pins image volumes in every workload template", async () => {
+  const { evaluator } = setup();
+  const cases: [string, string, string, string][] = [
+    ["apps", "deployments", "Deployment", "/spec/template/spec"],
+    ["apps", "replicasets", "ReplicaSet", "/spec/template/spec"],
+    ["apps", "statefulsets", "StatefulSet", "/spec/template/spec"],
+    ["apps", "daemonsets", "DaemonSet", "/spec/template/spec"],
+    ["batch", "jobs", "Job", "/spec/template/spec"],
+    ["batch", "cronjobs", "CronJob", "/spec/jobTemplate/spec/template/spec"],
+    ["", "replicationcontrollers", "ReplicationController", "/spec/template/spec"],
+    ["apps.openshift.io", "deploymentconfigs", "DeploymentConfig", "/spec/template/spec"],
+  ];
+  for (const [group, resource, kind, podSpec] of cases) {
+    const field = podSpec.slice(1).replaceAll("/", ".");
+    const denied = await evaluator.evaluate(
+      template(pod([], { volumes: ["registry.example.com/unsigned:1"] }), group, resource, kind),
+    );
+    assert.equal(denied.allowed, false, kind);
+    assert.deepEqual(denied.reasons, [
+      `policy denied the request: A signature was required, but no signature exists (image volume "data" at ${field}.volumes[0].image.reference, image "registry.example.com/unsigned:1")`,
+    ]);
+    const admitted = await evaluator.evaluate(
+      template(pod([], { volumes: ["registry.example.com/data:1"] }), group, resource, kind),
+    );
+    assert.equal(admitted.allowed, true, kind);
+    assert.deepEqual(admitted.patch, [{
+      op: "replace",
+      path: `${podSpec}/volumes/0/image/reference`,
+      value: `registry.example.com/data@${DIGEST}`,
+    }]);
+  }
+});
+
+Deno.test("evaluate() in warn mode admits an unsigned image volume with a warning naming it", async () => {
+  const { evaluator } = setup({ mode: "warn" });
+  const decision = await evaluator.evaluate(
+    pod([], { volumes: ["registry.example.com/unsigned:1"] }),
+  );
+  assert.equal(decision.allowed, true);
+  assert.equal(decision.outcome, "warn");
+  assert.deepEqual(decision.warnings, [
+    'warn mode, admitted anyway: policy denied the request: A signature was required, but no signature exists (image volume "data" at spec.volumes[0].image.reference, image "registry.example.com/unsigned:1")',
+  ]);
+  const policyWarn = await setup().evaluator.evaluate(
+    pod([], { volumes: ["registry.example.com/audit/unsigned:1"] }),
+  );
+  assert.equal(policyWarn.outcome, "warn");
+  assert.match(policyWarn.warnings[0] ?? "", /\(image volume "data" at spec\.volumes\[0\]/);
+});
+
+Deno.test("evaluate() checks a Pod's image volumes on UPDATE but never patches them", async () => {
+  const { evaluator } = setup();
+  const unsigned = pod([], { volumes: ["registry.example.com/unsigned:1"], operation: "UPDATE" });
+  assert.equal((await evaluator.evaluate(unsigned)).allowed, false);
+  const signed = pod(["registry.example.com/app:1"], {
+    volumes: ["registry.example.com/data:1"],
+    operation: "UPDATE",
+  });
+  const decision = await evaluator.evaluate(signed);
+  assert.equal(decision.allowed, true);
+  assert.deepEqual(decision.patch.map((op) => op.path), ["/spec/containers/0/image"]);
+  assert.equal(decision.sites[1]?.digest, DIGEST);
+  assert.equal(decision.sites[1]?.pinned, undefined);
+});
+
+Deno.test("evaluate() skips a deleting UPDATE only when its image volumes did not change either", async () => {
+  const { evaluator } = setup();
+  const update = pod([], { volumes: ["quay.io/x"], operation: "UPDATE" });
+  const object = update.object as { metadata?: unknown };
+  const deleting = {
+    ...update,
+    object: { ...object, metadata: { deletionTimestamp: "2026-01-01T00:00:00Z" } },
+    oldObject: update.object,
+  };
+  assert.equal((await evaluator.evaluate(deleting)).outcome, "skip");
+  const changed = { ...deleting, oldObject: pod([], { volumes: ["quay.io/old"] }).object };
+  const decision = await evaluator.evaluate(changed);
+  assert.equal(decision.allowed, false);
+  assert.match(decision.reasons[0] ?? "", /\(image volume "data" at spec\.volumes\[0\]/);
+  const added = { ...deleting, oldObject: pod([]).object };
+  assert.equal((await evaluator.evaluate(added)).allowed, false);
 });

@@ -11,7 +11,7 @@ const decision: AdmissionDecision = {
   reasons: ["policy denied the request: x".padEnd(2000, ".")],
   warnings: [],
   patch: [],
-  containers: [],
+  sites: [],
 };
 
 function request(overrides: Partial<AdmissionRequest>): AdmissionRequest {

@@ -1,9 +1,10 @@
 /**
  * The admission decision shared by the webhook and `toolkit image-security check`: workloads
- * and their containers, policy choice, image verification (digest resolution, signatures from
- * the registry extension, `storeURL` or the registries.d lookaside, keys from Secrets, identity
- * rules) with a verdict cache, the JSON patch that pins images, warn mode and exemptions, and
- * where policies come from (watches of the API server, or YAML files).
+ * and their image sites (containers and image volumes), policy choice, image verification
+ * (digest resolution, signatures from the registry extension, `storeURL` or the registries.d
+ * lookaside, keys from Secrets, identity rules) with a verdict cache, the JSON patch that pins
+ * images, warn mode and exemptions, and where policies come from (watches of the API server, or
+ * YAML files).
  *
  * ```ts
  * import {

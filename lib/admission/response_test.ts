@@ -9,7 +9,7 @@ const base: AdmissionDecision = {
   reasons: [],
   warnings: [],
   patch: [],
-  containers: [],
+  sites: [],
 };
 
 Deno.test("admissionResponse() allows without a patch when nothing changes", () => {

@@ -218,11 +218,43 @@ export async function createNamespaces(cluster: TestCluster, names: string[]): P
   }
 }
 
+/**
+ * The images of a pod spec: containers (`app`, `app1`, …), init containers (`init0`, …) and image
+ * volumes (`data`, `data1`, …, `volumes[].image.reference`).
+ */
+export interface PodImages {
+  containers?: string[];
+  init?: string[];
+  volumes?: string[];
+}
+
+/** A pod spec naming `images`. */
+function podSpec(images: PodImages, pullSecrets?: string[]): Record<string, unknown> {
+  return {
+    ...(images.init
+      ? { initContainers: images.init.map((image, i) => ({ name: `init${i}`, image })) }
+      : {}),
+    containers: (images.containers ?? []).map((image, i) => ({
+      name: i === 0 ? "app" : `app${i}`,
+      image,
+    })),
+    ...(images.volumes
+      ? {
+        volumes: images.volumes.map((reference, i) => ({
+          name: i === 0 ? "data" : `data${i}`,
+          image: { reference, pullPolicy: "IfNotPresent" },
+        })),
+      }
+      : {}),
+    ...(pullSecrets ? { imagePullSecrets: pullSecrets.map((n) => ({ name: n })) } : {}),
+  };
+}
+
 /** A Pod manifest. */
 export function podManifest(
   name: string,
   namespace: string,
-  images: { containers?: string[]; init?: string[] },
+  images: PodImages,
   extra: { pullSecrets?: string[]; ownerReferences?: unknown[] } = {},
 ): string {
   return JSON.stringify({
@@ -233,18 +265,7 @@ export function podManifest(
       namespace,
       ...(extra.ownerReferences ? { ownerReferences: extra.ownerReferences } : {}),
     },
-    spec: {
-      ...(images.init
-        ? { initContainers: images.init.map((image, i) => ({ name: `init${i}`, image })) }
-        : {}),
-      containers: (images.containers ?? []).map((image, i) => ({
-        name: i === 0 ? "app" : `app${i}`,
-        image,
-      })),
-      ...(extra.pullSecrets
-        ? { imagePullSecrets: extra.pullSecrets.map((n) => ({ name: n })) }
-        : {}),
-    },
+    spec: podSpec(images, extra.pullSecrets),
   });
 }
 
@@ -263,11 +284,11 @@ export function dryRunPod(
   });
 }
 
-/** A Deployment manifest. */
+/** A Deployment manifest of one container `app` running `image`, or of the pod spec `images`. */
 export function deploymentManifest(
   name: string,
   namespace: string,
-  image: string,
+  image: string | PodImages,
   replicas = 1,
 ): string {
   return JSON.stringify({
@@ -279,7 +300,7 @@ export function deploymentManifest(
       selector: { matchLabels: { app: name } },
       template: {
         metadata: { labels: { app: name } },
-        spec: { containers: [{ name: "app", image }] },
+        spec: podSpec(typeof image === "string" ? { containers: [image] } : image),
       },
     },
   });

@@ -1,9 +1,9 @@
 /**
- * A real Kubernetes control plane for tests: etcd, kube-apiserver (RBAC on, admission
- * webhooks called by URL) and, when it is provisioned, kube-controller-manager (service
- * accounts, namespaces, Deployments → ReplicaSets → Pods), on free 127.0.0.1 ports in a
- * temporary directory, with an admin kubeconfig. There is no scheduler or kubelet: Pods are
- * admitted and stored, never run.
+ * A real Kubernetes control plane for tests: etcd, kube-apiserver (RBAC on, the `ImageVolume`
+ * feature gate on, admission webhooks called by URL) and, when it is provisioned,
+ * kube-controller-manager (service accounts, namespaces, Deployments → ReplicaSets → Pods), on
+ * free 127.0.0.1 ports in a temporary directory, with an admin kubeconfig. There is no scheduler
+ * or kubelet: Pods are admitted and stored, never run.
  *
  * @module
  */
@@ -150,6 +150,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       "--authorization-mode=RBAC",
       "--allow-privileged=true",
       "--enable-priority-and-fairness=false",
+      // Image volumes (spec.volumes[].image) are beta and off by default in 1.33 and 1.34: with
+      // the gate off the API server drops them from the Pods and templates it stores (after the
+      // mutating webhooks saw them). Turning it on only lets the field through.
+      "--feature-gates=ImageVolume=true",
       "--v=0",
     ], {
       logFile: `${dir}/kube-apiserver.log`,
