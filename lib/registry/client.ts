@@ -27,7 +27,14 @@
  */
 
 import { formatReference, type ImageReference, isDigest } from "../image/mod.ts";
-import { type AuthTarget, createRegistryAuth, type RepositoryAction } from "./auth.ts";
+import { TtlCache } from "../cache.ts";
+import {
+  type AuthTarget,
+  createRegistryAuth,
+  HOST_MEMORY_MS,
+  MAX_REGISTRY_HOSTS,
+  type RepositoryAction,
+} from "./auth.ts";
 import { type AuthChallenge, parseAuthenticate } from "./challenge.ts";
 import { checkDigest, computeDigest } from "./digest.ts";
 import {
@@ -223,7 +230,12 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
   const now = options.now ?? Date.now;
   const insecure = new Set((options.insecureRegistries ?? []).map((h) => h.toLowerCase()));
   const maxManifestBytes = options.maxManifestBytes ?? DEFAULT_MAX_MANIFEST_BYTES;
-  const pings = new Map<string, Promise<PingResult>>();
+  const pings = new TtlCache<string, Promise<PingResult>>({
+    name: "registry-ping",
+    ttlMs: HOST_MEMORY_MS,
+    maxEntries: MAX_REGISTRY_HOSTS,
+    now,
+  });
 
   function isInsecureHost(hostPort: string): boolean {
     const lower = hostPort.toLowerCase();
