@@ -81,7 +81,13 @@ function randomSuffix(): string {
 
 /** Creates a recorder that writes Events through the API server. */
 export function createEventRecorder(options: EventRecorderOptions): EventRecorder {
-  const recent = new TtlCache<string, true>({ ttlMs: 60_000, maxEntries: 4096 });
+  // Keyed by the object and the note (at most NOTE_LIMIT characters): bounded by count and bytes.
+  const recent = new TtlCache<string, true>({
+    name: "event-dedup",
+    ttlMs: 60_000,
+    maxEntries: 4096,
+    maxBytes: 8 * 1024 * 1024,
+  });
   const clock = options.clock ?? (() => new Date());
   const controller = options.controller ?? "toolkit.dev/image-security";
   return {

@@ -27,8 +27,12 @@ export const KEY_SECRET_ENTRY = "key";
 export class KeyStore {
   readonly #source: PolicySource;
   readonly #parsed = new TtlCache<string, Promise<TrustedKeys>>({
+    name: "key",
     ttlMs: 24 * 3600_000,
     maxEntries: 256,
+    // Keyed by the Secret's content; the parsed keys take about as much again.
+    maxBytes: 16 * 1024 * 1024,
+    sizeOf: (raw) => 2 * raw.length,
   });
 
   /** Creates a store reading Secrets from `source`. */
