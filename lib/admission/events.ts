@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { TtlCache } from "./cache.ts";
+import { type CacheStats, TtlCache } from "./cache.ts";
 import type { AdmissionDecision } from "./evaluate.ts";
 import { type KubeConnection, readJson } from "./kube_connection.ts";
 import type { AdmissionRequest } from "./review.ts";
@@ -14,6 +14,8 @@ import type { AdmissionRequest } from "./review.ts";
 export interface EventRecorder {
   /** Records a denial (best effort: failures go to `onError`, never to the caller). */
   denied(request: AdmissionRequest, decision: AdmissionDecision): void;
+  /** The de-duplication cache's size and bounds, for metrics. */
+  stats?(): CacheStats;
 }
 
 /** How Events are written. */
@@ -91,6 +93,7 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
   const clock = options.clock ?? (() => new Date());
   const controller = options.controller ?? "toolkit.dev/image-security";
   return {
+    stats: () => recent.stats(),
     denied(request, decision) {
       if (request.dryRun) return;
       const event = denialEvent(request, decision, {

@@ -6,7 +6,7 @@
  * @module
  */
 import { keyFingerprint, type PublicKey, readPublicKeys } from "../signature/mod.ts";
-import { TtlCache } from "./cache.ts";
+import { type CacheStats, TtlCache } from "./cache.ts";
 import { PolicyConfigError } from "./errors.ts";
 import { type PolicySource, secretText } from "./source.ts";
 
@@ -34,6 +34,11 @@ export class KeyStore {
     maxBytes: 16 * 1024 * 1024,
     sizeOf: (raw) => 2 * raw.length,
   });
+
+  /** The cache's size and bounds, for metrics. */
+  stats(): CacheStats {
+    return this.#parsed.stats();
+  }
 
   /** Creates a store reading Secrets from `source`. */
   constructor(source: PolicySource) {

@@ -454,7 +454,13 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
 
   return {
     verify,
-    caches: () => [verdicts.stats(), digests.stats(), clients.stats(), tokens.stats()],
+    caches: () => [
+      verdicts.stats(),
+      digests.stats(),
+      clients.stats(),
+      tokens.stats(),
+      keyStore.stats(),
+    ],
   };
 }
 

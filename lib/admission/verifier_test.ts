@@ -282,6 +282,7 @@ Deno.test("createImageVerifier() reports each of its caches with its bounds", ()
     ["digest", 0, 20],
     ["registry-client", 0, 64],
     ["registry-token", 0, 1024],
+    ["key", 0, 256],
   ]);
   assert.equal(caches[0]!.maxBytes, 4096);
   assert.equal(caches[1]!.maxBytes, DEFAULT_CACHE_MAX_BYTES);
