@@ -6,7 +6,9 @@
  * - one Pod review naming 20,000 distinct tags: how long the answer takes, what it says, how
  *   long `/healthz` (probed one request after another meanwhile) took at worst, peak RSS;
  * - 100 reviews, one after another, each of one distinct 2.9 MB invalid image string: RSS and
- *   JavaScript heap after them, peak RSS.
+ *   JavaScript heap after them, peak RSS;
+ * - 16 concurrent reviews of 256 distinct tags each (4,096 registry lookups at once): the
+ *   slowest answer, `/healthz` at worst, peak RSS.
  *
  * It prints the figures; docs/benchmarks.md ("Hostile load") records them. Not a test: it
  * asserts nothing.
@@ -110,6 +112,33 @@ async function heapUsed(
       Math.round(memory.peak / MB)
     } MB, heap used ${Math.round(heap / MB)} MB`,
   );
+  client.close();
+}
+{
+  await using webhook = await startWebhook(args);
+  const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
+  const started = performance.now();
+  const tags = distinctTags(registry, 16 * 256);
+  const answers = Promise.all(
+    Array.from(
+      { length: 16 },
+      (_, r) =>
+        postReview(webhook, client, podReviewBody(`r${r}`, tags.slice(r * 256, (r + 1) * 256))),
+    ),
+  );
+  const probes = await probeHealthWhile(webhook, answers);
+  const results = await answers;
+  const memory = processMemory(webhook.process.pid);
+  const slowest = Math.max(...results.map((a) => a.at - started));
+  const intact = results.every((a, r) => a.uid === `r${r}` && a.allowed === false);
+  const worst = Math.max(0, ...probes.map((p) => p.answered - p.sent));
+  out("16 concurrent reviews of 256 distinct tags each:");
+  out(
+    `  slowest answered in ${(slowest / 1000).toFixed(1)} s, all denied with their uid: ${intact}`,
+  );
+  out(`  first message: ${(results[0]?.message ?? "").slice(0, 160)}`);
+  out(`  /healthz: ${probes.length} probes, slowest ${(worst / 1000).toFixed(2)} s`);
+  out(`  RSS ${Math.round(memory.rss / MB)} MB, peak ${Math.round(memory.peak / MB)} MB`);
   client.close();
 }
 await Deno.remove(dir, { recursive: true });
