@@ -112,8 +112,8 @@ Deno.test({
           assert.equal(answer.status, 200);
           assert.equal(answer.uid, `huge-${i}`);
           assert.equal(answer.allowed, false);
-          assert.match(answer.message ?? "", /invalid image name: .*…\(2900000 bytes\)/);
           assert.ok((answer.message ?? "").length < 4096, `${answer.message?.length} characters`);
+          assert.match(answer.message ?? "", /invalid image name: .*…\(2900000 bytes\)/);
         }
         const rss = processMemory(webhook.process.pid).rss;
         assert.ok(rss < RSS_BOUND, `RSS ${Math.round(rss / MB)} MB`);
