@@ -4,6 +4,11 @@
  * images checked concurrently under one time budget), and the answer: denial reasons in
  * container order, warnings, and the JSON patch that pins each verified image to its digest.
  *
+ * The work of a review is bounded before it starts: a review naming more distinct images than
+ * `maxImagesPerReview` is denied before any parsing or registry work, and the verifications of
+ * all reviews share one semaphore of `maxVerificationsInFlight` slots (waiting counts against
+ * the review's budget). Only valid references are cached, in a cache bounded by bytes.
+ *
  * The answer is a deny unless every image was explicitly allowed. A failure (a registry that
  * cannot be reached, a missing key Secret, the budget running out, a bug) denies with its
  * reason; only warn mode turns denials into warnings.
