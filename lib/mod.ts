@@ -7,6 +7,7 @@
 export * from "./errors.ts";
 export * from "./yaml.ts";
 export * from "./version.ts";
+export * from "./quote.ts";
 export * from "./image/mod.ts";
 export * from "./sigstore/mod.ts";
 export * from "./policy/mod.ts";

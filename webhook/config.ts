@@ -60,6 +60,12 @@ export interface WebhookConfig {
   readonly registriesD?: string | undefined;
   /** Whether denials are recorded as Events (API server mode only). */
   readonly events: boolean;
+  /** The most distinct images one review may name. */
+  readonly maxImages: number;
+  /** The most verifications in flight across reviews. */
+  readonly maxVerifications: number;
+  /** The largest AdmissionReview body read, in bytes. */
+  readonly maxRequestBytes: number;
 }
 
 /** The text of `toolkit-webhook --help`. */
@@ -98,6 +104,14 @@ Verification:
   --registry-ca-file FILE         Trust this CA for registries and stores; repeatable
   --registries.d DIR              registries.d directory: lookaside signature stores
 
+Bounds (see docs/admission.md, "Limits"; all exported on /metrics):
+  --max-images N                  Most distinct images one review may name; a review naming
+                                  more is denied before any check (default 256)
+  --max-verifications N           Most image verifications in flight across all reviews; the
+                                  others wait within their review's budget (default 64)
+  --max-request-bytes N           Largest AdmissionReview body read; larger ones are refused
+                                  with 413 (default 8388608, 8 MiB)
+
   -h, --help                      Show this help
 
 Durations: 8s, 500ms, 5m, 1h (a bare number is seconds).
@@ -129,6 +143,12 @@ function positiveInteger(text: string, flag: string): number {
   if (!Number.isInteger(n) || n < 0) {
     throw new UsageError(`Cannot use ${flag} "${text}": expected a whole number`);
   }
+  return n;
+}
+
+function atLeastOne(text: string, flag: string): number {
+  const n = positiveInteger(text, flag);
+  if (n < 1) throw new UsageError(`Cannot use ${flag} "${text}": expected at least 1`);
   return n;
 }
 
@@ -168,6 +188,9 @@ export function parseWebhookArgs(
         "insecure-registry": { type: "string", multiple: true },
         "registry-ca-file": { type: "string", multiple: true },
         "registries.d": { type: "string" },
+        "max-images": { type: "string", default: "256" },
+        "max-verifications": { type: "string", default: "64" },
+        "max-request-bytes": { type: "string", default: String(8 * 1024 * 1024) },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -231,5 +254,8 @@ export function parseWebhookArgs(
     registryCaFiles: values["registry-ca-file"] ?? [],
     registriesD: values["registries.d"],
     events: !values["no-events"],
+    maxImages: atLeastOne(values["max-images"]!, "--max-images"),
+    maxVerifications: atLeastOne(values["max-verifications"]!, "--max-verifications"),
+    maxRequestBytes: atLeastOne(values["max-request-bytes"]!, "--max-request-bytes"),
   };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseDuration, parseWebhookArgs, type WebhookConfig } from "./config.ts";
+import { parseDuration, parseWebhookArgs, WEBHOOK_USAGE, type WebhookConfig } from "./config.ts";
 import { UsageError } from "../lib/errors.ts";
 import { defaultInstallOptions, webhookArgs } from "../lib/install/mod.ts";
 
@@ -116,4 +116,26 @@ Deno.test("the arguments the installed Deployment passes are the webhook's own",
   const labelled = parseWebhookArgs(webhookArgs(defaultInstallOptions()), {});
   assert.ok(labelled !== "help");
   assert.deepEqual(labelled.exemptLabel, { key: "toolkit.dev/image-security", value: "exempt" });
+});
+
+Deno.test("parseWebhookArgs() reads the bounds of a request, with documented defaults", () => {
+  const base = ["--tls-cert-file", "c", "--tls-key-file", "k"];
+  const defaults = parseWebhookArgs(base);
+  assert.ok(defaults !== "help");
+  assert.equal(defaults.maxImages, 256);
+  assert.equal(defaults.maxVerifications, 64);
+  assert.equal(defaults.maxRequestBytes, 8 * 1024 * 1024);
+  const set = parseWebhookArgs([
+    ...base,
+    "--max-images",
+    "10",
+    "--max-verifications",
+    "4",
+    "--max-request-bytes",
+    "1048576",
+  ]);
+  assert.ok(set !== "help");
+  assert.deepEqual([set.maxImages, set.maxVerifications, set.maxRequestBytes], [10, 4, 1048576]);
+  assert.throws(() => parseWebhookArgs([...base, "--max-images", "0"]), /expected at least 1/);
+  assert.match(WEBHOOK_USAGE, /--max-images N/);
 });

@@ -5,10 +5,13 @@
  *
  * | Path | Answer |
  * |---|---|
- * | `POST /admit` | the AdmissionReview response; 400 for a body that is not one |
+ * | `POST /admit` | the AdmissionReview response; 400 for a body that is not one, 413 over `maxBodyBytes` |
  * | `GET /healthz` | `ok` while the process serves |
  * | `GET /readyz` | `ok` once the policies are loaded, 503 before |
  * | `GET /metrics` | Prometheus text |
+ *
+ * The probes never wait for reviews: a review's work is bounded before it starts (see
+ * `lib/admission/evaluate.ts`), so the event loop is never held for long.
  *
  * @module
  */

@@ -6,7 +6,7 @@ import type {
   EventRecorder,
 } from "../lib/admission/mod.ts";
 import { createHandler, type HandlerDeps } from "./handler.ts";
-import type { JsonLog, LogRecord } from "./log.ts";
+import { createJsonLog, type JsonLog, type LogRecord } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
 
 const ALLOW: AdmissionDecision = {
@@ -175,4 +175,46 @@ Deno.test("createHandler() refuses a body over the limit", async () => {
   const response = await handler(post(review()));
   assert.equal(response.status, 413);
   await response.body?.cancel();
+});
+
+Deno.test("createHandler() answers /healthz and /readyz while a huge review is in progress", async () => {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let started = false;
+  const { handler } = setup(async () => {
+    started = true;
+    await released;
+    return DENY;
+  });
+  const huge = review("huge-1");
+  huge.request.object.spec.containers = Array.from(
+    { length: 20_000 },
+    (_, i) => ({ name: `c${i}`, image: `registry.example/app:t${i}` }),
+  );
+  const admitting = handler(post(huge));
+  let answered = false;
+  void admitting.then(() => (answered = true));
+  while (!started) await new Promise((r) => setTimeout(r, 1));
+  for (const path of ["/healthz", "/readyz"]) {
+    const probe = await handler(new Request(`https://webhook${path}`));
+    assert.equal(await probe.text(), "ok\n");
+  }
+  assert.equal(answered, false, "the probes were answered while the review was in progress");
+  release();
+  const response = await admitting;
+  assert.equal((await response.json()).response.uid, "huge-1");
+});
+
+Deno.test("createHandler() log lines quote a bounded prefix of a huge image", async () => {
+  const huge = "A".repeat(2_900_000);
+  const { handler, records } = setup(() =>
+    Promise.resolve({ ...DENY, reasons: [`policy denied the request: image "${huge}"`] })
+  );
+  const response = await handler(post(review()));
+  await response.body?.cancel();
+  const logged: string[] = [];
+  const log = createJsonLog((b) => logged.push(new TextDecoder().decode(b)));
+  for (const record of records) log.write(record);
+  log.flush();
+  assert.ok(logged.join("").length < 16_384, "the review's log line is bounded");
 });

@@ -3,8 +3,35 @@
  * later (or when the batch is large), so logging every review costs one write per batch, not
  * one per review.
  *
+ * A line is bounded whatever the request held: each string field (and each string of an array
+ * field) keeps at most {@linkcode LOG_STRING_LIMIT} characters and says how long it was, and an
+ * array field keeps its first {@linkcode LOG_ARRAY_LIMIT} items and counts the rest.
+ *
  * @module
  */
+import { quoteInput } from "../lib/quote.ts";
+
+/** The most characters of one string in a log line. */
+export const LOG_STRING_LIMIT = 4096;
+/** The most items of one array in a log line. */
+export const LOG_ARRAY_LIMIT = 64;
+
+function bounded(value: unknown): unknown {
+  if (typeof value === "string") return quoteInput(value, LOG_STRING_LIMIT);
+  if (!Array.isArray(value)) return value;
+  const items = value.length > LOG_ARRAY_LIMIT ? value.slice(0, LOG_ARRAY_LIMIT) : value;
+  const kept = items.map((item) =>
+    typeof item === "string" ? quoteInput(item, LOG_STRING_LIMIT) : item
+  );
+  if (value.length > LOG_ARRAY_LIMIT) kept.push(`…(${value.length - LOG_ARRAY_LIMIT} more)`);
+  return kept;
+}
+
+function boundedRecord(record: LogRecord): LogRecord {
+  const out: Record<string, unknown> = {};
+  for (const key in record) out[key] = bounded(record[key]);
+  return out as LogRecord;
+}
 
 /** A log record: `msg` and `level` plus any fields. */
 export type LogRecord = Record<string, unknown> & { msg: string; level?: string };
@@ -48,7 +75,9 @@ export function createJsonLog(
 
   return {
     write(record) {
-      const line = `${JSON.stringify({ time: now().toISOString(), level: "info", ...record })}\n`;
+      const line = `${
+        JSON.stringify({ time: now().toISOString(), level: "info", ...boundedRecord(record) })
+      }\n`;
       batch.push(line);
       size += line.length;
       if (size >= maxBatch) flush();

@@ -7,11 +7,13 @@
  */
 import { parseWebhookArgs, WEBHOOK_USAGE, type WebhookConfig } from "./config.ts";
 import { createHandler } from "./handler.ts";
-import { createJsonLog, fileWriter, type JsonLog } from "./log.ts";
+import { createJsonLog, fileWriter, type JsonLog, LOG_STRING_LIMIT } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
 import { startTlsServer, type TlsServer } from "./server.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
-import { PORTIERIS_API_GROUP } from "../lib/policy/mod.ts";
+import { MAX_REFERENCE_LENGTH } from "../lib/image/mod.ts";
+import { globCacheStats, PORTIERIS_API_GROUP } from "../lib/policy/mod.ts";
+import { QUOTE_LIMIT } from "../lib/quote.ts";
 import { loadRegistriesD } from "../lib/sigstore/mod.ts";
 import type { FetchFunction } from "../lib/registry/mod.ts";
 import {
@@ -163,8 +165,31 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       noMatch: config.noMatch,
       controllerNamespace: config.namespace,
       budgetMs: config.budgetMs,
+      maxImagesPerReview: config.maxImages,
+      maxVerificationsInFlight: config.maxVerifications,
     },
   });
+  metrics.bounds = () => {
+    const evaluated = evaluator.bounds!();
+    return {
+      caches: [
+        ...evaluated.caches,
+        ...verifier.caches!(),
+        globCacheStats(),
+        ...(handle.events?.stats ? [handle.events.stats()] : []),
+      ],
+      limits: {
+        images_per_review: evaluated.maxImagesPerReview,
+        verifications_in_flight: evaluated.maxVerificationsInFlight,
+        request_bytes: config.maxRequestBytes,
+        image_reference_chars: MAX_REFERENCE_LENGTH,
+        quoted_input_chars: QUOTE_LIMIT,
+        log_string_chars: LOG_STRING_LIMIT,
+      },
+      verificationsInFlight: evaluated.verificationsInFlight,
+      verificationsWaiting: evaluated.verificationsWaiting,
+    };
+  };
   const handler = createHandler({
     evaluator,
     ready: () => handle.source.ready(),
@@ -172,6 +197,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
     log,
     events: handle.events,
     guardMs: config.budgetMs + 1000,
+    maxBodyBytes: config.maxRequestBytes,
     deadlines,
   });
   let server: TlsServer;

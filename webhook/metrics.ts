@@ -11,6 +11,10 @@
  * | `toolkit_admission_registry_errors_total` | counter | |
  * | `toolkit_admission_tls_reloads_total` | counter | |
  * | `toolkit_admission_ready` | gauge | |
+ * | `toolkit_admission_cache_entries`, `toolkit_admission_cache_bytes` | gauge | `cache` |
+ * | `toolkit_admission_cache_max_entries`, `toolkit_admission_cache_max_bytes` | gauge | `cache` |
+ * | `toolkit_admission_limit` | gauge | `limit` (images_per_review, verifications_in_flight, …) |
+ * | `toolkit_admission_verifications_in_flight`, `…_waiting` | gauge | |
  * | `process_resident_memory_bytes`, `deno_heap_used_bytes` | gauge | |
  * | `portieris_pod_admission_decision_allow_count` | counter | |
  * | `portieris_pod_admission_decision_deny_count` | counter | |
@@ -42,6 +46,28 @@ export const DECISIONS = ["allow", "deny", "warn", "exempt", "skip", "error"] as
 /** A decision label. */
 export type DecisionLabel = typeof DECISIONS[number];
 
+/** A bounded cache's size and bounds (`lib/cache.ts`'s `CacheStats`). */
+export interface CacheGauge {
+  readonly name: string;
+  readonly entries: number;
+  readonly bytes: number;
+  readonly maxEntries: number;
+  /** `Infinity` when the cache is bounded by count only (no line is written). */
+  readonly maxBytes: number;
+}
+
+/** What the webhook holds and how it is bounded, read when `/metrics` is asked. */
+export interface BoundsSnapshot {
+  /** Every bounded cache. */
+  readonly caches: readonly CacheGauge[];
+  /** The configured limits, by name (`images_per_review`, `body_bytes`, …). */
+  readonly limits: Readonly<Record<string, number>>;
+  /** Verifications running now. */
+  readonly verificationsInFlight: number;
+  /** Verifications waiting for a slot now. */
+  readonly verificationsWaiting: number;
+}
+
 /** The webhook's counters. */
 export class WebhookMetrics {
   readonly #decisions = new Map<DecisionLabel, number>(DECISIONS.map((d) => [d, 0]));
@@ -56,6 +82,8 @@ export class WebhookMetrics {
   registryErrors = 0;
   /** Certificate reloads. */
   tlsReloads = 0;
+  /** Reads the caches' sizes and the limits; none until set. */
+  bounds: (() => BoundsSnapshot) | undefined;
 
   /** Counts a review and its duration in seconds. */
   review(decision: DecisionLabel, seconds: number): void {
@@ -121,6 +149,50 @@ export class WebhookMetrics {
       "# TYPE toolkit_admission_ready gauge",
       `toolkit_admission_ready ${ready ? 1 : 0}`,
     );
+    const bounds = this.bounds?.();
+    if (bounds !== undefined) {
+      const gauge = (name: string, help: string, samples: [string, number][]) => {
+        lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
+        for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
+      };
+      const perCache = (pick: (c: CacheGauge) => number) =>
+        bounds.caches.filter((c) => Number.isFinite(pick(c))).map((
+          c,
+        ): [string, number] => [`{cache="${c.name}"}`, pick(c)]);
+      gauge(
+        "toolkit_admission_cache_entries",
+        "Entries held by each bounded cache.",
+        perCache((c) => c.entries),
+      );
+      gauge(
+        "toolkit_admission_cache_bytes",
+        "Estimated bytes held by each bounded cache.",
+        perCache((c) => c.bytes),
+      );
+      gauge(
+        "toolkit_admission_cache_max_entries",
+        "The bound by count of each cache.",
+        perCache((c) => c.maxEntries),
+      );
+      gauge(
+        "toolkit_admission_cache_max_bytes",
+        "The bound by bytes of each cache.",
+        perCache((c) => c.maxBytes),
+      );
+      gauge(
+        "toolkit_admission_limit",
+        "The configured limits of a request.",
+        Object.entries(bounds.limits).map(([name, value]) => [`{limit="${name}"}`, value]),
+      );
+      gauge("toolkit_admission_verifications_in_flight", "Verifications running.", [[
+        "",
+        bounds.verificationsInFlight,
+      ]]);
+      gauge("toolkit_admission_verifications_waiting", "Verifications waiting for a slot.", [[
+        "",
+        bounds.verificationsWaiting,
+      ]]);
+    }
     lines.push(
       "# HELP process_resident_memory_bytes Resident memory of the process.",
       "# TYPE process_resident_memory_bytes gauge",

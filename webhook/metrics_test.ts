@@ -21,3 +21,28 @@ Deno.test("WebhookMetrics.render() writes cumulative histogram buckets", () => {
     assert.match(line, /^(# (HELP|TYPE) \w+ .+|\w+(\{\w+="[^"]*"\})? [\d.e+-]+)$/, line);
   }
 });
+
+Deno.test("WebhookMetrics.render() exports every cache's size and bounds and the limits", () => {
+  const m = new WebhookMetrics();
+  m.bounds = () => ({
+    caches: [
+      { name: "parse", entries: 3, bytes: 420, maxEntries: 4096, maxBytes: 4194304 },
+      { name: "registry-client", entries: 1, bytes: 64, maxEntries: 64, maxBytes: Infinity },
+    ],
+    limits: { images_per_review: 256, body_bytes: 8388608 },
+    verificationsInFlight: 2,
+    verificationsWaiting: 5,
+  });
+  const text = m.render(true, { rss: 1, heapUsed: 1 });
+  assert.match(text, /^toolkit_admission_cache_entries\{cache="parse"\} 3$/m);
+  assert.match(text, /^toolkit_admission_cache_bytes\{cache="parse"\} 420$/m);
+  assert.match(text, /^toolkit_admission_cache_max_entries\{cache="registry-client"\} 64$/m);
+  assert.match(text, /^toolkit_admission_cache_max_bytes\{cache="parse"\} 4194304$/m);
+  assert.doesNotMatch(text, /cache_max_bytes\{cache="registry-client"\}/);
+  assert.match(text, /^toolkit_admission_limit\{limit="images_per_review"\} 256$/m);
+  assert.match(text, /^toolkit_admission_verifications_in_flight 2$/m);
+  assert.match(text, /^toolkit_admission_verifications_waiting 5$/m);
+  for (const line of text.trimEnd().split("\n")) {
+    assert.match(line, /^(# (HELP|TYPE) \w+ .+|\w+(\{\w+="[^"]*"\})? [\d.e+-]+)$/, line);
+  }
+});

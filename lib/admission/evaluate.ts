@@ -5,6 +5,11 @@
  * answer: denial reasons in site order, warnings, and the JSON patch that pins each verified
  * image to its digest.
  *
+ * The work of a review is bounded before it starts: a review naming more distinct images than
+ * `maxImagesPerReview` is denied before any parsing or registry work, and the verifications of
+ * all reviews share one semaphore of `maxVerificationsInFlight` slots (waiting counts against
+ * the review's budget). Only valid references are cached, in a cache bounded by bytes.
+ *
  * The answer is a deny unless every image was explicitly allowed. A failure (a registry that
  * cannot be reached, a missing key Secret, the budget running out, a bug) denies with its
  * reason; only warn mode turns denials into warnings.
@@ -13,11 +18,13 @@
  */
 import { formatReference, type ImageReference, parseReference } from "../image/mod.ts";
 import type { NoPolicyMatch, PolicyMatch, PolicySet } from "../policy/mod.ts";
-import { TtlCache } from "./cache.ts";
+import { quoteInput } from "../quote.ts";
+import { type CacheStats, TtlCache } from "./cache.ts";
 import { type PullCredentials, pullCredentials } from "./credentials.ts";
 import { DeadlineScheduler } from "./deadline.ts";
 import { type Deadline, DeadlineExceededError, raceSignal } from "./errors.ts";
 import type { AdmissionRequest, JsonPatchOperation } from "./review.ts";
+import { Semaphore } from "./semaphore.ts";
 import type { PolicySource } from "./source.ts";
 import {
   DENIAL_PREFIX,
@@ -43,6 +50,32 @@ export interface AdmissionSettings {
   readonly controllerNamespace: string;
   /** The time all the checks of one review may take, in milliseconds. */
   readonly budgetMs: number;
+  /** The most distinct images one review may name. @default {@linkcode MAX_IMAGES_PER_REVIEW} */
+  readonly maxImagesPerReview?: number;
+  /**
+   * The most verifications in flight, across all reviews; the others wait under their review's
+   * deadline. @default {@linkcode MAX_VERIFICATIONS_IN_FLIGHT}
+   */
+  readonly maxVerificationsInFlight?: number;
+}
+
+/** The default bound of distinct images in one review. */
+export const MAX_IMAGES_PER_REVIEW = 256;
+/** The default bound of verifications in flight across reviews. */
+export const MAX_VERIFICATIONS_IN_FLIGHT = 64;
+
+/** What the evaluator holds and how it is bounded, for metrics. */
+export interface EvaluatorBounds {
+  /** Its caches (parsed images, policy selections). */
+  readonly caches: readonly CacheStats[];
+  /** The most distinct images of one review. */
+  readonly maxImagesPerReview: number;
+  /** The most verifications in flight. */
+  readonly maxVerificationsInFlight: number;
+  /** Verifications in flight now. */
+  readonly verificationsInFlight: number;
+  /** Verifications waiting for a slot now. */
+  readonly verificationsWaiting: number;
 }
 
 /** The decision for one image site (a container or an image volume). */
@@ -99,6 +132,8 @@ export interface AdmissionDeps {
 export interface AdmissionEvaluator {
   /** Decides one request. Never throws: failures are denials with a reason. */
   evaluate(request: AdmissionRequest): Promise<AdmissionDecision>;
+  /** Its caches and limits. */
+  bounds?(): EvaluatorBounds;
 }
 
 type Parsed = { ref: ImageReference } | { error: string };
@@ -113,7 +148,9 @@ function isDeleting(object: unknown): boolean {
 
 /** Where a reason applies: `(container "app" at spec.containers[0], image "…")`. */
 function location(site: ImageSite): string {
-  return `(${site.type} "${site.name}" at ${site.field}, image "${site.image}")`;
+  return `(${site.type} "${quoteInput(site.name)}" at ${site.field}, image "${
+    quoteInput(site.image)
+  }")`;
 }
 
 function describeMatch(match: PolicyMatch): string {
@@ -138,21 +175,37 @@ export function denialLine(reason: string): string {
 /** Creates an evaluator. */
 export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluator {
   const { source, verifier, settings } = deps;
-  const parsed = new TtlCache<string, Parsed>({ ttlMs: 3600_000, maxEntries: 4096 });
+  // Only valid references are cached (at most MAX_REFERENCE_LENGTH characters each): an
+  // invalid one is refused again cheaply, and never holds memory.
+  const parsed = new TtlCache<string, ImageReference>({
+    name: "parse",
+    ttlMs: 3600_000,
+    maxEntries: 4096,
+    maxBytes: 4 * 1024 * 1024,
+    sizeOf: (image, ref) => image.length + formatReference(ref).length + 64,
+  });
+  const selectionBound = {
+    name: "policy-selection",
+    ttlMs: 3600_000,
+    maxEntries: 8192,
+    maxBytes: 4 * 1024 * 1024,
+  };
+  let selectionStats = new TtlCache<string, unknown>(selectionBound).stats();
   const deadlines = deps.deadlines ?? new DeadlineScheduler();
-  let selections = new WeakMap<PolicySet, Map<string, PolicyMatch | NoPolicyMatch>>();
+  const maxImages = settings.maxImagesPerReview ?? MAX_IMAGES_PER_REVIEW;
+  const inFlight = new Semaphore(settings.maxVerificationsInFlight ?? MAX_VERIFICATIONS_IN_FLIGHT);
+  let selections = new WeakMap<PolicySet, TtlCache<string, PolicyMatch | NoPolicyMatch>>();
 
   function parse(image: string): Parsed {
-    let result = parsed.get(image);
-    if (result === undefined) {
-      try {
-        result = { ref: parseReference(image) };
-      } catch (error) {
-        result = { error: error instanceof Error ? error.message : String(error) };
-      }
-      parsed.set(image, result);
+    const cached = parsed.get(image);
+    if (cached !== undefined) return { ref: cached };
+    try {
+      const ref = parseReference(image);
+      parsed.set(image, ref);
+      return { ref };
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) };
     }
-    return result;
   }
 
   function select(
@@ -164,16 +217,16 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     let cache = selections.get(policies);
     if (cache === undefined) {
       selections = new WeakMap();
-      cache = new Map();
+      cache = new TtlCache(selectionBound);
       selections.set(policies, cache);
     }
     const key = `${namespace}\n${image}`;
     let match = cache.get(key);
     if (match === undefined) {
       match = policies.select(namespace, ref, image);
-      if (cache.size > 8192) cache.clear();
       cache.set(key, match);
     }
+    selectionStats = cache.stats();
     return match;
   }
 
@@ -240,8 +293,9 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           verdicts.push(undefined);
           checks.set(key, index);
           const task = { reference: p.ref, match, namespace, credentials: credentialsOnce };
+          const signal = deadline.signal;
           running.push(
-            verifier.verify(task, deadline.signal).then(
+            inFlight.run(() => verifier.verify(task, signal), signal).then(
               (verdict) => void (verdicts[index] = verdict),
               (error) =>
                 void (verdicts[index] = {
@@ -249,7 +303,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
                   cause: "error",
                   reason: error instanceof DeadlineExceededError
                     ? error.message
-                    : `Cannot verify image "${site.image}": internal error`,
+                    : `Cannot verify image "${quoteInput(site.image)}": internal error`,
                 }),
             ),
           );
@@ -384,6 +438,16 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
       if (workload.sites.length === 0) {
         return simple(true, "skip", kind, "no images");
       }
+      const distinct = new Set(workload.sites.map((s) => s.image)).size;
+      if (distinct > maxImages) {
+        // Refused before any parsing or registry work: the work of a review stays bounded.
+        const reason =
+          `the object names ${distinct} distinct images; at most ${maxImages} are checked per request`;
+        const line = denialLine(reason);
+        return settings.mode === "warn"
+          ? { ...simple(true, "warn", kind, reason), warnings: [line] }
+          : simple(false, "deny", kind, reason, [line]);
+      }
       if (!source.ready()) {
         const line = denialLine("Cannot check images: the policies have not been loaded yet");
         return simple(false, "deny", kind, "not ready", [line]);
@@ -399,5 +463,15 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     }
   }
 
-  return { evaluate };
+  function bounds(): EvaluatorBounds {
+    return {
+      caches: [parsed.stats(), selectionStats],
+      maxImagesPerReview: maxImages,
+      maxVerificationsInFlight: inFlight.permits,
+      verificationsInFlight: inFlight.running,
+      verificationsWaiting: inFlight.waiting,
+    };
+  }
+
+  return { evaluate, bounds };
 }

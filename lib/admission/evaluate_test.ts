@@ -404,3 +404,73 @@ Deno.test("evaluate() skips a deleting UPDATE only when its image volumes did no
   const added = { ...deleting, oldObject: pod([]).object };
   assert.equal((await evaluator.evaluate(added)).allowed, false);
 });
+
+Deno.test("evaluate() denies a review naming more distinct images than the bound, before any check", async () => {
+  const { evaluator, verifier } = setup({ maxImagesPerReview: 3 });
+  const images = ["a", "b", "c", "d"].map((t) => `registry.example.com/app:${t}`);
+  const decision = await evaluator.evaluate(pod([...images, images[0]!]));
+  assert.equal(decision.allowed, false);
+  assert.deepEqual(decision.reasons, [
+    "policy denied the request: the object names 4 distinct images; at most 3 are checked per request",
+  ]);
+  assert.equal(verifier.calls.length, 0);
+  // The same image in many containers is one image.
+  const same = await evaluator.evaluate(pod(Array(50).fill(images[0]!)));
+  assert.equal(same.allowed, true);
+  assert.equal(verifier.calls.length, 1);
+  assert.equal(evaluator.bounds?.().maxImagesPerReview, 3);
+});
+
+Deno.test("evaluate() caches valid references only, within its byte bound, and quotes a bounded prefix of invalid ones", async () => {
+  const { evaluator } = setup();
+  const huge = `registry.example.com/${"A".repeat(2_900_000)}`;
+  const decision = await evaluator.evaluate(pod([huge]));
+  assert.equal(decision.allowed, false);
+  const reason = decision.reasons[0]!;
+  assert.ok(reason.length < 2000, `the denial is ${reason.length} characters`);
+  assert.match(reason, /…\(2900021 bytes\)"\)$/);
+  const parse = evaluator.bounds!().caches.find((c) => c.name === "parse")!;
+  assert.equal(parse.entries, 0, "an invalid image is not cached");
+  await evaluator.evaluate(pod(["registry.example.com/app:1"]));
+  const after = evaluator.bounds!().caches.find((c) => c.name === "parse")!;
+  assert.equal(after.entries, 1);
+  assert.ok(after.bytes > 0 && after.bytes <= after.maxBytes);
+});
+
+Deno.test("evaluate() runs at most maxVerificationsInFlight verifications across reviews", async () => {
+  const { evaluator, verifier } = setup({ maxVerificationsInFlight: 2 });
+  verifier.delayMs = 20;
+  let running = 0;
+  let most = 0;
+  const verify = verifier.verify.bind(verifier);
+  verifier.verify = async (task) => {
+    most = Math.max(most, ++running);
+    try {
+      return await verify(task);
+    } finally {
+      running--;
+    }
+  };
+  const reviews = [0, 1, 2].map((r) =>
+    evaluator.evaluate(pod([0, 1, 2].map((i) => `registry.example.com/app:r${r}-${i}`)))
+  );
+  await Promise.resolve();
+  assert.equal(evaluator.bounds!().verificationsInFlight, 2);
+  assert.ok(evaluator.bounds!().verificationsWaiting > 0);
+  const decisions = await Promise.all(reviews);
+  assert.ok(decisions.every((d) => d.allowed));
+  assert.equal(most, 2);
+  assert.equal(verifier.calls.length, 9);
+  assert.equal(evaluator.bounds!().verificationsInFlight, 0);
+});
+
+Deno.test("evaluate(): waiting for a verification slot counts against the review's budget", async () => {
+  const { evaluator, verifier } = setup({ maxVerificationsInFlight: 1, budgetMs: 100 });
+  verifier.delayMs = 60;
+  const decision = await evaluator.evaluate(
+    pod([0, 1, 2, 3].map((i) => `registry.example.com/app:${i}`)),
+  );
+  assert.equal(decision.allowed, false);
+  assert.ok(decision.reasons.some((r) => r.includes("within the time budget of 100ms")));
+  assert.ok(verifier.calls.length < 4, "the images still waiting at the deadline were not checked");
+});

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { TtlCache } from "./cache.ts";
+import { type CacheStats, TtlCache } from "./cache.ts";
 import type { AdmissionDecision } from "./evaluate.ts";
 import { type KubeConnection, readJson } from "./kube_connection.ts";
 import type { AdmissionRequest } from "./review.ts";
@@ -14,6 +14,8 @@ import type { AdmissionRequest } from "./review.ts";
 export interface EventRecorder {
   /** Records a denial (best effort: failures go to `onError`, never to the caller). */
   denied(request: AdmissionRequest, decision: AdmissionDecision): void;
+  /** The de-duplication cache's size and bounds, for metrics. */
+  stats?(): CacheStats;
 }
 
 /** How Events are written. */
@@ -81,10 +83,17 @@ function randomSuffix(): string {
 
 /** Creates a recorder that writes Events through the API server. */
 export function createEventRecorder(options: EventRecorderOptions): EventRecorder {
-  const recent = new TtlCache<string, true>({ ttlMs: 60_000, maxEntries: 4096 });
+  // Keyed by the object and the note (at most NOTE_LIMIT characters): bounded by count and bytes.
+  const recent = new TtlCache<string, true>({
+    name: "event-dedup",
+    ttlMs: 60_000,
+    maxEntries: 4096,
+    maxBytes: 8 * 1024 * 1024,
+  });
   const clock = options.clock ?? (() => new Date());
   const controller = options.controller ?? "toolkit.dev/image-security";
   return {
+    stats: () => recent.stats(),
     denied(request, decision) {
       if (request.dryRun) return;
       const event = denialEvent(request, decision, {

@@ -10,7 +10,7 @@
  */
 import { computeDigest } from "../registry/mod.ts";
 import { keyFingerprint, type PublicKey, readPublicKeys } from "../signature/mod.ts";
-import { TtlCache } from "./cache.ts";
+import { type CacheStats, TtlCache } from "./cache.ts";
 import { PolicyConfigError } from "./errors.ts";
 import { type PolicySource, secretText } from "./source.ts";
 
@@ -34,9 +34,18 @@ export const KEY_SECRET_ENTRY = "key";
 export class KeyStore {
   readonly #source: PolicySource;
   readonly #parsed = new TtlCache<string, Promise<TrustedKeys>>({
+    name: "key",
     ttlMs: 24 * 3600_000,
     maxEntries: 256,
+    // Keyed by the Secret's content; the parsed keys take about as much again.
+    maxBytes: 16 * 1024 * 1024,
+    sizeOf: (raw) => 2 * raw.length,
   });
+
+  /** The cache's size and bounds, for metrics. */
+  stats(): CacheStats {
+    return this.#parsed.stats();
+  }
 
   /** Creates a store reading Secrets from `source`. */
   constructor(source: PolicySource) {

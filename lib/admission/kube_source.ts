@@ -61,13 +61,18 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
   let problems = new Map<string, string>(); // "" for the cluster scope, else a namespace
   let exempt: ReadonlySet<string> = new Set();
   const keyWatches = new Map<string, Reflector>();
+  // Keyed by names from requests: bounded by count and by the bytes of the keys.
   const secrets = new TtlCache<string, Promise<SecretData | undefined>>({
+    name: "secret",
     ttlMs: objectTtlMs,
     maxEntries: 4096,
+    maxBytes: 1024 * 1024,
   });
   const accounts = new TtlCache<string, Promise<ServiceAccountData | undefined>>({
+    name: "service-account",
     ttlMs: objectTtlMs,
     maxEntries: 4096,
+    maxBytes: 1024 * 1024,
   });
   const reported = new Set<string>();
 

@@ -48,7 +48,7 @@ import {
   type RegistriesD,
   type SignatureStore,
 } from "../sigstore/mod.ts";
-import { SingleFlight, TtlCache } from "./cache.ts";
+import { type CacheStats, SingleFlight, TtlCache } from "./cache.ts";
 import type { PullCredentials } from "./credentials.ts";
 import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from "./errors.ts";
 import { KeyStore, type TrustedKeys } from "./keys.ts";
@@ -95,7 +95,20 @@ export interface ImageVerifier {
    * goes on to its own deadline.
    */
   verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict>;
+  /** Its caches (verdicts, digests, registry clients, tokens), for metrics. */
+  caches?(): readonly CacheStats[];
 }
+
+/** A cache's lifetime and bounds (by count, and by estimated bytes). */
+export interface CacheBounds {
+  readonly ttlMs: number;
+  readonly maxEntries: number;
+  /** @default {@linkcode DEFAULT_CACHE_MAX_BYTES} */
+  readonly maxBytes?: number;
+}
+
+/** The default byte bound of the verdict and digest caches. */
+export const DEFAULT_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 /** Receives counts for metrics. */
 export interface VerifierObserver {
@@ -129,9 +142,9 @@ export interface VerifierOptions {
   /** The most time one verification may take (shared by the reviews that wait on it). */
   readonly flightTimeoutMs: number;
   /** Verified verdicts: lifetime and bound. */
-  readonly verdictCache: { readonly ttlMs: number; readonly maxEntries: number };
+  readonly verdictCache: CacheBounds;
   /** Tag → digest resolutions: lifetime and bound. */
-  readonly digestCache: { readonly ttlMs: number; readonly maxEntries: number };
+  readonly digestCache: CacheBounds;
   /** The clock in milliseconds (cache expiry). @default `Date.now` */
   readonly now?: () => number;
   /** The time signatures and keys must be valid at. @default `() => new Date(now())` */
@@ -178,11 +191,26 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const clock = options.clock ?? (() => new Date(now()));
   const keyStore = new KeyStore(options.source);
   const verdicts = new TtlCache<string, CachedVerdict>({
+    name: "verdict",
+    maxBytes: DEFAULT_CACHE_MAX_BYTES,
     ...options.verdictCache,
+    sizeOf: (key, value) => key.length + 48 * value.signers.length + 64,
     now,
   });
-  const digests = new TtlCache<string, string>({ ...options.digestCache, now });
-  const clients = new TtlCache<string, RegistryClient>({ ttlMs: 10 * 60_000, maxEntries: 64, now });
+  const digests = new TtlCache<string, string>({
+    name: "digest",
+    maxBytes: DEFAULT_CACHE_MAX_BYTES,
+    ...options.digestCache,
+    sizeOf: (key, digest) => key.length + digest.length + 64,
+    now,
+  });
+  // A client holds its own bounded maps (pings, hosts); 64 of them at most.
+  const clients = new TtlCache<string, RegistryClient>({
+    name: "registry-client",
+    ttlMs: 10 * 60_000,
+    maxEntries: 64,
+    now,
+  });
   const tokens: TokenCache = createTokenCache(now);
   const resolving = new SingleFlight<string, string>();
   const verifying = new SingleFlight<string, ImageVerdict>();
@@ -483,7 +511,16 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     }
   }
 
-  return { verify };
+  return {
+    verify,
+    caches: () => [
+      verdicts.stats(),
+      digests.stats(),
+      clients.stats(),
+      tokens.stats(),
+      keyStore.stats(),
+    ],
+  };
 }
 
 /** `docker.io/library/nginx@sha256:…`: the image pinned to a digest. */

@@ -14,6 +14,7 @@ import { filePolicySource, type PolicyDocuments } from "./file_source.ts";
 import type { SecretData } from "./source.ts";
 import {
   createImageVerifier,
+  DEFAULT_CACHE_MAX_BYTES,
   type ImageVerdict,
   NO_SIGNATURE,
   noSignatureStore,
@@ -448,4 +449,24 @@ Deno.test("createImageVerifier() makes a key's state part of every cached verdic
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("createImageVerifier() reports each of its caches with its bounds", () => {
+  const verifier = createImageVerifier({
+    source: filePolicySource({ policies: [], secrets: [], serviceAccounts: [], namespaces: [] }),
+    clusterKeyNamespace: "toolkit-system",
+    flightTimeoutMs: 1000,
+    verdictCache: { ttlMs: 60_000, maxEntries: 10, maxBytes: 4096 },
+    digestCache: { ttlMs: 30_000, maxEntries: 20 },
+  });
+  const caches = verifier.caches!();
+  assert.deepEqual(caches.map((c) => [c.name, c.entries, c.maxEntries]), [
+    ["verdict", 0, 10],
+    ["digest", 0, 20],
+    ["registry-client", 0, 64],
+    ["registry-token", 0, 1024],
+    ["key", 0, 256],
+  ]);
+  assert.equal(caches[0]!.maxBytes, 4096);
+  assert.equal(caches[1]!.maxBytes, DEFAULT_CACHE_MAX_BYTES);
 });

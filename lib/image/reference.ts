@@ -28,6 +28,7 @@
  */
 
 import { ToolkitError } from "../errors.ts";
+import { quoteInput } from "../quote.ts";
 
 /** A parsed, normalised image reference. */
 export interface ImageReference {
@@ -53,7 +54,11 @@ export class InvalidReferenceError extends ToolkitError {
 
   /** Creates the error for `input` with the broken rule in `reason`. */
   constructor(input: string, reason: string, options?: ErrorOptions) {
-    super(`Cannot parse image reference "${input}": ${reason}`, options);
+    // Any reference the parser looks at is quoted whole; a longer one by its first characters.
+    super(
+      `Cannot parse image reference "${quoteInput(input, MAX_REFERENCE_LENGTH)}": ${reason}`,
+      options,
+    );
     this.name = "InvalidReferenceError";
     this.input = input;
     this.reason = reason;
@@ -75,6 +80,12 @@ const OFFICIAL_REPO_PREFIX = "library/";
 const DEFAULT_TAG = "latest";
 /** Longest repository name (domain and path) accepted. */
 const NAME_TOTAL_LENGTH_MAX = 255;
+/**
+ * Longest reference looked at: the longest valid one (a 255-character name, a 128-character
+ * tag and a sha512 digest) is about 520 characters, so a longer string is refused before any
+ * expression runs on it.
+ */
+export const MAX_REFERENCE_LENGTH = 1024;
 
 const PATH_COMPONENT_REGEXP = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 const DOMAIN_NAME_COMPONENT = "[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?";
@@ -296,6 +307,12 @@ export function parseReference(input: string): ImageReference {
     throw new InvalidReferenceError(String(input), "reference must be a string");
   }
   if (input === "") throw new InvalidReferenceError(input, REASON_EMPTY);
+  if (input.length > MAX_REFERENCE_LENGTH) {
+    throw new InvalidReferenceError(
+      input,
+      `reference must not be more than ${MAX_REFERENCE_LENGTH} characters`,
+    );
+  }
   if (IDENTIFIER_REGEXP.test(input)) {
     throw new InvalidReferenceError(
       input,

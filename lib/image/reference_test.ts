@@ -6,6 +6,7 @@ import {
   type ImageReference,
   InvalidReferenceError,
   isDigest,
+  MAX_REFERENCE_LENGTH,
   parseDockerReference,
   parseReference,
   repositoryName,
@@ -644,4 +645,20 @@ Deno.test("parseReference() throws only InvalidReferenceError on random and muta
 Deno.test("parseReference() turns a non-string input into InvalidReferenceError", () => {
   assert.throws(() => parseReference(undefined as unknown as string), InvalidReferenceError);
   assert.throws(() => parseReference(42 as unknown as string), InvalidReferenceError);
+});
+
+Deno.test("a reference longer than MAX_REFERENCE_LENGTH is refused outright, quoted in part", () => {
+  const huge = `registry.example/${"a".repeat(2_900_000)}`;
+  assert.throws(() => parseReference(huge), (error: unknown) => {
+    assert.ok(error instanceof InvalidReferenceError);
+    assert.match(error.reason, /must not be more than 1024 characters/);
+    assert.ok(error.message.length < 1200, "the message quotes a bounded prefix");
+    assert.match(error.message, /…\(2900017 bytes\)"/);
+    return true;
+  });
+  const longest = `registry.example/${"a".repeat(237)}:${"t".repeat(128)}@sha512:${
+    "0".repeat(128)
+  }`;
+  assert.ok(longest.length < MAX_REFERENCE_LENGTH);
+  assert.equal(parseReference(longest).tag, "t".repeat(128));
 });

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { type CacheStats, TtlCache } from "../cache.ts";
 import { canonicalDomain, type ImageReference } from "../image/mod.ts";
 
 /** A parsed repository pattern. */
@@ -69,7 +70,19 @@ export function parsePattern(source: string): RepositoryPattern {
   return { source, host, path, specificity, exact };
 }
 
-const globCache = new Map<string, RegExp>();
+/** Compiled globs (they come from policies), bounded by count and by the bytes of the globs. */
+const globCache = new TtlCache<string, RegExp>({
+  name: "glob",
+  ttlMs: 24 * 3600_000,
+  maxEntries: 4096,
+  maxBytes: 4 * 1024 * 1024,
+  sizeOf: (glob) => 4 * glob.length + 64,
+});
+
+/** The size and bounds of the compiled-glob cache, for metrics. */
+export function globCacheStats(): CacheStats {
+  return globCache.stats();
+}
 
 /** True when `text` matches the glob, where `*` matches any run of characters. */
 export function globMatch(glob: string, text: string): boolean {
@@ -78,7 +91,6 @@ export function globMatch(glob: string, text: string): boolean {
     const body = glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\/-]/g, "\\$&"))
       .join(".*");
     re = new RegExp(`^${body}$`, "s");
-    if (globCache.size > 4096) globCache.clear();
     globCache.set(glob, re);
   }
   return re.test(text);

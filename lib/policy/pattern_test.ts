@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
-import { globMatch, parsePattern, patternMatches } from "./pattern.ts";
+import { globCacheStats, globMatch, parsePattern, patternMatches } from "./pattern.ts";
 
 function matches(pattern: string, image: string): boolean {
   return patternMatches(parsePattern(pattern), parseReference(image));
@@ -120,4 +120,13 @@ Deno.test("parsePattern() scores specificity by literal characters", () => {
   assert.equal(parsePattern("*").specificity, 0);
   assert.ok(parsePattern("icr.io/ns/img").exact);
   assert.ok(!parsePattern("icr.io/*").exact);
+});
+
+Deno.test("globMatch() keeps compiled globs within the glob cache's bounds", () => {
+  for (let i = 0; i < 5000; i++) globMatch(`registry.example/team${i}/*`, "registry.example/x");
+  const stats = globCacheStats();
+  assert.equal(stats.name, "glob");
+  assert.ok(stats.entries <= stats.maxEntries);
+  assert.ok(stats.bytes <= stats.maxBytes);
+  assert.equal(globMatch("registry.example/team1/*", "registry.example/team1/app"), true);
 });

@@ -23,6 +23,7 @@
 import { type AuthChallenge, parseAuthenticate } from "./challenge.ts";
 import type { Credential } from "./credentials.ts";
 import type { CredentialStore } from "./keyring.ts";
+import { TtlCache } from "../cache.ts";
 import { DEFAULT_TOKEN_LIFETIME_SECONDS, type TokenCache, type TokenKey } from "./token_cache.ts";
 import type { HttpRequest, HttpResponse, Transport } from "./transport.ts";
 import { safeExcerpt } from "../errors.ts";
@@ -90,8 +91,18 @@ interface HostState {
   scheme?: "basic" | "bearer";
   bearer?: { realm: string; service: string };
   /** The index of the credential that last worked, per repository. */
-  preferred: Map<string, number>;
+  preferred: TtlCache<string, number>;
 }
+
+/**
+ * The most registry hosts a client remembers (what their `/v2/` said about authentication, and
+ * their ping); the least recently used are forgotten and asked again.
+ */
+export const MAX_REGISTRY_HOSTS = 256;
+/** The most repositories per host whose working credential is remembered. */
+export const MAX_PREFERRED_CREDENTIALS = 256;
+/** How long what a host said is remembered. */
+export const HOST_MEMORY_MS = 3600_000;
 
 /** The token service refused (401/403) the credentials or anonymous access. */
 class TokenRefused {
@@ -120,14 +131,25 @@ function describeRealm(realm: string): string {
 
 /** Creates the auth layer. */
 export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
-  const hosts = new Map<string, HostState>();
+  const hosts = new TtlCache<string, HostState>({
+    name: "registry-host",
+    ttlMs: HOST_MEMORY_MS,
+    maxEntries: MAX_REGISTRY_HOSTS,
+    now: options.now,
+  });
   const pending = new Map<string, Promise<string | TokenRefused>>();
   const maxTokenBytes = options.maxTokenBytes ?? 1024 * 1024;
 
   function host(registry: string): HostState {
     let state = hosts.get(registry);
     if (state === undefined) {
-      state = { preferred: new Map() };
+      state = {
+        preferred: new TtlCache({
+          ttlMs: HOST_MEMORY_MS,
+          maxEntries: MAX_PREFERRED_CREDENTIALS,
+          now: options.now,
+        }),
+      };
       hosts.set(registry, state);
     }
     return state;

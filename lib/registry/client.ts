@@ -29,7 +29,14 @@
  */
 
 import { canonicalDomain, formatReference, type ImageReference, isDigest } from "../image/mod.ts";
-import { type AuthTarget, createRegistryAuth, type RepositoryAction } from "./auth.ts";
+import { TtlCache } from "../cache.ts";
+import {
+  type AuthTarget,
+  createRegistryAuth,
+  HOST_MEMORY_MS,
+  MAX_REGISTRY_HOSTS,
+  type RepositoryAction,
+} from "./auth.ts";
 import { type AuthChallenge, parseAuthenticate } from "./challenge.ts";
 import { checkDigest, computeDigest } from "./digest.ts";
 import {
@@ -271,7 +278,12 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     else insecureHostPorts.add(parsed.hostPort);
   }
   const maxManifestBytes = options.maxManifestBytes ?? DEFAULT_MAX_MANIFEST_BYTES;
-  const pings = new Map<string, Promise<PingResult>>();
+  const pings = new TtlCache<string, Promise<PingResult>>({
+    name: "registry-ping",
+    ttlMs: HOST_MEMORY_MS,
+    maxEntries: MAX_REGISTRY_HOSTS,
+    now,
+  });
 
   function isInsecureHost(hostPort: string): boolean {
     const canonical = canonicalDomain(hostPort);

@@ -10,6 +10,7 @@ import {
   skopeoPush,
   skopeoRawSha256,
 } from "./_testing.ts";
+import { MAX_REGISTRY_HOSTS } from "./auth.ts";
 import { createRegistryClient, insecureRegistryEntry } from "./client.ts";
 import { credentialsFromSecret, type SecretLike } from "./credentials.ts";
 import { computeDigest } from "./digest.ts";
@@ -530,4 +531,20 @@ Deno.test("createRegistryClient() rejects references it cannot put in a URL", as
     /invalid digest/,
   );
   assert.equal(client.requestCount, 0);
+});
+
+Deno.test("createRegistryClient() remembers the pings of at most MAX_REGISTRY_HOSTS hosts", async () => {
+  const asked: string[] = [];
+  using client = createRegistryClient({
+    fetch: (input) => {
+      asked.push(new URL(input instanceof Request ? input.url : input).host);
+      return Promise.resolve(new Response("{}", { status: 200 }));
+    },
+  });
+  const hosts = Array.from({ length: MAX_REGISTRY_HOSTS + 10 }, (_, i) => `r${i}.example`);
+  for (const host of hosts) await client.ping(host);
+  await client.ping(hosts.at(-1)!);
+  assert.equal(asked.length, hosts.length, "a remembered ping is not sent again");
+  await client.ping(hosts[0]!);
+  assert.equal(asked.length, hosts.length + 1, "the oldest host was forgotten");
 });

@@ -30,3 +30,30 @@ Deno.test("createTokenCache() keys tokens by realm, service, scopes and identity
   cache.delete(key);
   assert.equal(cache.get(key), undefined);
 });
+
+Deno.test("createTokenCache() is bounded by count: expired tokens go first, then the oldest", () => {
+  let now = 0;
+  const cache = createTokenCache(() => now, { maxEntries: 3 });
+  const repo = (n: number): TokenKey => ({ ...key, scopes: [`repository:r${n}:pull`] });
+  cache.set(repo(0), "short", now, 1);
+  cache.set(repo(1), "t1", now, 300);
+  cache.set(repo(2), "t2", now, 300);
+  now = 2000;
+  cache.set(repo(3), "t3", now, 300); // the expired one makes room
+  assert.equal(cache.size, 3);
+  assert.equal(cache.get(repo(1)), "t1");
+  for (let n = 4; n < 1000; n++) cache.set(repo(n), `t${n}`, now, 300);
+  assert.equal(cache.size, 3);
+  assert.equal(cache.get(repo(999)), "t999");
+  assert.deepEqual(cache.stats().maxEntries, 3);
+});
+
+Deno.test("createTokenCache() is bounded by bytes", () => {
+  const cache = createTokenCache(() => 0, { maxBytes: 4096 });
+  const big = "x".repeat(1000);
+  for (let n = 0; n < 100; n++) {
+    cache.set({ ...key, scopes: [`repository:r${n}:pull`] }, big, 0, 300);
+  }
+  assert.ok(cache.stats().bytes <= 4096);
+  assert.ok(cache.size <= 4);
+});

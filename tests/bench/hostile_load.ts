@@ -1,0 +1,144 @@
+/**
+ * Measures the webhook under hostile reviews (run alone: `deno run -A
+ * tests/bench/hostile_load.ts`), each against a fresh webhook process from `--policies` files
+ * that requires signatures for every image of a local registry:
+ *
+ * - one Pod review naming 20,000 distinct tags: how long the answer takes, what it says, how
+ *   long `/healthz` (probed one request after another meanwhile) took at worst, peak RSS;
+ * - 100 reviews, one after another, each of one distinct 2.9 MB invalid image string: RSS and
+ *   JavaScript heap after them, peak RSS;
+ * - 16 concurrent reviews of 256 distinct tags each (4,096 registry lookups at once): the
+ *   slowest answer, `/healthz` at worst, peak RSS.
+ *
+ * It prints the figures; docs/benchmarks.md ("Hostile load") records them. Not a test: it
+ * asserts nothing.
+ *
+ * @module
+ */
+import { startGpg, startRegistry } from "../env/mod.ts";
+import { startWebhook } from "../admission/_webhook.ts";
+import {
+  distinctTags,
+  hugeInvalidImage,
+  podReviewBody,
+  postReview,
+  probeHealthWhile,
+  processMemory,
+  signedPolicyFile,
+} from "../admission/_hostile.ts";
+
+const MB = 1024 * 1024;
+
+function out(line: string): void {
+  // deno-lint-ignore no-console
+  console.log(line);
+}
+
+const dir = await Deno.makeTempDir({ prefix: "hostile-load-" });
+await using registry = await startRegistry();
+await using gpg = await startGpg();
+const key = await gpg.generateKey({ type: "ed25519" });
+const policies = `${dir}/policies.yaml`;
+await Deno.writeTextFile(policies, signedPolicyFile(registry, key.publicKeyArmored));
+const args = [
+  "--policies",
+  policies,
+  "--insecure-registry",
+  registry.host,
+  "--registries.d",
+  gpg.registriesD,
+];
+
+async function heapUsed(
+  webhook: Awaited<ReturnType<typeof startWebhook>>,
+  client: Deno.HttpClient,
+) {
+  const text = await (await fetch(`https://127.0.0.1:${webhook.port}/metrics`, { client })).text();
+  return Number(/^deno_heap_used_bytes (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
+{
+  await using webhook = await startWebhook(args);
+  const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
+  const body = podReviewBody("tags-20000", distinctTags(registry, 20_000));
+  const started = performance.now();
+  const answer = postReview(webhook, client, body);
+  const probes = await probeHealthWhile(webhook, answer);
+  const result = await answer;
+  const memory = processMemory(webhook.process.pid);
+  const worst = Math.max(0, ...probes.map((p) => p.answered - p.sent));
+  const during = probes.filter((p) => p.answered < result.at).length;
+  out(`20,000 distinct tags (${(body.length / MB).toFixed(1)} MB review):`);
+  out(
+    `  answered in ${((result.at - started) / 1000).toFixed(1)} s, status ${result.status}, ` +
+      `uid ${
+        result.uid === "tags-20000" ? "intact" : String(result.uid)
+      }, allowed ${result.allowed}`,
+  );
+  out(`  message: ${(result.message ?? "").slice(0, 160)}`);
+  out(
+    `  /healthz: ${probes.length} probes, ${during} answered before the review, ` +
+      `slowest ${(worst / 1000).toFixed(2)} s`,
+  );
+  out(`  RSS ${Math.round(memory.rss / MB)} MB, peak ${Math.round(memory.peak / MB)} MB`);
+  client.close();
+}
+
+{
+  await using webhook = await startWebhook(args);
+  const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
+  const reviews = 100;
+  const size = 2.9 * 1e6;
+  const started = performance.now();
+  let status = "";
+  for (let i = 0; i < reviews; i++) {
+    const answer = await postReview(
+      webhook,
+      client,
+      podReviewBody(`huge-${i}`, [
+        hugeInvalidImage(i, size),
+      ]),
+    );
+    if (i === 0) {
+      status = `status ${answer.status}, message ${answer.message?.length ?? 0} chars`;
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const memory = processMemory(webhook.process.pid);
+  const heap = await heapUsed(webhook, client);
+  out(`${reviews} reviews of one distinct 2.9 MB invalid image each (${status}):`);
+  out(
+    `  ${seconds.toFixed(1)} s; RSS ${Math.round(memory.rss / MB)} MB, peak ${
+      Math.round(memory.peak / MB)
+    } MB, heap used ${Math.round(heap / MB)} MB`,
+  );
+  client.close();
+}
+{
+  await using webhook = await startWebhook(args);
+  const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
+  const started = performance.now();
+  const tags = distinctTags(registry, 16 * 256);
+  const answers = Promise.all(
+    Array.from(
+      { length: 16 },
+      (_, r) =>
+        postReview(webhook, client, podReviewBody(`r${r}`, tags.slice(r * 256, (r + 1) * 256))),
+    ),
+  );
+  const probes = await probeHealthWhile(webhook, answers);
+  const results = await answers;
+  const memory = processMemory(webhook.process.pid);
+  const slowest = Math.max(...results.map((a) => a.at - started));
+  const intact = results.every((a, r) => a.uid === `r${r}` && a.allowed === false);
+  const worst = Math.max(0, ...probes.map((p) => p.answered - p.sent));
+  out("16 concurrent reviews of 256 distinct tags each:");
+  out(
+    `  slowest answered in ${(slowest / 1000).toFixed(1)} s, all denied with their uid: ${intact}`,
+  );
+  out(`  first message: ${(results[0]?.message ?? "").slice(0, 160)}`);
+  out(`  /healthz: ${probes.length} probes, slowest ${(worst / 1000).toFixed(2)} s`);
+  out(`  RSS ${Math.round(memory.rss / MB)} MB, peak ${Math.round(memory.peak / MB)} MB`);
+  client.close();
+}
+await Deno.remove(dir, { recursive: true });
