@@ -37,8 +37,11 @@ export interface TestWebhook extends AsyncDisposable {
   readonly dir: string;
   /** The CA that signed the serving certificate now in use. */
   ca: Trust;
-  /** Writes a certificate from a new CA into the serving files and returns the CA. */
-  rotateCertificate(): Promise<CertFiles>;
+  /**
+   * Writes a new certificate and key into the serving files and returns the CA that signed it: a
+   * new CA, or with `keepCa` the one in use (a renewal, as cert-manager does it).
+   */
+  rotateCertificate(options?: { keepCa?: boolean }): Promise<CertFiles>;
   /** The log lines (JSON) so far. */
   logLines(): Promise<Record<string, unknown>[]>;
   /** Whether /readyz answers ok, trusting `ca`. */
@@ -97,6 +100,7 @@ export async function startWebhook(
 ): Promise<TestWebhook> {
   const dir = await Deno.makeTempDir({ prefix: "toolkit-webhook-e2e-" });
   let ca: Trust;
+  let signingCa: CertFiles | undefined;
   const certFile = serving?.certFile ?? `${dir}/tls.crt`;
   const keyFile = serving?.keyFile ?? `${dir}/tls.key`;
   if (serving) {
@@ -109,6 +113,7 @@ export async function startWebhook(
       sans: LOOPBACK_SANS,
     });
     ca = own;
+    signingCa = own;
     await Deno.writeTextFile(certFile, cert.certPem);
     await Deno.writeTextFile(keyFile, cert.keyPem);
   }
@@ -153,9 +158,14 @@ export async function startWebhook(
     url: `https://127.0.0.1:${port}/admit`,
     dir,
     ca,
-    async rotateCertificate() {
+    async rotateCertificate(options = {}) {
       rotation++;
-      const next = await makeCA(dir, `webhook-ca-${rotation}`);
+      if (options.keepCa && signingCa === undefined) {
+        throw new Error("the serving files were made elsewhere: their CA cannot sign");
+      }
+      const next = options.keepCa && signingCa
+        ? signingCa
+        : await makeCA(dir, `webhook-ca-${rotation}`);
       const cert = await issueCert(dir, next, {
         name: `serving-${rotation}`,
         cn: "webhook",
@@ -165,6 +175,7 @@ export async function startWebhook(
       await Deno.writeTextFile(keyFile, cert.keyPem);
       await Deno.writeTextFile(certFile, cert.certPem);
       ca = next;
+      signingCa = next;
       webhook.ca = next;
       return next;
     },
