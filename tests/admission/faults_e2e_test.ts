@@ -166,7 +166,8 @@ Deno.test({
       });
     }
 
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev"]);
+    // "unvisited" is never reviewed before the API server stops: its ServiceAccount is not cached.
+    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev", "unvisited"]);
     for (const secret of ["signer", "rotating"]) {
       await kubectlOk(
         cluster,
@@ -236,6 +237,10 @@ Deno.test({
           assert.equal(await webhook.isReady(), true);
           assert.equal((await webhook.reviewPod("outage", "dev", images.legacy)).allowed, true);
           assert.equal((await webhook.reviewPod("outage", "dev", images.keyed)).allowed, true);
+          // What is read per review (pull credentials, through the ServiceAccount) cannot be.
+          const unread = await webhook.reviewPod("outage", "unvisited", images.keyed);
+          assert.equal(unread.allowed, false);
+          assert.match(unread.message, /Cannot read ServiceAccount "unvisited\/default"/);
           // What another API server replica would do during the outage.
           assert.equal(
             await cluster.deleteStored("/registry/toolkit.dev/clusterimagepolicies/legacy"),
