@@ -5,7 +5,11 @@
  * the kubelet rotates it, and CA). Responses are returned as they are, so watches can stream.
  *
  * Exec credential plugins and auth providers are not supported here: the webhook runs
- * in-cluster or with a certificate or token kubeconfig.
+ * in-cluster or with a certificate or token kubeconfig. A cluster with
+ * `insecure-skip-tls-verify: true` is refused when connecting: the webhook always verifies the
+ * API server's certificate (Deno's `fetch` cannot skip verification for one client, only for the
+ * whole process), so it needs the CA in `certificate-authority-data`. The CLI, which does not
+ * guard admission, honours the field through `@kubernetes/client-node` (`lib/kube/transport.ts`).
  *
  * @module
  */
@@ -73,6 +77,11 @@ async function fromContext(context: ResolvedContext): Promise<KubeConnection> {
   if (user.exec !== undefined || user.authProvider !== undefined) {
     throw new PolicySourceError(
       `Cannot use context "${context.name}": exec credential plugins and auth providers are not supported by the webhook (use a token or a client certificate)`,
+    );
+  }
+  if (cluster.insecureSkipTlsVerify) {
+    throw new PolicySourceError(
+      `Cannot use context "${context.name}": its cluster "${cluster.name}" sets insecure-skip-tls-verify, and the webhook always verifies the API server's certificate; remove insecure-skip-tls-verify and put the API server's CA in certificate-authority-data (or certificate-authority)`,
     );
   }
   const ca = await material(cluster.certificateAuthorityData, cluster.certificateAuthority);

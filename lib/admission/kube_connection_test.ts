@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readJson } from "./kube_connection.ts";
+import { connectKube, readJson } from "./kube_connection.ts";
 import { PolicySourceError } from "./errors.ts";
 import { Reflector } from "./kube_reflector.ts";
 import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
@@ -71,4 +71,61 @@ Deno.test("a Reflector reports a broken watch line of Secrets without quoting it
   await reflector.stop();
   assert.match(errors[0]!, /^invalid JSON: unexpected character/);
   for (const message of errors) assertNoCanary(message, secret);
+});
+
+async function kubeconfigWith(cluster: string[]): Promise<string> {
+  const file = await Deno.makeTempFile({ suffix: ".kubeconfig" });
+  await Deno.writeTextFile(
+    file,
+    [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters:",
+      "- name: prod",
+      "  cluster:",
+      "    server: https://127.0.0.1:6443",
+      ...cluster.map((line) => `    ${line}`),
+      "users:",
+      "- name: admin",
+      "  user:",
+      "    token: not-a-real-token",
+      "contexts:",
+      "- name: prod",
+      "  context:",
+      "    cluster: prod",
+      "    user: admin",
+      "current-context: prod",
+      "",
+    ].join("\n"),
+  );
+  return file;
+}
+
+Deno.test("a cluster with insecure-skip-tls-verify is refused with the field and the fix", async () => {
+  const kubeconfig = await kubeconfigWith(["insecure-skip-tls-verify: true"]);
+  try {
+    await assert.rejects(
+      () => connectKube({ kubeconfig, env: {} }),
+      (error: unknown) => {
+        assert.ok(error instanceof PolicySourceError);
+        assert.equal(
+          error.message,
+          `Cannot use context "prod": its cluster "prod" sets insecure-skip-tls-verify, and the webhook always verifies the API server's certificate; remove insecure-skip-tls-verify and put the API server's CA in certificate-authority-data (or certificate-authority)`,
+        );
+        return true;
+      },
+    );
+  } finally {
+    await Deno.remove(kubeconfig);
+  }
+});
+
+Deno.test("a cluster with insecure-skip-tls-verify: false connects (no request is sent yet)", async () => {
+  const kubeconfig = await kubeconfigWith(["insecure-skip-tls-verify: false"]);
+  try {
+    using connection = await connectKube({ kubeconfig, env: {} });
+    assert.equal(connection.server, "https://127.0.0.1:6443");
+  } finally {
+    await Deno.remove(kubeconfig);
+  }
 });

@@ -37,15 +37,42 @@ export interface TestWebhook extends AsyncDisposable {
   readonly dir: string;
   /** The CA that signed the serving certificate now in use. */
   ca: Trust;
-  /** Writes a certificate from a new CA into the serving files and returns the CA. */
-  rotateCertificate(): Promise<CertFiles>;
+  /**
+   * Writes a new certificate and key into the serving files and returns the CA that signed it: a
+   * new CA, or with `keepCa` the one in use (a renewal, as cert-manager does it).
+   */
+  rotateCertificate(options?: { keepCa?: boolean }): Promise<CertFiles>;
   /** The log lines (JSON) so far. */
   logLines(): Promise<Record<string, unknown>[]>;
   /** Everything the process wrote so far, stdout and stderr (JSON lines or not). */
   logText(): Promise<string>;
   /** Whether /readyz answers ok, trusting `ca`. */
   isReady(ca?: Trust): Promise<boolean>;
+  /**
+   * Sends the webhook an AdmissionReview (a dry run) of the Pod `name` of `image` in `namespace`
+   * directly, not through the API server, trusting `trust` (default `ca`); resolves with its
+   * answer, throws when there is none.
+   */
+  reviewPod(
+    name: string,
+    namespace: string,
+    image: string,
+    trust?: readonly Trust[],
+  ): Promise<ReviewAnswer>;
   stop(): Promise<void>;
+}
+
+/** The webhook's answer to one AdmissionReview. */
+export interface ReviewAnswer {
+  readonly allowed: boolean;
+  /** The denial message ("" when admitted). */
+  readonly message: string;
+}
+
+/** How {@linkcode startWebhook} starts the webhook. */
+export interface StartOptions {
+  /** Wait until `/readyz` answers ok (default true); else return once the process runs. */
+  readonly waitUntilReady?: boolean;
 }
 
 /** A CA the client trusts. */
@@ -71,9 +98,11 @@ export interface ServingFiles {
 export async function startWebhook(
   args: string[],
   serving?: ServingFiles,
+  options: StartOptions = {},
 ): Promise<TestWebhook> {
   const dir = await Deno.makeTempDir({ prefix: "toolkit-webhook-e2e-" });
   let ca: Trust;
+  let signingCa: CertFiles | undefined;
   const certFile = serving?.certFile ?? `${dir}/tls.crt`;
   const keyFile = serving?.keyFile ?? `${dir}/tls.key`;
   if (serving) {
@@ -86,6 +115,7 @@ export async function startWebhook(
       sans: LOOPBACK_SANS,
     });
     ca = own;
+    signingCa = own;
     await Deno.writeTextFile(certFile, cert.certPem);
     await Deno.writeTextFile(keyFile, cert.keyPem);
   }
@@ -130,9 +160,14 @@ export async function startWebhook(
     url: `https://127.0.0.1:${port}/admit`,
     dir,
     ca,
-    async rotateCertificate() {
+    async rotateCertificate(options = {}) {
       rotation++;
-      const next = await makeCA(dir, `webhook-ca-${rotation}`);
+      if (options.keepCa && signingCa === undefined) {
+        throw new Error("the serving files were made elsewhere: their CA cannot sign");
+      }
+      const next = options.keepCa && signingCa
+        ? signingCa
+        : await makeCA(dir, `webhook-ca-${rotation}`);
       const cert = await issueCert(dir, next, {
         name: `serving-${rotation}`,
         cn: "webhook",
@@ -142,6 +177,7 @@ export async function startWebhook(
       await Deno.writeTextFile(keyFile, cert.keyPem);
       await Deno.writeTextFile(certFile, cert.certPem);
       ca = next;
+      signingCa = next;
       webhook.ca = next;
       return next;
     },
@@ -151,9 +187,33 @@ export async function startWebhook(
       return text.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
     },
     isReady,
+    async reviewPod(name, namespace, image, trust = [ca]) {
+      const client = Deno.createHttpClient({ caCerts: trust.map((t) => t.certPem) });
+      try {
+        const response = await fetch(`https://127.0.0.1:${port}/admit`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(podReview(name, namespace, image)),
+          client,
+        });
+        const body = await response.json() as {
+          response?: { allowed?: boolean; status?: { message?: string } };
+        };
+        if (!response.ok || body.response === undefined) {
+          throw new Error(`the webhook answered ${response.status}: ${JSON.stringify(body)}`);
+        }
+        return {
+          allowed: body.response.allowed === true,
+          message: body.response.status?.message ?? "",
+        };
+      } finally {
+        client.close();
+      }
+    },
     stop,
     [Symbol.asyncDispose]: stop,
   };
+  if (options.waitUntilReady === false) return webhook;
   try {
     await waitFor("the webhook", () => isReady(), { process, timeoutMs: 60_000 });
   } catch (error) {
@@ -282,6 +342,28 @@ export function dryRunPod(
   return cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
     stdin: podManifest(name, namespace, { containers: [image] }),
   });
+}
+
+/** An AdmissionReview (a dry run) of creating the Pod `name` of `image` in `namespace`. */
+export function podReview(name: string, namespace: string, image: string): unknown {
+  const pod = { resource: "pods", group: "", version: "v1" };
+  return {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid: crypto.randomUUID(),
+      kind: { group: "", version: "v1", kind: "Pod" },
+      resource: pod,
+      requestKind: { group: "", version: "v1", kind: "Pod" },
+      requestResource: pod,
+      name,
+      namespace,
+      operation: "CREATE",
+      userInfo: { username: "toolkit-e2e" },
+      object: JSON.parse(podManifest(name, namespace, { containers: [image] })),
+      dryRun: true,
+    },
+  };
 }
 
 /** A Deployment manifest of one container `app` running `image`, or of the pod spec `images`. */

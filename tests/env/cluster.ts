@@ -39,6 +39,22 @@ export interface TestCluster extends AsyncDisposable {
   ): Promise<{ code: number; stdout: string; stderr: string }>;
   /** Installs a set of CRDs and waits until they are established. */
   installCrds(set: CrdSet): Promise<void>;
+  /**
+   * Stops kube-apiserver (by process id); etcd and the controller-manager keep running. Clients
+   * see connections refused until {@linkcode startApiServer}.
+   */
+  stopApiServer(): Promise<void>;
+  /**
+   * Starts kube-apiserver again, on the same port with the same etcd, certificates and flags,
+   * and waits until it is ready (a running one is stopped first).
+   */
+  startApiServer(): Promise<void>;
+  /**
+   * Deletes the keys under `prefix` straight from etcd (`/registry/secrets/NS/NAME`,
+   * `/registry/GROUP/RESOURCE/NAME`) and returns how many went: a change made while
+   * kube-apiserver is stopped, as another API server replica would make it. ASCII keys only.
+   */
+  deleteStored(prefix: string): Promise<number>;
   /** Stops every process (by process id) and removes the directory. */
   stop(): Promise<void>;
 }
@@ -116,6 +132,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
 
     const etcdPort = freePort();
     const peerPort = freePort();
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     processes.etcd = await startProcess(etcdBin, [
       "--name=toolkit-test",
       `--data-dir=${dir}/etcd`,
@@ -128,14 +145,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       "--log-level=warn",
     ], { logFile: `${dir}/etcd.log` });
     await waitFor("etcd", async () => {
-      const response = await fetch(`http://127.0.0.1:${etcdPort}/health`);
+      const response = await fetch(`${etcdUrl}/health`);
       return (await response.json()).health === "true";
     }, { process: processes.etcd, timeoutMs: 30_000 });
 
     const port = freePort();
     const server = `https://127.0.0.1:${port}`;
-    processes["kube-apiserver"] = await startProcess(apiserverBin, [
-      `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+    const apiServerArgs = [
+      `--etcd-servers=${etcdUrl}`,
       `--cert-dir=${pki}`,
       `--tls-cert-file=${serving.certFile}`,
       `--tls-private-key-file=${serving.keyFile}`,
@@ -155,26 +172,31 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       // mutating webhooks saw them). Turning it on only lets the field through.
       "--feature-gates=ImageVolume=true",
       "--v=0",
-    ], {
-      logFile: `${dir}/kube-apiserver.log`,
-      // HTTP/1.1 only: when the API server stops it sends GOAWAY on open HTTP/2 connections,
-      // and Deno 2.9's node:http2 (used by @kubernetes/client-node through undici) aborts the
-      // whole process on it (nghttp2 assertion in find_stream_on_goaway_func).
-      env: { GODEBUG: "http2server=0" },
-    });
-    const client = Deno.createHttpClient({
-      caCerts: [ca.certPem],
-      cert: admin.certPem,
-      key: admin.keyPem,
-    });
-    try {
-      await waitFor("kube-apiserver", async () => {
-        const response = await fetch(`${server}/readyz`, { client });
-        return (await response.text()) === "ok";
-      }, { process: processes["kube-apiserver"], timeoutMs: 90_000 });
-    } finally {
-      client.close();
-    }
+    ];
+    const startApiServer = async () => {
+      await processes["kube-apiserver"]?.stop();
+      processes["kube-apiserver"] = await startProcess(apiserverBin, apiServerArgs, {
+        logFile: `${dir}/kube-apiserver.log`,
+        // HTTP/1.1 only: when the API server stops it sends GOAWAY on open HTTP/2 connections,
+        // and Deno 2.9's node:http2 (used by @kubernetes/client-node through undici) aborts the
+        // whole process on it (nghttp2 assertion in find_stream_on_goaway_func).
+        env: { GODEBUG: "http2server=0" },
+      });
+      const client = Deno.createHttpClient({
+        caCerts: [ca.certPem],
+        cert: admin.certPem,
+        key: admin.keyPem,
+      });
+      try {
+        await waitFor("kube-apiserver", async () => {
+          const response = await fetch(`${server}/readyz`, { client });
+          return (await response.text()) === "ok";
+        }, { process: processes["kube-apiserver"], timeoutMs: 90_000 });
+      } finally {
+        client.close();
+      }
+    };
+    await startApiServer();
 
     const kubeconfigPath = `${dir}/kubeconfig`;
     await Deno.writeTextFile(kubeconfigPath, kubeconfig(server, ca, admin, "toolkit-admin"), {
@@ -239,6 +261,23 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       processes,
       kubectl,
       installCrds,
+      stopApiServer: async () => await processes["kube-apiserver"]?.stop(),
+      startApiServer,
+      async deleteStored(prefix: string) {
+        // etcd's JSON gateway of the KV API: keys are base64, range_end makes it a prefix.
+        const end = new TextEncoder().encode(prefix);
+        end[end.length - 1] = (end[end.length - 1] ?? 0) + 1;
+        const response = await fetch(`${etcdUrl}/v3/kv/deleterange`, {
+          method: "POST",
+          body: JSON.stringify({
+            key: btoa(prefix),
+            range_end: btoa(String.fromCharCode(...end)),
+          }),
+        });
+        const answer = await response.json() as { deleted?: string; message?: string };
+        if (!response.ok) throw new Error(`etcd refused the deletion: ${answer.message}`);
+        return Number(answer.deleted ?? 0);
+      },
       stop: stopAll,
       [Symbol.asyncDispose]: stopAll,
     };
