@@ -14,7 +14,7 @@
 import { createHandler } from "../../webhook/handler.ts";
 import type { LogRecord } from "../../webhook/log.ts";
 import { WebhookMetrics } from "../../webhook/metrics.ts";
-import { createAdmissionEvaluator } from "./evaluate.ts";
+import { type AdmissionEvaluator, createAdmissionEvaluator } from "./evaluate.ts";
 import { filePolicySource } from "./file_source.ts";
 import { DEFAULT_EXEMPT_LABEL, type PolicySource } from "./source.ts";
 import { createImageVerifier } from "./verifier.ts";
@@ -52,6 +52,8 @@ export interface FuzzOptions {
   readonly maxDepth?: number;
   /** Stop after this many failures. @default 20 */
   readonly maxFailures?: number;
+  /** Replaces the evaluator (to check that the oracle catches a broken one). */
+  readonly mutateEvaluator?: (evaluator: AdmissionEvaluator) => AdmissionEvaluator;
 }
 
 /** One failure, with what replays it. */
@@ -163,7 +165,7 @@ export async function runAdmissionFuzz(options: FuzzOptions): Promise<FuzzReport
     digestCache: { ttlMs: 30_000, maxEntries: 10_000 },
     clock: world.clock,
   });
-  const evaluator = createAdmissionEvaluator({
+  const real = createAdmissionEvaluator({
     source,
     verifier,
     settings: {
@@ -173,6 +175,7 @@ export async function runAdmissionFuzz(options: FuzzOptions): Promise<FuzzReport
       budgetMs: 8000,
     },
   });
+  const evaluator = options.mutateEvaluator?.(real) ?? real;
   const logs: LogRecord[] = [];
   const handler = createHandler({
     evaluator,

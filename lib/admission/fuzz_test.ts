@@ -14,6 +14,7 @@
 import assert from "node:assert/strict";
 import { describeFailure, type FuzzReport, runAdmissionFuzz } from "./_fuzz_harness.ts";
 import { KNOWN_OPEN_CLASSES } from "./_fuzz_generator.ts";
+import { oracleParse } from "./_fuzz_oracle.ts";
 
 function envNumber(name: string): number | undefined {
   const text = Deno.env.get(name);
@@ -60,4 +61,60 @@ Deno.test("the webhook admits no image the policy forbids and pins only verified
 Deno.test("the webhook answers every raw body, with the uid whenever the review can be read (fuzz)", async () => {
   const report = await run(0, envNumber("TOOLKIT_FUZZ_BODIES") ?? (long ? 10_000 : 1000));
   assertNoFailures(report);
+});
+
+Deno.test("the fuzz oracle reads registry spellings as the network dials them", () => {
+  const read = (image: string) => {
+    const ref = oracleParse(image);
+    return ref && `${ref.registry}/${ref.repository}${ref.tag ? `:${ref.tag}` : ""}`;
+  };
+  assert.equal(read("LOCALHOST:05000/signed/app:1"), "localhost:5000/signed/app:1");
+  assert.equal(read("Registry.Example.COM:443/signed/app"), "registry.example.com/signed/app");
+  assert.equal(read("registry.example.com./signed/app"), "registry.example.com/signed/app");
+  assert.equal(read("127.000.000.001:5001/signed/app"), "127.0.0.1:5001/signed/app");
+  assert.equal(read("Registry-1.Docker.IO/team/app"), "docker.io/team/app");
+  assert.equal(read("nginx:1"), "docker.io/library/nginx:1");
+  assert.equal(read("index.docker.io/nginx"), "docker.io/library/nginx");
+  for (
+    const image of ["fuzz:pw@localhost:5000/a", "r.example#x/a", "R.example/A", "a@md5:00", ""]
+  ) {
+    assert.equal(oracleParse(image), undefined, image);
+  }
+});
+
+Deno.test("the fuzz catches a webhook that admits what it denies or pins the wrong digest", async () => {
+  const admitsAll = await runAdmissionFuzz({
+    seed,
+    reviews: 300,
+    bodies: 0,
+    allowed: () => true,
+    maxFailures: 1000,
+    mutateEvaluator: (evaluator) => ({
+      evaluate: async (request) => {
+        const decision = await evaluator.evaluate(request);
+        return { ...decision, allowed: true, outcome: "allow", reasons: [] };
+      },
+    }),
+  });
+  const kinds = new Set(admitsAll.failures.map((f) => f.failure));
+  assert.ok(kinds.has("unsigned-admitted"), JSON.stringify([...kinds]));
+  assert.ok(kinds.has("unreadable-admitted"), JSON.stringify([...kinds]));
+  const wrongPin = await runAdmissionFuzz({
+    seed,
+    reviews: 300,
+    bodies: 0,
+    allowed: (name) => !KNOWN_OPEN_CLASSES.includes(name),
+    maxFailures: 1000,
+    mutateEvaluator: (evaluator) => ({
+      evaluate: async (request) => {
+        const decision = await evaluator.evaluate(request);
+        const patch = decision.patch.map((op) => ({
+          ...op,
+          value: op.value.replace(/@sha256:[0-9a-f]{4}/, "@sha256:0000"),
+        }));
+        return { ...decision, patch };
+      },
+    }),
+  });
+  assert.ok(wrongPin.failures.some((f) => f.failure === "bad-pin"));
 });
