@@ -7,8 +7,9 @@
  * - the core interceptors (`cel`, `github`, `gitlab`, `bitbucket`, ...) and an EventListener sink,
  *   run as processes against the test API server. No Triggers controller or admission webhook
  *   runs, so this module does their part: the `tekton-pipelines` namespace, the empty Secret the
- *   interceptors fill with their certificate, and the ClusterInterceptors with their URL set in
- *   the spec and, through the status subresource, in `status.address.url`. Interceptor references
+ *   interceptors fill with their certificate, and the ClusterInterceptors (labelled
+ *   `server/type: https`, as in Tekton's release) with their URL set in the spec and, through the
+ *   status subresource, in `status.address.url`. Interceptor references
  *   must say `kind: ClusterInterceptor` (no webhook defaults it). The cluster needs the `tekton`
  *   CRDs (`startCluster({ crds: ["tekton"] })`); the Triggers CRDs as published in the module carry
  *   no conversion webhook.
@@ -30,7 +31,7 @@ export const TRIGGERS_SYSTEM_NAMESPACE = "tekton-pipelines";
 /** The fixed port of Tekton's core interceptors. */
 export const INTERCEPTORS_PORT = 8443;
 /** The ClusterInterceptors the core interceptors serve and this module registers. */
-export const CORE_INTERCEPTORS = ["cel", "github", "gitlab", "bitbucket"] as const;
+export const CORE_INTERCEPTORS = ["cel", "github", "gitlab", "bitbucket", "slack"] as const;
 
 const INTERCEPTORS_SECRET = "tekton-triggers-core-interceptors-certs";
 // The interceptors make their certificate for this service name; the sink checks it.
@@ -56,15 +57,16 @@ export interface HttpRequest {
  * the body at the first blank line.
  */
 export function rawHttpRequest(request: HttpRequest): string {
-  const headers = Object.entries(request.headers)
-    .filter(([name]) => name.toLowerCase() !== "content-length")
-    .map(([name, value]) => `${name}: ${value}`);
-  const length = new TextEncoder().encode(request.body).length;
+  // The length is the body's own; a recorded request keeps its Host.
+  const entries = Object.entries(request.headers).filter(([name]) =>
+    !["content-length", "transfer-encoding"].includes(name.toLowerCase())
+  );
+  const hasHost = entries.some(([name]) => name.toLowerCase() === "host");
   return [
     `${request.method ?? "POST"} ${request.path ?? "/"} HTTP/1.1`,
-    "Host: el.test",
-    ...headers,
-    `Content-Length: ${length}`,
+    ...(hasHost ? [] : ["Host: eventlistener.test"]),
+    ...entries.map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${new TextEncoder().encode(request.body).length}`,
     "",
     request.body,
   ].join("\n");
@@ -154,7 +156,9 @@ export async function startInterceptors(cluster: TestCluster): Promise<TestInter
         "---",
         "apiVersion: triggers.tekton.dev/v1alpha1",
         "kind: ClusterInterceptor",
-        `metadata: {name: ${name}}`,
+        // The sink trusts the caBundles of the ClusterInterceptors labelled https, and refuses
+        // to start when there are none (Tekton's own core-interceptors.yaml sets the label).
+        `metadata: {name: ${name}, labels: {server/type: https}}`,
         `spec: {clientConfig: {url: "${interceptorUrl(name)}"}}`,
       ]),
       "",
