@@ -1,6 +1,6 @@
 /**
- * A real Gitea for tests: the binary `tests/env/provision.sh` builds from Gitea's Go module,
- * started on a free 127.0.0.1 port in a temporary work directory (sqlite, install locked, no SSH,
+ * A real Gitea for tests: the binary `tests/env/provision.sh` builds from Gitea's Go module (its
+ * locales and templates embedded), started on a free 127.0.0.1 port in a temporary work directory (sqlite, install locked, no SSH,
  * no mailer, no indexers or cron), with an admin user and an API token made by `gitea admin user
  * create`. Its webhooks may deliver to loopback addresses, so a listener started by the test
  * receives Gitea's real push deliveries. Stopped by process id.
@@ -8,7 +8,7 @@
  * @module
  */
 import { freePort, type ManagedProcess, runOk, startProcess, waitFor } from "./process.ts";
-import { provisionedPath, requireTool } from "./tools.ts";
+import { requireTool } from "./tools.ts";
 
 /** The admin user every test Gitea is started with. */
 export const GITEA_ADMIN = { username: "toolkit-admin", password: "toolkit-admin-pass" } as const;
@@ -63,7 +63,7 @@ export interface TestGitea extends AsyncDisposable {
   stop(): Promise<void>;
 }
 
-function appIni(dir: string, port: number, staticRoot: string | undefined): string {
+function appIni(dir: string, port: number): string {
   const root = Deno.uid() === 0;
   return [
     "APP_NAME = toolkit test",
@@ -77,7 +77,6 @@ function appIni(dir: string, port: number, staticRoot: string | undefined): stri
     `HTTP_PORT = ${port}`,
     `ROOT_URL = http://127.0.0.1:${port}/`,
     `APP_DATA_PATH = ${dir}/data`,
-    ...(staticRoot ? [`STATIC_ROOT_PATH = ${staticRoot}`] : []),
     "DISABLE_SSH = true",
     "START_SSH_SERVER = false",
     "LFS_START_SERVER = false",
@@ -168,8 +167,6 @@ function base64(text: string): string {
 export async function startGitea(): Promise<TestGitea> {
   const binary = requireTool("gitea");
   const git = requireTool("git");
-  // Without the bindata tag Gitea reads its locales and templates from its static root.
-  const staticRoot = provisionedPath("GITEA_STATIC_ROOT");
   const dir = await Deno.makeTempDir({ prefix: "toolkit-gitea-" });
   const config = `${dir}/app.ini`;
   const home = `${dir}/home`;
@@ -178,7 +175,7 @@ export async function startGitea(): Promise<TestGitea> {
   const env = { HOME: home, GITEA_WORK_DIR: dir, USER: Deno.env.get("USER") ?? "root" };
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
-  await Deno.writeTextFile(config, appIni(dir, port, staticRoot));
+  await Deno.writeTextFile(config, appIni(dir, port));
   const cli = (args: string[]) =>
     runOk(binary, ["--config", config, "--work-path", dir, ...args], { env });
 

@@ -65,21 +65,6 @@ export function assetsDir(): string | undefined {
   );
 }
 
-/**
- * A path that provision.sh recorded under `key` in the environment file (such as
- * `GITEA_STATIC_ROOT`), or undefined when it is not recorded or does not exist.
- */
-export function provisionedPath(key: string): string | undefined {
-  const path = provisionedEnv()[key];
-  if (path === undefined || path === "") return undefined;
-  try {
-    Deno.statSync(path);
-    return path;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The directory of the provisioned CRDs (tekton-pipelines, tekton-triggers, openshift). */
 export function crdsDir(): string | undefined {
   return provisionedEnv().CRDS;
