@@ -4,15 +4,15 @@
  *
  * - `cel-eval` and `binding-eval`, Tekton's evaluators of a CEL filter and of a TriggerBinding
  *   against a raw HTTP request (what the `cel` interceptor and the sink do with a delivery);
- * - the core interceptors (`cel`, `github`, `gitlab`, `bitbucket`, ...) and an EventListener sink,
- *   run as processes against the test API server. No Triggers controller or admission webhook
- *   runs, so this module does their part: the `tekton-pipelines` namespace, the empty Secret the
- *   interceptors fill with their certificate, and the ClusterInterceptors (labelled
- *   `server/type: https`, as in Tekton's release) with their URL set in the spec and, through the
- *   status subresource, in `status.address.url`. Interceptor references
- *   must say `kind: ClusterInterceptor` (no webhook defaults it). The cluster needs the `tekton`
- *   CRDs (`startCluster({ crds: ["tekton"] })`); the Triggers CRDs as published in the module carry
- *   no conversion webhook.
+ * - the core interceptors (`cel`, `github`, `gitlab`, `bitbucket`, `slack`) and an EventListener
+ *   sink, run as processes against the test API server. No Triggers controller or admission
+ *   webhook runs, so this module does their part: the `tekton-pipelines` namespace, the empty
+ *   Secret the interceptors fill with their certificate, and the ClusterInterceptors (labelled
+ *   `server/type: https` as in Tekton's release: the sink refuses to start without one) with their
+ *   URL set in the spec and, through the status subresource, in `status.address.url`. Interceptor
+ *   references must say `kind: ClusterInterceptor` (no webhook defaults it). The cluster needs the
+ *   `tekton` CRDs (`startCluster({ crds: ["tekton"] })`); the Triggers CRDs as published in the
+ *   module carry no conversion webhook (Triggers' own webhook adds it at run time).
  *
  * The interceptors listen on port 8443 of every address: the port is a constant in Tekton's
  * `cmd/interceptors` with no flag or variable to change it. So one interceptors process runs at a
