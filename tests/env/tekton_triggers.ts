@@ -12,7 +12,7 @@
  *   URL set in the spec and, through the status subresource, in `status.address.url`. Interceptor
  *   references must say `kind: ClusterInterceptor` (no webhook defaults it). The cluster needs the
  *   `tekton` CRDs (`startCluster({ crds: ["tekton"] })`); the Triggers CRDs as published in the
- *   module carry no conversion webhook (Triggers' own webhook adds it at run time).
+ *   module (v0.34.0) configure no conversion webhook, so they are installed as they are.
  *
  * The interceptors listen on port 8443 of every address: the port is a constant in Tekton's
  * `cmd/interceptors` with no flag or variable to change it. So one interceptors process runs at a
