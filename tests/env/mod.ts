@@ -1,12 +1,15 @@
 /**
  * toolkit's real test environment: etcd and kube-apiserver (and kube-controller-manager), the
- * distribution registry, gpg and skopeo, started on free 127.0.0.1 ports and stopped by
- * process id. `tests/env/provision.sh` finds or builds the binaries.
+ * distribution registry, gpg and skopeo, Gitea, and Tekton Triggers' sink, interceptors and
+ * evaluators, started on free 127.0.0.1 ports and stopped by process id.
+ * `tests/env/provision.sh` finds or builds the binaries.
  *
  * @module
  */
 export * from "./cluster.ts";
 export * from "./gpg.ts";
+export * from "./gitea.ts";
+export * from "./tekton_triggers.ts";
 export * from "./registry.ts";
 export * from "./tools.ts";
 export * from "./pki.ts";

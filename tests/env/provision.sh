@@ -16,8 +16,18 @@
 # - helm: built from the Helm Go module at the pinned version with the ldflags of Helm's own
 #   release build (so `helm template` and `helm lint` assume the Kubernetes version the release
 #   does, not v1.20); kept once for every Kubernetes version.
+# - gitea: built from Gitea's Go module (cgo, sqlite) with its locales, templates and schemas
+#   embedded (the bindata tag), so the binary is all it needs.
+# - Tekton Triggers' eventlistenersink, interceptors, cel-eval and binding-eval: built from the
+#   Triggers Go module at the version of its CRDs.
+# Gitea and Triggers are built in the background while the Kubernetes binaries build (they share
+# no packages worth waiting for), all under `nice`; their logs are printed if they fail.
 #
-# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm: .../helm-<version>/)
+# One run at a time: a run holds an exclusive lock on <cache>/.provision.lock, and a second run
+# waits for it, then finds everything built.
+#
+# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm, gitea and Triggers:
+# .../helm-<version>/, .../gitea-<version>/, .../tekton-triggers-<version>/)
 # The last line printed is the directory that holds kube-apiserver and etcd.
 set -euo pipefail
 
@@ -28,6 +38,8 @@ TEKTON_TRIGGERS_VERSION=v0.34.0
 OPENSHIFT_API_VERSION=v0.0.0-20251015095338-264e80a2b6e7
 CERT_MANAGER_VERSION=v1.19.2
 HELM_VERSION=v3.22.0
+GITEA_VERSION=v1.26.0
+GITEA_TAGS="bindata sqlite sqlite_unlock_notify"
 
 root=${TOOLKIT_TEST_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolkit-test-env}
 version="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}"
@@ -37,6 +49,15 @@ crds="$cache/crds"
 mkdir -p "$bin" "$crds"
 
 say() { printf 'provision: %s\n' "$*" >&2; }
+
+# One run at a time: a second run would delete the first one's build directories.
+exec 9>"$root/.provision.lock"
+if ! flock -n 9; then
+  say "another provision.sh is running; waiting for it to finish"
+  flock 9
+fi
+# Builds yield to the tests and builds of the people sharing the machine (children inherit it).
+[ "$(nice)" -ge 10 ] || renice -n 10 -p $$ >/dev/null
 
 # Debian packages --------------------------------------------------------------------------
 need_pkgs=()
@@ -59,6 +80,89 @@ fi
 export GOMODCACHE="$root/go/mod" GOCACHE="$root/go/build" GOFLAGS=-mod=mod GOTOOLCHAIN=local
 export CGO_ENABLED=0
 if ! command -v go >/dev/null && [ -x /usr/local/go/bin/go ]; then export PATH="/usr/local/go/bin:$PATH"; fi
+module_dir() { go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'; }
+need_go() { command -v go >/dev/null || { say "Go is needed to build $1"; exit 1; }; }
+
+# Gitea and Tekton Triggers, in the background -------------------------------------------------
+# Each builds in a writable copy of its module's directory: their go.mod files have replace
+# directives (Gitea) or a version list the proxy will not serve (Triggers), so `go install
+# MODULE@VERSION` is refused.
+gitea_dir="$root/gitea-${GITEA_VERSION}"
+gitea_bin="$gitea_dir/bin/gitea"
+triggers_dir="$root/tekton-triggers-${TEKTON_TRIGGERS_VERSION}"
+triggers_bin="$triggers_dir/bin"
+triggers_tools=(eventlistenersink interceptors cel-eval binding-eval)
+
+build_gitea() {
+  need_go gitea
+  local src="$gitea_dir/src" dir
+  say "building gitea ${GITEA_VERSION} from the Gitea Go module (first run: about 10 minutes)"
+  dir=$(module_dir "code.gitea.io/gitea@${GITEA_VERSION}")
+  rm -rf "$src"
+  mkdir -p "$gitea_dir/bin"
+  cp -r "$dir" "$src"
+  chmod -R u+w "$src"
+  # The bindata tag embeds options/, templates/, public/ and the migration schemas, once they
+  # are packed by Gitea's own generator (as its Makefile does).
+  (cd "$src" && go generate -tags bindata ./modules/options ./modules/templates ./modules/public \
+    ./modules/migration &&
+    CGO_ENABLED=1 go build -trimpath -tags "$GITEA_TAGS" \
+      -ldflags "-s -w -X 'main.Version=${GITEA_VERSION#v}' -X 'main.Tags=$GITEA_TAGS'" \
+      -o "$gitea_bin.tmp" .)
+  mv "$gitea_bin.tmp" "$gitea_bin"
+  rm -rf "$src"
+}
+
+build_triggers() {
+  need_go "Tekton Triggers"
+  local src="$triggers_dir/src" dir name
+  say "building Tekton Triggers ${TEKTON_TRIGGERS_VERSION} (${triggers_tools[*]}) from its Go module"
+  dir=$(module_dir "github.com/tektoncd/triggers@${TEKTON_TRIGGERS_VERSION}")
+  rm -rf "$src" "$triggers_bin.tmp"
+  mkdir -p "$triggers_bin.tmp"
+  cp -r "$dir" "$src"
+  chmod -R u+w "$src"
+  (cd "$src" && go build -trimpath -ldflags "-s -w" -o "$triggers_bin.tmp/" \
+    "${triggers_tools[@]/#/./cmd/}")
+  mkdir -p "$triggers_bin"
+  for name in "${triggers_tools[@]}"; do mv "$triggers_bin.tmp/$name" "$triggers_bin/$name"; done
+  rm -rf "$triggers_bin.tmp" "$src"
+}
+
+background=()
+start_build() { # name function: runs it in the background, output in <root>/logs/<name>.log
+  mkdir -p "$root/logs"
+  say "$1: building in the background (log: $root/logs/$1.log)"
+  ("$2" >"$root/logs/$1.log" 2>&1) &
+  background+=("$1:$!")
+}
+[ -x "$gitea_bin" ] || start_build gitea build_gitea
+for b in "${triggers_tools[@]}"; do
+  [ -x "$triggers_bin/$b" ] || { start_build tekton-triggers build_triggers; break; }
+done
+wait_builds() {
+  local job failed=0
+  for job in ${background[@]+"${background[@]}"}; do
+    if wait "${job#*:}"; then
+      say "${job%%:*}: built"
+    else
+      say "${job%%:*}: build failed; its log follows"
+      cat "$root/logs/${job%%:*}.log" >&2
+      failed=1
+    fi
+  done
+  background=()
+  return $failed
+}
+# On an early exit (a failed build, Ctrl-C), the background builds stop with the script: they
+# ignore SIGINT, and must not go on writing while the next run, once it has the lock, starts over.
+kill_tree() { # pid: the process, then its descendants
+  local children child
+  children=$(pgrep -P "$1" || true)
+  kill "$1" 2>/dev/null || true
+  for child in $children; do kill_tree "$child"; done
+}
+trap 'for job in ${background[@]+"${background[@]}"}; do kill_tree "${job#*:}"; done' EXIT
 
 # kube-apiserver, kubectl and etcd -----------------------------------------------------------
 assets=""
@@ -126,7 +230,6 @@ else
 fi
 
 # CRDs from the projects' published Go modules -------------------------------------------------
-module_dir() { go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'; }
 copy_crds() { # name module@version pattern...
   local name=$1 module=$2 dest="$crds/$1" dir
   shift 2
@@ -175,6 +278,8 @@ build_helm() {
 }
 [ -x "$helm_bin" ] || build_helm
 
+wait_builds
+
 {
   echo "K8S_VERSION=$K8S_VERSION"
   echo "ETCD_VERSION=$ETCD_VERSION"
@@ -186,6 +291,9 @@ build_helm() {
   echo "ASSETS=$assets"
   echo "CRDS=$crds"
   echo "HELM=$helm_bin"
+  echo "GITEA_VERSION=$GITEA_VERSION"
+  echo "GITEA=$gitea_bin"
+  echo "TEKTON_TRIGGERS_BIN=$triggers_bin"
 } >"$cache/env.tmp" && mv "$cache/env.tmp" "$cache/env"
 ln -sfn "$cache" "$root/current"
 echo "$assets"

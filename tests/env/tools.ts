@@ -1,13 +1,22 @@
 /**
  * Finds the binaries of the test environment: kube-apiserver, etcd and kubectl from
- * `$KUBEBUILDER_ASSETS` or the cache that `tests/env/provision.sh` fills; helm from that cache,
- * else the PATH; docker-registry, gpg, skopeo, htpasswd and openssl from the PATH.
+ * `$KUBEBUILDER_ASSETS` or the cache that `tests/env/provision.sh` fills; helm, gitea and Tekton
+ * Triggers' eventlistenersink, interceptors, cel-eval and binding-eval from that cache, else the
+ * PATH; docker-registry, gpg, skopeo, htpasswd, openssl and git from the PATH.
  *
  * @module
  */
 
 const PATH_TOOLS = ["docker-registry", "gpg", "gpgconf", "skopeo", "htpasswd", "openssl"] as const;
 const ASSET_TOOLS = ["kube-apiserver", "etcd"] as const;
+
+/** Tekton Triggers' binaries, kept together in the directory `TEKTON_TRIGGERS_BIN` names. */
+export const TEKTON_TRIGGERS_TOOLS = [
+  "eventlistenersink",
+  "interceptors",
+  "cel-eval",
+  "binding-eval",
+] as const;
 
 function isExecutable(path: string): boolean {
   try {
@@ -78,12 +87,20 @@ export function findTool(name: string): string | undefined {
       return `${provisioned}/${name}`;
     }
   }
-  if (name === "helm") {
-    const helm = provisionedEnv().HELM;
-    if (helm && isExecutable(helm)) return helm;
-  }
+  const provisioned = provisionedTool(name);
+  if (provisioned && isExecutable(provisioned)) return provisioned;
   for (const dir of (env("PATH") ?? "").split(":")) {
     if (dir && isExecutable(`${dir}/${name}`)) return `${dir}/${name}`;
+  }
+  return undefined;
+}
+
+function provisionedTool(name: string): string | undefined {
+  const provisioned = provisionedEnv();
+  if (name === "helm") return provisioned.HELM;
+  if (name === "gitea") return provisioned.GITEA;
+  if ((TEKTON_TRIGGERS_TOOLS as readonly string[]).includes(name)) {
+    return provisioned.TEKTON_TRIGGERS_BIN && `${provisioned.TEKTON_TRIGGERS_BIN}/${name}`;
   }
   return undefined;
 }
