@@ -12,31 +12,11 @@
 import { OBJECT_SECRET, REGISTRIES, type Registry } from "./_fuzz_world.ts";
 
 /**
- * Generator classes that find defects being fixed elsewhere (issue #10). They are not generated
- * unless `TOOLKIT_FUZZ_ALL_CLASSES=1`, so the suite stays green while the oracle stays strict;
- * remove a class here once its fix is merged. The list should end up empty.
+ * Generator classes that find known defects not fixed yet. They are not generated unless
+ * `TOOLKIT_FUZZ_ALL_CLASSES=1`, so the suite stays green while the oracle stays strict; a class
+ * is removed here once its fix is merged. Empty: every class the fuzz knows is generated.
  */
-export const KNOWN_OPEN_CLASSES: readonly string[] = [
-  // Image volumes (`spec.volumes[].image.reference`) are not checked at all.
-  "image-volume",
-  // Registry hosts spelled another way dial the same registry but miss its policy and fall to
-  // the permissive catch-all: upper case, leading zeros in the port, `:443`,
-  // `registry-1.docker.io`, and patterns written with such spellings.
-  "host-case",
-  "port-leading-zero",
-  "port-443",
-  "docker-registry-1",
-  "pattern-spelling",
-  // Numeric IPv4 spellings (`127.1`, `127.000.000.001`, `2130706433`, `0x7f.0.0.1`) of a
-  // registry's address: found by this fuzz, outside the classes above.
-  "ipv4-variant",
-  // The verdict cache is keyed by key fingerprints only: a key revoked in place (same
-  // fingerprint) keeps admitting from the cache.
-  "revoked-in-place",
-  // A reference with a digest escapes a tag-scoped pattern (`app:v*`): `app@<digest of app:v1>`
-  // and `app:x@<digest of app:v1>` run app:v1's content without its signature.
-  "tag-scope-by-digest",
-];
+export const KNOWN_OPEN_CLASSES: readonly string[] = [];
 
 /** A small, fast, seeded PRNG (mulberry32). */
 export class Rng {

@@ -222,12 +222,14 @@ export type SiteVerdict =
   };
 
 /**
- * Whether a rule covers an image. A tag-scoped rule covers the images of its tags: a reference
- * whose written tag matches, and also one with a digest that one of the matching tags points to
- * in the registry (the runtime pulls the digest and ignores any tag written beside it, so
- * `app:anything@<digest of app:v1>` runs `app:v1`).
+ * Whether a rule covers an image. A tag-scoped rule covers the references whose written tag
+ * matches it, as docs/admission.md says ("a pattern with a tag matches tags only"); one that also
+ * carries a digest is then held to both (the tag must resolve to that digest, checked by the
+ * webhook and by `siteVerdict`'s signature lookup of the digest). A reference without a matching
+ * tag is not covered, whatever content its digest names: the rule does not apply to it (issue #10
+ * item 4), and a repository is guarded for every digest only by a pattern without a tag.
  */
-function covers(world: FuzzWorld, rule: ScopeRule, ref: OracleReference): boolean {
+function covers(rule: ScopeRule, ref: OracleReference): boolean {
   if (rule.registry !== ref.registry) return false;
   if (rule.repositoryPrefix !== undefined && !ref.repository.startsWith(rule.repositoryPrefix)) {
     return false;
@@ -235,18 +237,7 @@ function covers(world: FuzzWorld, rule: ScopeRule, ref: OracleReference): boolea
   if (rule.repository !== undefined && rule.repository !== ref.repository) return false;
   const prefix = rule.tagPrefix;
   if (prefix === undefined) return true;
-  if (ref.tag !== undefined && ref.tag.startsWith(prefix)) return true;
-  if (ref.digest === undefined) return false;
-  const repository = `${ref.registry}/${ref.repository}:`;
-  for (const [entry, digest] of world.tags) {
-    if (
-      digest === ref.digest && entry.startsWith(repository) &&
-      entry.slice(repository.length).startsWith(prefix)
-    ) {
-      return true;
-    }
-  }
-  return false;
+  return ref.tag !== undefined && ref.tag.startsWith(prefix);
 }
 
 /** Decides one image under a policy world in a namespace. */
@@ -259,7 +250,7 @@ export function siteVerdict(
   const ref = oracleParse(image);
   if (ref === undefined) return { kind: "unreadable" };
   const rules = (policies.namespaced.get(namespace) ?? policies.cluster).filter((r) =>
-    covers(world, r, ref)
+    covers(r, ref)
   );
   // What runs: the digest when one is written (runtimes pull by digest), else the tag's.
   const digest = ref.digest ??
@@ -435,6 +426,15 @@ function isDeleting(object: unknown): boolean {
     typeof object.metadata.deletionTimestamp === "string";
 }
 
+/**
+ * A Pod's volumes cannot change after it is created (the API server refuses such an UPDATE), so
+ * an image volume of a Pod UPDATE is checked but never pinned.
+ */
+function podVolumeImmutable(request: OracleRequest, pointer: string): boolean {
+  return request.operation === "UPDATE" && request.group === "" && request.resource === "pods" &&
+    pointer.startsWith("/spec/volumes/");
+}
+
 function checkPatch(
   request: OracleRequest,
   response: Obj,
@@ -472,6 +472,9 @@ function checkPatch(
         fail("bad-patch", `the patch replaces ${op.path}, which is no image field`, op.path);
         continue;
       }
+      if (podVolumeImmutable(request, op.path)) {
+        fail("bad-patch", `${op.path} is a Pod's volume, which an UPDATE cannot change`, op.path);
+      }
       if (patched.has(op.path)) fail("bad-patch", `${op.path} is replaced twice`, op.path);
       patched.add(op.path);
       const problem = applyReplace(object, op.path, op.value);
@@ -501,7 +504,8 @@ function checkPatch(
   for (const [pointer, verdict] of verdicts) {
     if (
       verdict.kind === "signed" && verdict.ref.digest === undefined &&
-      verdict.rules.every((r) => r.mutate) && !patched.has(pointer)
+      verdict.rules.every((r) => r.mutate) && !patched.has(pointer) &&
+      !podVolumeImmutable(request, pointer)
     ) {
       fail("not-pinned", `the verified tag at ${pointer} is not pinned to its digest`, pointer);
     }
