@@ -9,7 +9,7 @@ export * from "./yaml.ts";
 export * from "./version.ts";
 export * from "./quote.ts";
 export * from "./image/mod.ts";
-export * from "./sigstore/mod.ts";
+export * from "./lookaside/mod.ts";
 export * from "./policy/mod.ts";
 export * from "./vault/mod.ts";
 export * from "./signature/mod.ts";

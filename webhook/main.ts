@@ -14,7 +14,7 @@ import { describeError, UsageError } from "../lib/errors.ts";
 import { MAX_REFERENCE_LENGTH } from "../lib/image/mod.ts";
 import { globCacheStats, PORTIERIS_API_GROUP } from "../lib/policy/mod.ts";
 import { QUOTE_LIMIT } from "../lib/quote.ts";
-import { loadRegistriesD } from "../lib/sigstore/mod.ts";
+import { loadRegistriesD } from "../lib/lookaside/mod.ts";
 import type { FetchFunction } from "../lib/registry/mod.ts";
 import {
   connectKube,

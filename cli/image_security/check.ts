@@ -14,7 +14,7 @@ import { outputFormat, printData } from "../output.ts";
 import { resolvePath } from "./files.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { parseCreds, readAuthFile } from "../../lib/registry/mod.ts";
-import { loadRegistriesD, RegistriesConfigError } from "../../lib/sigstore/mod.ts";
+import { loadRegistriesD, RegistriesConfigError } from "../../lib/lookaside/mod.ts";
 import { API_GROUP, InvalidPolicyError, PORTIERIS_API_GROUP } from "../../lib/policy/mod.ts";
 import { parseReference } from "../../lib/image/mod.ts";
 import {

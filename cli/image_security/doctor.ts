@@ -14,7 +14,7 @@ import type { CommandArgs, CommandContext } from "../command.ts";
 import { outputFormat, printData } from "../output.ts";
 import { resolvePath } from "./files.ts";
 import { describeError } from "../../lib/errors.ts";
-import { loadRegistriesD, type RegistriesD } from "../../lib/sigstore/mod.ts";
+import { loadRegistriesD, type RegistriesD } from "../../lib/lookaside/mod.ts";
 
 /** One finding. */
 export interface DoctorFinding {

@@ -26,7 +26,7 @@ import {
   lookasideStoreFor,
   selectLookaside,
   type SignatureStore,
-} from "../../lib/sigstore/mod.ts";
+} from "../../lib/lookaside/mod.ts";
 
 /** The client and where signatures of the image are kept. */
 export interface RegistryAccess extends Disposable {

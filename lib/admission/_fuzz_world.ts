@@ -6,7 +6,7 @@
  *
  * Everything runs in-process. The registry is {@linkcode serve} of `lib/registry/_testing.ts`
  * with a small manifest handler, the lookaside store is {@linkcode serveDirectory} of
- * `lib/sigstore/_static_server.ts`, and a `fetch` given to the verifier stands in for DNS: it
+ * `lib/lookaside/_static_server.ts`, and a `fetch` given to the verifier stands in for DNS: it
  * sends every request for a registry host to the loopback registry, whatever the spelling of the
  * host (case, port with leading zeros, `:443`, a trailing dot, `registry-1.docker.io`), the way
  * the network would. That makes the network as permissive as it can be, so that any admission
@@ -23,8 +23,8 @@ import { computeDigest } from "../registry/digest.ts";
 import { OCI_MANIFEST } from "../registry/media_types.ts";
 import { serve, type TestServer } from "../registry/_testing.ts";
 import { generateKeyPair, signImage } from "../signature/mod.ts";
-import { parseRegistriesYaml, type RegistriesD } from "../sigstore/mod.ts";
-import { serveDirectory, type StaticServer } from "../sigstore/_static_server.ts";
+import { parseRegistriesYaml, type RegistriesD } from "../lookaside/mod.ts";
+import { serveDirectory, type StaticServer } from "../lookaside/_static_server.ts";
 import { parsePolicyManifests, type PolicyDocuments } from "./file_source.ts";
 
 /** The names of the keys in the world. */

@@ -47,7 +47,7 @@ import {
   lookasideStoreFor,
   type RegistriesD,
   type SignatureStore,
-} from "../sigstore/mod.ts";
+} from "../lookaside/mod.ts";
 import { type CacheStats, SingleFlight, TtlCache } from "./cache.ts";
 import type { PullCredentials } from "./credentials.ts";
 import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from "./errors.ts";

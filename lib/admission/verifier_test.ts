@@ -7,7 +7,7 @@ import * as openpgp from "openpgp";
 import { parseReference } from "../image/mod.ts";
 import type { ImagePolicy, PolicyMatch, RepositoryPolicy } from "../policy/mod.ts";
 import { generateKeyPair, signImage } from "../signature/mod.ts";
-import { loadRegistriesD, lookasideStore } from "../sigstore/mod.ts";
+import { loadRegistriesD, lookasideStore } from "../lookaside/mod.ts";
 import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
 import { pullCredentials } from "./credentials.ts";
 import { filePolicySource, type PolicyDocuments } from "./file_source.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
-import { mergeRegistriesD, parseRegistriesYaml, selectLookaside } from "../sigstore/mod.ts";
+import { mergeRegistriesD, parseRegistriesYaml, selectLookaside } from "../lookaside/mod.ts";
 import { defaultInstallOptions } from "./options.ts";
 import {
   parseLookasideEntry,

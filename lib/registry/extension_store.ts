@@ -19,7 +19,7 @@ import { formatReference, type ImageReference, isDigest } from "../image/mod.ts"
 import type { RegistryClient, RequestOptions } from "./client.ts";
 import { registryErrorFromResponse } from "./client.ts";
 import { RegistryError } from "./errors.ts";
-import type { SignatureStore } from "../sigstore/mod.ts";
+import type { SignatureStore } from "../lookaside/mod.ts";
 
 /** The `schemaVersion` of the extension's signature objects. */
 export const EXTENSION_SIGNATURE_SCHEMA_VERSION = 2;

@@ -16,7 +16,7 @@ import {
   waitFor,
 } from "../env/mod.ts";
 import { serve, type TestServer } from "../../lib/registry/_testing.ts";
-import { serveDirectory } from "../../lib/sigstore/_static_server.ts";
+import { serveDirectory } from "../../lib/lookaside/_static_server.ts";
 import {
   CONTROLLER_NAMESPACE,
   createNamespaces,

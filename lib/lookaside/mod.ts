@@ -1,5 +1,6 @@
 /**
- * Where simple-signing signatures live: registries.d configuration (which lookaside URL serves
+ * Where simple-signing signatures live (the containers/image "lookaside" stores; "sigstore" in
+ * toolkit means cosign's, which this is not): registries.d configuration (which lookaside URL serves
  * an image) and lookaside stores over `file://` and `http(s)://`, behind the
  * {@linkcode SignatureStore} interface that the registry signature extension also implements.
  *
