@@ -37,7 +37,7 @@ async function writeSignatures(base: string, path: string, indexes: number[]): P
 Deno.test("lookasideSignatureURL() follows the layout <base>/<path>@<algo>=<hex>/signature-N", () => {
   assert.equal(
     lookasideSignatureURL(new URL("file:///srv/sigstore"), REF, DIGEST, 1).href,
-    `file:///srv/lookaside/team/app@sha256=${HEX}/signature-1`,
+    `file:///srv/sigstore/team/app@sha256=${HEX}/signature-1`,
   );
   assert.equal(
     lookasideSignatureURL(

@@ -10,7 +10,7 @@
  * docker:
  *   registry.example.com:5000/team:   # host[:port], a namespace or a repository
  *     lookaside: https://sigs.example.com/team      # read (and write when no staging URL)
- *     lookaside-staging: file:///srv/lookaside/team  # write only
+ *     lookaside-staging: file:///srv/sigstore/team  # write only
  *     use-sigstore-attachments: true                # accepted; cosign attachments
  * ```
  *
