@@ -88,7 +88,7 @@ async function fileSource(config: WebhookConfig, log: JsonLog): Promise<SourceHa
 async function kubeSource(config: WebhookConfig, log: JsonLog): Promise<SourceHandle> {
   const connection = await connectKube({ kubeconfig: config.kubeconfig, env: Deno.env.toObject() });
   const source = createKubePolicySource({
-    connection,
+    client: connection,
     group: config.policyGroup,
     controllerNamespace: config.namespace,
     exemptLabel: config.exemptLabel,
@@ -104,7 +104,7 @@ async function kubeSource(config: WebhookConfig, log: JsonLog): Promise<SourceHa
   );
   const events = config.events
     ? createEventRecorder({
-      connection,
+      client: connection,
       instance: config.podName,
       onError: (message) =>
         log.write({ level: "warn", msg: "event not recorded", detail: message }),

@@ -1,13 +1,20 @@
 /**
- * Kubernetes Events (`events.k8s.io/v1`) for denials: one Warning Event regarding the workload,
- * so `kubectl describe` and `kubectl get events` show why it was refused. Repeats of the same
- * denial of the same object within a minute are dropped (controllers retry creating Pods).
+ * Denials as Kubernetes Events: one Warning Event regarding the workload, so `kubectl describe`
+ * and `kubectl get events` show why it was refused. Repeats of the same denial of the same
+ * object within a minute are dropped (controllers retry creating Pods). Writing the Event is
+ * `lib/kube`'s Events recorder.
  *
  * @module
  */
+import {
+  createKubeEventRecorder,
+  eventObject,
+  type EventReporter,
+  type EventSpec,
+  type KubeClient,
+} from "../kube/mod.ts";
 import { type CacheStats, TtlCache } from "./cache.ts";
 import type { AdmissionDecision } from "./evaluate.ts";
-import { type KubeConnection, readJson } from "./kube_connection.ts";
 import type { AdmissionRequest } from "./review.ts";
 
 /** Records denials. */
@@ -20,8 +27,8 @@ export interface EventRecorder {
 
 /** How Events are written. */
 export interface EventRecorderOptions {
-  /** The connection to the API server. */
-  readonly connection: KubeConnection;
+  /** The client of the API server. */
+  readonly client: KubeClient;
   /** `reportingController`. @default "toolkit.dev/image-security" */
   readonly controller?: string;
   /** `reportingInstance`: the Pod name. */
@@ -32,17 +39,14 @@ export interface EventRecorderOptions {
   readonly clock?: () => Date;
 }
 
-const NOTE_LIMIT = 1024;
-
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** The Event for a denial, or undefined when the object cannot be named. */
-export function denialEvent(
+/** What the Event of a denial says, or undefined when the object cannot be named. */
+export function denialEventSpec(
   request: AdmissionRequest,
   decision: AdmissionDecision,
-  options: { controller: string; instance: string; now: Date; suffix: string },
-): Record<string, unknown> | undefined {
+): EventSpec | undefined {
   const metadata = isObject(request.object) && isObject(request.object.metadata)
     ? request.object.metadata
     : {};
@@ -51,21 +55,12 @@ export function denialEvent(
   if (name === "" || request.namespace === "") return undefined;
   const uid = typeof metadata.uid === "string" ? metadata.uid : undefined;
   const { group, version } = request.kind;
-  let note = decision.reasons.join("\n");
-  if (note.length > NOTE_LIMIT) note = `${note.slice(0, NOTE_LIMIT - 3)}...`;
-  const base = name.replace(/[^a-z0-9.-]/g, "-").replace(/^[-.]+|[-.]+$/g, "").slice(0, 200) ||
-    "object";
   return {
-    apiVersion: "events.k8s.io/v1",
-    kind: "Event",
-    metadata: { name: `${base}.${options.suffix}`, namespace: request.namespace },
-    eventTime: options.now.toISOString().replace(/Z$/, "000Z"),
-    reportingController: options.controller,
-    reportingInstance: options.instance,
+    namespace: request.namespace,
     action: request.operation === "CREATE" ? "Create" : "Update",
     reason: "ImagePolicyDenied",
     type: "Warning",
-    note,
+    note: decision.reasons.join("\n"),
     regarding: {
       apiVersion: group ? `${group}/${version}` : version,
       kind: request.kind.kind || decision.kind,
@@ -76,48 +71,44 @@ export function denialEvent(
   };
 }
 
-function randomSuffix(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(8));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+/** The Event for a denial, or undefined when the object cannot be named. */
+export function denialEvent(
+  request: AdmissionRequest,
+  decision: AdmissionDecision,
+  reporter: EventReporter,
+): Record<string, unknown> | undefined {
+  const spec = denialEventSpec(request, decision);
+  return spec && eventObject(spec, reporter);
 }
 
 /** Creates a recorder that writes Events through the API server. */
 export function createEventRecorder(options: EventRecorderOptions): EventRecorder {
-  // Keyed by the object and the note (at most NOTE_LIMIT characters): bounded by count and bytes.
+  // Keyed by the object and the note (at most EVENT_NOTE_LIMIT characters): bounded by count
+  // and bytes.
   const recent = new TtlCache<string, true>({
     name: "event-dedup",
     ttlMs: 60_000,
     maxEntries: 4096,
     maxBytes: 8 * 1024 * 1024,
   });
-  const clock = options.clock ?? (() => new Date());
-  const controller = options.controller ?? "toolkit.dev/image-security";
+  const events = createKubeEventRecorder({
+    client: options.client,
+    controller: options.controller ?? "toolkit.dev/image-security",
+    instance: options.instance,
+    ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    isRepeat(identity) {
+      if (recent.get(identity)) return true;
+      recent.set(identity, true);
+      return false;
+    },
+  });
   return {
     stats: () => recent.stats(),
     denied(request, decision) {
       if (request.dryRun) return;
-      const event = denialEvent(request, decision, {
-        controller,
-        instance: options.instance,
-        now: clock(),
-        suffix: randomSuffix(),
-      });
-      if (event === undefined) return;
-      const regarding = event.regarding as { kind: string; name: string };
-      const id = `${request.namespace}/${regarding.kind}/${regarding.name}\n${event.note}`;
-      if (recent.get(id)) return;
-      recent.set(id, true);
-      const path = `/apis/events.k8s.io/v1/namespaces/${
-        encodeURIComponent(request.namespace)
-      }/events`;
-      options.connection.fetch(path, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(event),
-      }).then((response) => readJson(response, `create an Event in "${request.namespace}"`))
-        .catch((error) =>
-          options.onError?.(error instanceof Error ? error.message : String(error))
-        );
+      const spec = denialEventSpec(request, decision);
+      if (spec !== undefined) events.record(spec);
     },
   };
 }

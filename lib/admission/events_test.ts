@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { AdmissionDecision } from "./evaluate.ts";
 import { createEventRecorder, denialEvent } from "./events.ts";
 import { assertNoCanary, canary } from "../_canary_testing.ts";
+import { fakeKubeClient } from "../kube/_testing.ts";
 import type { AdmissionRequest } from "./review.ts";
 
 const decision: AdmissionDecision = {
@@ -92,12 +93,7 @@ Deno.test("createEventRecorder() reports a refused Event without quoting secrets
     let reported!: () => void;
     const done = new Promise<void>((resolve) => (reported = resolve));
     const recorder = createEventRecorder({
-      connection: {
-        server: "https://api.test",
-        fetch: () => Promise.resolve(answer()),
-        close() {},
-        [Symbol.dispose]() {},
-      },
+      client: fakeKubeClient(() => answer()),
       instance: "w-0",
       onError: (message) => {
         messages.push(message);

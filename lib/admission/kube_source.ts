@@ -14,14 +14,27 @@
 import { type ImagePolicy, InvalidPolicyError, PolicySet, validatePolicy } from "../policy/mod.ts";
 import { TtlCache } from "./cache.ts";
 import { PolicySourceError } from "./errors.ts";
-import { type KubeConnection, readJson } from "./kube_connection.ts";
-import { type KubeObject, Reflector } from "./kube_reflector.ts";
+import {
+  clusterImagePolicies,
+  describeObject,
+  imagePolicies,
+  KubeAnswerError,
+  KubeApiError,
+  type KubeClient,
+  type KubeObject,
+  NAMESPACES,
+  NoClusterContextError,
+  Reflector,
+  type ResourceType,
+  SECRETS,
+  SERVICE_ACCOUNTS,
+} from "../kube/mod.ts";
 import type { ExemptLabel, PolicySource, SecretData, ServiceAccountData } from "./source.ts";
 
 /** How the cluster source watches. */
 export interface KubeSourceOptions {
-  /** The connection to the API server. */
-  readonly connection: KubeConnection;
+  /** The client of the API server (`lib/kube`). */
+  readonly client: KubeClient;
   /** The API group of the policies (`toolkit.dev` or `portieris.cloud.ibm.com`). */
   readonly group: string;
   /** The controller's namespace: where ClusterImagePolicy key Secrets are by default. */
@@ -53,7 +66,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /** Creates the source (not started). */
 export function createKubePolicySource(options: KubeSourceOptions): KubePolicySource {
-  const { connection, group } = options;
+  const { client, group } = options;
   const emit = options.onEvent ?? (() => {});
   const watchTimeoutSeconds = options.watchTimeoutSeconds ?? 300;
   const objectTtlMs = options.objectTtlMs ?? 10_000;
@@ -77,29 +90,23 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
   const reported = new Set<string>();
 
   const common = { watchTimeoutSeconds, onError: (m: string) => emit("warn", m) };
-  const clusterPolicies = new Reflector(connection, {
+  const clusterPolicies = new Reflector(client, {
     ...common,
     name: `ClusterImagePolicies (${group})`,
-    path: `/apis/${group}/v1/clusterimagepolicies`,
-    apiVersion: `${group}/v1`,
-    kind: "ClusterImagePolicy",
+    type: clusterImagePolicies(group),
     onChange: () => rebuild(),
   });
-  const namespacedPolicies = new Reflector(connection, {
+  const namespacedPolicies = new Reflector(client, {
     ...common,
     name: `ImagePolicies (${group})`,
-    path: `/apis/${group}/v1/imagepolicies`,
-    apiVersion: `${group}/v1`,
-    kind: "ImagePolicy",
+    type: imagePolicies(group),
     onChange: () => rebuild(),
   });
   const namespaces = options.exemptLabel
-    ? new Reflector(connection, {
+    ? new Reflector(client, {
       ...common,
       name: "exempt Namespaces",
-      path: "/api/v1/namespaces",
-      apiVersion: "v1",
-      kind: "Namespace",
+      type: NAMESPACES,
       labelSelector: `${options.exemptLabel.key}=${options.exemptLabel.value}`,
       onChange: () => {
         exempt = new Set(namespaces!.items().map((n) => n.metadata?.name ?? ""));
@@ -161,12 +168,11 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     for (const id of wanted) {
       if (keyWatches.has(id)) continue;
       const [namespace, name] = id.split("/") as [string, string];
-      const reflector = new Reflector(connection, {
+      const reflector = new Reflector(client, {
         ...common,
         name: `key Secret "${id}"`,
-        path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`,
-        apiVersion: "v1",
-        kind: "Secret",
+        type: SECRETS,
+        namespace,
         fieldSelector: `metadata.name=${name}`,
         onChange: () => options.onChange?.(),
       });
@@ -179,23 +185,27 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
   const primary = [clusterPolicies, namespacedPolicies, ...(namespaces ? [namespaces] : [])];
   const whenSynced = Promise.all(primary.map((r) => r.whenSynced)).then(() => {});
 
-  async function get(path: string, what: string): Promise<KubeObject | undefined> {
-    let response: Response;
+  async function get(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+  ): Promise<KubeObject | undefined> {
     try {
-      response = await connection.fetch(path);
+      return await client.read(type, namespace, name);
     } catch (error) {
-      throw new PolicySourceError(
-        `Cannot read ${what}: ${error instanceof Error ? error.message : error}`,
-        {
-          cause: error,
-        },
-      );
+      // A refusal says what was read (`Cannot read Secret "team/pull": …`); a network failure
+      // says what could not be reached.
+      const message = error instanceof KubeApiError || error instanceof KubeAnswerError
+        ? error.message
+        : `Cannot read ${describeObject(type, namespace, name)}: ${
+          error instanceof NoClusterContextError
+            ? error.detail
+            : error instanceof Error
+            ? error.message
+            : String(error)
+        }`;
+      throw new PolicySourceError(message, { cause: error });
     }
-    if (response.status === 404) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    return await readJson(response, `read ${what}`) as KubeObject;
   }
 
   function cached<T>(
@@ -225,21 +235,13 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
         return Promise.resolve(watched.get(namespace, name) as SecretData | undefined);
       }
       return cached(secrets, `${namespace}/${name}`, async () => {
-        const object = await get(
-          `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
-          `Secret "${namespace}/${name}"`,
-        );
+        const object = await get(SECRETS, namespace, name);
         return object as SecretData | undefined;
       });
     },
     serviceAccount(namespace, name) {
       return cached(accounts, `${namespace}/${name}`, async () => {
-        const object = await get(
-          `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${
-            encodeURIComponent(name)
-          }`,
-          `ServiceAccount "${namespace}/${name}"`,
-        );
+        const object = await get(SERVICE_ACCOUNTS, namespace, name);
         if (object === undefined) return undefined;
         const pull = Array.isArray(object.imagePullSecrets) ? object.imagePullSecrets : [];
         return {

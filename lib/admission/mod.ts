@@ -47,6 +47,5 @@ export * from "./evaluate.ts";
 export * from "./response.ts";
 export * from "./file_source.ts";
 export * from "./kube_connection.ts";
-export * from "./kube_reflector.ts";
 export * from "./kube_source.ts";
 export * from "./events.ts";

@@ -10,7 +10,13 @@
  *
  * @module
  */
-import { isStatus, KubeApiError, type KubeStatus, NoClusterContextError } from "./errors.ts";
+import {
+  isStatus,
+  KubeAnswerError,
+  KubeApiError,
+  type KubeStatus,
+  NoClusterContextError,
+} from "./errors.ts";
 import { type KubeconfigOptions, loadContext, type ResolvedContext } from "./kubeconfig.ts";
 import {
   apiVersionOf,
@@ -20,8 +26,15 @@ import {
   resourcePath,
   type ResourceType,
 } from "./resources.ts";
-import { fetchTransport, fetchUnsupportedReason, type KubeTransport } from "./transport.ts";
+import {
+  fetchTransport,
+  fetchUnsupportedReason,
+  type KubeTransport,
+  type TransportRequest,
+} from "./transport.ts";
+import { inClusterContext } from "./in_cluster.ts";
 import { USER_AGENT } from "../version.ts";
+import { parseJson } from "../errors.ts";
 
 /** How to connect: the kubeconfig options plus transport and throttling choices. */
 export interface ConnectOptions extends KubeconfigOptions {
@@ -32,6 +45,13 @@ export interface ConnectOptions extends KubeconfigOptions {
   readonly transport?: "auto" | "fetch" | "client-node";
   /** At most this many requests per second (igc's `--throttle` is 2). */
   readonly requestsPerSecond?: number;
+  /**
+   * Use the Pod's ServiceAccount when `$KUBERNETES_SERVICE_HOST` is set and no `kubeconfig`
+   * is given (the webhook); otherwise the kubeconfig files. @default false
+   */
+  readonly inCluster?: boolean;
+  /** The directory of the ServiceAccount mount (with `inCluster`). */
+  readonly serviceAccountDir?: string | undefined;
 }
 
 /** A request through {@linkcode KubeClient.request}. */
@@ -44,6 +64,8 @@ export interface KubeRequestOptions {
   readonly contentType?: string;
   /** What is being done, for the error message: `create ConfigMap "dev/x"`. */
   readonly action?: string;
+  /** Aborts the request. */
+  readonly signal?: AbortSignal;
 }
 
 /** Label and field selectors of a list. */
@@ -71,6 +93,11 @@ export class KubeClient {
     this.#minIntervalMs = requestsPerSecond && requestsPerSecond > 0 ? 1000 / requestsPerSecond : 0;
   }
 
+  /** The API server URL, without a trailing `/`. */
+  get server(): string {
+    return this.context.cluster.server.replace(/\/+$/, "");
+  }
+
   /** The context's namespace, when it sets one. */
   get namespace(): string | undefined {
     return this.context.namespace;
@@ -84,14 +111,17 @@ export class KubeClient {
     if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
   }
 
-  /**
-   * Sends a request and returns the parsed JSON body. An error status throws
-   * {@linkcode KubeApiError}; 401 and network failures throw {@linkcode NoClusterContextError}.
-   */
-  async request<T>(method: string, path: string, options: KubeRequestOptions = {}): Promise<T> {
-    const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) query.set(k, v);
-    const qs = query.size > 0 ? `?${query}` : "";
+  #target(path: string, query: KubeRequestOptions["query"]): string {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, v);
+    return `${this.server}${path}${params.size > 0 ? `?${params}` : ""}`;
+  }
+
+  #prepare(
+    method: string,
+    path: string,
+    options: KubeRequestOptions,
+  ): TransportRequest {
     const headers: Record<string, string> = {
       Accept: "application/json",
       "User-Agent": USER_AGENT,
@@ -101,36 +131,78 @@ export class KubeClient {
       headers["Content-Type"] = options.contentType ?? "application/json";
       body = JSON.stringify(options.body);
     }
-    await this.#throttle();
-    const response = await this.transport.send({
+    return {
       method,
-      url: `${this.context.cluster.server}${path}${qs}`,
+      url: this.#target(path, options.query),
       headers,
       ...(body !== undefined ? { body } : {}),
-    });
-    let parsed: unknown;
-    try {
-      parsed = response.text === "" ? undefined : JSON.parse(response.text);
-    } catch {
-      parsed = undefined;
-    }
-    if (response.status === 401) {
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+  }
+
+  /**
+   * Sends a request and returns the parsed JSON body. An error status throws
+   * {@linkcode KubeApiError}; 401 and network failures throw {@linkcode NoClusterContextError};
+   * an answer that is not JSON throws {@linkcode KubeAnswerError}.
+   */
+  async request<T>(method: string, path: string, options: KubeRequestOptions = {}): Promise<T> {
+    const request = this.#prepare(method, path, options);
+    await this.#throttle();
+    const response = await this.transport.send(request);
+    return this.#parse(method, path, options, response.status, response.text) as T;
+  }
+
+  /**
+   * Sends a request and returns the answer with its body unread, for watches. Network failures
+   * throw {@linkcode NoClusterContextError}; the status is left to the caller
+   * ({@linkcode readAnswer} reads it as {@linkcode request} would).
+   */
+  async open(method: string, path: string, options: KubeRequestOptions = {}): Promise<Response> {
+    const request = this.#prepare(method, path, options);
+    await this.#throttle();
+    return await this.transport.open(request);
+  }
+
+  /** Reads an answer of {@linkcode open} as {@linkcode request} reads its own. */
+  async readAnswer(
+    response: Response,
+    method: string,
+    path: string,
+    options: Pick<KubeRequestOptions, "action"> = {},
+  ): Promise<unknown> {
+    return this.#parse(method, path, options, response.status, await response.text());
+  }
+
+  #parse(
+    method: string,
+    path: string,
+    options: Pick<KubeRequestOptions, "action">,
+    status: number,
+    text: string,
+  ): unknown {
+    const action = options.action ?? `${method} "${path}"`;
+    if (status === 401) {
       throw new NoClusterContextError(
         `the API server ${this.context.cluster.server} does not accept the credentials of context "${this.context.name}" (401 Unauthorized)`,
       );
     }
-    if (response.status >= 400) {
-      const status = typeof parsed === "object" && parsed !== null
-        ? parsed as KubeStatus
-        : { message: response.text.trim() || undefined };
-      throw new KubeApiError(
-        options.action ?? `${method} "${path}"`,
-        { method, path },
-        response.status,
-        status,
-      );
+    if (status >= 400) {
+      let body: KubeStatus = { message: text.trim() || undefined };
+      try {
+        const parsed = JSON.parse(text);
+        if (typeof parsed === "object" && parsed !== null) body = parsed as KubeStatus;
+      } catch {
+        // not a Status: the text (bounded and scrubbed by KubeApiError) says what happened
+      }
+      throw new KubeApiError(action, { method, path }, status, body);
     }
-    return parsed as T;
+    if (text === "") return undefined;
+    try {
+      // A list of Secrets is secret: a body cut short must not be quoted by the parser's error.
+      return parseJson(text);
+    } catch (error) {
+      throw new KubeAnswerError(`Cannot ${action}: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   /** Reads an object; undefined when it does not exist. */
@@ -167,14 +239,18 @@ export class KubeClient {
   }
 
   /** Creates an object. */
-  async create<T extends KubeObject = KubeObject>(type: ResourceType, object: T): Promise<T> {
+  async create<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+    options: Pick<KubeRequestOptions, "action"> = {},
+  ): Promise<T> {
     const { namespace, name } = object.metadata;
     return withKind(
       type,
       await this.request<T>("POST", resourcePath(type, namespace), {
         body: { apiVersion: apiVersionOf(type), kind: type.kind, ...object },
         query: { fieldManager: FIELD_MANAGER },
-        action: `create ${describeObject(type, namespace, name)}`,
+        action: options.action ?? `create ${describeObject(type, namespace, name)}`,
       }),
     );
   }
@@ -269,15 +345,35 @@ export function chooseTransport(
 }
 
 /**
- * Loads the kubeconfig, resolves the context and makes a client for it. Throws
- * {@linkcode NoClusterContextError} when there is no usable context. Nothing is sent yet: an
- * API server that cannot be reached shows on the first request, with the same error.
+ * The context to connect with: in-cluster when `options.inCluster` asks for it and the process
+ * runs in a Pod (and no `kubeconfig` is given), else the kubeconfig's. Throws
+ * {@linkcode NoClusterContextError} when there is no usable context.
  */
-export async function connectCluster(options: ConnectOptions): Promise<KubeClient> {
-  const context = await loadContext(options);
+export async function resolveConnectionContext(options: ConnectOptions): Promise<ResolvedContext> {
+  const inCluster = options.inCluster && !options.kubeconfig
+    ? inClusterContext({ env: options.env, serviceAccountDir: options.serviceAccountDir })
+    : undefined;
+  return inCluster ?? await loadContext(options);
+}
+
+/** Makes a client for a resolved context (see {@linkcode connectCluster}). */
+export async function connectContext(
+  context: ResolvedContext,
+  options: Pick<ConnectOptions, "transport" | "requestsPerSecond" | "env">,
+): Promise<KubeClient> {
   const kind = chooseTransport(context, options.transport, options.env);
   const transport = kind === "fetch"
     ? await fetchTransport(context)
     : await (await import("./client_node_transport.ts")).clientNodeTransport(context);
   return new KubeClient(context, transport, options.requestsPerSecond);
+}
+
+/**
+ * Loads the kubeconfig (or the in-cluster settings), resolves the context and makes a client
+ * for it. Throws {@linkcode NoClusterContextError} when there is no usable context. Nothing is
+ * sent yet: an API server that cannot be reached shows on the first request, with the same
+ * error.
+ */
+export async function connectCluster(options: ConnectOptions): Promise<KubeClient> {
+  return await connectContext(await resolveConnectionContext(options), options);
 }

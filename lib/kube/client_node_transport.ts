@@ -20,28 +20,35 @@ export async function clientNodeTransport(context: ResolvedContext): Promise<Kub
     throw new NoClusterContextError(`cannot load context "${context.name}"`, { cause: error });
   }
   const http = new k8s.IsomorphicFetchHttpLibrary();
+  const send: KubeTransport["send"] = async (request) => {
+    const method = request.method as (typeof k8s.HttpMethod)[keyof typeof k8s.HttpMethod];
+    const rc = new k8s.RequestContext(request.url, method);
+    for (const [name, value] of Object.entries(request.headers)) rc.setHeaderParam(name, value);
+    if (request.body !== undefined) rc.setBody(request.body);
+    try {
+      await config.applySecurityAuthentication(rc);
+    } catch (error) {
+      throw new NoClusterContextError(
+        `cannot authenticate as user "${context.user.name}" of context "${context.name}"`,
+        { cause: error },
+      );
+    }
+    let response;
+    try {
+      response = await http.send(rc).toPromise();
+    } catch (error) {
+      throw unreachable(context, error);
+    }
+    return { status: response.httpStatusCode, text: await response.body.text() };
+  };
   return {
     kind: "client-node",
-    async send(request) {
-      const method = request.method as (typeof k8s.HttpMethod)[keyof typeof k8s.HttpMethod];
-      const rc = new k8s.RequestContext(request.url, method);
-      for (const [name, value] of Object.entries(request.headers)) rc.setHeaderParam(name, value);
-      if (request.body !== undefined) rc.setBody(request.body);
-      try {
-        await config.applySecurityAuthentication(rc);
-      } catch (error) {
-        throw new NoClusterContextError(
-          `cannot authenticate as user "${context.user.name}" of context "${context.name}"`,
-          { cause: error },
-        );
-      }
-      let response;
-      try {
-        response = await http.send(rc).toPromise();
-      } catch (error) {
-        throw unreachable(context, error);
-      }
-      return { status: response.httpStatusCode, text: await response.body.text() };
+    // Its fetch library reads the whole body before answering: a watch is seen when it ends.
+    streams: false,
+    send,
+    async open(request) {
+      const { status, text } = await send(request);
+      return new Response(status === 204 || status === 304 ? null : text, { status });
     },
     close() {},
   };

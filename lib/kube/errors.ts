@@ -1,6 +1,6 @@
 /**
- * Errors of the Kubernetes layer: no usable kubeconfig context, and a request the API server
- * refused.
+ * Errors of the Kubernetes layer: no usable kubeconfig context, a request the API server
+ * refused, and an answer that cannot be read.
  *
  * @module
  */
@@ -66,6 +66,15 @@ export class KubeApiError extends ToolkitError {
     this.reason = reason;
     this.method = request.method;
     this.path = request.path;
+  }
+}
+
+/** The API server's answer to a successful request could not be read (it is not JSON). */
+export class KubeAnswerError extends ToolkitError {
+  /** Creates the error; the message follows `Cannot <action>: <detail>`. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "KubeAnswerError";
   }
 }
 

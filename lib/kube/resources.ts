@@ -102,6 +102,69 @@ export const SECURITY_CONTEXT_CONSTRAINTS: ResourceType = type(
   false,
 );
 
+/** Events (`events.k8s.io/v1`). */
+export const EVENTS: ResourceType = type("events.k8s.io", "v1", "events", "Event");
+/** Deployments. */
+export const DEPLOYMENTS: ResourceType = type("apps", "v1", "deployments", "Deployment");
+/** PodDisruptionBudgets. */
+export const POD_DISRUPTION_BUDGETS: ResourceType = type(
+  "policy",
+  "v1",
+  "poddisruptionbudgets",
+  "PodDisruptionBudget",
+);
+/** RBAC ClusterRoles. */
+export const CLUSTER_ROLES: ResourceType = type(
+  "rbac.authorization.k8s.io",
+  "v1",
+  "clusterroles",
+  "ClusterRole",
+  false,
+);
+/** RBAC ClusterRoleBindings. */
+export const CLUSTER_ROLE_BINDINGS: ResourceType = type(
+  "rbac.authorization.k8s.io",
+  "v1",
+  "clusterrolebindings",
+  "ClusterRoleBinding",
+  false,
+);
+/** CustomResourceDefinitions. */
+export const CUSTOM_RESOURCE_DEFINITIONS: ResourceType = type(
+  "apiextensions.k8s.io",
+  "v1",
+  "customresourcedefinitions",
+  "CustomResourceDefinition",
+  false,
+);
+/** MutatingWebhookConfigurations. */
+export const MUTATING_WEBHOOK_CONFIGURATIONS: ResourceType = type(
+  "admissionregistration.k8s.io",
+  "v1",
+  "mutatingwebhookconfigurations",
+  "MutatingWebhookConfiguration",
+  false,
+);
+/** cert-manager Issuers. */
+export const ISSUERS: ResourceType = type("cert-manager.io", "v1", "issuers", "Issuer");
+/** cert-manager Certificates. */
+export const CERTIFICATES: ResourceType = type(
+  "cert-manager.io",
+  "v1",
+  "certificates",
+  "Certificate",
+);
+
+/** ClusterImagePolicies of an API group (`toolkit.dev` or `portieris.cloud.ibm.com`). */
+export function clusterImagePolicies(group: string): ResourceType {
+  return type(group, "v1", "clusterimagepolicies", "ClusterImagePolicy", false);
+}
+
+/** ImagePolicies of an API group (`toolkit.dev` or `portieris.cloud.ibm.com`). */
+export function imagePolicies(group: string): ResourceType {
+  return type(group, "v1", "imagepolicies", "ImagePolicy");
+}
+
 /** `v1` or `group/version`. */
 export function apiVersionOf(type: ResourceType): string {
   return type.group === "" ? type.version : `${type.group}/${type.version}`;

@@ -26,6 +26,8 @@ export interface TransportRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** The body, already serialised. */
   readonly body?: string;
+  /** Aborts the request (and a streaming answer). */
+  readonly signal?: AbortSignal;
 }
 
 /** The API server's answer. */
@@ -40,8 +42,18 @@ export interface TransportResponse {
 export interface KubeTransport {
   /** Which implementation this is. */
   readonly kind: "fetch" | "client-node";
-  /** Sends a request. Network failures throw {@linkcode NoClusterContextError}. */
+  /**
+   * True when {@linkcode open} hands over the body as the server sends it (a watch); false
+   * when the whole answer is read first (a watch is then seen when the server ends it).
+   */
+  readonly streams: boolean;
+  /**
+   * Sends a request and reads the answer as text. Network failures throw
+   * {@linkcode NoClusterContextError}.
+   */
   send(request: TransportRequest): Promise<TransportResponse>;
+  /** Sends a request and returns the answer with its body unread (for watches). */
+  open(request: TransportRequest): Promise<Response>;
   /** Releases connections. */
   close(): void;
 }
@@ -102,8 +114,34 @@ export function unreachable(context: ResolvedContext, cause: unknown): NoCluster
   );
 }
 
-/** Makes the `fetch` transport for a context. */
-export async function fetchTransport(context: ResolvedContext): Promise<KubeTransport> {
+/**
+ * What a request of one context carries: the TLS material and the `Authorization` header.
+ * `authorization()` is called for every request, so a token file is re-read as it is rotated
+ * (a projected ServiceAccount token, say).
+ */
+export interface RequestCredentials {
+  /** PEM of the CA that signs the API server's certificate. */
+  readonly ca?: string | undefined;
+  /** PEM of the client certificate. */
+  readonly cert?: string | undefined;
+  /** PEM of the client key. */
+  readonly key?: string | undefined;
+  /** The `Authorization` header of the next request, or undefined to send none. */
+  authorization(): Promise<string | undefined>;
+}
+
+/** How long a token read from a file is used before the file is read again. */
+export const TOKEN_FILE_REREAD_MS = 60_000;
+
+/**
+ * Reads the credentials of a context (CA, client certificate, bearer token, basic auth). A token
+ * file is read now and again when the last read is {@linkcode TOKEN_FILE_REREAD_MS} old by
+ * `clock` (milliseconds).
+ */
+export async function requestCredentials(
+  context: ResolvedContext,
+  clock: () => number = Date.now,
+): Promise<RequestCredentials> {
   const { cluster, user } = context;
   const ca = await material(
     cluster.certificateAuthorityData,
@@ -120,14 +158,33 @@ export async function fetchTransport(context: ResolvedContext): Promise<KubeTran
     user.clientKey,
     `the client key of user "${user.name}"`,
   );
-  let authorization: string | undefined;
-  if (user.token) authorization = `Bearer ${user.token}`;
-  else if (user.tokenFile) {
-    const token = (await readFile(user.tokenFile, `the token file of user "${user.name}"`)).trim();
-    authorization = `Bearer ${token}`;
+  let authorization: () => Promise<string | undefined> = () => Promise.resolve(undefined);
+  if (user.token) {
+    const value = `Bearer ${user.token}`;
+    authorization = () => Promise.resolve(value);
+  } else if (user.tokenFile) {
+    const path = user.tokenFile;
+    const what = `the token file of user "${user.name}"`;
+    let value = `Bearer ${(await readFile(path, what)).trim()}`;
+    let readAt = clock();
+    authorization = async () => {
+      if (clock() - readAt >= TOKEN_FILE_REREAD_MS) {
+        value = `Bearer ${(await readFile(path, what)).trim()}`;
+        readAt = clock();
+      }
+      return value;
+    };
   } else if (user.username !== undefined) {
-    authorization = `Basic ${btoa(`${user.username}:${user.password ?? ""}`)}`;
+    const value = `Basic ${btoa(`${user.username}:${user.password ?? ""}`)}`;
+    authorization = () => Promise.resolve(value);
   }
+  return { ca, cert, key, authorization };
+}
+
+/** Makes the `fetch` transport for a context. */
+export async function fetchTransport(context: ResolvedContext): Promise<KubeTransport> {
+  const { cluster } = context;
+  const { ca, cert, key, authorization } = await requestCredentials(context);
   let client: Deno.HttpClient;
   try {
     const base: Deno.CreateHttpClientOptions = {
@@ -143,22 +200,29 @@ export async function fetchTransport(context: ResolvedContext): Promise<KubeTran
       { cause: error },
     );
   }
+  const open = async (request: TransportRequest): Promise<Response> => {
+    const headers: Record<string, string> = { ...request.headers };
+    const auth = await authorization();
+    if (auth) headers.Authorization = auth;
+    try {
+      return await fetch(request.url, {
+        method: request.method,
+        headers,
+        ...(request.body !== undefined ? { body: request.body } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+        client,
+      });
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      throw unreachable(context, error);
+    }
+  };
   return {
     kind: "fetch",
+    streams: true,
+    open,
     async send(request) {
-      const headers: Record<string, string> = { ...request.headers };
-      if (authorization) headers.Authorization = authorization;
-      let response: Response;
-      try {
-        response = await fetch(request.url, {
-          method: request.method,
-          headers,
-          ...(request.body !== undefined ? { body: request.body } : {}),
-          client,
-        });
-      } catch (error) {
-        throw unreachable(context, error);
-      }
+      const response = await open(request);
       return { status: response.status, text: await response.text() };
     },
     close() {

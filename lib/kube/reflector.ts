@@ -6,33 +6,27 @@
  *
  * @module
  */
-import type { KubeConnection } from "./kube_connection.ts";
-import { readJson } from "./kube_connection.ts";
+import type { KubeClient } from "./client.ts";
+import {
+  apiVersionOf,
+  type KubeList,
+  type KubeObject,
+  resourcePath,
+  type ResourceType,
+} from "./resources.ts";
 import { parseJson, safeExcerpt } from "../errors.ts";
-
-/** An object as the API returns it. */
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-  };
-  [key: string]: unknown;
-}
 
 /** What to watch. */
 export interface ReflectorOptions {
   /** For messages: `ClusterImagePolicies`. */
   readonly name: string;
-  /** The collection path: `/apis/toolkit.dev/v1/clusterimagepolicies`. */
-  readonly path: string;
-  /** The `apiVersion` and `kind` of items (lists leave them out). */
-  readonly apiVersion: string;
-  readonly kind: string;
+  /** The resource (its items get its `apiVersion` and `kind`, which lists leave out). */
+  readonly type: ResourceType;
+  /** The namespace to watch in; all namespaces when absent. */
+  readonly namespace?: string;
+  /** Label selector. */
   readonly labelSelector?: string;
+  /** Field selector. */
   readonly fieldSelector?: string;
   /** Called after every change of the copy (and after each list). */
   readonly onChange?: () => void;
@@ -42,11 +36,13 @@ export interface ReflectorOptions {
   readonly watchTimeoutSeconds?: number;
 }
 
-const key = (o: KubeObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+function key(object: KubeObject): string {
+  return `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
+}
 
 /** A running list+watch. */
 export class Reflector {
-  readonly #connection: KubeConnection;
+  readonly #client: KubeClient;
   readonly #options: ReflectorOptions;
   readonly #items = new Map<string, KubeObject>();
   readonly #abort = new AbortController();
@@ -59,8 +55,8 @@ export class Reflector {
   readonly whenSynced: Promise<void>;
 
   /** Creates a reflector; {@linkcode start} runs it. */
-  constructor(connection: KubeConnection, options: ReflectorOptions) {
-    this.#connection = connection;
+  constructor(client: KubeClient, options: ReflectorOptions) {
+    this.#client = client;
     this.#options = options;
     this.whenSynced = new Promise((resolve) => (this.#resolveSynced = resolve));
   }
@@ -93,18 +89,23 @@ export class Reflector {
     await this.#loop;
   }
 
-  #query(extra: Record<string, string>): string {
-    const q = new URLSearchParams(extra);
-    if (this.#options.labelSelector) q.set("labelSelector", this.#options.labelSelector);
-    if (this.#options.fieldSelector) q.set("fieldSelector", this.#options.fieldSelector);
-    return q.toString();
+  get #path(): string {
+    return resourcePath(this.#options.type, this.#options.namespace);
+  }
+
+  #query(extra: Record<string, string>): Record<string, string | undefined> {
+    return {
+      ...extra,
+      labelSelector: this.#options.labelSelector,
+      fieldSelector: this.#options.fieldSelector,
+    };
   }
 
   #normalise(o: KubeObject): KubeObject {
     return {
       ...o,
-      apiVersion: o.apiVersion ?? this.#options.apiVersion,
-      kind: o.kind ?? this.#options.kind,
+      apiVersion: o.apiVersion ?? apiVersionOf(this.#options.type),
+      kind: o.kind ?? this.#options.type.kind,
     };
   }
 
@@ -113,19 +114,16 @@ export class Reflector {
     let next = "";
     let version = "";
     do {
-      const response = await this.#connection.fetch(
-        `${this.#options.path}?${
-          this.#query({ limit: "500", ...(next ? { continue: next } : {}) })
-        }`,
-        { signal: this.#abort.signal },
-      );
-      const list = await readJson(response, `list ${this.#options.name}`) as {
-        metadata?: { resourceVersion?: string; continue?: string };
-        items?: KubeObject[];
-      };
-      for (const item of list.items ?? []) items.set(key(item), this.#normalise(item));
-      next = list.metadata?.continue ?? "";
-      version = list.metadata?.resourceVersion ?? "";
+      const list = await this.#client.request<
+        KubeList & { metadata?: { resourceVersion?: string; continue?: string } }
+      >("GET", this.#path, {
+        query: this.#query({ limit: "500", ...(next ? { continue: next } : {}) }),
+        action: `list ${this.#options.name}`,
+        signal: this.#abort.signal,
+      });
+      for (const item of list?.items ?? []) items.set(key(item), this.#normalise(item));
+      next = list?.metadata?.continue ?? "";
+      version = list?.metadata?.resourceVersion ?? "";
     } while (next !== "");
     this.#items.clear();
     for (const [k, v] of items) this.#items.set(k, v);
@@ -160,23 +158,23 @@ export class Reflector {
     seconds: number,
     signal: AbortSignal,
   ): Promise<string | undefined> {
-    const response = await this.#connection.fetch(
-      `${this.#options.path}?${
-        this.#query({
-          watch: "1",
-          resourceVersion: version,
-          allowWatchBookmarks: "true",
-          timeoutSeconds: String(seconds),
-        })
-      }`,
-      { signal },
-    );
+    const response = await this.#client.open("GET", this.#path, {
+      query: this.#query({
+        watch: "1",
+        resourceVersion: version,
+        allowWatchBookmarks: "true",
+        timeoutSeconds: String(seconds),
+      }),
+      signal,
+    });
     if (response.status === 410) {
       await response.body?.cancel();
       return undefined;
     }
     if (!response.ok || response.body === null) {
-      await readJson(response, `watch ${this.#options.name}`);
+      await this.#client.readAnswer(response, "GET", this.#path, {
+        action: `watch ${this.#options.name}`,
+      });
       return version;
     }
     let current = version;
@@ -190,7 +188,7 @@ export class Reflector {
         buffer = buffer.slice(newline + 1);
         if (line === "") continue;
         const event = parseJson(line) as { type?: string; object?: KubeObject };
-        const object = event.object ?? {};
+        const object = event.object ?? { metadata: { name: "" } };
         if (event.type === "ERROR") {
           const status = object as { code?: number; message?: string };
           if (status.code === 410) return undefined;

@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { fakeKubeClient } from "./_testing.ts";
+import { KubeAnswerError } from "./errors.ts";
+import { SECRETS } from "./resources.ts";
+import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
+
+function secretList(secret: string): string {
+  return JSON.stringify({
+    kind: "SecretList",
+    metadata: { resourceVersion: "7" },
+    items: [{ metadata: { name: "store", namespace: "team" }, data: { password: secret } }],
+  });
+}
+
+Deno.test("KubeClient.list() does not quote a Secret list that is cut short", async () => {
+  const secret = canary();
+  const text = secretList(secret);
+  for (const cut of [text.indexOf(secret) + 5, text.length - 2]) {
+    const client = fakeKubeClient(() => new Response(text.slice(0, cut)));
+    const error = await rejection(client.list(SECRETS, "team"));
+    assert.ok(error instanceof KubeAnswerError);
+    assert.match(error.message, /^Cannot list Secrets in namespace "team": invalid JSON/);
+    assertNoCanary(error, secret);
+  }
+  const client = fakeKubeClient(() => new Response(text));
+  assert.equal((await client.list(SECRETS, "team"))[0]?.metadata.name, "store");
+});
+
+Deno.test("KubeClient.readAnswer() quotes an error Status scrubbed of secrets", async () => {
+  const secret = canary();
+  const status = { kind: "Status", message: `denied: {"token": "${secret}"}`, code: 403 };
+  const client = fakeKubeClient(() => Response.json(status, { status: 403 }));
+  const response = await client.open("GET", "/api/v1/secrets");
+  const error = await rejection(
+    client.readAnswer(response, "GET", "/api/v1/secrets", { action: "list Secrets" }),
+  );
+  assert.match((error as Error).message, /^Cannot list Secrets: denied/);
+  assertNoCanary(error, secret);
+});
+
+Deno.test("KubeClient.open() hands over the answer unread, with the query", async () => {
+  const seen: string[] = [];
+  const client = fakeKubeClient((request) => {
+    seen.push(request.url);
+    return new Response("a\nb\n");
+  });
+  const response = await client.open("GET", "/api/v1/secrets", {
+    query: { watch: "1", labelSelector: undefined },
+  });
+  assert.equal(await response.text(), "a\nb\n");
+  assert.deepEqual(seen, ["https://api.test/api/v1/secrets?watch=1"]);
+});

@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { inClusterContext, SERVICE_ACCOUNT_DIR } from "./in_cluster.ts";
+import { requestCredentials, TOKEN_FILE_REREAD_MS } from "./transport.ts";
+
+Deno.test("inClusterContext() is undefined outside a Pod", () => {
+  assert.equal(inClusterContext({ env: {} }), undefined);
+});
+
+Deno.test("inClusterContext() uses the service host, port, CA and token of the mount", () => {
+  const context = inClusterContext({
+    env: { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "6443" },
+  })!;
+  assert.equal(context.cluster.server, "https://10.96.0.1:6443");
+  assert.equal(context.cluster.certificateAuthority, `${SERVICE_ACCOUNT_DIR}/ca.crt`);
+  assert.equal(context.user.tokenFile, `${SERVICE_ACCOUNT_DIR}/token`);
+  const v6 = inClusterContext({
+    env: { KUBERNETES_SERVICE_HOST: "fd00::1" },
+    serviceAccountDir: "/sa",
+  })!;
+  assert.equal(v6.cluster.server, "https://[fd00::1]:443");
+  assert.equal(v6.user.tokenFile, "/sa/token");
+});
+
+Deno.test("requestCredentials() reads a rotated token file again, once the last read is old", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/token`, "first\n");
+    await Deno.writeTextFile(`${dir}/ca.crt`, "CA PEM");
+    const context = inClusterContext({
+      env: { KUBERNETES_SERVICE_HOST: "127.0.0.1" },
+      serviceAccountDir: dir,
+    })!;
+    let now = 0;
+    const credentials = await requestCredentials(context, () => now);
+    assert.equal(credentials.ca, "CA PEM");
+    assert.equal(await credentials.authorization(), "Bearer first");
+    await Deno.writeTextFile(`${dir}/token`, "second\n");
+    now = TOKEN_FILE_REREAD_MS - 1;
+    assert.equal(await credentials.authorization(), "Bearer first");
+    now = TOKEN_FILE_REREAD_MS;
+    assert.equal(await credentials.authorization(), "Bearer second");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
