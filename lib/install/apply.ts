@@ -1,17 +1,34 @@
 /**
- * Applying, inspecting and removing an installation with server-side apply (field manager
- * `toolkit`, forced): an object whose `resourceVersion` does not move was unchanged, so a
- * second `enable` reports every object unchanged.
+ * Applying, inspecting and removing an installation. Objects are written with `lib/kube`'s
+ * server-side apply (field manager `toolkit`, forced): an object whose `resourceVersion` does
+ * not move was unchanged, so a second `enable` reports every object unchanged. A certificate
+ * rotation changes only the `caBundle` of the webhook configuration, by `lib/kube`'s
+ * read-change-replace (an apply of just that field would drop the rest toolkit applied).
  *
  * @module
  */
-import { FIELD_MANAGER, type KubeClient } from "../kube/client.ts";
+import { applyObject, updateObject } from "../kube/apply.ts";
+import type { KubeClient } from "../kube/client.ts";
 import { isStatus, KubeApiError } from "../kube/errors.ts";
 import {
+  CERTIFICATES,
+  CLUSTER_ROLE_BINDINGS,
+  CLUSTER_ROLES,
+  clusterImagePolicies,
+  CONFIG_MAPS,
+  CUSTOM_RESOURCE_DEFINITIONS,
+  DEPLOYMENTS,
   describeObject,
+  imagePolicies,
+  ISSUERS,
   type KubeObject,
-  resourcePath,
+  MUTATING_WEBHOOK_CONFIGURATIONS,
+  NAMESPACES,
+  POD_DISRUPTION_BUDGETS,
   type ResourceType,
+  SECRETS,
+  SERVICE_ACCOUNTS,
+  SERVICES,
 } from "../kube/resources.ts";
 import { API_GROUP } from "../policy/crds.ts";
 import { installManifests } from "./manifests.ts";
@@ -38,38 +55,32 @@ import { InstallError } from "./install_error.ts";
 import { pollUntil } from "./poll.ts";
 import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d.ts";
 
-const TYPES: Record<string, ResourceType> = Object.fromEntries(
-  ([
-    ["", "v1", "namespaces", "Namespace", false],
-    ["", "v1", "serviceaccounts", "ServiceAccount", true],
-    ["", "v1", "secrets", "Secret", true],
-    ["", "v1", "configmaps", "ConfigMap", true],
-    ["", "v1", "services", "Service", true],
-    ["apps", "v1", "deployments", "Deployment", true],
-    ["policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true],
-    ["rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false],
-    ["rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false],
-    ["apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false],
-    [
-      "admissionregistration.k8s.io",
-      "v1",
-      "mutatingwebhookconfigurations",
-      "MutatingWebhookConfiguration",
-      false,
-    ],
-    [API_GROUP, "v1", "clusterimagepolicies", "ClusterImagePolicy", false],
-    [API_GROUP, "v1", "imagepolicies", "ImagePolicy", true],
-    ["cert-manager.io", "v1", "issuers", "Issuer", true],
-    ["cert-manager.io", "v1", "certificates", "Certificate", true],
-  ] as const).map(([group, version, plural, kind, namespaced]) => [
-    kind,
-    { group, version, plural, kind, namespaced },
-  ]),
+/** The resources an installation writes (from `lib/kube`'s resource table). */
+const INSTALLED_TYPES: readonly ResourceType[] = [
+  NAMESPACES,
+  SERVICE_ACCOUNTS,
+  SECRETS,
+  CONFIG_MAPS,
+  SERVICES,
+  DEPLOYMENTS,
+  POD_DISRUPTION_BUDGETS,
+  CLUSTER_ROLES,
+  CLUSTER_ROLE_BINDINGS,
+  CUSTOM_RESOURCE_DEFINITIONS,
+  MUTATING_WEBHOOK_CONFIGURATIONS,
+  clusterImagePolicies(API_GROUP),
+  imagePolicies(API_GROUP),
+  ISSUERS,
+  CERTIFICATES,
+];
+
+const TYPES: ReadonlyMap<string, ResourceType> = new Map(
+  INSTALLED_TYPES.map((type) => [type.kind, type]),
 );
 
 /** The resource type of an installed kind. */
 export function installedType(kind: string): ResourceType {
-  const type = TYPES[kind];
+  const type = TYPES.get(kind);
   if (!type) throw new InstallError(`Cannot install "${kind}": not a kind toolkit installs`);
   return type;
 }
@@ -87,23 +98,13 @@ function describe(object: KubeObject): string {
   return describeObject(type, object.metadata.namespace, object.metadata.name);
 }
 
-/** Server-side applies one object and says whether it changed. */
+/** Server-side applies one object (`lib/kube`'s {@linkcode applyObject}) and says what changed. */
 export async function applyOne(client: KubeClient, object: KubeObject): Promise<AppliedObject> {
-  const type = installedType(object.kind ?? "");
-  const { namespace, name } = object.metadata;
-  const before = await client.read(type, namespace, name);
-  const after = await client.request<KubeObject>("PATCH", resourcePath(type, namespace, name), {
-    query: { fieldManager: FIELD_MANAGER, force: "true" },
-    body: object,
-    contentType: "application/apply-patch+yaml",
-    action: `apply ${describe(object)}`,
-  });
-  const outcome = before === undefined
-    ? "created"
-    : before.metadata.resourceVersion === after.metadata.resourceVersion
-    ? "unchanged"
-    : "configured";
-  return { object: describe(object), outcome };
+  const { outcome } = await applyObject(client, installedType(object.kind ?? ""), object);
+  return {
+    object: describe(object),
+    outcome: outcome === "updated" ? "configured" : outcome === "created" ? "created" : "unchanged",
+  };
 }
 
 /** Applies objects in order. */
@@ -431,18 +432,15 @@ export async function rotateCertificates(
   const objects = [await applyOne(client, tlsSecretManifest(namespace, ensured.tls))];
   const previous = (existing?.data as Record<string, string> | undefined)?.["ca.crt"];
   const bundle = caBundle(ensured.tls, previous ? decodeBase64Text(previous) : undefined, now);
-  const patch = (mwc.webhooks ?? []).map((_, i) => ({
-    op: "replace",
-    path: `/webhooks/${i}/clientConfig/caBundle`,
-    value: bundle,
-  }));
-  await client.request("PATCH", resourcePath(mwcType, undefined, WEBHOOK_CONFIGURATION_NAME), {
-    body: patch,
-    contentType: "application/json-patch+json",
-    query: { fieldManager: FIELD_MANAGER },
-    action: `update the caBundle of ${
-      describeObject(mwcType, undefined, WEBHOOK_CONFIGURATION_NAME)
-    }`,
+  await updateObject(client, mwcType, undefined, WEBHOOK_CONFIGURATION_NAME, (live) => {
+    const webhooks = (live?.webhooks ?? []) as Array<{ clientConfig?: Record<string, unknown> }>;
+    return live && {
+      ...live,
+      webhooks: webhooks.map((w) => ({
+        ...w,
+        clientConfig: { ...w.clientConfig, caBundle: bundle },
+      })),
+    };
   });
   objects.push({
     object: describeObject(mwcType, undefined, WEBHOOK_CONFIGURATION_NAME),

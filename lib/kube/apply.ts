@@ -1,18 +1,22 @@
 /**
- * Idempotent writes: create an object, or compare it with what is there and update it only
- * when it differs, and say which of these happened. A second run with the same input reports
- * `unchanged` for everything and sends no write.
+ * Idempotent writes, and what they did: `created`, `updated`, `unchanged` (or `skipped`). A
+ * second run with the same input reports `unchanged` for everything.
  *
- * Comparison: the desired labels and annotations must be present with the same values (others
- * on the live object are kept); `data`, `binaryData` and `type` must be equal; every other
- * top-level field of the desired object must be contained in the live one, so fields the server
- * fills in by default do not count as differences. An update keeps the live object's other
- * labels and annotations and replaces the desired top-level fields wholesale.
+ * One strategy: server-side apply as field manager `toolkit` ({@linkcode applyObject}). The
+ * server merges the desired fields into the live object (labels, annotations and fields others
+ * own are kept; fields toolkit applied before and no longer wants are removed) and changes
+ * nothing when nothing differs, so an unmoved `resourceVersion` means `unchanged`. A Secret's
+ * `stringData` is folded into `data` first, as the server stores it.
+ *
+ * The one alternative, {@linkcode updateObject}: read, change, replace (retried on a 409
+ * conflict). It is for adding to a list that others also write, such as a ServiceAccount's
+ * `imagePullSecrets` or an SCC's `users`: those lists are atomic for server-side apply, so an
+ * apply would have to send, and would take over, the whole list.
  *
  * @module
  */
 import { isStatus } from "./errors.ts";
-import type { KubeClient } from "./client.ts";
+import { FIELD_MANAGER, type KubeClient } from "./client.ts";
 import type { KubeObject, ResourceType } from "./resources.ts";
 
 /** What a write did. */
@@ -43,41 +47,8 @@ export interface ApplyOptions {
   readonly ifExists?: "update" | "skip";
 }
 
-const EXACT_FIELDS = new Set(["data", "binaryData", "type"]);
-const IGNORED_FIELDS = new Set(["apiVersion", "kind", "metadata", "status"]);
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** True when `a` and `b` are the same JSON value. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
-  }
-  if (isRecord(a) && isRecord(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
-
-/**
- * True when `live` contains `desired`: every key of a desired map is in the live map with a
- * contained value; lists have the same length and contained items; scalars are equal.
- */
-export function contains(live: unknown, desired: unknown): boolean {
-  if (Array.isArray(desired)) {
-    return Array.isArray(live) && live.length === desired.length &&
-      desired.every((v, i) => contains(live[i], v));
-  }
-  if (isRecord(desired)) {
-    return isRecord(live) &&
-      Object.entries(desired).every(([k, v]) => v === undefined || contains(live[k], v));
-  }
-  return live === desired;
 }
 
 function utf8ToBase64(text: string): string {
@@ -99,40 +70,17 @@ export function foldStringData(object: KubeObject): KubeObject {
   return { ...rest, data } as KubeObject;
 }
 
-/** True when the live object already matches the desired one (see the module doc). */
-export function matches(live: KubeObject, desired: KubeObject): boolean {
-  for (const key of ["labels", "annotations"] as const) {
-    const want = desired.metadata[key] ?? {};
-    const have = live.metadata[key] ?? {};
-    if (!Object.entries(want).every(([k, v]) => have[k] === v)) return false;
-  }
-  for (const [key, value] of Object.entries(desired)) {
-    if (IGNORED_FIELDS.has(key) || value === undefined) continue;
-    if (EXACT_FIELDS.has(key)) {
-      if (!jsonEqual(live[key] ?? (key === "type" ? undefined : {}), value)) return false;
-    } else if (!contains(live[key], value)) return false;
-  }
-  return true;
-}
-
-/** The object to send to update `live` to `desired`. */
-export function mergeForUpdate(live: KubeObject, desired: KubeObject): KubeObject {
-  const merged: KubeObject = { ...live, metadata: { ...live.metadata } };
-  for (const key of ["labels", "annotations"] as const) {
-    const want = desired.metadata[key];
-    if (want) merged.metadata[key] = { ...(live.metadata[key] ?? {}), ...want };
-  }
-  for (const [key, value] of Object.entries(desired)) {
-    if (IGNORED_FIELDS.has(key) || value === undefined) continue;
-    merged[key] = value;
-  }
-  delete merged.status;
-  return merged;
+function isOnlyAppliedByToolkit(object: KubeObject): boolean {
+  const managers = Array.isArray(object.metadata.managedFields)
+    ? object.metadata.managedFields as Array<{ manager?: string; operation?: string }>
+    : [];
+  return managers.length > 0 &&
+    managers.every((m) => m.manager === FIELD_MANAGER && m.operation === "Apply");
 }
 
 /**
- * Writes one object: creates it when absent; otherwise leaves it (`ifExists: "skip"`), or
- * updates it when it differs. Update conflicts (409) are retried on a fresh read.
+ * Writes one object by server-side apply: creates it when absent; otherwise leaves it
+ * (`ifExists: "skip"`), or applies the desired fields and says whether that changed it.
  */
 export async function applyObject(
   client: KubeClient,
@@ -149,26 +97,54 @@ export async function applyObject(
     name,
     object,
   });
-  let live = options.existing === undefined
+  const live = options.existing === undefined
     ? await client.read(type, namespace, name)
     : options.existing ?? undefined;
+  if (live && options.ifExists === "skip") return result("skipped", live);
+  const applied = await client.apply(type, want);
+  if (applied.created) return result("created", applied.object);
+  if (live) {
+    const moved = live.metadata.resourceVersion !== applied.object.metadata.resourceVersion;
+    return result(moved ? "updated" : "unchanged", applied.object);
+  }
+  // It appeared between the read (or the list) and the apply: when only toolkit's apply has
+  // written it, another toolkit run created it as it is now; otherwise it was changed.
+  return result(
+    isOnlyAppliedByToolkit(applied.object) ? "unchanged" : "updated",
+    applied.object,
+  );
+}
+
+/**
+ * Changes one object by read, change, replace: `change` gets the live object (undefined when
+ * there is none) and returns the object to write, or undefined when nothing is to change. A
+ * 409 conflict (someone wrote in between) starts again from a fresh read. Use it only where
+ * {@linkcode applyObject} does not fit (see the module doc).
+ */
+export async function updateObject(
+  client: KubeClient,
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  change: (live: KubeObject | undefined) => KubeObject | undefined,
+): Promise<ApplyResult | undefined> {
+  const result = (outcome: ApplyOutcome, object: KubeObject): ApplyResult => ({
+    outcome,
+    type,
+    ...(type.namespaced && namespace ? { namespace } : {}),
+    name,
+    object,
+  });
   for (let attempt = 0;; attempt++) {
-    if (!live) {
-      try {
-        return result("created", await client.create(type, want));
-      } catch (error) {
-        if (!isStatus(error, 409) || attempt >= 3) throw error;
-        live = await client.read(type, namespace, name);
-        continue;
-      }
-    }
-    if (options.ifExists === "skip") return result("skipped", live);
-    if (matches(live, want)) return result("unchanged", live);
+    const live = await client.read(type, namespace, name);
+    const wanted = change(live);
+    if (wanted === undefined) return live ? result("unchanged", live) : undefined;
     try {
-      return result("updated", await client.replace(type, mergeForUpdate(live, want)));
+      return live
+        ? result("updated", await client.replace(type, wanted))
+        : result("created", await client.create(type, wanted));
     } catch (error) {
       if (!isStatus(error, 409) || attempt >= 3) throw error;
-      live = await client.read(type, namespace, name);
     }
   }
 }

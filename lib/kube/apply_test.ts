@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import {
-  contains,
+  applyObject,
   countOutcomes,
   describeCounts,
   foldStringData,
-  jsonEqual,
   mapLimit,
-  matches,
-  mergeForUpdate,
+  updateObject,
 } from "./apply.ts";
+import { fakeKubeClient } from "./_testing.ts";
 import type { KubeObject } from "./resources.ts";
 import { CONFIG_MAPS } from "./resources.ts";
 
@@ -25,41 +24,82 @@ const live: KubeObject = {
   data: { a: "1" },
 };
 
-Deno.test("matches() accepts extra live labels and rejects changed data", () => {
-  const desired: KubeObject = {
-    metadata: { name: "x", namespace: "dev", labels: { group: "catalyst-tools" } },
-    data: { a: "1" },
-  };
-  assert.equal(matches(live, desired), true);
-  assert.equal(matches(live, { ...desired, data: { a: "1", b: "2" } }), false);
-  assert.equal(matches(live, { ...desired, data: {} }), false);
+/** An API server holding one ConfigMap, answering reads, applies (SSA) and replaces. */
+function oneObjectServer(initial: KubeObject | undefined) {
+  let stored = initial;
+  let version = 7;
+  const requests: string[] = [];
+  const client = fakeKubeClient((request) => {
+    const type = request.headers["Content-Type"] ?? "";
+    requests.push(`${request.method} ${type}`.trim());
+    if (request.method === "GET") {
+      return stored ? Response.json(stored) : Response.json({ code: 404 }, { status: 404 });
+    }
+    const body = JSON.parse(request.body!) as KubeObject;
+    assert.ok(!("resourceVersion" in body.metadata) || request.method === "PUT");
+    const created = stored === undefined;
+    const next: KubeObject = {
+      ...body,
+      metadata: { ...(stored?.metadata ?? {}), ...body.metadata },
+    };
+    const same = stored && JSON.stringify(stored.data) === JSON.stringify(next.data) &&
+      JSON.stringify(stored.metadata.labels) === JSON.stringify(next.metadata.labels);
+    if (!same) {
+      next.metadata.resourceVersion = String(++version);
+      next.metadata.managedFields = [{ manager: "toolkit", operation: "Apply" }];
+      stored = next;
+    }
+    return Response.json(stored, { status: created ? 201 : 200 });
+  });
+  return { client, requests };
+}
+
+const desired: KubeObject = {
+  metadata: { name: "x", namespace: "dev", labels: { group: "catalyst-tools" } },
+  data: { a: "1" },
+};
+
+Deno.test("applyObject() creates by server-side apply as toolkit, then reports unchanged", async () => {
+  const { client, requests } = oneObjectServer(undefined);
+  assert.equal((await applyObject(client, CONFIG_MAPS, desired)).outcome, "created");
+  assert.deepEqual(requests, ["GET", "PATCH application/apply-patch+yaml"]);
+  assert.equal((await applyObject(client, CONFIG_MAPS, desired)).outcome, "unchanged");
+  const changed = { ...desired, data: { a: "2" } };
+  const updated = await applyObject(client, CONFIG_MAPS, changed);
+  assert.equal(updated.outcome, "updated");
+  assert.deepEqual(updated.object.data, { a: "2" });
   assert.equal(
-    matches(live, { ...desired, metadata: { ...desired.metadata, labels: { group: "x" } } }),
-    false,
+    (await applyObject(client, CONFIG_MAPS, desired, { ifExists: "skip" })).outcome,
+    "skipped",
   );
 });
 
-Deno.test("matches() ignores fields the server defaults inside desired ones", () => {
-  const rb: KubeObject = {
-    metadata: { name: "rb" },
-    subjects: [{ kind: "Group", name: "g", apiGroup: "rbac.authorization.k8s.io" }],
-  };
-  const desired: KubeObject = {
-    metadata: { name: "rb" },
-    subjects: [{ kind: "Group", name: "g" }],
-  };
-  assert.equal(matches(rb, desired), true);
-  assert.equal(matches(rb, { ...desired, subjects: [] }), false);
+Deno.test("applyObject() reports an object another toolkit run created meanwhile as unchanged", async () => {
+  const { client } = oneObjectServer({
+    ...desired,
+    metadata: {
+      ...desired.metadata,
+      resourceVersion: "3",
+      managedFields: [{ manager: "toolkit", operation: "Apply" }],
+    },
+  });
+  const result = await applyObject(client, CONFIG_MAPS, desired, { existing: null });
+  assert.equal(result.outcome, "unchanged");
 });
 
-Deno.test("mergeForUpdate() keeps other labels and the resourceVersion", () => {
-  const merged = mergeForUpdate(live, {
-    metadata: { name: "x", namespace: "dev", labels: { group: "new" } },
-    data: { b: "2" },
-  });
-  assert.deepEqual(merged.metadata.labels, { group: "new", extra: "kept" });
-  assert.equal(merged.metadata.resourceVersion, "7");
-  assert.deepEqual(merged.data, { b: "2" });
+Deno.test("updateObject() replaces only when the change asks for it", async () => {
+  const { client, requests } = oneObjectServer({ ...desired, metadata: { ...desired.metadata } });
+  const same = await updateObject(client, CONFIG_MAPS, "dev", "x", () => undefined);
+  assert.equal(same?.outcome, "unchanged");
+  const changed = await updateObject(
+    client,
+    CONFIG_MAPS,
+    "dev",
+    "x",
+    (live) => ({ ...live!, data: { a: "1", b: "2" } }),
+  );
+  assert.equal(changed?.outcome, "updated");
+  assert.deepEqual(requests, ["GET", "GET", "PUT application/json"]);
 });
 
 Deno.test("foldStringData() stores UTF-8 stringData as base64 data", () => {
@@ -70,13 +110,6 @@ Deno.test("foldStringData() stores UTF-8 stringData as base64 data", () => {
   });
   assert.equal(folded.stringData, undefined);
   assert.deepEqual(folded.data, { keep: "eA==", password: "cMOkNTU=" });
-});
-
-Deno.test("contains() and jsonEqual() compare JSON values", () => {
-  assert.equal(contains({ a: 1, b: [1, { c: 2, d: 3 }] }, { b: [1, { c: 2 }] }), true);
-  assert.equal(contains({ b: [1] }, { b: [1, 2] }), false);
-  assert.equal(jsonEqual({ a: [1, 2] }, { a: [1, 2] }), true);
-  assert.equal(jsonEqual({ a: 1 }, { a: 1, b: 2 }), false);
 });
 
 Deno.test("describeCounts() says nothing changed when nothing was written", () => {

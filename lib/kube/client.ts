@@ -32,6 +32,7 @@ import {
   type KubeTransport,
   type TransportRequest,
 } from "./transport.ts";
+import { ApiDiscovery } from "./discovery.ts";
 import { inClusterContext } from "./in_cluster.ts";
 import { USER_AGENT } from "../version.ts";
 import { parseJson } from "../errors.ts";
@@ -82,7 +83,8 @@ export class KubeClient {
   readonly context: ResolvedContext;
   /** The transport in use. */
   readonly transport: KubeTransport;
-  #groups?: Promise<ReadonlySet<string>>;
+  /** What the server serves, read once per client. */
+  readonly discovery: ApiDiscovery = new ApiDiscovery(this);
   #minIntervalMs: number;
   #next = 0;
 
@@ -146,10 +148,19 @@ export class KubeClient {
    * an answer that is not JSON throws {@linkcode KubeAnswerError}.
    */
   async request<T>(method: string, path: string, options: KubeRequestOptions = {}): Promise<T> {
+    return (await this.#exchange<T>(method, path, options)).body;
+  }
+
+  async #exchange<T>(
+    method: string,
+    path: string,
+    options: KubeRequestOptions,
+  ): Promise<{ status: number; body: T }> {
     const request = this.#prepare(method, path, options);
     await this.#throttle();
     const response = await this.transport.send(request);
-    return this.#parse(method, path, options, response.status, response.text) as T;
+    const body = this.#parse(method, path, options, response.status, response.text) as T;
+    return { status: response.status, body };
   }
 
   /**
@@ -268,6 +279,30 @@ export class KubeClient {
     );
   }
 
+  /**
+   * Server-side applies an object as field manager {@linkcode FIELD_MANAGER}, taking over
+   * fields others set (`force`): the server creates the object or merges it into the live one.
+   * `created` is true when the server created it (201).
+   */
+  async apply<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+  ): Promise<{ object: T; created: boolean }> {
+    const { namespace, name } = object.metadata;
+    const { resourceVersion: _rv, managedFields: _mf, ...metadata } = object.metadata;
+    const { status, body } = await this.#exchange<T>(
+      "PATCH",
+      resourcePath(type, namespace, name),
+      {
+        body: { ...object, apiVersion: apiVersionOf(type), kind: type.kind, metadata },
+        contentType: "application/apply-patch+yaml",
+        query: { fieldManager: FIELD_MANAGER, force: "true" },
+        action: `apply ${describeObject(type, namespace, name)}`,
+      },
+    );
+    return { object: withKind(type, body), created: status === 201 };
+  }
+
   /** Deletes an object; false when it did not exist. */
   async delete(type: ResourceType, namespace: string | undefined, name: string): Promise<boolean> {
     try {
@@ -281,23 +316,19 @@ export class KubeClient {
     }
   }
 
-  /** The API groups the server serves (from `/apis`), fetched once. */
-  apiGroups(): Promise<ReadonlySet<string>> {
-    this.#groups ??= this.request<{ groups?: Array<{ name?: string }> }>("GET", "/apis", {
-      action: "discover the API groups",
-    }).then((r) => new Set((r?.groups ?? []).flatMap((g) => (g.name ? [g.name] : []))));
-    return this.#groups;
+  /** The API groups the server serves (from `/apis`), read once (see {@linkcode discovery}). */
+  async apiGroups(): Promise<ReadonlySet<string>> {
+    return new Set([...(await this.discovery.groups()).keys()].filter((name) => name !== ""));
   }
 
   /** True when the server serves the group of `type`. */
-  async serves(type: ResourceType): Promise<boolean> {
-    return type.group === "" || (await this.apiGroups()).has(type.group);
+  serves(type: ResourceType): Promise<boolean> {
+    return this.discovery.servesGroup(type);
   }
 
   /** True on OpenShift: `/apis` lists `route.openshift.io` or `project.openshift.io`. */
-  async isOpenShift(): Promise<boolean> {
-    const groups = await this.apiGroups();
-    return groups.has("project.openshift.io") || groups.has("route.openshift.io");
+  isOpenShift(): Promise<boolean> {
+    return this.discovery.isOpenShift();
   }
 
   /** Releases connections. */

@@ -26,6 +26,7 @@ export * from "./transport.ts";
 export * from "./client_node_transport.ts";
 export * from "./in_cluster.ts";
 export * from "./client.ts";
+export * from "./discovery.ts";
 export * from "./reflector.ts";
 export * from "./events.ts";
 export * from "./apply.ts";
