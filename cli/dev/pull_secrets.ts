@@ -11,12 +11,12 @@ import {
   applyObject,
   type ApplyResult,
   copyForNamespace,
-  isStatus,
   type KubeClient,
   type KubeObject,
   mapLimit,
   SECRETS,
   SERVICE_ACCOUNTS,
+  updateObject,
 } from "../../lib/kube/mod.ts";
 import type { Logger } from "./common.ts";
 
@@ -100,30 +100,14 @@ export async function addImagePullSecrets(
   serviceAccount: string,
   names: readonly string[],
 ): Promise<ApplyResult> {
-  for (let attempt = 0;; attempt++) {
-    const live = await client.read(SERVICE_ACCOUNTS, namespace, serviceAccount);
+  const result = await updateObject(client, SERVICE_ACCOUNTS, namespace, serviceAccount, (live) => {
     const current = Array.isArray(live?.imagePullSecrets)
       ? (live.imagePullSecrets as Array<{ name?: string }>)
       : [];
     const have = new Set(current.map((s) => s.name));
-    const added = [...new Set(names)].filter((n) => !have.has(n));
-    const base = { type: SERVICE_ACCOUNTS, namespace, name: serviceAccount };
-    try {
-      if (!live) {
-        const created = await client.create(SERVICE_ACCOUNTS, {
-          metadata: { name: serviceAccount, namespace },
-          imagePullSecrets: added.map((name) => ({ name })),
-        });
-        return { ...base, outcome: "created", object: created };
-      }
-      if (added.length === 0) return { ...base, outcome: "unchanged", object: live };
-      const updated = await client.replace(SERVICE_ACCOUNTS, {
-        ...live,
-        imagePullSecrets: [...current, ...added.map((name) => ({ name }))],
-      });
-      return { ...base, outcome: "updated", object: updated };
-    } catch (error) {
-      if (!isStatus(error, 409) || attempt >= 3) throw error;
-    }
-  }
+    const added = [...new Set(names)].filter((n) => !have.has(n)).map((name) => ({ name }));
+    if (!live) return { metadata: { name: serviceAccount, namespace }, imagePullSecrets: added };
+    return added.length === 0 ? undefined : { ...live, imagePullSecrets: [...current, ...added] };
+  });
+  return result!; // the change always writes an absent service account
 }

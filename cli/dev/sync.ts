@@ -37,6 +37,7 @@ import {
   SECRETS,
   SECURITY_CONTEXT_CONSTRAINTS,
   setContextNamespace,
+  updateObject,
 } from "../../lib/kube/mod.ts";
 import {
   checkNamespaceName,
@@ -179,25 +180,18 @@ async function grantSccPrivileged(
     return undefined;
   }
   const user = `system:serviceaccount:${namespace}:pipeline`;
-  for (let attempt = 0;; attempt++) {
-    const scc = await client.read(SECURITY_CONTEXT_CONSTRAINTS, undefined, "privileged");
-    if (!scc) {
-      log.warn('--tekton: there is no SecurityContextConstraints "privileged"; skipped');
-      return undefined;
-    }
-    const users = Array.isArray(scc.users) ? (scc.users as string[]) : [];
-    const base = { type: SECURITY_CONTEXT_CONSTRAINTS, name: "privileged" };
-    if (users.includes(user)) return { ...base, outcome: "unchanged", object: scc };
-    try {
-      const updated = await client.replace(SECURITY_CONTEXT_CONSTRAINTS, {
-        ...scc,
-        users: [...users, user],
-      });
-      return { ...base, outcome: "updated", object: updated };
-    } catch (error) {
-      if (!isStatus(error, 409) || attempt >= 3) throw error;
-    }
-  }
+  const result = await updateObject(
+    client,
+    SECURITY_CONTEXT_CONSTRAINTS,
+    undefined,
+    "privileged",
+    (scc) => {
+      const users = Array.isArray(scc?.users) ? (scc.users as string[]) : [];
+      return scc && !users.includes(user) ? { ...scc, users: [...users, user] } : undefined;
+    },
+  );
+  if (!result) log.warn('--tekton: there is no SecurityContextConstraints "privileged"; skipped');
+  return result;
 }
 
 function roleBinding(

@@ -6,6 +6,11 @@
  * images, warn mode and exemptions, and where policies come from (watches of the API server, or
  * YAML files).
  *
+ * Everything Kubernetes is `lib/kube`'s: the webhook's connection (`kube_connection.ts` only
+ * picks what the webhook accepts), the list+watch reflectors and the resource paths the cluster
+ * policy source (`kube_source.ts`) is built on, and the Events recorder behind the denial Events
+ * (`events.ts`).
+ *
  * ```ts
  * import {
  *   createAdmissionEvaluator,

@@ -6,7 +6,7 @@
  */
 import { KubeClient } from "./client.ts";
 import type { ResolvedContext } from "./kubeconfig.ts";
-import type { TransportRequest } from "./transport.ts";
+import { sendThrough, type TransportRequest } from "./transport.ts";
 
 /** A client whose requests `answer` answers. */
 export function fakeKubeClient(
@@ -25,10 +25,16 @@ export function fakeKubeClient(
     kind: "fetch",
     streams: true,
     open,
-    async send(request) {
-      const response = await open(request);
-      return { status: response.status, text: await response.text() };
-    },
+    send: sendThrough(open),
     close() {},
+  });
+}
+
+/** A SecretList of one Secret whose password is `secret`. */
+export function secretList(secret: string): string {
+  return JSON.stringify({
+    kind: "SecretList",
+    metadata: { resourceVersion: "7" },
+    items: [{ metadata: { name: "store", namespace: "team" }, data: { password: secret } }],
   });
 }

@@ -70,6 +70,16 @@ export function foldStringData(object: KubeObject): KubeObject {
   return { ...rest, data } as KubeObject;
 }
 
+function applyResult(
+  outcome: ApplyOutcome,
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  object: KubeObject,
+): ApplyResult {
+  return { outcome, type, ...(type.namespaced && namespace ? { namespace } : {}), name, object };
+}
+
 function isOnlyAppliedByToolkit(object: KubeObject): boolean {
   const managers = Array.isArray(object.metadata.managedFields)
     ? object.metadata.managedFields as Array<{ manager?: string; operation?: string }>
@@ -90,13 +100,8 @@ export async function applyObject(
 ): Promise<ApplyResult> {
   const want = type.kind === "Secret" ? foldStringData(desired) : desired;
   const { name, namespace } = want.metadata;
-  const result = (outcome: ApplyOutcome, object: KubeObject): ApplyResult => ({
-    outcome,
-    type,
-    ...(type.namespaced && namespace ? { namespace } : {}),
-    name,
-    object,
-  });
+  const result = (outcome: ApplyOutcome, object: KubeObject) =>
+    applyResult(outcome, type, namespace, name, object);
   const live = options.existing === undefined
     ? await client.read(type, namespace, name)
     : options.existing ?? undefined;
@@ -128,13 +133,8 @@ export async function updateObject(
   name: string,
   change: (live: KubeObject | undefined) => KubeObject | undefined,
 ): Promise<ApplyResult | undefined> {
-  const result = (outcome: ApplyOutcome, object: KubeObject): ApplyResult => ({
-    outcome,
-    type,
-    ...(type.namespaced && namespace ? { namespace } : {}),
-    name,
-    object,
-  });
+  const result = (outcome: ApplyOutcome, object: KubeObject) =>
+    applyResult(outcome, type, namespace, name, object);
   for (let attempt = 0;; attempt++) {
     const live = await client.read(type, namespace, name);
     const wanted = change(live);

@@ -1,16 +1,8 @@
 import assert from "node:assert/strict";
-import { fakeKubeClient } from "./_testing.ts";
+import { fakeKubeClient, secretList } from "./_testing.ts";
 import { KubeAnswerError } from "./errors.ts";
 import { SECRETS } from "./resources.ts";
 import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
-
-function secretList(secret: string): string {
-  return JSON.stringify({
-    kind: "SecretList",
-    metadata: { resourceVersion: "7" },
-    items: [{ metadata: { name: "store", namespace: "team" }, data: { password: secret } }],
-  });
-}
 
 Deno.test("KubeClient.list() does not quote a Secret list that is cut short", async () => {
   const secret = canary();

@@ -1,9 +1,21 @@
 /**
- * Kubernetes access for toolkit: kubeconfig loading and context resolution the way kubectl
- * does it, a small REST client (Deno `fetch`, or `@kubernetes/client-node` for exec plugins
- * and auth providers), OpenShift detection by API discovery, idempotent writes that report
- * created / updated / unchanged, copying objects across namespaces, and editing the namespace
- * of a kubeconfig context while keeping the file intact.
+ * The one Kubernetes layer of toolkit, used by the CLI, `lib/install` and the webhook:
+ *
+ * - where to connect: kubeconfig files and context resolution the way kubectl does it
+ *   (`kubeconfig.ts`), or the Pod's ServiceAccount in-cluster (`in_cluster.ts`);
+ * - how requests travel and authenticate (`transport.ts`: Deno `fetch`, whose answers stream,
+ *   or `@kubernetes/client-node` in `client_node_transport.ts` for what `fetch` cannot do);
+ *   the credentials of a request are read in one place, and a token file is re-read as it
+ *   rotates;
+ * - the client (`client.ts`): typed errors (`errors.ts`), JSON requests, answers left unread
+ *   for watches, optional throttling;
+ * - the resource table (`resources.ts`): every resource toolkit reads or writes, and its REST
+ *   path; API discovery (`discovery.ts`): served group versions and resources, the newest
+ *   served version from a preference list, OpenShift detection;
+ * - list+watch with a local copy (`reflector.ts`) and Events (`events.ts`);
+ * - idempotent writes (`apply.ts`): server-side apply as field manager `toolkit`, reporting
+ *   created / updated / unchanged; copying objects across namespaces (`copy.ts`); editing the
+ *   namespace of a kubeconfig context (`kubeconfig_edit.ts`).
  *
  * ```ts
  * import { applyObject, CONFIG_MAPS, connectCluster } from "./mod.ts";

@@ -1,16 +1,8 @@
 import assert from "node:assert/strict";
-import { fakeKubeClient } from "./_testing.ts";
+import { fakeKubeClient, secretList } from "./_testing.ts";
 import { Reflector } from "./reflector.ts";
 import { SECRETS } from "./resources.ts";
 import { assertNoCanary, canary } from "../_canary_testing.ts";
-
-function secretList(secret: string): string {
-  return JSON.stringify({
-    kind: "SecretList",
-    metadata: { resourceVersion: "7" },
-    items: [{ metadata: { name: "store", namespace: "team" }, data: { password: secret } }],
-  });
-}
 
 Deno.test("a Reflector reports a broken watch line of Secrets without quoting it", async () => {
   const secret = canary();

@@ -181,6 +181,16 @@ export async function requestCredentials(
   return { ca, cert, key, authorization };
 }
 
+/** A transport's `send` made of its `open`: the answer read as text. */
+export function sendThrough(
+  open: (request: TransportRequest) => Promise<Response>,
+): KubeTransport["send"] {
+  return async (request) => {
+    const response = await open(request);
+    return { status: response.status, text: await response.text() };
+  };
+}
+
 /** Makes the `fetch` transport for a context. */
 export async function fetchTransport(context: ResolvedContext): Promise<KubeTransport> {
   const { cluster } = context;
@@ -221,10 +231,7 @@ export async function fetchTransport(context: ResolvedContext): Promise<KubeTran
     kind: "fetch",
     streams: true,
     open,
-    async send(request) {
-      const response = await open(request);
-      return { status: response.status, text: await response.text() };
-    },
+    send: sendThrough(open),
     close() {
       client.close();
     },
