@@ -86,9 +86,9 @@ async function fileSource(config: WebhookConfig, log: JsonLog): Promise<SourceHa
 }
 
 async function kubeSource(config: WebhookConfig, log: JsonLog): Promise<SourceHandle> {
-  const connection = await connectKube({ kubeconfig: config.kubeconfig, env: Deno.env.toObject() });
+  const client = await connectKube({ kubeconfig: config.kubeconfig, env: Deno.env.toObject() });
   const source = createKubePolicySource({
-    client: connection,
+    client,
     group: config.policyGroup,
     controllerNamespace: config.namespace,
     exemptLabel: config.exemptLabel,
@@ -98,13 +98,13 @@ async function kubeSource(config: WebhookConfig, log: JsonLog): Promise<SourceHa
   source.whenSynced.then(() =>
     log.write({
       msg: "policies loaded",
-      server: connection.server,
+      server: client.server,
       policies: source.policies().size,
     })
   );
   const events = config.events
     ? createEventRecorder({
-      client: connection,
+      client,
       instance: config.podName,
       onError: (message) =>
         log.write({ level: "warn", msg: "event not recorded", detail: message }),
@@ -115,7 +115,7 @@ async function kubeSource(config: WebhookConfig, log: JsonLog): Promise<SourceHa
     ...(events ? { events } : {}),
     async stop() {
       await source.stop();
-      connection.close();
+      client.close();
     },
   };
 }

@@ -14,21 +14,12 @@
  */
 import {
   connectContext,
+  type ConnectOptions,
   fetchUnsupportedReason,
   type KubeClient,
   resolveConnectionContext,
 } from "../kube/mod.ts";
 import { PolicySourceError } from "./errors.ts";
-
-/** Where the connection's settings come from. */
-export interface WebhookConnectOptions {
-  /** A kubeconfig file; without it, in-cluster settings, then `$KUBECONFIG`/`~/.kube/config`. */
-  readonly kubeconfig?: string | undefined;
-  /** Environment variables. */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** The directory of the ServiceAccount mount. */
-  readonly serviceAccountDir?: string;
-}
 
 /**
  * Connects: with `kubeconfig` when given; else in-cluster when `$KUBERNETES_SERVICE_HOST` is set;
@@ -36,7 +27,9 @@ export interface WebhookConnectOptions {
  *
  * @throws {PolicySourceError} when no configuration can be used.
  */
-export async function connectKube(options: WebhookConnectOptions): Promise<KubeClient> {
+export async function connectKube(
+  options: Pick<ConnectOptions, "kubeconfig" | "env" | "serviceAccountDir">,
+): Promise<KubeClient> {
   try {
     const context = await resolveConnectionContext({ ...options, inCluster: true });
     const { cluster } = context;
