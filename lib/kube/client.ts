@@ -20,6 +20,7 @@ import {
   resourcePath,
   type ResourceType,
 } from "./resources.ts";
+import { unauthorized } from "./auth_errors.ts";
 import { fetchTransport, fetchUnsupportedReason, type KubeTransport } from "./transport.ts";
 import { USER_AGENT } from "../version.ts";
 
@@ -114,11 +115,7 @@ export class KubeClient {
     } catch {
       parsed = undefined;
     }
-    if (response.status === 401) {
-      throw new NoClusterContextError(
-        `the API server ${this.context.cluster.server} does not accept the credentials of context "${this.context.name}" (401 Unauthorized)`,
-      );
-    }
+    if (response.status === 401) throw unauthorized(this.context);
     if (response.status >= 400) {
       const status = typeof parsed === "object" && parsed !== null
         ? parsed as KubeStatus

@@ -1,8 +1,9 @@
 /**
  * Kubernetes access for toolkit: kubeconfig loading and context resolution the way kubectl
- * does it, a small REST client (Deno `fetch`, or `@kubernetes/client-node` for exec plugins
- * and auth providers), OpenShift detection by API discovery, idempotent writes that report
- * created / updated / unchanged, copying objects across namespaces, and editing the namespace
+ * does it, credentials as real kubeconfigs use them (exec plugins, OIDC, token files, client
+ * certificates, `insecure-skip-tls-verify`, proxies: `auth.ts`), a small REST client (Deno
+ * `fetch`, or `@kubernetes/client-node` for the rare context it does not handle), OpenShift
+ * detection by API discovery, idempotent writes that report created / updated / unchanged, copying objects across namespaces, and editing the namespace
  * of a kubeconfig context while keeping the file intact.
  *
  * ```ts
@@ -22,6 +23,11 @@ export * from "./errors.ts";
 export * from "./kubeconfig.ts";
 export * from "./kubeconfig_edit.ts";
 export * from "./resources.ts";
+export * from "./auth_errors.ts";
+export * from "./auth.ts";
+export * from "./exec_credential.ts";
+export * from "./oidc.ts";
+export * from "./authenticated_http.ts";
 export * from "./transport.ts";
 export * from "./client_node_transport.ts";
 export * from "./client.ts";

@@ -1,13 +1,15 @@
 /**
  * How requests reach the API server. Two transports share one interface:
  *
- * - {@linkcode fetchTransport}: Deno's `fetch` with a client from `Deno.createHttpClient` (CA,
- *   client certificate, bearer token, basic auth, HTTP proxy). It loads nothing, so a command
- *   that talks to a cluster starts in a few milliseconds.
+ * - {@linkcode fetchTransport}: Deno's `fetch` (or `node:https` where a cluster skips TLS
+ *   verification or names its TLS server) with the credentials of `auth.ts` applied per
+ *   request by `authenticated_http.ts`: exec credential plugins, OIDC, token files, client
+ *   certificates, bearer tokens, basic auth, http/https/socks5 proxies. It loads no npm
+ *   package, so a command that talks to a cluster starts in a few milliseconds.
  * - `clientNodeTransport` (in `client_node_transport.ts`): `@kubernetes/client-node`, loaded
- *   only when needed: for exec credential plugins, auth providers (OIDC, …),
- *   `insecure-skip-tls-verify`, `tls-server-name` and SOCKS proxies, which `fetch` cannot do.
- *   Loading it takes most of a second, which is why it is not the default.
+ *   only for what the fetch transport does not do (see {@linkcode fetchUnsupportedReason}):
+ *   auth providers other than `oidc`, and a proxy together with `insecure-skip-tls-verify` or
+ *   `tls-server-name`. Loading it takes most of a second.
  *
  * `TOOLKIT_KUBE_CLIENT=client-node` (or `fetch`) forces one of them.
  *
@@ -15,6 +17,9 @@
  */
 import { NoClusterContextError } from "./errors.ts";
 import type { ResolvedContext } from "./kubeconfig.ts";
+import { kubeAuth, type KubeAuthOptions } from "./auth.ts";
+import { authenticatedHttp } from "./authenticated_http.ts";
+import { authProviderName } from "./oidc.ts";
 
 /** One HTTP request to the API server. */
 export interface TransportRequest {
@@ -48,44 +53,22 @@ export interface KubeTransport {
 
 /**
  * Why `fetch` cannot talk to this context (so `@kubernetes/client-node` has to), or undefined
- * when it can.
+ * when it can. Exec plugins, OIDC, token files, client certificates, basic auth,
+ * `insecure-skip-tls-verify`, `tls-server-name` and http/https/socks5 proxies are all handled
+ * by `auth.ts` and `authenticated_http.ts`.
  */
 export function fetchUnsupportedReason(context: ResolvedContext): string | undefined {
   const { cluster, user } = context;
-  if (user.exec !== undefined) return "the user runs an exec credential plugin";
-  if (user.authProvider !== undefined) return "the user has an auth provider";
-  if (cluster.insecureSkipTlsVerify) return "the cluster sets insecure-skip-tls-verify";
-  if (cluster.tlsServerName) return "the cluster sets tls-server-name";
-  if (cluster.proxyUrl && !/^https?:\/\//.test(cluster.proxyUrl)) {
-    return "the cluster's proxy-url is not an HTTP proxy";
+  const provider = authProviderName(user.authProvider);
+  if (user.authProvider !== undefined && provider !== "oidc") {
+    return `the user has the auth provider "${provider ?? "(unnamed)"}"`;
   }
-  return undefined;
-}
-
-function decodeBase64(data: string, what: string): string {
-  try {
-    const bin = atob(data.replace(/\s+/g, ""));
-    return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
-  } catch (error) {
-    throw new NoClusterContextError(`${what} is not valid base64`, { cause: error });
+  if (cluster.proxyUrl && !/^(https?|socks5h?):\/\//.test(cluster.proxyUrl)) {
+    return "the cluster's proxy-url is not an http, https or socks5 proxy";
   }
-}
-
-async function readFile(path: string, what: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    throw new NoClusterContextError(`cannot read ${what} ${path}`, { cause: error });
+  if (cluster.proxyUrl && (cluster.insecureSkipTlsVerify || cluster.tlsServerName)) {
+    return "the cluster sets proxy-url together with insecure-skip-tls-verify or tls-server-name";
   }
-}
-
-async function material(
-  data: string | undefined,
-  file: string | undefined,
-  what: string,
-): Promise<string | undefined> {
-  if (data) return decodeBase64(data, what);
-  if (file) return await readFile(file, what);
   return undefined;
 }
 
@@ -102,67 +85,31 @@ export function unreachable(context: ResolvedContext, cause: unknown): NoCluster
   );
 }
 
-/** Makes the `fetch` transport for a context. */
-export async function fetchTransport(context: ResolvedContext): Promise<KubeTransport> {
-  const { cluster, user } = context;
-  const ca = await material(
-    cluster.certificateAuthorityData,
-    cluster.certificateAuthority,
-    `the CA of cluster "${cluster.name}"`,
-  );
-  const cert = await material(
-    user.clientCertificateData,
-    user.clientCertificate,
-    `the client certificate of user "${user.name}"`,
-  );
-  const key = await material(
-    user.clientKeyData,
-    user.clientKey,
-    `the client key of user "${user.name}"`,
-  );
-  let authorization: string | undefined;
-  if (user.token) authorization = `Bearer ${user.token}`;
-  else if (user.tokenFile) {
-    const token = (await readFile(user.tokenFile, `the token file of user "${user.name}"`)).trim();
-    authorization = `Bearer ${token}`;
-  } else if (user.username !== undefined) {
-    authorization = `Basic ${btoa(`${user.username}:${user.password ?? ""}`)}`;
-  }
-  let client: Deno.HttpClient;
+/** Makes the `fetch` transport for a context; `options` are the credentials' dependencies. */
+export function fetchTransport(
+  context: ResolvedContext,
+  options: KubeAuthOptions = {},
+): Promise<KubeTransport> {
+  let http: ReturnType<typeof authenticatedHttp>;
   try {
-    const base: Deno.CreateHttpClientOptions = {
-      ...(ca ? { caCerts: [ca] } : {}),
-      ...(cluster.proxyUrl ? { proxy: { url: cluster.proxyUrl } } : {}),
-    };
-    client = cert && key
-      ? Deno.createHttpClient({ ...base, cert, key })
-      : Deno.createHttpClient(base);
+    http = authenticatedHttp(context, kubeAuth(context, options));
   } catch (error) {
-    throw new NoClusterContextError(
-      `cannot use the TLS material of context "${context.name}"`,
-      { cause: error },
-    );
+    return Promise.reject(error);
   }
-  return {
+  return Promise.resolve({
     kind: "fetch",
     async send(request) {
-      const headers: Record<string, string> = { ...request.headers };
-      if (authorization) headers.Authorization = authorization;
       let response: Response;
       try {
-        response = await fetch(request.url, {
-          method: request.method,
-          headers,
-          ...(request.body !== undefined ? { body: request.body } : {}),
-          client,
-        });
+        response = await http.fetch(request.url, request);
       } catch (error) {
+        if (error instanceof NoClusterContextError) throw error;
         throw unreachable(context, error);
       }
       return { status: response.status, text: await response.text() };
     },
     close() {
-      client.close();
+      http.close();
     },
-  };
+  });
 }
