@@ -24,7 +24,12 @@
  */
 import { basicAuthorization, decodeBase64 } from "../base64.ts";
 import { NoClusterContextError } from "./errors.ts";
-import { type CommandRunner, denoCommandRunner, ExecCredentialPlugin } from "./exec_credential.ts";
+import {
+  type CommandRunner,
+  denoCommandRunner,
+  type ExecCredential,
+  ExecCredentialPlugin,
+} from "./exec_credential.ts";
 import type { ResolvedContext } from "./kubeconfig.ts";
 import { authProviderName, type OidcFetch, type OidcTokens, OidcTokenSource } from "./oidc.ts";
 
@@ -48,6 +53,8 @@ export interface KubeAuth {
    * while it is the same.
    */
   tlsIdentity(): Promise<TlsIdentity>;
+  /** Both of the above for one request, from one credential. */
+  credentials(): Promise<{ authorization: string | undefined; tls: TlsIdentity }>;
   /**
    * The server answered 401: forgets what can be obtained again (an exec credential, an OIDC
    * id-token). True when the next request would carry new credentials, so retrying is worth it.
@@ -177,33 +184,42 @@ export function kubeAuth(context: ResolvedContext, options: KubeAuthOptions = {}
     : undefined;
 
   let identity: TlsIdentity = {};
+  const authorizationWith = async (fromExec: ExecCredential | undefined) => {
+    if (fromExec?.token !== undefined) return `Bearer ${fromExec.token}`;
+    if (fromExec?.clientCertificateData !== undefined) return undefined;
+    if (oidc) return `Bearer ${await oidc.token()}`;
+    if (tokenFile) return `Bearer ${(await tokenFile.read()).trim()}`;
+    if (user.token) return `Bearer ${user.token}`;
+    if (user.username !== undefined) return basicAuthorization(user.username, user.password ?? "");
+    return undefined;
+  };
+  const tlsIdentityWith = async (fromExec: ExecCredential | undefined) => {
+    let next: TlsIdentity = {};
+    const caPem = await ca();
+    if (caPem) next = { ca: caPem };
+    const certPem = fromExec?.clientCertificateData ?? await cert();
+    const keyPem = fromExec?.clientKeyData ?? await key();
+    if (certPem && keyPem) next = { ...next, cert: certPem, key: keyPem };
+    if (next.ca !== identity.ca || next.cert !== identity.cert || next.key !== identity.key) {
+      identity = next;
+    }
+    return identity;
+  };
   return {
     async authorization() {
-      if (exec) {
-        const credential = await exec.credential();
-        if (credential.token !== undefined) return `Bearer ${credential.token}`;
-        if (credential.clientCertificateData !== undefined) return undefined;
-      }
-      if (oidc) return `Bearer ${await oidc.token()}`;
-      if (tokenFile) return `Bearer ${(await tokenFile.read()).trim()}`;
-      if (user.token) return `Bearer ${user.token}`;
-      if (user.username !== undefined) {
-        return basicAuthorization(user.username, user.password ?? "");
-      }
-      return undefined;
+      return await authorizationWith(await exec?.credential());
     },
     async tlsIdentity() {
-      let next: TlsIdentity = {};
-      const caPem = await ca();
-      if (caPem) next = { ca: caPem };
-      const fromExec = exec ? await exec.credential() : undefined;
-      const certPem = fromExec?.clientCertificateData ?? await cert();
-      const keyPem = fromExec?.clientKeyData ?? await key();
-      if (certPem && keyPem) next = { ...next, cert: certPem, key: keyPem };
-      if (next.ca !== identity.ca || next.cert !== identity.cert || next.key !== identity.key) {
-        identity = next;
-      }
-      return identity;
+      return await tlsIdentityWith(await exec?.credential());
+    },
+    async credentials() {
+      // One exec credential for both halves: a plugin that returns an already expired
+      // credential is run once per request, not once per half.
+      const fromExec = await exec?.credential();
+      return {
+        authorization: await authorizationWith(fromExec),
+        tls: await tlsIdentityWith(fromExec),
+      };
     },
     invalidate() {
       if (exec) {

@@ -181,9 +181,9 @@ export function authenticatedHttp(context: ResolvedContext, auth: KubeAuth): Aut
   };
   const attempt = async (url: string, request: KubeHttpRequest): Promise<Response> => {
     const headers: Record<string, string> = { ...request.headers };
-    const authorization = await auth.authorization();
+    const { authorization, tls } = await auth.credentials();
     if (authorization !== undefined) headers.Authorization = authorization;
-    const connection = await connectionFor(await auth.tlsIdentity());
+    const connection = await connectionFor(tls);
     return await connection.send(url, request, headers);
   };
   return {
