@@ -6,7 +6,7 @@
  * | kubeconfig | here |
  * |---|---|
  * | `exec` (ExecCredential v1/v1beta1) | {@linkcode ExecCredentialPlugin}: its token, or its client certificate as the TLS identity; cached until `expirationTimestamp`, run again after it or a 401 |
- * | `auth-provider: oidc` | {@linkcode OidcTokenSource}: the id-token, refreshed through the issuer when it expires or after a 401 |
+ * | `auth-provider: oidc` | {@linkcode OidcTokenSource}: the id-token, refreshed through the issuer when it expires or after a 401, the new tokens saved in the kubeconfig |
  * | `tokenFile` | read again whenever the file changes (service-account and projected tokens rotate); wins over `token`, as in client-go |
  * | `token` | as it is |
  * | `username`/`password` | Basic, UTF-8 encoded |
@@ -31,6 +31,7 @@ import {
   ExecCredentialPlugin,
 } from "./exec_credential.ts";
 import type { ResolvedContext } from "./kubeconfig.ts";
+import { saveOidcTokens } from "./oidc_persist.ts";
 import { authProviderName, type OidcFetch, type OidcTokens, OidcTokenSource } from "./oidc.ts";
 
 /** The TLS side of the credentials: what the connection presents and trusts. */
@@ -72,7 +73,7 @@ export interface KubeAuthOptions {
   readonly fetch?: OidcFetch;
   /** Whether stdin is a terminal, for interactive exec plugins (default: `Deno.stdin`'s). */
   readonly isTerminal?: () => boolean;
-  /** Keeps refreshed OIDC tokens (default: kept for the process only). */
+  /** Keeps refreshed OIDC tokens (default: saved in the kubeconfig file of the user). */
   readonly persistOidcTokens?: (tokens: OidcTokens) => Promise<void>;
 }
 
@@ -172,11 +173,14 @@ export function kubeAuth(context: ResolvedContext, options: KubeAuthOptions = {}
       }", which toolkit's fetch transport does not handle`,
     );
   }
+  const userFile = context.userFile;
+  const persistOidcTokens = options.persistOidcTokens ??
+    (userFile ? (tokens: OidcTokens) => saveOidcTokens(userFile, user.name, tokens) : undefined);
   const oidc = provider === "oidc"
     ? new OidcTokenSource(context, {
       fetch: options.fetch ?? fetch,
       now,
-      ...(options.persistOidcTokens ? { persist: options.persistOidcTokens } : {}),
+      ...(persistOidcTokens ? { persist: persistOidcTokens } : {}),
     })
     : undefined;
   const tokenFile = user.tokenFile

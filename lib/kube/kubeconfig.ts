@@ -89,6 +89,8 @@ export interface ResolvedContext {
   readonly user: UserConfig;
   /** The file that defines the context (the one to edit when its namespace changes). */
   readonly file: string;
+  /** The file that defines the user (the one refreshed OIDC tokens are saved in), if any. */
+  readonly userFile?: string;
   /** Every kubeconfig file that was read, in order. */
   readonly files: readonly string[];
   /**
@@ -370,6 +372,7 @@ export function resolveContext(merged: MergedKubeconfig, contextName?: string): 
     cluster: clusterConfig(clusterName, clusterEntry),
     user: userConfig(userName, userEntry),
     file: ctxEntry.file,
+    ...(userEntry ? { userFile: userEntry.file } : {}),
     files: merged.files,
     standalone,
   };

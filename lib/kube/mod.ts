@@ -27,6 +27,7 @@ export * from "./auth_errors.ts";
 export * from "./auth.ts";
 export * from "./exec_credential.ts";
 export * from "./oidc.ts";
+export * from "./oidc_persist.ts";
 export * from "./authenticated_http.ts";
 export * from "./transport.ts";
 export * from "./client_node_transport.ts";

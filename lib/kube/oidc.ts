@@ -8,8 +8,10 @@
  *   issuer's discovery document (`idp-issuer-url` + `/.well-known/openid-configuration`) gives
  *   the `token_endpoint`, which is asked for a new id-token with `grant_type=refresh_token`,
  *   `client-id` and `client-secret`; `idp-certificate-authority(-data)` is the issuer's CA;
- * - the new tokens are kept for the process and handed to an optional `persist` callback
- *   (kubectl wrote them back into the kubeconfig; an issuer that rotates refresh tokens needs it).
+ * - the new tokens are kept for the process and handed to `persist` (by default
+ *   `oidc_persist.ts` writes them into the kubeconfig, as kubectl did: an issuer that rotates
+ *   refresh tokens refuses the old one next time); a failure to save them fails the request,
+ *   as in kubectl.
  *
  * The id-token is not verified here: the API server does that. Nothing here quotes a token; an
  * issuer's error is reported by its OAuth `error` code only.
@@ -229,7 +231,11 @@ export class OidcTokenSource {
       this.#idToken = idToken;
       this.#refreshToken = next;
       this.#refused = false;
-      await this.#options.persist?.({ idToken, refreshToken: next });
+      try {
+        await this.#options.persist?.({ idToken, refreshToken: next });
+      } catch (error) {
+        throw this.#fail("refreshed the id-token but cannot save it", error);
+      }
       return idToken;
     } finally {
       client?.close();

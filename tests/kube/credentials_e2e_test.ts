@@ -205,26 +205,33 @@ Deno.test({
         } finally {
           http.close();
         }
-        using client = await connect(
-          await kubeconfig({
-            "auth-provider": {
-              name: "oidc",
-              config: {
-                "id-token": await issuer.idToken("alice", Date.now() - 60_000),
-                "refresh-token": issuer.refreshToken,
-                "idp-issuer-url": issuer.url,
-                "client-id": issuer.clientId,
-                "client-secret": "test-secret",
-                "idp-certificate-authority": issuer.ca.certFile,
-              },
+        const path = await kubeconfig({
+          "auth-provider": {
+            name: "oidc",
+            config: {
+              "id-token": await issuer.idToken("alice", Date.now() - 60_000),
+              "refresh-token": issuer.refreshToken,
+              "idp-issuer-url": issuer.url,
+              "client-id": issuer.clientId,
+              "client-secret": "test-secret",
+              "idp-certificate-authority": issuer.ca.certFile,
             },
-          }),
-        );
-        assert.equal(client.transport.kind, "fetch");
-        assert.equal(await whoAmI(client), "oidc:alice");
-        assert.equal(await whoAmI(client), "oidc:alice");
+          },
+        });
+        {
+          using client = await connect(path);
+          assert.equal(client.transport.kind, "fetch");
+          assert.equal(await whoAmI(client), "oidc:alice");
+          assert.equal(await whoAmI(client), "oidc:alice");
+        }
         assert.equal(issuer.refreshes, 1);
         assert.equal(issuer.forms[0]?.client_id, issuer.clientId);
+        // The issuer rotated the refresh token: the new tokens are in the kubeconfig, so the
+        // next command uses the new id-token without a refresh.
+        assert.ok((await Deno.readTextFile(path)).includes(issuer.refreshToken));
+        using again = await connect(path);
+        assert.equal(await whoAmI(again), "oidc:alice");
+        assert.equal(issuer.refreshes, 1);
       });
 
       await t.step("a token file is read again when it rotates", async () => {
