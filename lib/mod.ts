@@ -8,6 +8,7 @@ export * from "./errors.ts";
 export * from "./yaml.ts";
 export * from "./version.ts";
 export * from "./quote.ts";
+export * from "./base64.ts";
 export * from "./image/mod.ts";
 export * from "./lookaside/mod.ts";
 export * from "./policy/mod.ts";

@@ -12,6 +12,7 @@
  * @module
  */
 import type { CommandArgs, CommandContext } from "../command.ts";
+import { decodeBase64Text } from "../../lib/mod.ts";
 import { CONFIG_MAPS, type KubeObject, SECRETS } from "../../lib/kube/mod.ts";
 import { checkNamespaceName, connect, requireNamespace, stringArg } from "./common.ts";
 import { formatData } from "../output.ts";
@@ -50,8 +51,7 @@ const FIELDS: Readonly<Record<string, keyof ToolCredentials>> = {
 
 function decodeBase64(value: string): string {
   try {
-    const bin = atob(value);
-    return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+    return decodeBase64Text(value);
   } catch {
     return value;
   }

@@ -20,6 +20,7 @@
  * @module
  */
 import type { CommandArgs, CommandContext, CommandRun } from "../command.ts";
+import { decodeBase64Text } from "../../lib/mod.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -85,8 +86,7 @@ function labelValue(text: string): string {
 function decode(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
   try {
-    const bin = atob(value);
-    return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+    return decodeBase64Text(value);
   } catch {
     return undefined;
   }

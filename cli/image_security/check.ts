@@ -12,6 +12,7 @@
 import type { CommandArgs, CommandContext } from "../command.ts";
 import { outputFormat, printData } from "../output.ts";
 import { resolvePath } from "./files.ts";
+import { encodeBase64 } from "../../lib/mod.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { parseCreds, readAuthFile } from "../../lib/registry/mod.ts";
 import { loadRegistriesD, RegistriesConfigError } from "../../lib/lookaside/mod.ts";
@@ -38,13 +39,6 @@ function strings(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).map(String).filter((s) => s !== "");
 }
 
-function base64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
-
 /** A pull Secret from `--creds` (for every image's registry) or `--authfile`. */
 async function credentialSecret(
   args: CommandArgs,
@@ -56,7 +50,7 @@ async function credentialSecret(
     const path = resolvePath(cwd, args.authfile);
     for (const entry of await readAuthFile(path)) {
       auths[entry.key] = {
-        auth: base64(`${entry.credential.username}:${entry.credential.password}`),
+        auth: encodeBase64(`${entry.credential.username}:${entry.credential.password}`),
       };
     }
   }
@@ -65,7 +59,7 @@ async function credentialSecret(
     for (const image of images) {
       try {
         auths[parseReference(image).domain] = {
-          auth: base64(`${creds.username}:${creds.password ?? ""}`),
+          auth: encodeBase64(`${creds.username}:${creds.password ?? ""}`),
         };
       } catch {
         // An invalid image is reported by the evaluation.
@@ -76,7 +70,7 @@ async function credentialSecret(
   return {
     metadata: { name: CHECK_PULL_SECRET, resourceVersion: "cli" },
     type: "kubernetes.io/dockerconfigjson",
-    data: { ".dockerconfigjson": base64(JSON.stringify({ auths })) },
+    data: { ".dockerconfigjson": encodeBase64(JSON.stringify({ auths })) },
   };
 }
 

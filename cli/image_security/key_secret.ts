@@ -10,6 +10,7 @@ import type { CommandArgs, CommandContext } from "../command.ts";
 import { formatData, outputFormat } from "../output.ts";
 import { connect, namespaceOf, requireNamespace, stringArg } from "../dev/common.ts";
 import { readUserFile } from "./files.ts";
+import { encodeBase64 } from "../../lib/mod.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { applyObject, type KubeObject, objectNameProblem, SECRETS } from "../../lib/kube/mod.ts";
 import { InvalidKeyError, keyFingerprint, readPublicKeys } from "../../lib/signature/mod.ts";
@@ -29,7 +30,7 @@ export function keySecretManifest(
       labels: { "app.kubernetes.io/managed-by": "toolkit" },
     },
     type: "Opaque",
-    data: { key: btoa(armoured) },
+    data: { key: encodeBase64(armoured) },
   };
 }
 

@@ -5,10 +5,10 @@
  * can do is accepted, because the policy watches need answers that stream.
  *
  * A cluster with `insecure-skip-tls-verify: true` is refused when connecting: the webhook always
- * verifies the API server's certificate (Deno's `fetch` cannot skip verification for one
- * client, only for the whole process), so it needs the CA in `certificate-authority-data`. The
- * CLI, which does not guard admission, honours the field through `@kubernetes/client-node`
- * (`lib/kube/transport.ts`).
+ * verifies the API server's certificate, so it needs the CA in `certificate-authority-data`. The
+ * CLI, which does not guard admission, honours the field (`lib/kube/authenticated_http.ts`).
+ * Exec credential plugins, OIDC tokens, token files and client certificates are handled by
+ * `lib/kube/auth.ts`, as for the CLI.
  *
  * @module
  */

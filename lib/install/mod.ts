@@ -8,7 +8,7 @@
  *
  * const options = defaultInstallOptions({ defaultAction: "deny" });
  * const tls = await generateWebhookTls({ dnsNames: ["toolkit-webhook.toolkit-system.svc"] });
- * const objects = installManifests(options, { tls, caBundle: btoa(tls.caCertPem) });
+ * const objects = installManifests(options, { tls, caBundle: encodeBase64(tls.caCertPem) });
  * ```
  *
  * @module

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { encodeBase64 } from "../base64.ts";
 import { API_GROUP, API_VERSION } from "../policy/crds.ts";
 import type { KubeObject } from "../kube/resources.ts";
 import { KEY_SECRET_ENTRY } from "../admission/keys.ts";
@@ -38,13 +39,6 @@ export const DEFAULT_POLICY_NAMES = {
   catchAll: "default",
 } as const;
 
-function toBase64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
-
 /** The Secret holding toolkit's release public key, for the `toolkit-release` policy. */
 export function releaseKeySecretManifest(
   options: InstallOptions,
@@ -59,7 +53,7 @@ export function releaseKeySecretManifest(
       labels: commonLabels(),
     },
     type: "Opaque",
-    data: { [KEY_SECRET_ENTRY]: toBase64(publicKey) },
+    data: { [KEY_SECRET_ENTRY]: encodeBase64(publicKey) },
   };
 }
 

@@ -9,6 +9,7 @@
  * @module
  */
 import { X509Certificate } from "node:crypto";
+import { decodeBase64Text, encodeBase64 } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
 import type { KubeObject } from "../kube/resources.ts";
 import {
@@ -58,9 +59,7 @@ export interface WebhookTls {
 }
 
 function pem(label: string, der: Uint8Array): string {
-  let binary = "";
-  for (const b of der) binary += String.fromCharCode(b);
-  const lines = btoa(binary).match(/.{1,64}/g) ?? [];
+  const lines = encodeBase64(der).match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;
 }
 
@@ -257,17 +256,7 @@ export function renewalReason(
   return undefined;
 }
 
-/** Base64 of UTF-8 text. */
-export function encodeBase64Text(text: string): string {
-  let binary = "";
-  for (const b of new TextEncoder().encode(text)) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
-
-/** UTF-8 text of base64. */
-export function decodeBase64Text(base64: string): string {
-  return new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
-}
+export { decodeBase64Text } from "../base64.ts";
 
 /** The Secret that holds the serving certificate, its key and the CA. */
 export function tlsSecretManifest(namespace: string, tls: WebhookTls): KubeObject {
@@ -277,9 +266,9 @@ export function tlsSecretManifest(namespace: string, tls: WebhookTls): KubeObjec
     metadata: { name: TLS_SECRET_NAME, namespace, labels: commonLabels() },
     type: "kubernetes.io/tls",
     data: {
-      "tls.crt": encodeBase64Text(tls.certPem),
-      "tls.key": encodeBase64Text(tls.keyPem),
-      "ca.crt": encodeBase64Text(tls.caCertPem),
+      "tls.crt": encodeBase64(tls.certPem),
+      "tls.key": encodeBase64(tls.keyPem),
+      "ca.crt": encodeBase64(tls.caCertPem),
     },
   };
 }
@@ -313,7 +302,7 @@ export function caBundle(
       // An unreadable old CA is simply dropped.
     }
   }
-  return encodeBase64Text(bundle);
+  return encodeBase64(bundle);
 }
 
 /** Options of {@link ensureTls}. */

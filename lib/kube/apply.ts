@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { encodeBase64 } from "../base64.ts";
 import { isStatus } from "./errors.ts";
 import { FIELD_MANAGER, type KubeClient } from "./client.ts";
 import type { KubeObject, ResourceType } from "./resources.ts";
@@ -51,13 +52,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function utf8ToBase64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
 /** A Secret with its `stringData` folded into base64 `data`, as the server stores it. */
 export function foldStringData(object: KubeObject): KubeObject {
   const stringData = object.stringData;
@@ -65,7 +59,7 @@ export function foldStringData(object: KubeObject): KubeObject {
   const data: Record<string, string> = isRecord(object.data)
     ? { ...(object.data as Record<string, string>) }
     : {};
-  for (const [k, v] of Object.entries(stringData)) data[k] = utf8ToBase64(String(v));
+  for (const [k, v] of Object.entries(stringData)) data[k] = encodeBase64(String(v));
   const { stringData: _dropped, ...rest } = object;
   return { ...rest, data } as KubeObject;
 }

@@ -32,6 +32,7 @@ import {
   type KubeTransport,
   type TransportRequest,
 } from "./transport.ts";
+import { unauthorized } from "./auth_errors.ts";
 import { ApiDiscovery } from "./discovery.ts";
 import { inClusterContext } from "./in_cluster.ts";
 import { USER_AGENT } from "../version.ts";
@@ -192,11 +193,7 @@ export class KubeClient {
     text: string,
   ): unknown {
     const action = options.action ?? `${method} "${path}"`;
-    if (status === 401) {
-      throw new NoClusterContextError(
-        `the API server ${this.context.cluster.server} does not accept the credentials of context "${this.context.name}" (401 Unauthorized)`,
-      );
-    }
+    if (status === 401) throw unauthorized(this.context);
     if (status >= 400) {
       let body: KubeStatus = { message: text.trim() || undefined };
       try {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { inClusterContext, SERVICE_ACCOUNT_DIR } from "./in_cluster.ts";
-import { requestCredentials, TOKEN_FILE_REREAD_MS } from "./transport.ts";
+import { kubeAuth } from "./auth.ts";
 
 Deno.test("inClusterContext() is undefined outside a Pod", () => {
   assert.equal(inClusterContext({ env: {} }), undefined);
@@ -21,7 +21,7 @@ Deno.test("inClusterContext() uses the service host, port, CA and token of the m
   assert.equal(v6.user.tokenFile, "/sa/token");
 });
 
-Deno.test("requestCredentials() reads a rotated token file again, once the last read is old", async () => {
+Deno.test("the credentials of the in-cluster context read a rotated token file again", async () => {
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/token`, "first\n");
@@ -30,15 +30,10 @@ Deno.test("requestCredentials() reads a rotated token file again, once the last 
       env: { KUBERNETES_SERVICE_HOST: "127.0.0.1" },
       serviceAccountDir: dir,
     })!;
-    let now = 0;
-    const credentials = await requestCredentials(context, () => now);
-    assert.equal(credentials.ca, "CA PEM");
-    assert.equal(await credentials.authorization(), "Bearer first");
-    await Deno.writeTextFile(`${dir}/token`, "second\n");
-    now = TOKEN_FILE_REREAD_MS - 1;
-    assert.equal(await credentials.authorization(), "Bearer first");
-    now = TOKEN_FILE_REREAD_MS;
-    assert.equal(await credentials.authorization(), "Bearer second");
+    const auth = kubeAuth(context);
+    assert.equal((await auth.credentials()).authorization, "Bearer first");
+    await Deno.writeTextFile(`${dir}/token`, "second, rotated\n");
+    assert.equal((await auth.credentials()).authorization, "Bearer second, rotated");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

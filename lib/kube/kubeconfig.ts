@@ -8,7 +8,8 @@
  *   and so does the first non-empty `current-context`;
  * - context: `--context` > `current-context`;
  * - relative file references (`certificate-authority`, `client-certificate`, `client-key`,
- *   `tokenFile`) are taken relative to the file that holds them.
+ *   `tokenFile`, an exec plugin's `command` when it is a path) are taken relative to the file
+ *   that holds them.
  *
  * The environment comes in as an argument, never from `Deno.env`, so callers (and tests) choose it.
  *
@@ -67,9 +68,12 @@ export interface UserConfig {
   readonly username?: string;
   /** Basic-auth password. */
   readonly password?: string;
-  /** An exec credential plugin (handled by `@kubernetes/client-node`). */
+  /**
+   * An exec credential plugin, as written (checked by `exec_credential.ts`), with a relative
+   * `command` path made absolute.
+   */
   readonly exec?: unknown;
-  /** An auth provider such as `oidc` (handled by `@kubernetes/client-node`). */
+  /** An auth provider such as `oidc` (handled by `oidc.ts`; others by `@kubernetes/client-node`). */
   readonly authProvider?: unknown;
 }
 
@@ -85,6 +89,8 @@ export interface ResolvedContext {
   readonly user: UserConfig;
   /** The file that defines the context (the one to edit when its namespace changes). */
   readonly file: string;
+  /** The file that defines the user (the one refreshed OIDC tokens are saved in), if any. */
+  readonly userFile?: string;
   /** Every kubeconfig file that was read, in order. */
   readonly files: readonly string[];
   /**
@@ -277,9 +283,19 @@ function userConfig(name: string, entry: Entry | undefined): UserConfig {
     ...optional("tokenFile", file("tokenFile")),
     ...optional("username", str(u.username)),
     ...optional("password", str(u.password)),
-    ...optional("exec", isRecord(u.exec) ? u.exec : undefined),
+    ...optional("exec", isRecord(u.exec) ? execWithCommandPath(u.exec, base) : undefined),
     ...optional("authProvider", isRecord(u["auth-provider"]) ? u["auth-provider"] : undefined),
   };
+}
+
+/**
+ * The exec section with its `command` made absolute when it is a relative path (it has a `/`),
+ * as client-go resolves it against the kubeconfig's directory; a bare name is looked up in PATH.
+ */
+function execWithCommandPath(exec: Raw, base: string): Raw {
+  const command = str(exec.command);
+  if (!command || !command.includes("/") || command.startsWith("/")) return exec;
+  return { ...exec, command: absolute(command.replace(/^\.\//, ""), base) };
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined | "" | false) {
@@ -356,6 +372,7 @@ export function resolveContext(merged: MergedKubeconfig, contextName?: string): 
     cluster: clusterConfig(clusterName, clusterEntry),
     user: userConfig(userName, userEntry),
     file: ctxEntry.file,
+    ...(userEntry ? { userFile: userEntry.file } : {}),
     files: merged.files,
     standalone,
   };

@@ -142,17 +142,29 @@ export async function setContextNamespace(
   }
   const result = setContextNamespaceInText(text, contextName, namespace, file);
   if (!result.changed) return false;
-  const dir = file.slice(0, Math.max(file.lastIndexOf("/"), 0)) || ".";
-  const temp = `${dir}/.${file.slice(file.lastIndexOf("/") + 1)}.toolkit-${crypto.randomUUID()}`;
   try {
-    await Deno.writeTextFile(temp, result.text, { mode: (mode ?? 0o600) & 0o777, createNew: true });
-    if (mode !== null) await Deno.chmod(temp, mode & 0o7777);
-    await Deno.rename(temp, file);
+    await replaceFile(file, result.text, mode);
   } catch (error) {
-    await Deno.remove(temp).catch(() => {});
     throw new KubeconfigEditError(file, contextName, "the file cannot be written", {
       cause: error,
     });
   }
   return true;
+}
+
+/**
+ * Replaces `file` with `text` atomically (a temporary file beside it, then a rename), keeping
+ * its permissions (`mode`, or 0600 for a file that had none).
+ */
+export async function replaceFile(file: string, text: string, mode: number | null): Promise<void> {
+  const dir = file.slice(0, Math.max(file.lastIndexOf("/"), 0)) || ".";
+  const temp = `${dir}/.${file.slice(file.lastIndexOf("/") + 1)}.toolkit-${crypto.randomUUID()}`;
+  try {
+    await Deno.writeTextFile(temp, text, { mode: (mode ?? 0o600) & 0o777, createNew: true });
+    if (mode !== null) await Deno.chmod(temp, mode & 0o7777);
+    await Deno.rename(temp, file);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
 }

@@ -129,11 +129,18 @@ Deno.test("loadContext() says clearly why there is no usable context", async () 
   });
 });
 
-Deno.test("chooseTransport() uses fetch unless the user needs an exec plugin or similar", async () => {
+Deno.test("chooseTransport() uses fetch unless the user needs an auth provider fetch lacks", async () => {
   await withDir(async (dir) => {
     await Deno.writeTextFile(`${dir}/plain`, config({ current: "ctx1" }));
     await Deno.writeTextFile(
       `${dir}/exec`,
+      config({
+        current: "ctx1",
+        userBody: "    auth-provider:\n      name: gcp\n      config: {}",
+      }),
+    );
+    await Deno.writeTextFile(
+      `${dir}/plugin`,
       config({
         current: "ctx1",
         userBody: "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: x",
@@ -141,8 +148,10 @@ Deno.test("chooseTransport() uses fetch unless the user needs an exec plugin or 
     );
     const plain = await loadContext({ env: { KUBECONFIG: `${dir}/plain` } });
     const exec = await loadContext({ env: { KUBECONFIG: `${dir}/exec` } });
+    const plugin = await loadContext({ env: { KUBECONFIG: `${dir}/plugin` } });
     assert.equal(fetchUnsupportedReason(plain), undefined);
-    assert.match(fetchUnsupportedReason(exec) ?? "", /exec credential plugin/);
+    assert.equal(fetchUnsupportedReason(plugin), undefined);
+    assert.match(fetchUnsupportedReason(exec) ?? "", /auth provider "gcp"/);
     assert.equal(chooseTransport(plain, "auto", {}), "fetch");
     assert.equal(chooseTransport(exec, "auto", {}), "client-node");
     assert.equal(

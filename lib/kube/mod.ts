@@ -5,8 +5,8 @@
  *   (`kubeconfig.ts`), or the Pod's ServiceAccount in-cluster (`in_cluster.ts`);
  * - how requests travel and authenticate (`transport.ts`: Deno `fetch`, whose answers stream,
  *   or `@kubernetes/client-node` in `client_node_transport.ts` for what `fetch` cannot do);
- *   the credentials of a request are read in one place, and a token file is re-read as it
- *   rotates;
+ *   the credentials of a request are read in one place (`auth.ts`: exec plugins, OIDC, token
+ *   files re-read as they rotate, client certificates, `insecure-skip-tls-verify`, proxies);
  * - the client (`client.ts`): typed errors (`errors.ts`), JSON requests, answers left unread
  *   for watches, optional throttling;
  * - the resource table (`resources.ts`): every resource toolkit reads or writes, and its REST
@@ -34,6 +34,12 @@ export * from "./errors.ts";
 export * from "./kubeconfig.ts";
 export * from "./kubeconfig_edit.ts";
 export * from "./resources.ts";
+export * from "./auth_errors.ts";
+export * from "./auth.ts";
+export * from "./exec_credential.ts";
+export * from "./oidc.ts";
+export * from "./oidc_persist.ts";
+export * from "./authenticated_http.ts";
 export * from "./transport.ts";
 export * from "./client_node_transport.ts";
 export * from "./in_cluster.ts";

@@ -1,13 +1,15 @@
 /**
  * How requests reach the API server. Two transports share one interface:
  *
- * - {@linkcode fetchTransport}: Deno's `fetch` with a client from `Deno.createHttpClient` (CA,
- *   client certificate, bearer token, basic auth, HTTP proxy). It loads nothing, so a command
- *   that talks to a cluster starts in a few milliseconds.
+ * - {@linkcode fetchTransport}: Deno's `fetch` (or `node:https` where a cluster skips TLS
+ *   verification or names its TLS server) with the credentials of `auth.ts` applied per
+ *   request by `authenticated_http.ts`: exec credential plugins, OIDC, token files, client
+ *   certificates, bearer tokens, basic auth, http/https/socks5 proxies. It loads no npm
+ *   package, so a command that talks to a cluster starts in a few milliseconds.
  * - `clientNodeTransport` (in `client_node_transport.ts`): `@kubernetes/client-node`, loaded
- *   only when needed: for exec credential plugins, auth providers (OIDC, …),
- *   `insecure-skip-tls-verify`, `tls-server-name` and SOCKS proxies, which `fetch` cannot do.
- *   Loading it takes most of a second, which is why it is not the default.
+ *   only for what the fetch transport does not do (see {@linkcode fetchUnsupportedReason}):
+ *   auth providers other than `oidc`, and a proxy together with `insecure-skip-tls-verify` or
+ *   `tls-server-name`. Loading it takes most of a second.
  *
  * `TOOLKIT_KUBE_CLIENT=client-node` (or `fetch`) forces one of them.
  *
@@ -15,6 +17,9 @@
  */
 import { NoClusterContextError } from "./errors.ts";
 import type { ResolvedContext } from "./kubeconfig.ts";
+import { kubeAuth, type KubeAuthOptions } from "./auth.ts";
+import { authenticatedHttp } from "./authenticated_http.ts";
+import { authProviderName } from "./oidc.ts";
 
 /** One HTTP request to the API server. */
 export interface TransportRequest {
@@ -60,44 +65,22 @@ export interface KubeTransport {
 
 /**
  * Why `fetch` cannot talk to this context (so `@kubernetes/client-node` has to), or undefined
- * when it can.
+ * when it can. Exec plugins, OIDC, token files, client certificates, basic auth,
+ * `insecure-skip-tls-verify`, `tls-server-name` and http/https/socks5 proxies are all handled
+ * by `auth.ts` and `authenticated_http.ts`.
  */
 export function fetchUnsupportedReason(context: ResolvedContext): string | undefined {
   const { cluster, user } = context;
-  if (user.exec !== undefined) return "the user runs an exec credential plugin";
-  if (user.authProvider !== undefined) return "the user has an auth provider";
-  if (cluster.insecureSkipTlsVerify) return "the cluster sets insecure-skip-tls-verify";
-  if (cluster.tlsServerName) return "the cluster sets tls-server-name";
-  if (cluster.proxyUrl && !/^https?:\/\//.test(cluster.proxyUrl)) {
-    return "the cluster's proxy-url is not an HTTP proxy";
+  const provider = authProviderName(user.authProvider);
+  if (user.authProvider !== undefined && provider !== "oidc") {
+    return `the user has the auth provider "${provider ?? "(unnamed)"}"`;
   }
-  return undefined;
-}
-
-function decodeBase64(data: string, what: string): string {
-  try {
-    const bin = atob(data.replace(/\s+/g, ""));
-    return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
-  } catch (error) {
-    throw new NoClusterContextError(`${what} is not valid base64`, { cause: error });
+  if (cluster.proxyUrl && !/^(https?|socks5h?):\/\//.test(cluster.proxyUrl)) {
+    return "the cluster's proxy-url is not an http, https or socks5 proxy";
   }
-}
-
-async function readFile(path: string, what: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    throw new NoClusterContextError(`cannot read ${what} ${path}`, { cause: error });
+  if (cluster.proxyUrl && (cluster.insecureSkipTlsVerify || cluster.tlsServerName)) {
+    return "the cluster sets proxy-url together with insecure-skip-tls-verify or tls-server-name";
   }
-}
-
-async function material(
-  data: string | undefined,
-  file: string | undefined,
-  what: string,
-): Promise<string | undefined> {
-  if (data) return decodeBase64(data, what);
-  if (file) return await readFile(file, what);
   return undefined;
 }
 
@@ -114,73 +97,6 @@ export function unreachable(context: ResolvedContext, cause: unknown): NoCluster
   );
 }
 
-/**
- * What a request of one context carries: the TLS material and the `Authorization` header.
- * `authorization()` is called for every request, so a token file is re-read as it is rotated
- * (a projected ServiceAccount token, say).
- */
-export interface RequestCredentials {
-  /** PEM of the CA that signs the API server's certificate. */
-  readonly ca?: string | undefined;
-  /** PEM of the client certificate. */
-  readonly cert?: string | undefined;
-  /** PEM of the client key. */
-  readonly key?: string | undefined;
-  /** The `Authorization` header of the next request, or undefined to send none. */
-  authorization(): Promise<string | undefined>;
-}
-
-/** How long a token read from a file is used before the file is read again. */
-export const TOKEN_FILE_REREAD_MS = 60_000;
-
-/**
- * Reads the credentials of a context (CA, client certificate, bearer token, basic auth). A token
- * file is read now and again when the last read is {@linkcode TOKEN_FILE_REREAD_MS} old by
- * `clock` (milliseconds).
- */
-export async function requestCredentials(
-  context: ResolvedContext,
-  clock: () => number = Date.now,
-): Promise<RequestCredentials> {
-  const { cluster, user } = context;
-  const ca = await material(
-    cluster.certificateAuthorityData,
-    cluster.certificateAuthority,
-    `the CA of cluster "${cluster.name}"`,
-  );
-  const cert = await material(
-    user.clientCertificateData,
-    user.clientCertificate,
-    `the client certificate of user "${user.name}"`,
-  );
-  const key = await material(
-    user.clientKeyData,
-    user.clientKey,
-    `the client key of user "${user.name}"`,
-  );
-  let authorization: () => Promise<string | undefined> = () => Promise.resolve(undefined);
-  if (user.token) {
-    const value = `Bearer ${user.token}`;
-    authorization = () => Promise.resolve(value);
-  } else if (user.tokenFile) {
-    const path = user.tokenFile;
-    const what = `the token file of user "${user.name}"`;
-    let value = `Bearer ${(await readFile(path, what)).trim()}`;
-    let readAt = clock();
-    authorization = async () => {
-      if (clock() - readAt >= TOKEN_FILE_REREAD_MS) {
-        value = `Bearer ${(await readFile(path, what)).trim()}`;
-        readAt = clock();
-      }
-      return value;
-    };
-  } else if (user.username !== undefined) {
-    const value = `Basic ${btoa(`${user.username}:${user.password ?? ""}`)}`;
-    authorization = () => Promise.resolve(value);
-  }
-  return { ca, cert, key, authorization };
-}
-
 /** A transport's `send` made of its `open`: the answer read as text. */
 export function sendThrough(
   open: (request: TransportRequest) => Promise<Response>,
@@ -191,49 +107,33 @@ export function sendThrough(
   };
 }
 
-/** Makes the `fetch` transport for a context. */
-export async function fetchTransport(context: ResolvedContext): Promise<KubeTransport> {
-  const { cluster } = context;
-  const { ca, cert, key, authorization } = await requestCredentials(context);
-  let client: Deno.HttpClient;
+/** Makes the `fetch` transport for a context; `options` are the credentials' dependencies. */
+export function fetchTransport(
+  context: ResolvedContext,
+  options: KubeAuthOptions = {},
+): Promise<KubeTransport> {
+  let http: ReturnType<typeof authenticatedHttp>;
   try {
-    const base: Deno.CreateHttpClientOptions = {
-      ...(ca ? { caCerts: [ca] } : {}),
-      ...(cluster.proxyUrl ? { proxy: { url: cluster.proxyUrl } } : {}),
-    };
-    client = cert && key
-      ? Deno.createHttpClient({ ...base, cert, key })
-      : Deno.createHttpClient(base);
+    http = authenticatedHttp(context, kubeAuth(context, options));
   } catch (error) {
-    throw new NoClusterContextError(
-      `cannot use the TLS material of context "${context.name}"`,
-      { cause: error },
-    );
+    return Promise.reject(error);
   }
   const open = async (request: TransportRequest): Promise<Response> => {
-    const headers: Record<string, string> = { ...request.headers };
-    const auth = await authorization();
-    if (auth) headers.Authorization = auth;
     try {
-      return await fetch(request.url, {
-        method: request.method,
-        headers,
-        ...(request.body !== undefined ? { body: request.body } : {}),
-        ...(request.signal ? { signal: request.signal } : {}),
-        client,
-      });
+      return await http.fetch(request.url, request);
     } catch (error) {
       if (request.signal?.aborted) throw error;
+      if (error instanceof NoClusterContextError) throw error;
       throw unreachable(context, error);
     }
   };
-  return {
+  return Promise.resolve({
     kind: "fetch",
     streams: true,
     open,
     send: sendThrough(open),
     close() {
-      client.close();
+      http.close();
     },
-  };
+  });
 }

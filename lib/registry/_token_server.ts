@@ -22,6 +22,7 @@
  * @module
  */
 
+import { decodeBase64, decodeBase64Text, encodeBase64 } from "../base64.ts";
 import {
   type CertFiles,
   freePort,
@@ -37,14 +38,12 @@ import {
 const encoder = new TextEncoder();
 
 function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return encodeBase64(bytes, { urlSafe: true });
 }
 
 function pemToDer(pem: string): Uint8Array<ArrayBuffer> {
   const body = pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, "").replace(/\s+/g, "");
-  return Uint8Array.from(atob(body), (c) => c.charCodeAt(0));
+  return decodeBase64(body);
 }
 
 /** How the token service answers. */
@@ -88,7 +87,7 @@ export async function startTokenService(
     false,
     ["sign"],
   );
-  const x5c = [btoa(String.fromCharCode(...pemToDer(tls.signing.certPem)))];
+  const x5c = [encodeBase64(pemToDer(tls.signing.certPem))];
   const requests: TokenService["requests"] = [];
 
   async function issue(subject: string, access: unknown[], now: number): Promise<string> {
@@ -131,7 +130,7 @@ export async function startTokenService(
     const authorization = request.headers.get("authorization");
     if (authorization !== null) {
       const match = /^Basic\s+(.+)$/i.exec(authorization);
-      const decoded = match ? atob(match[1]!) : "";
+      const decoded = match ? decodeBase64Text(match[1]!) : "";
       const colon = decoded.indexOf(":");
       const name = decoded.slice(0, colon);
       if (colon < 0 || config.users[name] !== decoded.slice(colon + 1)) {

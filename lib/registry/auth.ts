@@ -20,6 +20,7 @@
  * @module
  */
 
+import { basicAuthorization as basic } from "../base64.ts";
 import { type AuthChallenge, parseAuthenticate } from "./challenge.ts";
 import type { Credential } from "./credentials.ts";
 import type { CredentialStore } from "./keyring.ts";
@@ -110,8 +111,7 @@ class TokenRefused {
 }
 
 function basicAuthorization(credential: Credential): string {
-  const bytes = new TextEncoder().encode(`${credential.username}:${credential.password}`);
-  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+  return basic(credential.username, credential.password);
 }
 
 function refusedToken(credential: Credential | undefined): string {

@@ -14,6 +14,7 @@
  * @module
  */
 
+import { decodeBase64 as decodeBytes } from "../base64.ts";
 import { CredentialsError } from "./errors.ts";
 
 /** A username and password for a registry. */
@@ -53,13 +54,9 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Decodes standard or URL-safe base64, padding optional; undefined when it is not base64. */
 function decodeBase64(value: string): Uint8Array | undefined {
-  const normalized = value.trim().replace(/-/g, "+").replace(/_/g, "/");
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(normalized)) return undefined;
-  const unpadded = normalized.replace(/=+$/, "");
-  if (unpadded.length % 4 === 1) return undefined;
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(value.trim())) return undefined;
   try {
-    const binary = atob(unpadded + "=".repeat((4 - (unpadded.length % 4)) % 4));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    return decodeBytes(value.trim());
   } catch {
     return undefined;
   }

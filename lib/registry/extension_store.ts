@@ -15,6 +15,7 @@
  * @module
  */
 
+import { decodeBase64, encodeBase64 } from "../base64.ts";
 import { formatReference, type ImageReference, isDigest } from "../image/mod.ts";
 import type { RegistryClient, RequestOptions } from "./client.ts";
 import { registryErrorFromResponse } from "./client.ts";
@@ -51,16 +52,12 @@ export interface ExtensionStoreOptions extends RequestOptions {
 const PATH_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 
 function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
+  return encodeBase64(bytes);
 }
 
 function fromBase64(value: string): Uint8Array | undefined {
   try {
-    return Uint8Array.from(atob(value), (c) => c.charCodeAt(0));
+    return decodeBase64(value);
   } catch {
     return undefined;
   }

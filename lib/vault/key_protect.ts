@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { decodeBase64 as decodeBytes, encodeBase64 } from "../base64.ts";
 import { exchange, type FetchFn, isRecord, statusLine } from "./_http.ts";
 import { safeExcerpt } from "../errors.ts";
 import { VaultError, type VaultReason } from "./vault_error.ts";
@@ -243,21 +244,9 @@ export function createKeyProtectClient(options: KeyProtectClientOptions): KeyPro
   };
 }
 
-/** Base64 of bytes (standard alphabet, padded), as the vault expects payloads. */
-function encodeBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
-
 function decodeBase64(action: string, text: string): Uint8Array {
   try {
-    const binary = atob(text);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes;
+    return decodeBytes(text);
   } catch (error) {
     throw new VaultError(`${action}: the key's payload is not valid base64`, { cause: error });
   }

@@ -123,7 +123,7 @@ Deno.test({
             command: plugin,
             interactiveMode: "Never",
           },
-        }, "client-node"],
+        }, "fetch"],
       ];
       for (const [name, user, kind] of cases) {
         using client = await connectCluster({ kubeconfig: await withUser(name, user), env: {} });

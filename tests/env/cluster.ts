@@ -18,6 +18,11 @@ export type CrdSet = "tekton" | "openshift" | "cert-manager" | "toolkit";
 export interface ClusterOptions {
   /** CRDs to install once the API server is ready. */
   crds?: CrdSet[];
+  /**
+   * More kube-apiserver flags, e.g. `--oidc-issuer-url=…` for a test identity provider; they
+   * come after the defaults, so a later flag wins.
+   */
+  apiServerFlags?: string[];
 }
 
 /** A running control plane. */
@@ -30,6 +35,8 @@ export interface TestCluster extends AsyncDisposable {
   readonly dir: string;
   /** The API server's CA certificate (PEM). */
   readonly caCertPem: string;
+  /** The cluster's CA (certificate and key files): it signs client certificates the server accepts. */
+  readonly ca: CertFiles;
   /** The processes, by name. */
   readonly processes: Readonly<Record<string, ManagedProcess>>;
   /** Runs kubectl against the cluster. */
@@ -172,6 +179,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       // mutating webhooks saw them). Turning it on only lets the field through.
       "--feature-gates=ImageVolume=true",
       "--v=0",
+      ...(options.apiServerFlags ?? []),
     ];
     const startApiServer = async () => {
       await processes["kube-apiserver"]?.stop();
@@ -258,6 +266,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       server,
       dir,
       caCertPem: ca.certPem,
+      ca,
       processes,
       kubectl,
       installCrds,
