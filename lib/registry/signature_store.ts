@@ -14,6 +14,7 @@
  */
 import type { ImageReference } from "../image/mod.ts";
 import {
+  type LookasideSelection,
   lookasideStore,
   type RegistriesD,
   selectLookaside,
@@ -28,6 +29,8 @@ export interface SignatureStoreChoice {
   readonly store: SignatureStore;
   /** `storeURL <url>`, `the signature extension of <registry>`, or `<url> (<scope> in <file>)`. */
   readonly where: string;
+  /** The registries.d scope chosen, when the store is the lookaside registries.d configures. */
+  readonly lookaside?: LookasideSelection;
 }
 
 /** What {@linkcode selectSignatureStore} chooses from. */
@@ -100,5 +103,6 @@ export async function selectSignatureStore(
       ...(options.fetch ? { fetch: options.fetch } : {}),
     }),
     where: `${selection.base.href} (${selection.scope} in ${selection.source})`,
+    lookaside: selection,
   };
 }
