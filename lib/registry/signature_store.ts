@@ -16,6 +16,7 @@ import type { ImageReference } from "../image/mod.ts";
 import {
   type LookasideSelection,
   lookasideStore,
+  lookasideStoreFor,
   type RegistriesD,
   selectLookaside,
   type SignatureStore,
@@ -90,18 +91,14 @@ export async function selectSignatureStore(
     };
   }
   if (options.registriesD === undefined) return undefined;
-  const read = selectLookaside(options.registriesD, reference, "read");
-  const selection = mode === "write"
-    ? selectLookaside(options.registriesD, reference, "write")
-    : read;
-  if (selection === undefined) return undefined;
+  const selection = selectLookaside(options.registriesD, reference, mode);
+  const store = lookasideStoreFor(options.registriesD, reference, {
+    ...timeout,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  if (selection === undefined || store === undefined) return undefined;
   return {
-    store: lookasideStore({
-      readBase: read?.base ?? selection.base,
-      writeBase: selection.base,
-      ...timeout,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    }),
+    store,
     where: `${selection.base.href} (${selection.scope} in ${selection.source})`,
     lookaside: selection,
   };
