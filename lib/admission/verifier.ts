@@ -5,15 +5,18 @@
  * 1. A policy with no `simple` requirements admits the image without checks (and without
  *    pinning it). An enabled `trust` or `vulnerability` policy denies: toolkit does not
  *    implement Notary v1 or IBM Vulnerability Advisor, and never treats them as satisfied.
- * 2. A `reject` requirement denies.
+ * 2. A `reject` requirement denies, and `insecureAcceptAnything` alone under
+ *    `mutateImage: false` admits (unpinned), both without contacting the registry: they need
+ *    neither a digest nor a signature.
  * 3. The tag is resolved to the manifest digest through the registry client, with the
  *    workload's pull credentials (resolutions are cached for a short time, per credentials).
  *    A reference with a tag and a digest is taken by its digest, except when the policy was
  *    chosen for its tag (a pattern such as `repo:1`): then the tag is resolved too, and the
  *    image is denied unless the tag resolves to that digest.
  * 4. Signatures are read from `storeURL` when the policy sets one, else from the registry's
- *    signature extension when the registry advertises it, else from the registries.d lookaside;
- *    when there is none of them, the image is denied with a reason that says so.
+ *    signature extension when the registry advertises it, else from the registries.d lookaside
+ *    (`selectSignatureStore` of lib/registry); when there is none of them, the image is denied
+ *    with a reason that says so.
  * 5. Every `signedBy` requirement must be met by one signature that verifies with one of the
  *    keys of its Secret, for that digest, under its `signedIdentity` rule.
  *
@@ -21,6 +24,10 @@
  * revocations and expiry times included, see `keys.ts`) and identity rules, with a TTL and a
  * size bound; a verdict is never kept beyond the expiry of a signature or key it relied on.
  * Failures are never cached. Concurrent checks of the same image share one verification.
+ *
+ * It is the one image verification of toolkit: the webhook, `toolkit image-security check` (through
+ * the evaluator) and `toolkit image-security verify` (a policy of one `signedBy` requirement
+ * holding the key file, with {@linkcode VerifierOptions.keys}) all run it.
  *
  * @module
  */
