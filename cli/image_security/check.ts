@@ -117,11 +117,12 @@ export function imageChecks(images: readonly string[], decision: AdmissionDecisi
   return images.map((image, i) => {
     const c = decision.sites[i];
     if (c === undefined) {
+      // An image the decision says nothing about was not checked: it is not allowed.
       return {
         image,
-        allowed: decision.allowed,
-        decision: decision.allowed ? "allow" : "deny",
-        ...(decision.reasons[0] ? { reason: decision.reasons[0] } : {}),
+        allowed: false,
+        decision: "deny",
+        reason: decision.reasons[0] ?? "policy denied the request: the image was not checked",
       };
     }
     return {
@@ -221,7 +222,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
     throw new ToolkitError(`Cannot check the images: ${decision.note ?? decision.outcome}`);
   }
   const checks = imageChecks(images, decision);
-  const allowed = checks.every((c) => c.allowed);
+  const allowed = decision.allowed && checks.every((c) => c.allowed);
   printData(ctx.io.stdout, format, { namespace, allowed, images: checks }, () => text(checks));
   return allowed ? 0 : 1;
 }

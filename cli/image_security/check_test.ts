@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { runCli } from "../app.ts";
 import { bufferedIO } from "../io.ts";
+import { imageChecks } from "./check.ts";
 import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
 
 Deno.test({
@@ -114,4 +115,19 @@ ${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("imageChecks() does not allow an image the decision says nothing about", () => {
+  const checks = imageChecks(["registry.example.com/team/app:1"], {
+    allowed: true,
+    outcome: "allow",
+    kind: "Pod",
+    reasons: [],
+    warnings: [],
+    patch: [],
+    sites: [],
+  });
+  assert.equal(checks[0]?.allowed, false);
+  assert.equal(checks[0]?.decision, "deny");
+  assert.match(checks[0]?.reason ?? "", /not checked/);
 });

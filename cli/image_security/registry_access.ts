@@ -1,10 +1,11 @@
 /**
  * Registry access for the image commands, from skopeo's flags: `--tls-verify=false` (plain
  * HTTP for the image's registry), `--creds USER:PASS`, `--authfile FILE` (or
- * `$REGISTRY_AUTH_FILE`, filled in by the CLI), `--cert-dir DIR` (CA certificates `*.crt`), and `--registries.d DIR`
- * for lookaside signature stores. Signatures live in the registry when it advertises the
- * signature extension (as containers/image prefers), else in the lookaside store registries.d
- * configures for the image.
+ * `$REGISTRY_AUTH_FILE`, filled in by the CLI), `--cert-dir DIR` (CA certificates `*.crt`), and
+ * `--registries.d DIR` for lookaside signature stores. `verify` hands them to the image verifier
+ * the webhook runs (lib/admission); `sign` writes where that verifier reads
+ * (`selectSignatureStore` of lib/registry: the registry's signature extension, else the
+ * lookaside-staging or lookaside of registries.d).
  *
  * @module
  */
@@ -13,26 +14,40 @@ import { resolvePath } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
 import type { ImageReference } from "../../lib/image/mod.ts";
 import {
-  createExtensionSignatureStore,
   createKeyring,
   createRegistryClient,
   type CredentialStore,
   parseCreds,
   readAuthFile,
   type RegistryClient,
+  selectSignatureStore,
 } from "../../lib/registry/mod.ts";
 import {
   loadRegistriesD,
-  lookasideStoreFor,
-  selectLookaside,
+  RegistriesConfigError,
+  type RegistriesD,
   type SignatureStore,
 } from "../../lib/lookaside/mod.ts";
 
-/** The client and where signatures of the image are kept. */
+/** How the flags say to reach the image's registry and its signature stores. */
+export interface RegistryFlags {
+  /** From `--creds` (for the image's registry) or `--authfile`; none: anonymous. */
+  readonly credentials?: CredentialStore | undefined;
+  /** The image's registry with `--tls-verify=false`. */
+  readonly insecureRegistries: readonly string[];
+  /** The `*.crt` files of `--cert-dir`. */
+  readonly caCerts: readonly string[];
+  /** The `--registries.d` directory (default `/etc/containers/registries.d`). */
+  readonly registriesDir: string;
+  /** Its configuration. */
+  readonly registriesD: RegistriesD;
+}
+
+/** The client and where signatures of the image are written. */
 export interface RegistryAccess extends Disposable {
   readonly client: RegistryClient;
-  /** Where signatures are read and written, and a description of it for messages. */
-  signatureStore(mode: "read" | "write"): Promise<{ store: SignatureStore; where: string }>;
+  /** Where a signature is written, and a description of it for messages. */
+  writableSignatureStore(): Promise<{ store: SignatureStore; where: string }>;
 }
 
 async function caCertificates(dir: string): Promise<string[]> {
@@ -49,12 +64,12 @@ async function caCertificates(dir: string): Promise<string[]> {
   return certs;
 }
 
-/** Builds registry access for `ref` from the command's flags. */
-export async function registryAccess(
+/** Reads the registry flags of a command about `ref`. */
+export async function registryFlags(
   ref: ImageReference,
   args: CommandArgs,
   cwd: string,
-): Promise<RegistryAccess> {
+): Promise<RegistryFlags> {
   let credentials: CredentialStore | undefined;
   if (typeof args.creds === "string") {
     const creds = parseCreds(args.creds);
@@ -69,44 +84,65 @@ export async function registryAccess(
   const caCerts = typeof args["cert-dir"] === "string"
     ? await caCertificates(resolvePath(cwd, args["cert-dir"]))
     : [];
-  const client = createRegistryClient({
-    ...(credentials ? { credentials } : {}),
-    insecureRegistries: args["tls-verify"] === false ? [ref.domain] : [],
-    ...(caCerts.length ? { caCerts } : {}),
-    timeoutMs: 30_000,
-  });
   const registriesDir = resolvePath(
     cwd,
     String(args["registries.d"] ?? "/etc/containers/registries.d"),
   );
+  let registriesD: RegistriesD;
+  try {
+    registriesD = await loadRegistriesD(registriesDir);
+  } catch (error) {
+    if (error instanceof RegistriesConfigError) {
+      throw new UsageError(error.message, { cause: error });
+    }
+    throw error;
+  }
+  return {
+    credentials,
+    insecureRegistries: args["tls-verify"] === false ? [ref.domain] : [],
+    caCerts,
+    registriesDir,
+    registriesD,
+  };
+}
+
+/** Builds registry access for `ref` from the command's flags. */
+export async function registryAccess(
+  ref: ImageReference,
+  args: CommandArgs,
+  cwd: string,
+): Promise<RegistryAccess> {
+  const flags = await registryFlags(ref, args, cwd);
+  const client = createRegistryClient({
+    ...(flags.credentials ? { credentials: flags.credentials } : {}),
+    insecureRegistries: flags.insecureRegistries,
+    ...(flags.caCerts.length ? { caCerts: flags.caCerts } : {}),
+    timeoutMs: 30_000,
+  });
   return {
     client,
-    async signatureStore(mode) {
-      const ping = await client.ping(ref.domain);
-      if (ping.supportsSignatures) {
-        return {
-          store: createExtensionSignatureStore(client),
-          where: `the signature extension of ${ref.domain}`,
-        };
-      }
-      const config = await loadRegistriesD(registriesDir);
-      const selection = selectLookaside(config, ref, mode);
-      const store = lookasideStoreFor(config, ref);
-      if (!selection || !store) {
+    async writableSignatureStore() {
+      const choice = await selectSignatureStore({
+        client,
+        reference: ref,
+        mode: "write",
+        registriesD: flags.registriesD,
+      });
+      if (choice === undefined) {
         throw new UsageError(
           `Cannot find where signatures of ${ref.domain}/${ref.path} are kept: the registry has no ` +
-            `signature extension and ${registriesDir} configures no lookaside ${
-              mode === "write" ? "(or lookaside-staging) " : ""
-            }for it (see --registries.d)`,
+            `signature extension and ${flags.registriesDir} configures no lookaside ` +
+            `(or lookaside-staging) for it (see --registries.d)`,
         );
       }
-      if (mode === "write" && selection.base.protocol !== "file:") {
+      const selection = choice.lookaside;
+      if (selection !== undefined && selection.base.protocol !== "file:") {
         throw new UsageError(
           `Cannot write signatures to ${selection.base.href}: only a file:// lookaside-staging can be ` +
             `written (set one for ${selection.scope} in ${selection.source})`,
         );
       }
-      return { store, where: `${selection.base.href} (${selection.scope} in ${selection.source})` };
+      return choice;
     },
     [Symbol.dispose]: () => client.close(),
   };

@@ -37,7 +37,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
     dockerReference: identity,
     manifestDigest: digest,
   });
-  const { store, where } = await access.signatureStore("write");
+  const { store, where } = await access.writableSignatureStore();
   await store.writeSignature(ref, digest, signature);
   const fingerprint = privateKey.getFingerprint().toUpperCase();
   ctx.io.stderr.write(`Stored the signature in ${where}\n`);

@@ -1,57 +1,108 @@
 /**
- * `toolkit image-security verify IMAGE --key FILE`: reads the signatures of the image's
- * current manifest digest (registry signature extension, else the lookaside store of
- * registries.d) and checks them against the key file with an identity rule. Exits 0 when one
- * signature verifies and prints what was verified; exits 1 with the reasons otherwise.
+ * `toolkit image-security verify IMAGE --key FILE`: checks the image with the webhook's image
+ * verifier (lib/admission), as a policy whose one `signedBy` requirement holds the keys of the
+ * key file and the identity rule of the flags: the same digest resolution (a digest reference
+ * is not resolved again), the same signature stores (registry signature extension, else the
+ * lookaside store of registries.d), the same verdicts and messages. Exits 0 when one signature
+ * verifies and prints what was verified; exits 1 with the reason otherwise (an image that
+ * cannot be checked included).
  *
  * @module
  */
 import type { CommandArgs, CommandContext } from "../command.ts";
 import { outputFormat, printData } from "../output.ts";
 import { readUserFile } from "./files.ts";
-import { registryAccess } from "./registry_access.ts";
+import { registryFlags } from "./registry_access.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { formatReference, parseReference } from "../../lib/image/mod.ts";
 import {
   InvalidIdentityRuleError,
   parseIdentityRule,
   readPublicKeys,
-  verifyImageSignatures,
 } from "../../lib/signature/mod.ts";
+import {
+  ANONYMOUS,
+  createImageVerifier,
+  filePolicySource,
+  type ImageVerdict,
+  trustedKeys,
+} from "../../lib/admission/mod.ts";
+import type { PolicyMatch, SignedIdentity } from "../../lib/policy/mod.ts";
+
+/** The key file, in messages and as the requirement's `keySecret`. */
+const KEY_FLAG = "--key";
+
+/**
+ * Verifies `ref` with the webhook's verifier, as the one `signedBy` requirement of a policy:
+ * the keys of the key file, under the identity rule of the flags.
+ */
+async function verifyImage(
+  args: CommandArgs,
+  ctx: CommandContext,
+  ref: ReturnType<typeof parseReference>,
+  signedIdentity: SignedIdentity,
+): Promise<ImageVerdict> {
+  const keys = await trustedKeys(
+    await readPublicKeys(await readUserFile(ctx.io.cwd, String(args.key), KEY_FLAG)),
+  );
+  const flags = await registryFlags(ref, args, ctx.io.cwd);
+  const verifier = createImageVerifier({
+    source: filePolicySource({ policies: [], secrets: [], serviceAccounts: [], namespaces: [] }),
+    clusterKeyNamespace: "",
+    keys: { keys: () => Promise.resolve(keys) },
+    insecureRegistries: flags.insecureRegistries,
+    caCerts: flags.caCerts,
+    registriesD: flags.registriesD,
+    requestTimeoutMs: 30_000,
+    flightTimeoutMs: 120_000,
+    verdictCache: { ttlMs: 60_000, maxEntries: 1 },
+    digestCache: { ttlMs: 60_000, maxEntries: 1 },
+    explain: true,
+  });
+  const match: PolicyMatch = {
+    policy: {
+      simple: { requirements: [{ type: "signedBy", keySecret: KEY_FLAG, signedIdentity }] },
+    },
+    pattern: formatReference(ref),
+    source: `${KEY_FLAG} ${String(args.key)}`,
+    kind: "ClusterImagePolicy",
+    name: KEY_FLAG,
+  };
+  const credentials = flags.credentials
+    ? { ...ANONYMOUS, id: "flags", store: flags.credentials }
+    : ANONYMOUS;
+  return await verifier.verify({
+    reference: ref,
+    match,
+    namespace: "",
+    credentials: () => Promise.resolve(credentials),
+  });
+}
 
 /** Runs `verify`. */
 export async function run(args: CommandArgs, ctx: CommandContext): Promise<number> {
   const format = outputFormat(args, ["text", "json", "yaml"], "text");
   const ref = parseReference(String(args.image));
-  const publicKeys = await readPublicKeys(
-    await readUserFile(ctx.io.cwd, String(args.key), "--key"),
-  );
-  let identityRule;
+  const flags = {
+    type: args["identity-rule"] ?? "",
+    ...(args["identity-reference"] ? { dockerReference: args["identity-reference"] } : {}),
+    ...(args["identity-repository"] ? { dockerRepository: args["identity-repository"] } : {}),
+    ...(args.prefix ? { prefix: args.prefix } : {}),
+    ...(args["signed-prefix"] ? { signedPrefix: args["signed-prefix"] } : {}),
+  };
   try {
-    identityRule = parseIdentityRule({
-      type: args["identity-rule"] ?? "",
-      ...(args["identity-reference"] ? { dockerReference: args["identity-reference"] } : {}),
-      ...(args["identity-repository"] ? { dockerRepository: args["identity-repository"] } : {}),
-      ...(args.prefix ? { prefix: args.prefix } : {}),
-      ...(args["signed-prefix"] ? { signedPrefix: args["signed-prefix"] } : {}),
-    });
+    parseIdentityRule(flags);
   } catch (error) {
     if (error instanceof InvalidIdentityRuleError) throw new UsageError(error.message);
     throw error;
   }
-  using access = await registryAccess(ref, args, ctx.io.cwd);
-  const digest = await access.client.resolveDigest(ref);
-  const { store, where } = await access.signatureStore("read");
-  const signatures = await store.readSignatures(ref, digest);
-  const result = await verifyImageSignatures({
-    signatures,
-    publicKeys,
-    expected: { manifestDigest: digest, reference: ref },
-    identityRule,
-  });
+  // Valid, as parseIdentityRule just said: the policy field it reads.
+  const signedIdentity = flags as unknown as SignedIdentity;
+  const verdict = await verifyImage(args, ctx, ref, signedIdentity);
   const image = formatReference(ref);
-  if (result.verified) {
-    const s = result.signature;
+  const digest = verdict.digest;
+  const s = verdict.allowed ? verdict.accepted?.[0] : undefined;
+  if (verdict.allowed && s !== undefined) {
     printData(
       ctx.io.stdout,
       format,
@@ -63,7 +114,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
         signedBy: s.keyFingerprint,
         ...(s.creator ? { creator: s.creator } : {}),
         ...(s.timestamp ? { timestamp: new Date(s.timestamp * 1000).toISOString() } : {}),
-        store: where,
+        store: verdict.store,
       },
       () =>
         `Verified ${image}: digest ${digest}, identity ${s.dockerReference}, signed by ${s.keyFingerprint}${
@@ -72,15 +123,16 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
     );
     return 0;
   }
+  // Only an allowed verdict with the signature it accepted verifies the image.
+  const reason = verdict.allowed ? "no signature was accepted" : verdict.reason;
   if (format !== "text") {
     printData(ctx.io.stdout, format, {
       verified: false,
       image,
-      digest,
-      reason: result.reason,
-      store: where,
+      ...(digest ? { digest } : {}),
+      reason,
     }, () => "");
   }
-  ctx.io.stderr.write(`${image} (${digest}) is not verified: ${result.reason}\n`);
+  ctx.io.stderr.write(`${image}${digest ? ` (${digest})` : ""} is not verified: ${reason}\n`);
   return 1;
 }

@@ -351,7 +351,9 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           outcome = item.immediate.outcome;
           reason = item.immediate.reason;
           if (settings.mode === "warn" && outcome === "deny") outcome = "warn";
-        } else if (verdict && verdict.allowed) {
+          // A denial always says why, so it is never mistaken for "nothing to report".
+          if (outcome !== "allow") reason ??= "the image was not checked";
+        } else if (verdict?.allowed === true) {
           outcome = "allow";
           digest = verdict.digest;
           if (digest && item.ref && item.match?.policy.mutateImage !== false && site.pinnable) {
@@ -386,7 +388,13 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           ...(pinned ? { pinned } : {}),
         });
       });
-      const allowed = reasons.length === 0;
+      // Admitted only when every site was explicitly allowed (or warned about in warn mode),
+      // never because no reason was collected; a workload whose images are all blank names
+      // nothing to check (see workload.ts) and is admitted for that reason alone.
+      const nothingToCheck = workload.sites.length === 0;
+      const allowed = nothingToCheck ||
+        (sites.length === workload.sites.length &&
+          sites.every((s) => s.outcome === "allow" || s.outcome === "warn"));
       return {
         allowed,
         outcome: !allowed ? "deny" : warnings.length > 0 ? "warn" : "allow",

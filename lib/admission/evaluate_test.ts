@@ -474,3 +474,31 @@ Deno.test("evaluate(): waiting for a verification slot counts against the review
   assert.ok(decision.reasons.some((r) => r.includes("within the time budget of 100ms")));
   assert.ok(verifier.calls.length < 4, "the images still waiting at the deadline were not checked");
 });
+
+Deno.test("evaluate() admits only on a verdict that is explicitly allowed", async () => {
+  // Verdicts a broken verifier could return: none of them is an allow.
+  const malformed: unknown[] = [
+    { allowed: "yes", digest: DIGEST },
+    { allowed: 1 },
+    { allowed: false },
+    { allowed: false, cause: "policy", reason: undefined },
+    {},
+    undefined,
+  ];
+  for (const verdict of malformed) {
+    const source = filePolicySource(
+      parsePolicyManifests(POLICIES, "policies.yaml", { groups: ["toolkit.dev"] }),
+    );
+    const verifier: ImageVerifier = {
+      verify: () => Promise.resolve(verdict as ImageVerdict),
+    };
+    const evaluator = createAdmissionEvaluator({ source, verifier, settings: SETTINGS });
+    const decision = await evaluator.evaluate(pod(["registry.example.com/team/app:1"]));
+    const what = JSON.stringify(verdict);
+    assert.equal(decision.allowed, false, what);
+    assert.equal(decision.outcome, "deny", what);
+    assert.equal(decision.patch.length, 0, what);
+    assert.equal(decision.reasons.length, 1, what);
+    assert.match(decision.reasons[0]!, /^policy denied the request: \S/, what);
+  }
+});

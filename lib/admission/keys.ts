@@ -27,11 +27,17 @@ export interface TrustedKeys {
   readonly id: string;
 }
 
+/** Where the keys of a `signedBy` requirement come from: its `keySecret` in a namespace. */
+export interface KeySource {
+  /** The keys of `namespace/name`; throws a {@linkcode PolicyConfigError} when unusable. */
+  keys(namespace: string, name: string): Promise<TrustedKeys>;
+}
+
 /** The data entry of a key Secret that holds the keys (Portieris's name). */
 export const KEY_SECRET_ENTRY = "key";
 
 /** Reads and caches the keys of key Secrets. */
-export class KeyStore {
+export class KeyStore implements KeySource {
   readonly #source: PolicySource;
   readonly #parsed = new TtlCache<string, Promise<TrustedKeys>>({
     name: "key",
@@ -95,6 +101,11 @@ async function parse(text: string | undefined, where: string): Promise<TrustedKe
       { cause: error },
     );
   }
+  return await trustedKeys(keys);
+}
+
+/** Parsed keys with their fingerprints and the id of their material. */
+export async function trustedKeys(keys: readonly PublicKey[]): Promise<TrustedKeys> {
   return { keys, fingerprints: keys.map(keyFingerprint).sort(), id: await keyMaterialId(keys) };
 }
 

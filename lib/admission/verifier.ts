@@ -5,15 +5,18 @@
  * 1. A policy with no `simple` requirements admits the image without checks (and without
  *    pinning it). An enabled `trust` or `vulnerability` policy denies: toolkit does not
  *    implement Notary v1 or IBM Vulnerability Advisor, and never treats them as satisfied.
- * 2. A `reject` requirement denies.
+ * 2. A `reject` requirement denies, and `insecureAcceptAnything` alone under
+ *    `mutateImage: false` admits (unpinned), both without contacting the registry: they need
+ *    neither a digest nor a signature.
  * 3. The tag is resolved to the manifest digest through the registry client, with the
  *    workload's pull credentials (resolutions are cached for a short time, per credentials).
  *    A reference with a tag and a digest is taken by its digest, except when the policy was
  *    chosen for its tag (a pattern such as `repo:1`): then the tag is resolved too, and the
  *    image is denied unless the tag resolves to that digest.
  * 4. Signatures are read from `storeURL` when the policy sets one, else from the registry's
- *    signature extension when the registry advertises it, else from the registries.d lookaside;
- *    when there is none of them, the image is denied with a reason that says so.
+ *    signature extension when the registry advertises it, else from the registries.d lookaside
+ *    (`selectSignatureStore` of lib/registry); when there is none of them, the image is denied
+ *    with a reason that says so.
  * 5. Every `signedBy` requirement must be met by one signature that verifies with one of the
  *    keys of its Secret, for that digest, under its `signedIdentity` rule.
  *
@@ -21,6 +24,10 @@
  * revocations and expiry times included, see `keys.ts`) and identity rules, with a TTL and a
  * size bound; a verdict is never kept beyond the expiry of a signature or key it relied on.
  * Failures are never cached. Concurrent checks of the same image share one verification.
+ *
+ * It is the one image verification of toolkit: the webhook, `toolkit image-security check` (through
+ * the evaluator) and `toolkit image-security verify` (a policy of one `signedBy` requirement
+ * holding the key file, with {@linkcode VerifierOptions.keys}) all run it.
  *
  * @module
  */
@@ -32,26 +39,26 @@ import {
 } from "../image/mod.ts";
 import type { PolicyMatch, Requirement } from "../policy/mod.ts";
 import {
-  createExtensionSignatureStore,
   createRegistryClient,
   createTokenCache,
   type FetchFunction,
   type RegistryClient,
-  RegistryError,
   type RetryPolicy,
+  selectSignatureStore,
+  type SignatureStoreChoice,
   type TokenCache,
 } from "../registry/mod.ts";
-import { type IdentityRule, parseIdentityRule, verifySignature } from "../signature/mod.ts";
 import {
-  lookasideStore,
-  lookasideStoreFor,
-  type RegistriesD,
-  type SignatureStore,
-} from "../lookaside/mod.ts";
+  type IdentityRule,
+  parseIdentityRule,
+  type VerifiedSignature,
+  verifyImageSignatures,
+} from "../signature/mod.ts";
+import type { RegistriesD } from "../lookaside/mod.ts";
 import { type CacheStats, SingleFlight, TtlCache } from "./cache.ts";
 import type { PullCredentials } from "./credentials.ts";
 import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from "./errors.ts";
-import { KeyStore, type TrustedKeys } from "./keys.ts";
+import { type KeySource, KeyStore, type TrustedKeys } from "./keys.ts";
 import { type PolicySource, secretText } from "./source.ts";
 
 /** The outcome of checking one image. */
@@ -64,6 +71,10 @@ export type ImageVerdict =
     readonly signers?: readonly string[];
     /** True when the verdict came from the cache. */
     readonly cached?: boolean;
+    /** With {@linkcode VerifierOptions.explain}: where the signatures were read. */
+    readonly store?: string;
+    /** With {@linkcode VerifierOptions.explain}: the accepted signature of each requirement. */
+    readonly accepted?: readonly VerifiedSignature[];
   }
   | {
     readonly allowed: false;
@@ -133,6 +144,18 @@ export interface VerifierOptions {
   readonly insecureRegistries?: readonly string[];
   /** The fetch for registries and HTTP stores (one with custom CAs, in tests a loopback one). */
   readonly fetch?: FetchFunction;
+  /** Extra trusted CA certificates (PEM) for registries. */
+  readonly caCerts?: readonly string[];
+  /**
+   * Where the keys of a `signedBy` requirement come from, by `keySecret` and its namespace.
+   * @default the key Secrets of `source`
+   */
+  readonly keys?: KeySource;
+  /**
+   * Adds to allowed verdicts that were not cached where the signatures were read and the
+   * signatures accepted (`image-security verify` prints them).
+   */
+  readonly explain?: boolean;
   /** registries.d configuration: lookaside stores by registry scope. */
   readonly registriesD?: RegistriesD | undefined;
   /** The time one registry request may take. @default 5000 */
@@ -155,9 +178,6 @@ export interface VerifierOptions {
 
 /** The prefix of every denial reason. */
 export const DENIAL_PREFIX = "policy denied the request: ";
-/** containers/image's text for an image with no signature at all. */
-export const NO_SIGNATURE = "A signature was required, but no signature exists";
-
 /** The denial when no signature store is configured for the image's registry. */
 export function noSignatureStore(registry: string): string {
   return `A signature was required, but no signature store is configured for "${registry}" (set storeURL or a registries.d lookaside)`;
@@ -190,6 +210,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const now = options.now ?? Date.now;
   const clock = options.clock ?? (() => new Date(now()));
   const keyStore = new KeyStore(options.source);
+  const keySource: KeySource = options.keys ?? keyStore;
   const verdicts = new TtlCache<string, CachedVerdict>({
     name: "verdict",
     maxBytes: DEFAULT_CACHE_MAX_BYTES,
@@ -227,6 +248,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
         timeoutMs: options.requestTimeoutMs ?? 5000,
         retry: { maxRetries: 2, baseDelayMs: 100, maxDelayMs: 1000, ...options.retry },
         now,
+        ...(options.caCerts?.length ? { caCerts: options.caCerts } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
       clients.set(credentials.id, client);
@@ -265,7 +287,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
           `Cannot use ${task.match.source}: a signedBy requirement of "${task.match.pattern}" has no keySecret`,
         );
       }
-      const keys = await keyStore.keys(keyNamespace(task, requirement), requirement.keySecret);
+      const keys = await keySource.keys(keyNamespace(task, requirement), requirement.keySecret);
       const { rule, id } = identityRule(requirement);
       return { requirement, keys, rule, ruleId: id };
     }));
@@ -296,80 +318,56 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     return await flight;
   }
 
+  /** The policy's `storeURL`, with Basic auth from its `storeSecret`. */
+  async function storeURL(task: VerifyTask) {
+    const simple = task.match.policy.simple;
+    if (!simple?.storeURL) return undefined;
+    let fetchFn: typeof fetch | undefined = options.fetch as typeof fetch | undefined;
+    if (simple.storeSecret) {
+      const secret = await options.source.secret(task.namespace, simple.storeSecret);
+      const username = secret && secretText(secret, "username");
+      const password = secret && secretText(secret, "password");
+      if (username === undefined || password === undefined) {
+        throw new PolicyConfigError(
+          `Cannot use store Secret "${task.namespace}/${simple.storeSecret}": ${
+            secret ? 'it needs "username" and "password" entries' : "it does not exist"
+          }`,
+        );
+      }
+      const base = fetchFn ?? fetch;
+      const authorization = `Basic ${btoa(`${username}:${password}`)}`;
+      fetchFn = (input, init) => {
+        const headers = new Headers(init?.headers);
+        headers.set("authorization", authorization);
+        return base(input, { ...init, headers });
+      };
+    }
+    try {
+      return { url: new URL(simple.storeURL), fetch: fetchFn };
+    } catch (error) {
+      throw new PolicyConfigError(
+        `Cannot use storeURL "${simple.storeURL}": not a URL`,
+        { cause: error },
+      );
+    }
+  }
+
   async function storeFor(
     task: VerifyTask,
     credentials: PullCredentials,
     digestRef: ImageReference,
     signal: AbortSignal,
-  ): Promise<{ store: SignatureStore | undefined; where: string }> {
-    const simple = task.match.policy.simple;
-    if (simple?.storeURL) {
-      let fetchFn: typeof fetch | undefined = options.fetch as typeof fetch | undefined;
-      if (simple.storeSecret) {
-        const secret = await options.source.secret(task.namespace, simple.storeSecret);
-        const username = secret && secretText(secret, "username");
-        const password = secret && secretText(secret, "password");
-        if (username === undefined || password === undefined) {
-          throw new PolicyConfigError(
-            `Cannot use store Secret "${task.namespace}/${simple.storeSecret}": ${
-              secret ? 'it needs "username" and "password" entries' : "it does not exist"
-            }`,
-          );
-        }
-        const base = fetchFn ?? fetch;
-        const authorization = `Basic ${btoa(`${username}:${password}`)}`;
-        fetchFn = (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set("authorization", authorization);
-          return base(input, { ...init, headers });
-        };
-      }
-      let readBase: URL;
-      try {
-        readBase = new URL(simple.storeURL);
-      } catch (error) {
-        throw new PolicyConfigError(
-          `Cannot use storeURL "${simple.storeURL}": not a URL`,
-          { cause: error },
-        );
-      }
-      return {
-        store: lookasideStore({
-          readBase,
-          timeoutMs: options.requestTimeoutMs ?? 5000,
-          ...(fetchFn ? { fetch: fetchFn } : {}),
-        }),
-        where: `storeURL ${simple.storeURL}`,
-      };
-    }
-    const client = clientFor(credentials);
-    const ping = await client.ping(task.reference.domain, { signal });
-    if (ping.supportsSignatures) {
-      const extension = createExtensionSignatureStore(client, { signal });
-      return {
-        store: {
-          readSignatures: async (ref, digest) => {
-            try {
-              return await extension.readSignatures(ref, digest);
-            } catch (error) {
-              // A registry with the extension answers 404 for a digest it has no signatures of.
-              if (error instanceof RegistryError && error.status === 404) return [];
-              throw error;
-            }
-          },
-          writeSignature: extension.writeSignature,
-        },
-        where: `the signature extension of ${task.reference.domain}`,
-      };
-    }
-    if (options.registriesD) {
-      const store = lookasideStoreFor(options.registriesD, digestRef, {
-        timeoutMs: options.requestTimeoutMs ?? 5000,
-        ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
-      });
-      if (store) return { store, where: "the registries.d lookaside" };
-    }
-    return { store: undefined, where: "no signature store" };
+  ): Promise<SignatureStoreChoice | undefined> {
+    return await selectSignatureStore({
+      client: clientFor(credentials),
+      reference: digestRef,
+      mode: "read",
+      storeURL: await storeURL(task),
+      registriesD: options.registriesD,
+      fetch: options.fetch as typeof fetch | undefined,
+      timeoutMs: options.requestTimeoutMs ?? 5000,
+      signal,
+    });
   }
 
   async function verifySignatures(
@@ -380,46 +378,30 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     signal: AbortSignal,
   ): Promise<{ verdict: ImageVerdict; validUntil?: number | undefined }> {
     const digestRef: ImageReference = { ...task.reference, digest };
-    const { store } = await storeFor(task, credentials, digestRef, signal);
-    if (store === undefined) {
+    const choice = await storeFor(task, credentials, digestRef, signal);
+    if (choice === undefined) {
       return { verdict: deny(noSignatureStore(task.reference.domain), "error", digest) };
     }
-    const signatures = await store.readSignatures(digestRef, digest);
-    if (signatures.length === 0) return { verdict: deny(NO_SIGNATURE, "policy", digest) };
+    const signatures = await choice.store.readSignatures(digestRef, digest);
     const reference = withDefaultTag(task.reference);
-    const signers: string[] = [];
+    const accepted: VerifiedSignature[] = [];
     let validUntil: number | undefined;
     for (const plan of plans) {
-      const reasons: string[] = [];
-      let accepted: string | undefined;
-      for (const signature of signatures) {
-        const result = await verifySignature({
-          signature,
-          publicKeys: plan.keys.keys,
-          expected: { manifestDigest: digest, reference },
-          identityRule: plan.rule,
-          clock,
-        });
-        if (result.verified) {
-          accepted = result.keyFingerprint;
-          const until = result.validUntil?.getTime();
-          if (until !== undefined) validUntil = Math.min(validUntil ?? until, until);
-          break;
-        }
-        reasons.push(result.reason);
-      }
-      if (accepted === undefined) {
-        return {
-          verdict: deny(
-            `None of the signatures were accepted, reasons: ${[...new Set(reasons)].join("; ")}`,
-            "policy",
-            digest,
-          ),
-        };
-      }
-      signers.push(accepted);
+      const result = await verifyImageSignatures({
+        signatures,
+        publicKeys: plan.keys.keys,
+        expected: { manifestDigest: digest, reference },
+        identityRule: plan.rule,
+        clock,
+      });
+      if (!result.verified) return { verdict: deny(result.reason, "policy", digest) };
+      const until = result.signature.validUntil?.getTime();
+      if (until !== undefined) validUntil = Math.min(validUntil ?? until, until);
+      accepted.push(result.signature);
     }
-    return { verdict: { allowed: true, digest, signers }, validUntil };
+    const signers = accepted.map((s) => s.keyFingerprint);
+    const explained = options.explain ? { store: choice.where, accepted } : {};
+    return { verdict: { allowed: true, digest, signers, ...explained }, validUntil };
   }
 
   async function verifySigned(
@@ -501,6 +483,11 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       const mismatch = await tagMismatch(task);
       if (mismatch !== undefined) return mismatch;
       if (requirements.length === 0) return { allowed: true };
+      // insecureAcceptAnything alone needs a digest only to pin the image: without pinning,
+      // nothing needs the registry (a registry the webhook cannot reach admits what it allows).
+      if (policy.mutateImage === false && requirements.every((r) => r.type !== "signedBy")) {
+        return { allowed: true };
+      }
       return await verifySigned(task, requirements);
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import * as openpgp from "openpgp";
 import { parseReference } from "../image/mod.ts";
 import type { ImagePolicy, PolicyMatch, RepositoryPolicy } from "../policy/mod.ts";
-import { generateKeyPair, signImage } from "../signature/mod.ts";
+import { generateKeyPair, NO_SIGNATURE_REASON, signImage } from "../signature/mod.ts";
 import { loadRegistriesD, lookasideStore } from "../lookaside/mod.ts";
 import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
 import { pullCredentials } from "./credentials.ts";
@@ -16,7 +16,6 @@ import {
   createImageVerifier,
   DEFAULT_CACHE_MAX_BYTES,
   type ImageVerdict,
-  NO_SIGNATURE,
   noSignatureStore,
   type VerifierOptions,
 } from "./verifier.ts";
@@ -144,7 +143,7 @@ Deno.test({
 
     await t.step("denies an unsigned image with containers/image's message", async () => {
       const verdict = await verify(unsignedRef, signedBy("signer"));
-      assert.equal(denied(verdict), NO_SIGNATURE);
+      assert.equal(denied(verdict), NO_SIGNATURE_REASON);
       assert.equal(!verdict.allowed && verdict.digest, unsignedDigest);
     });
 
@@ -214,7 +213,7 @@ Deno.test({
           denied(
             await verify(`${registry.host}/team/app@${signedDigest}`, policy(`file://${empty}`)),
           ),
-          NO_SIGNATURE,
+          NO_SIGNATURE_REASON,
         );
       } finally {
         await Deno.remove(empty, { recursive: true });
@@ -322,6 +321,61 @@ Deno.test({
       assert.match(denied(await verify(signedRef, signedBy("signer"))), /unknown key/);
     });
   },
+});
+
+Deno.test("createImageVerifier() decides reject and unpinned insecureAcceptAnything without the registry", async () => {
+  // A registry client (and store) whose every call fails: a cluster whose nodes pull through
+  // mirrors the webhook cannot reach.
+  const calls: string[] = [];
+  const unreachable = (input: string | URL | Request): Promise<Response> => {
+    calls.push(String(input instanceof Request ? input.url : input));
+    return Promise.reject(new TypeError("connection refused"));
+  };
+  const source = filePolicySource({
+    policies: [],
+    secrets: [],
+    serviceAccounts: [],
+    namespaces: [],
+  });
+  const verifier = createImageVerifier({
+    source,
+    clusterKeyNamespace: "toolkit-system",
+    fetch: unreachable,
+    retry: { maxRetries: 0 },
+    flightTimeoutMs: 10_000,
+    verdictCache: { ttlMs: 60_000, maxEntries: 10 },
+    digestCache: { ttlMs: 60_000, maxEntries: 10 },
+  });
+  let credentialReads = 0;
+  const verify = (image: string, policy: RepositoryPolicy) =>
+    verifier.verify({
+      reference: parseReference(image),
+      match: match(policy),
+      namespace: "dev",
+      credentials: () => {
+        credentialReads++;
+        return pullCredentials(source, "dev", [], "default");
+      },
+    });
+  const accept = [{ type: "insecureAcceptAnything" as const }];
+
+  for (const image of ["mirror.invalid/team/app:1", "mirror.invalid/team/app"]) {
+    assert.deepEqual(
+      await verify(image, { mutateImage: false, simple: { requirements: accept } }),
+      { allowed: true },
+    );
+    const rejected = await verify(image, { simple: { requirements: [{ type: "reject" }] } });
+    assert.equal(rejected.allowed, false);
+    assert.equal(!rejected.allowed && rejected.cause, "policy");
+  }
+  assert.deepEqual(calls, []);
+  assert.equal(credentialReads, 0);
+
+  // Pinning needs the digest: then an unreachable registry still denies (fail closed).
+  const pinned = await verify("mirror.invalid/team/app:1", { simple: { requirements: accept } });
+  assert.equal(pinned.allowed, false);
+  assert.equal(!pinned.allowed && pinned.cause, "error");
+  assert.notDeepEqual(calls, []);
 });
 
 Deno.test("createImageVerifier() makes a key's state part of every cached verdict", async (t) => {

@@ -9,7 +9,9 @@
  *   (the chart's `lookaside` value).
  *
  * The pod template carries a checksum of the files, so a changed ConfigMap rolls the pods (the
- * webhook reads registries.d when it starts).
+ * webhook reads registries.d when it starts). The files are written, and `--lookaside` entries
+ * checked, by lib/lookaside's registries.d module (`formatRegistriesYaml`,
+ * `parseRegistriesYaml`): this file only chooses what goes in them.
  *
  * @module
  */
@@ -22,6 +24,12 @@ import {
   TOOLKIT_IMAGE_REPOSITORY,
 } from "./options.ts";
 import { InstallError } from "./install_error.ts";
+import {
+  formatRegistriesYaml,
+  type LookasideSection,
+  parseRegistriesYaml,
+  RegistriesConfigError,
+} from "../lookaside/mod.ts";
 
 /** The ConfigMap's name. */
 export const REGISTRIES_D_CONFIG_MAP_NAME = "toolkit-registries-d";
@@ -35,8 +43,12 @@ export const REGISTRIES_D_CHECKSUM_ANNOTATION = "toolkit.dev/registries-d-sha256
 /** The lookaside store toolkit's release signatures are published to (GitHub Pages). */
 export const RELEASE_SIGNATURES_URL = "https://toolkit-dev.github.io/toolkit/signatures";
 
-function entryYaml(scope: string, url: string): string {
-  return `  ${JSON.stringify(scope)}:\n    lookaside: ${JSON.stringify(url)}\n`;
+/** A registries.d file whose `docker` scopes read from the given lookaside URLs. */
+function lookasideFile(entries: readonly LookasideEntry[], source: string): string {
+  const docker = new Map<string, LookasideSection>(
+    entries.map((e) => [e.scope, { lookaside: e.url, source }]),
+  );
+  return formatRegistriesYaml({ docker });
 }
 
 /** The files of the registries.d directory, by name (in name order). */
@@ -45,13 +57,12 @@ export function registriesDFiles(
 ): Record<string, string> {
   const files: Record<string, string> = {};
   if (options.lookaside.length > 0) {
-    files["lookaside.yaml"] = `docker:\n${
-      options.lookaside.map((e) => entryYaml(e.scope, e.url)).join("")
-    }`;
+    files["lookaside.yaml"] = lookasideFile(options.lookaside, "lookaside.yaml");
   }
-  files["toolkit-release.yaml"] = `docker:\n${
-    entryYaml(TOOLKIT_IMAGE_REPOSITORY, RELEASE_SIGNATURES_URL)
-  }`;
+  files["toolkit-release.yaml"] = lookasideFile(
+    [{ scope: TOOLKIT_IMAGE_REPOSITORY, url: RELEASE_SIGNATURES_URL }],
+    "toolkit-release.yaml",
+  );
   return files;
 }
 
@@ -100,17 +111,24 @@ export function parseLookasideEntry(
       `Cannot use ${what} "${text}": "${scope}" is not a registry host or repository`,
     );
   }
-  let parsed: URL;
+  // The entry as the webhook will read it: lib/lookaside's parser judges the URL.
+  let section: LookasideSection | undefined;
   try {
-    parsed = new URL(url);
-  } catch (cause) {
-    throw new InstallError(`Cannot use ${what} "${text}": "${url}" is not a URL`, {
-      cause,
+    const text = formatRegistriesYaml({
+      docker: new Map([[scope, { lookaside: url, source: what }]]),
     });
+    section = [...parseRegistriesYaml(text, what).docker.values()][0];
+  } catch (cause) {
+    if (!(cause instanceof RegistriesConfigError)) throw cause;
+    const detail = URL.canParse(url)
+      ? `the webhook reads http(s) stores only, not a ${new URL(url).protocol} URL`
+      : `"${url}" is not a URL`;
+    throw new InstallError(`Cannot use ${what} "${text}": ${detail}`, { cause });
   }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+  const protocol = new URL(section?.lookaside ?? url).protocol;
+  if (protocol !== "https:" && protocol !== "http:") {
     throw new InstallError(
-      `Cannot use ${what} "${text}": the webhook reads http(s) stores only, not a ${parsed.protocol} URL`,
+      `Cannot use ${what} "${text}": the webhook reads http(s) stores only, not a ${protocol} URL`,
     );
   }
   return { scope, url };

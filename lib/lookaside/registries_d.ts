@@ -21,6 +21,10 @@
  * image references are: `REG.example.com:443/team` is the scope `reg.example.com/team`, and two
  * spellings of one scope are one scope (defined twice, an error).
  *
+ * This module owns registries.d: its types, parsing, merging, the choice of a lookaside for an
+ * image, and writing a file back ({@linkcode formatRegistriesYaml}, which lib/install uses for
+ * the webhook's ConfigMap).
+ *
  * @module
  */
 
@@ -219,6 +223,42 @@ export function parseRegistriesYaml(text: string, file: string): RegistriesD {
     }
   }
   return { defaultDocker, docker, warnings };
+}
+
+/** The keys of one section as a registries.d file spells them, in the order they are written. */
+function sectionLines(section: LookasideSection, indent: string): string {
+  const lines: string[] = [];
+  if (section.lookaside !== undefined) {
+    lines.push(`${indent}lookaside: ${JSON.stringify(section.lookaside)}\n`);
+  }
+  if (section.lookasideStaging !== undefined) {
+    lines.push(`${indent}lookaside-staging: ${JSON.stringify(section.lookasideStaging)}\n`);
+  }
+  if (section.useSigstoreAttachments !== undefined) {
+    lines.push(`${indent}use-sigstore-attachments: ${section.useSigstoreAttachments}\n`);
+  }
+  return lines.join("");
+}
+
+/**
+ * The text of one registries.d file holding `config` (its `warnings` and the sections'
+ * `source` are not written): what {@linkcode parseRegistriesYaml} reads back as `config`.
+ * Scopes and URLs are written as JSON strings, which YAML reads as they are.
+ */
+export function formatRegistriesYaml(
+  config: Pick<RegistriesD, "defaultDocker" | "docker">,
+): string {
+  let text = "";
+  if (config.defaultDocker !== undefined) {
+    text += `default-docker:\n${sectionLines(config.defaultDocker, "  ")}`;
+  }
+  if (config.docker.size > 0) {
+    text += "docker:\n";
+    for (const [scope, section] of config.docker) {
+      text += `  ${JSON.stringify(scope)}:\n${sectionLines(section, "    ")}`;
+    }
+  }
+  return text;
 }
 
 /**

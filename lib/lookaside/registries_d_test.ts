@@ -3,6 +3,7 @@ import { parseReference } from "../image/mod.ts";
 import { assertNoCanary, canary, thrown } from "../_canary_testing.ts";
 import {
   candidateScopes,
+  formatRegistriesYaml,
   loadRegistriesD,
   mergeRegistriesD,
   parseRegistriesYaml,
@@ -355,5 +356,29 @@ Deno.test("parseRegistriesYaml() refuses two spellings of one scope", () => {
         "twice.yaml",
       ),
     (e: unknown) => e instanceof RegistriesConfigError && /same scope/.test(e.message),
+  );
+});
+
+Deno.test("formatRegistriesYaml() writes what parseRegistriesYaml() reads back", () => {
+  const config = {
+    defaultDocker: { lookaside: "file:///var/lib/containers/sigstore", source: "a.yaml" },
+    docker: new Map([
+      ["reg.example.com:5000/team", {
+        lookaside: "https://sigs.example.com/team",
+        lookasideStaging: "file:///srv/sigstore/team",
+        useSigstoreAttachments: true,
+        source: "a.yaml",
+      }],
+      ['quay.io/odd "name"', { lookaside: "http://sigs.internal/a: b", source: "a.yaml" }],
+    ]),
+  };
+  const text = formatRegistriesYaml(config);
+  const parsed = parseRegistriesYaml(text, "a.yaml");
+  assert.deepEqual(parsed, { ...config, warnings: [] });
+  assert.equal(
+    formatRegistriesYaml({
+      docker: new Map([["quay.io", { lookaside: "https://s", source: "" }]]),
+    }),
+    'docker:\n  "quay.io":\n    lookaside: "https://s"\n',
   );
 });

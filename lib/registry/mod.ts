@@ -28,5 +28,6 @@ export * from "./extension_store.ts";
 export * from "./keyring.ts";
 export * from "./media_types.ts";
 export * from "./retry.ts";
+export * from "./signature_store.ts";
 export * from "./token_cache.ts";
 export * from "./transport.ts";

@@ -2,7 +2,9 @@
  * Checking all the signatures stored for an image: any one signature that verifies satisfies
  * the requirement; otherwise the reasons of every rejected one are kept, in the words
  * containers/image uses (`A signature was required, but no signature exists`, `None of the
- * signatures were accepted, reasons: …`).
+ * signatures were accepted, reasons: …`, each distinct reason once). The image verifier of
+ * lib/admission, which the webhook and the `image-security` commands share, calls it for each
+ * `signedBy` requirement.
  *
  * @module
  */
@@ -59,7 +61,8 @@ export async function verifyImageSignatures(
   }
   return {
     verified: false,
-    reason: `None of the signatures were accepted, reasons: ${reasons.join("; ")}`,
+    // Each distinct reason once: ten copies of one bad signature say one thing.
+    reason: `None of the signatures were accepted, reasons: ${[...new Set(reasons)].join("; ")}`,
     reasons,
   };
 }

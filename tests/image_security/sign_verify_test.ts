@@ -243,3 +243,85 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "image-security verify and check reach the same verdict with the same message",
+  ignore: e2eSkipReason(["docker-registry", "gpg", "gpgconf", "skopeo"]) !== undefined,
+  fn: async (t) => {
+    await using registry = await startRegistry();
+    await using gpg = await startGpg();
+    const dir = await Deno.makeTempDir({ prefix: "toolkit-verify-check-" });
+    try {
+      const key = await gpg.generateKey({ type: "ed25519" });
+      await Deno.writeTextFile(`${dir}/key.pub.asc`, key.publicKeyArmored);
+      await Deno.writeTextFile(
+        `${dir}/policies.yaml`,
+        `apiVersion: toolkit.dev/v1
+kind: ClusterImagePolicy
+metadata: { name: default }
+spec:
+  repositories:
+    - name: "${registry.host}/demo/*"
+      policy:
+        simple: { requirements: [{ type: signedBy, keySecret: signer }] }
+---
+apiVersion: v1
+kind: Secret
+metadata: { name: signer, namespace: toolkit-system }
+stringData:
+  key: |
+${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
+`,
+      );
+      const signed = `${registry.host}/demo/app:1`;
+      const digest = await gpg.pushImage(signed, { signBy: key.fingerprint });
+      const unsigned = `${registry.host}/demo/unsigned:1`;
+      await gpg.pushImage(unsigned, { content: "unsigned" });
+      const unknownDigest = `${registry.host}/demo/app@sha256:${"e".repeat(64)}`;
+      const both = async (image: string, registriesD: string) => {
+        const flags = ["--tls-verify=false", "--registries.d", registriesD, "-o", "json"];
+        const verify = await toolkit(dir, [
+          "image-security",
+          "verify",
+          image,
+          "--key",
+          "key.pub.asc",
+          ...flags,
+        ]);
+        const check = await toolkit(dir, [
+          "image-security",
+          "check",
+          image,
+          "-f",
+          "policies.yaml",
+          ...flags,
+        ]);
+        const v = JSON.parse(verify.out);
+        const c = JSON.parse(check.out).images[0];
+        assert.equal(v.verified, c.allowed, `${verify.err}\n${check.err}`);
+        assert.equal(verify.status, check.status);
+        if (!c.allowed) assert.equal(`policy denied the request: ${v.reason}`, c.reason);
+        return v;
+      };
+
+      await t.step("a signed image verifies in both", async () => {
+        const v = await both(signed, gpg.registriesD);
+        assert.equal(v.digest, digest);
+      });
+      await t.step("an unsigned image: no signature exists, in both", async () => {
+        const v = await both(unsigned, gpg.registriesD);
+        assert.equal(v.reason, "A signature was required, but no signature exists");
+      });
+      await t.step("a digest reference is not resolved again: no signature, in both", async () => {
+        const v = await both(unknownDigest, gpg.registriesD);
+        assert.equal(v.reason, "A signature was required, but no signature exists");
+      });
+      await t.step("no signature store: the same denial in both", async () => {
+        const v = await both(signed, `${dir}/no-registries.d`);
+        assert.match(v.reason, /no signature store is configured for/);
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

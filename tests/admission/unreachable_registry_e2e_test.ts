@@ -1,0 +1,105 @@
+/**
+ * A registry the webhook cannot reach (a closed port of 127.0.0.1, as a mirror only the nodes
+ * can reach), against the real API server and webhook: what needs no digest and no signature is
+ * decided without contacting it (`insecureAcceptAnything` with `mutateImage: false` admits,
+ * `reject` denies), and what needs a digest still fails closed.
+ */
+import assert from "node:assert/strict";
+import { e2eSkipReason, freePort, startCluster } from "../env/mod.ts";
+import {
+  CONTROLLER_NAMESPACE,
+  createNamespaces,
+  dryRunPod,
+  eventually,
+  kubectlOk,
+  startWebhook,
+  WEBHOOK_NAME,
+  webhookConfiguration,
+} from "./_webhook.ts";
+
+Deno.test({
+  name: "the webhook decides reject and unpinned insecureAcceptAnything without the registry",
+  ignore: e2eSkipReason() !== undefined,
+  fn: async (t) => {
+    await using cluster = await startCluster({ crds: ["toolkit"] });
+    const mirror = `127.0.0.1:${freePort()}`; // nothing listens there
+    const accept = [{ type: "insecureAcceptAnything" }];
+    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev"]);
+    await kubectlOk(
+      cluster,
+      ["apply", "-f", "-"],
+      JSON.stringify({
+        apiVersion: "toolkit.dev/v1",
+        kind: "ClusterImagePolicy",
+        metadata: { name: "mirror" },
+        spec: {
+          repositories: [
+            {
+              name: `${mirror}/open/*`,
+              policy: { mutateImage: false, simple: { requirements: accept } },
+            },
+            {
+              name: `${mirror}/banned/*`,
+              policy: { simple: { requirements: [{ type: "reject" }] } },
+            },
+            { name: `${mirror}/pinned/*`, policy: { simple: { requirements: accept } } },
+          ],
+        },
+      }),
+    );
+    await using webhook = await startWebhook([
+      "--kubeconfig",
+      cluster.kubeconfigPath,
+      "--namespace",
+      CONTROLLER_NAMESPACE,
+      "--insecure-registry",
+      "127.0.0.1",
+    ]);
+    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
+    await eventually("the API server to call the webhook", async () => {
+      const r = await dryRunPod(cluster, "probe", "dev", `${mirror}/banned/app:1`);
+      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+    });
+    const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
+    const registryErrors = async () => {
+      const text = await (await fetch(`https://127.0.0.1:${webhook.port}/metrics`, { client }))
+        .text();
+      const line = text.split("\n").find((l) =>
+        l.startsWith("toolkit_admission_registry_errors_total ")
+      );
+      assert.ok(line, text);
+      return Number(line.split(" ")[1]);
+    };
+
+    try {
+      await t.step("insecureAcceptAnything with mutateImage: false admits, unpinned", async () => {
+        for (const image of [`${mirror}/open/app:1`, `${mirror}/open/app`]) {
+          const r = await cluster.kubectl(
+            ["run", "open", "-n", "dev", `--image=${image}`, "--dry-run=server", "-o", "json"],
+          );
+          assert.equal(r.code, 0, r.stderr);
+          assert.equal(JSON.parse(r.stdout).spec.containers[0].image, image);
+        }
+      });
+
+      await t.step("reject denies with its reason", async () => {
+        const r = await dryRunPod(cluster, "banned", "dev", `${mirror}/banned/app:1`);
+        assert.notEqual(r.code, 0);
+        assert.match(r.stderr, /is rejected by policy/);
+      });
+
+      await t.step("neither contacted the registry", async () => {
+        assert.equal(await registryErrors(), 0);
+      });
+
+      await t.step("pinning needs the digest: the unreachable registry denies", async () => {
+        const r = await dryRunPod(cluster, "pinned", "dev", `${mirror}/pinned/app:1`);
+        assert.notEqual(r.code, 0);
+        assert.match(r.stderr, /policy denied the request: Cannot read manifest/);
+        assert.ok(await registryErrors() > 0);
+      });
+    } finally {
+      client.close();
+    }
+  },
+});
