@@ -15,6 +15,7 @@ import { safeSyntaxError, ToolkitError } from "../errors.ts";
 import { parseYamlDocuments } from "../yaml.ts";
 import { type ImagePolicy, PolicySet, validatePolicy } from "../policy/mod.ts";
 import type { ExemptLabel, PolicySource, SecretData, ServiceAccountData } from "./source.ts";
+import { encodeBase64 } from "../base64.ts";
 
 /** A policy file that cannot be read or holds something that is not allowed. */
 export class PolicyFileError extends ToolkitError {
@@ -53,13 +54,6 @@ export interface PolicyFileOptions {
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function base64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
 
 function stringRecord(value: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -124,7 +118,9 @@ export function parsePolicyManifests(
           throw new PolicyFileError(file, `${where}: a Secret needs apiVersion v1 and a name`);
         }
         const data = stringRecord(object.data);
-        for (const [k, v] of Object.entries(stringRecord(object.stringData))) data[k] = base64(v);
+        for (const [k, v] of Object.entries(stringRecord(object.stringData))) {
+          data[k] = encodeBase64(v);
+        }
         secrets.push({
           metadata: { name, ...(namespace ? { namespace } : {}), resourceVersion: "file" },
           ...(typeof object.type === "string" ? { type: object.type } : {}),

@@ -5,6 +5,7 @@
  * @module
  */
 import { ToolkitError } from "../errors.ts";
+import { encodeBase64 } from "../base64.ts";
 
 /** `group`/`version`/`kind` of the object under review. */
 export interface GroupVersionKind {
@@ -137,16 +138,7 @@ export function admissionReviewResponse(response: AdmissionResponse): Record<str
   return { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response };
 }
 
-/** Printable ASCII: what JSON.stringify writes for ASCII text (it escapes control characters). */
-const ASCII = /^[ -~]*$/;
-
 /** Base64 of a UTF-8 string. */
 export function base64Utf8(text: string): string {
-  if (ASCII.test(text)) return btoa(text);
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
+  return encodeBase64(text);
 }

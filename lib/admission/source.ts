@@ -7,6 +7,7 @@
  */
 import { UsageError } from "../errors.ts";
 import type { PolicySet } from "../policy/mod.ts";
+import { decodeBase64 } from "../base64.ts";
 
 /** The parts of a Secret the decision reads. */
 export interface SecretData {
@@ -59,8 +60,7 @@ export function secretText(secret: SecretData, key: string): string | undefined 
   const value = secret.data?.[key];
   if (typeof value !== "string") return undefined;
   try {
-    const binary = atob(value.replace(/\s+/g, ""));
-    return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+    return new TextDecoder().decode(decodeBase64(value));
   } catch {
     return undefined;
   }

@@ -60,6 +60,7 @@ import type { PullCredentials } from "./credentials.ts";
 import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from "./errors.ts";
 import { type KeySource, KeyStore, type TrustedKeys } from "./keys.ts";
 import { type PolicySource, secretText } from "./source.ts";
+import { basicAuthorization } from "../base64.ts";
 
 /** The outcome of checking one image. */
 export type ImageVerdict =
@@ -335,7 +336,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
         );
       }
       const base = fetchFn ?? fetch;
-      const authorization = `Basic ${btoa(`${username}:${password}`)}`;
+      const authorization = basicAuthorization(username, password);
       fetchFn = (input, init) => {
         const headers = new Headers(init?.headers);
         headers.set("authorization", authorization);
