@@ -53,3 +53,21 @@ export class ExecPluginError extends KubeAuthenticationError {
     this.installHint = plugin.installHint;
   }
 }
+
+/**
+ * The API server of a context cannot be reached: refused, reset, timed out, a name that does not
+ * resolve, or a TLS handshake that fails. Still a {@linkcode NoClusterContextError} (callers that
+ * stop on one keep stopping), but its message says what happened, not that the kubeconfig is
+ * unusable.
+ */
+export class KubeUnreachableError extends NoClusterContextError {
+  /** Creates the error for `context`; `why` is the network error's own words, when known. */
+  constructor(context: ResolvedContext, why: string, options?: ErrorOptions) {
+    super(`cannot reach the API server ${context.cluster.server}`, options);
+    this.name = "KubeUnreachableError";
+    this.message =
+      `Cannot reach the API server ${context.cluster.server} of context "${context.name}"${
+        why ? ` (${why})` : ""
+      }; check that it runs and that this machine reaches it, or pass --kubeconfig/--context`;
+  }
+}

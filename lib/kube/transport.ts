@@ -17,6 +17,7 @@
  */
 import { NoClusterContextError } from "./errors.ts";
 import type { ResolvedContext } from "./kubeconfig.ts";
+import { KubeUnreachableError } from "./auth_errors.ts";
 import { kubeAuth, type KubeAuthOptions } from "./auth.ts";
 import { authenticatedHttp } from "./authenticated_http.ts";
 import { authProviderName } from "./oidc.ts";
@@ -85,16 +86,11 @@ export function fetchUnsupportedReason(context: ResolvedContext): string | undef
 }
 
 /** A network failure as the error commands show: the API server cannot be reached. */
-export function unreachable(context: ResolvedContext, cause: unknown): NoClusterContextError {
+export function unreachable(context: ResolvedContext, cause: unknown): KubeUnreachableError {
   const why = cause instanceof Error
     ? (cause.cause instanceof Error ? cause.cause : cause).message
     : "";
-  return new NoClusterContextError(
-    `cannot reach the API server ${context.cluster.server} of context "${context.name}"${
-      why ? ` (${why})` : ""
-    }`,
-    { cause },
-  );
+  return new KubeUnreachableError(context, why, { cause });
 }
 
 /** A transport's `send` made of its `open`: the answer read as text. */
