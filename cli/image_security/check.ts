@@ -12,6 +12,7 @@
 import type { CommandArgs, CommandContext } from "../command.ts";
 import { outputFormat, printData } from "../output.ts";
 import { resolvePath } from "./files.ts";
+import { certDirCertificates } from "./registry_access.ts";
 import { encodeBase64 } from "../../lib/mod.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { parseCreds, readAuthFile } from "../../lib/registry/mod.ts";
@@ -206,6 +207,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
       ? args["controller-namespace"]
       : "toolkit-system",
     insecureRegistries: insecure,
+    caCerts: await certDirCertificates(args, ctx.io.cwd),
     registriesD,
     flightTimeoutMs: budgetMs,
     requestTimeoutMs: 15_000,

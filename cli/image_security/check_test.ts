@@ -90,6 +90,17 @@ ${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
         assert.equal((await check(["quay.io/not/covered:1"])).code, 1);
       });
 
+      await t.step(
+        "reads --cert-dir as verify does (its CA files), and refuses a missing one",
+        async () => {
+          await Deno.mkdir(`${dir}/certs`);
+          assert.equal((await check([signed, "--cert-dir", "certs"])).code, 0);
+          const r = await check([signed, "--cert-dir", "no-such-dir"]);
+          assert.equal(r.code, 2);
+          assert.match(r.err, /Cannot read --cert-dir ".*no-such-dir"/);
+        },
+      );
+
       await t.step("exits 2 on a usage error or a policy that does not validate", async () => {
         await Deno.writeTextFile(
           `${dir}/bad.yaml`,

@@ -64,6 +64,13 @@ async function caCertificates(dir: string): Promise<string[]> {
   return certs;
 }
 
+/** The CA certificates of `--cert-dir` (its `*.crt` files), none without the flag. */
+export async function certDirCertificates(args: CommandArgs, cwd: string): Promise<string[]> {
+  return typeof args["cert-dir"] === "string"
+    ? await caCertificates(resolvePath(cwd, args["cert-dir"]))
+    : [];
+}
+
 /** Reads the registry flags of a command about `ref`. */
 export async function registryFlags(
   ref: ImageReference,
@@ -81,9 +88,7 @@ export async function registryFlags(
   } else if (typeof args.authfile === "string") {
     credentials = createKeyring(await readAuthFile(resolvePath(cwd, args.authfile)));
   }
-  const caCerts = typeof args["cert-dir"] === "string"
-    ? await caCertificates(resolvePath(cwd, args["cert-dir"]))
-    : [];
+  const caCerts = await certDirCertificates(args, cwd);
   const registriesDir = resolvePath(
     cwd,
     String(args["registries.d"] ?? "/etc/containers/registries.d"),
