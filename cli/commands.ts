@@ -286,7 +286,12 @@ const imageSecurity: CommandSpec = {
           default: 180,
           describe: "Seconds to wait for a ready replica",
         },
-        ...outputFlag(["text", "json", "yaml"], "text"),
+        output: {
+          type: "string",
+          alias: "o",
+          choices: ["text", "json", "yaml"],
+          describe: "Output format (default: text; with --dry-run, yaml: the manifests)",
+        },
         ...KUBE_FLAGS,
       },
       examples: [

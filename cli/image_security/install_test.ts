@@ -1,0 +1,30 @@
+import assert from "node:assert/strict";
+import { runCli } from "../app.ts";
+import { bufferedIO } from "../io.ts";
+
+async function enable(args: string[]) {
+  const io = bufferedIO({});
+  const code = await runCli(["image-security", "enable", ...args], {
+    io,
+    programName: "toolkit",
+  });
+  return { code, out: io.out(), err: io.err() };
+}
+
+const URL = "https://127.0.0.1:9/admit";
+
+Deno.test("enable --dry-run without -o prints every manifest as YAML, as its help says", async () => {
+  const r = await enable(["--dry-run", "--webhook-url", URL]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^apiVersion: /);
+  assert.match(r.out, /\n---\n/);
+  assert.match(r.out, /kind: MutatingWebhookConfiguration/);
+});
+
+Deno.test("enable --dry-run -o text prints the objects' names, -o json one List", async () => {
+  const text = await enable(["--dry-run", "--webhook-url", URL, "-o", "text"]);
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, /^MutatingWebhookConfiguration toolkit-image-security$/m);
+  const json = await enable(["--dry-run", "--webhook-url", URL, "-o", "json"]);
+  assert.equal(JSON.parse(json.out).kind, "List");
+});
