@@ -13,6 +13,7 @@ import {
   connectCluster,
   describeObject,
   type KubeClient,
+  mapLimit,
   namespaceNameProblem,
   NAMESPACES,
   NoClusterContextError,
@@ -124,6 +125,55 @@ export interface Logger {
   warn(message: string): void;
   /** The outcome of a write: shown with `--verbose`, or always when something changed. */
   result(result: ApplyResult, quietUnchanged?: boolean): void;
+  /** A write that failed: shown always (even with `--quiet`), with the reason. */
+  failed(failure: WriteFailure): void;
+}
+
+/** One object of a batch that could not be written. */
+export interface WriteFailure {
+  /** The object, as `describeObject` names it (`ConfigMap "dev/x"`). */
+  readonly object: string;
+  /** Why. */
+  readonly error: unknown;
+}
+
+/**
+ * Writes each item of a batch with at most `limit` writes at once, and keeps going when one
+ * fails: the results of those that were written, in order, and the failures, each named.
+ */
+export async function writeEach<T>(
+  items: readonly T[],
+  limit: number,
+  describe: (item: T) => string,
+  write: (item: T) => Promise<ApplyResult>,
+): Promise<{ results: ApplyResult[]; failures: WriteFailure[] }> {
+  const outcomes = await mapLimit(
+    items,
+    limit,
+    async (item): Promise<ApplyResult | WriteFailure> => {
+      try {
+        return await write(item);
+      } catch (error) {
+        return { object: describe(item), error };
+      }
+    },
+  );
+  const results: ApplyResult[] = [];
+  const failures: WriteFailure[] = [];
+  for (const o of outcomes) {
+    if ("error" in o) failures.push(o);
+    else results.push(o);
+  }
+  return { results, failures };
+}
+
+/** The error of a batch that went through with some failures: exit 1, naming each. */
+export function batchFailed(failures: readonly WriteFailure[], done: number): ToolkitError {
+  return new ToolkitError(
+    `${failures.length} object(s) could not be written (${done} written): ${
+      failures.map((f) => f.object).join(", ")
+    }`,
+  );
 }
 
 function paint(io: CliIO, code: string, text: string): string {
@@ -143,6 +193,10 @@ export function makeLogger(args: CommandArgs, io: CliIO): Logger {
       const changed = r.outcome === "created" || r.outcome === "updated";
       if (quiet || (!changed && quietUnchanged && !verbose)) return;
       write(`  ${describeObject(r.type, r.namespace, r.name)} ${r.outcome}`);
+    },
+    failed(f) {
+      const why = f.error instanceof Error ? f.error.message : String(f.error);
+      write(`  ${f.object} ${paint(io, "31", "failed")}: ${why}`);
     },
   };
 }

@@ -17,6 +17,7 @@ import {
   SECRETS,
 } from "../../lib/kube/mod.ts";
 import {
+  batchFailed,
   checkNamespaceName,
   connect,
   flagArg,
@@ -24,6 +25,7 @@ import {
   requireNamespace,
   requireTemplateNamespace,
   stringArg,
+  type WriteFailure,
 } from "./common.ts";
 import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_secrets.ts";
 
@@ -54,12 +56,15 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
   log.step(`Reading the pull secrets of namespace ${template}`);
   const plans = planPullSecrets(await client.list(SECRETS, template));
   const results: ApplyResult[] = [];
+  // A failed copy does not stop the others: each is reported, and the command exits 1 at the end.
+  const failures: WriteFailure[] = [];
   if (plans.length === 0) {
     log.warn(`No pull secrets in namespace ${template}`);
   } else {
     log.step(`Copying ${plans.length} pull secret(s) from ${template}`);
     const copied = await copyPullSecrets(client, log, plans, template, namespace);
     results.push(...copied.results);
+    failures.push(...copied.failures);
     log.step(`Adding the pull secrets to service account ${serviceAccount}`);
     const sa = await addImagePullSecrets(client, namespace, serviceAccount, copied.names);
     log.result(sa);
@@ -74,4 +79,5 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
     results.push(marked);
   }
   log.info(`Pull secrets in ${namespace}: ${describeCounts(countOutcomes(results))}`);
+  if (failures.length > 0) throw batchFailed(failures, results.length);
 }

@@ -11,14 +11,14 @@ import {
   applyObject,
   type ApplyResult,
   copyForNamespace,
+  describeObject,
   type KubeClient,
   type KubeObject,
-  mapLimit,
   SECRETS,
   SERVICE_ACCOUNTS,
   updateObject,
 } from "../../lib/kube/mod.ts";
-import type { Logger } from "./common.ts";
+import { type Logger, writeEach, type WriteFailure } from "./common.ts";
 
 /** The Secret types that hold registry credentials. */
 export const PULL_SECRET_TYPES: readonly string[] = [
@@ -74,20 +74,26 @@ export async function copyPullSecrets(
   plans: readonly PullSecretPlan[],
   from: string,
   to: string,
-): Promise<{ results: ApplyResult[]; names: string[] }> {
+): Promise<{ results: ApplyResult[]; names: string[]; failures: WriteFailure[] }> {
   if (from === to) {
     log.step(`  The target is the template namespace: no pull secret to copy`);
-    return { results: [], names: plans.map((p) => p.source.metadata.name) };
+    return { results: [], names: plans.map((p) => p.source.metadata.name), failures: [] };
   }
-  const results = await mapLimit(plans, 8, (plan) =>
-    applyObject(
-      client,
-      SECRETS,
-      copyForNamespace(SECRETS, plan.source, to, plan.name),
-      { ifExists: "skip" },
-    ));
+  const { results, failures } = await writeEach(
+    plans,
+    8,
+    (plan) => describeObject(SECRETS, to, plan.name),
+    (plan) =>
+      applyObject(
+        client,
+        SECRETS,
+        copyForNamespace(SECRETS, plan.source, to, plan.name),
+        { ifExists: "skip" },
+      ),
+  );
   for (const r of results) log.result(r);
-  return { results, names: results.map((r) => r.name) };
+  for (const f of failures) log.failed(f);
+  return { results, names: results.map((r) => r.name), failures };
 }
 
 /**

@@ -26,10 +26,10 @@ import {
   copyForNamespace,
   countOutcomes,
   describeCounts,
+  describeObject,
   isStatus,
   type KubeClient,
   type KubeObject,
-  mapLimit,
   NAMESPACES,
   PROJECT_REQUESTS,
   PROJECTS,
@@ -40,6 +40,7 @@ import {
   updateObject,
 } from "../../lib/kube/mod.ts";
 import {
+  batchFailed,
   checkNamespaceName,
   connect,
   flagArg,
@@ -47,6 +48,8 @@ import {
   makeLogger,
   requireTemplateNamespace,
   stringArg,
+  writeEach,
+  type WriteFailure,
 } from "./common.ts";
 import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_secrets.ts";
 import { ToolkitError } from "../../lib/errors.ts";
@@ -144,7 +147,7 @@ async function copyLabelled(
   configMaps: readonly KubeObject[],
   secrets: readonly KubeObject[],
   fresh: boolean,
-): Promise<ApplyResult[]> {
+): Promise<{ results: ApplyResult[]; failures: WriteFailure[] }> {
   const [liveConfigMaps, liveSecrets] = fresh
     ? [new Map<string, KubeObject>(), new Map<string, KubeObject>()]
     : await Promise.all([
@@ -158,16 +161,18 @@ async function copyLabelled(
   log.step(
     `Copying ${configMaps.length} ConfigMap(s) and ${secrets.length} Secret(s) from ${from}`,
   );
-  const results = await mapLimit(
+  const { results, failures } = await writeEach(
     work,
     8,
+    ({ type, source }) => describeObject(type, to, source.metadata.name),
     ({ type, source, live }) =>
       applyObject(client, type, copyForNamespace(type, source, to), {
         existing: live.get(source.metadata.name) ?? (fresh ? null : undefined),
       }),
   );
   for (const r of results) log.result(r);
-  return results;
+  for (const f of failures) log.failed(f);
+  return { results, failures };
 }
 
 async function grantSccPrivileged(
@@ -238,6 +243,8 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
   await requireTemplateNamespace(client, template);
 
   const results: ApplyResult[] = [];
+  // A failed copy does not stop the others: each is reported, and the command exits 1 at the end.
+  const failures: WriteFailure[] = [];
   const ns = await ensureNamespace(client, namespace, openshift, log);
   log.result(ns);
   results.push(ns);
@@ -257,15 +264,28 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
       isLabelled(s) && s.type !== "kubernetes.io/service-account-token"
     );
     const fresh = ns.outcome === "created";
-    results.push(
-      ...await copyLabelled(client, log, template, namespace, configMaps, secrets, fresh),
+    const copiedLabelled = await copyLabelled(
+      client,
+      log,
+      template,
+      namespace,
+      configMaps,
+      secrets,
+      fresh,
     );
+    results.push(...copiedLabelled.results);
+    failures.push(...copiedLabelled.failures);
     const plans = planPullSecrets(allSecrets.filter((s) => !isLabelled(s)));
     log.step(`Copying ${plans.length} pull secret(s) from ${template}`);
     const copied = await copyPullSecrets(client, log, plans, template, namespace);
     results.push(...copied.results);
+    failures.push(...copied.failures);
+    const failed = new Set(copiedLabelled.failures.map((f) => f.object));
     pullSecretNames = [
-      ...secrets.filter((s) => planPullSecrets([s]).length > 0).map((s) => s.metadata.name),
+      ...secrets.filter((s) =>
+        planPullSecrets([s]).length > 0 &&
+        !failed.has(describeObject(SECRETS, namespace, s.metadata.name))
+      ).map((s) => s.metadata.name),
       ...copied.names,
     ];
   }
@@ -330,4 +350,5 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
       describeCounts(countOutcomes(results))
     }`,
   );
+  if (failures.length > 0) throw batchFailed(failures, results.length);
 }

@@ -264,6 +264,32 @@ Deno.test({
       assert.equal(parse(await Deno.readTextFile(other)).contexts[0].context.namespace, "dev-4");
     });
 
+    await t.step(
+      "a copy the API server refuses does not stop the others: each is reported, exit 1",
+      async () => {
+        // An immutable ConfigMap of the same name with other data: its update is refused (422).
+        await apply(cluster, { apiVersion: "v1", kind: "Namespace", metadata: { name: "dev-9" } }, {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "sonarqube-config", namespace: "dev-9" },
+          immutable: true,
+          data: { SONARQUBE_URL: "https://other.example.com" },
+        });
+        const r = await toolkit(["sync", "dev-9"], env);
+        assert.equal(r.status, 1, r.err);
+        assert.match(r.err, /ConfigMap "dev-9\/sonarqube-config" failed: .*immutable/i);
+        assert.match(
+          r.err,
+          /1 object\(s\) could not be written \(\d+ written\): ConfigMap "dev-9\/sonarqube-config"/,
+        );
+        // The rest was done: the Secret copied, the pull secrets given to the service account.
+        const secret = await getJson(cluster, ["secret", "sonarqube-access", "-n", "dev-9"]);
+        assert.equal(decodeData(secret?.data).SONARQUBE_USER, "admin");
+        const sa = await getJson(cluster, ["serviceaccount", "default", "-n", "dev-9"]);
+        assert.ok(Array.isArray(sa?.imagePullSecrets) && sa.imagePullSecrets.length > 0);
+      },
+    );
+
     await t.step("bad input fails with a clear message", async () => {
       let r = await toolkit(["sync"], env);
       assert.equal(r.status, 2);
