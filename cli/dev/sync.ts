@@ -13,7 +13,9 @@
  * 5. Sets the namespace of the kubeconfig context in use (`--context`, else the current one) in
  *    the file that defines it, editing only that value.
  *
- * Every write is idempotent and reported: a second run says nothing changed.
+ * Every write is idempotent and reported: a second run says nothing changed. A copy the API
+ * server refuses does not stop the others: each failure is reported with its reason, the rest is
+ * done, and the command exits 1 naming the objects that failed.
  *
  * @module
  */
