@@ -7,7 +7,8 @@
  */
 import yargs from "yargs";
 import type { Argv } from "yargs";
-import { type CommandArgs, commandName, type CommandSpec } from "./command.ts";
+import { commandName, type CommandSpec } from "./command.ts";
+import { COMMON_FLAGS } from "./options.ts";
 import { COMMANDS } from "./commands.ts";
 import type { CliIO } from "./io.ts";
 import { completions, completionScript } from "./completion.ts";
@@ -26,7 +27,7 @@ export interface RunOptions {
 
 interface Chosen {
   spec: CommandSpec;
-  args: CommandArgs;
+  args: Readonly<Record<string, unknown>>;
 }
 
 function addCommands(
@@ -53,16 +54,19 @@ function buildCommand(y: Argv, spec: CommandSpec, choose: (c: Chosen) => void): 
       ...(p.default !== undefined ? { default: p.default } : {}),
     });
   }
-  for (const [name, f] of Object.entries(spec.flags ?? {})) {
-    // A flag read from the environment gets its default after the environment (applyEnv),
-    // so that yargs' default never hides the variable.
+  const flags = spec.load ? { ...spec.flags, ...COMMON_FLAGS } : spec.flags ?? {};
+  for (const [name, f] of Object.entries(flags)) {
+    // A flag read from the environment gets its default after the environment (in
+    // resolveOptions), so that yargs' default never hides the variable.
     const describe = f.env
       ? `${f.describe} [env: ${f.env}]${
         f.default !== undefined ? ` [default: ${JSON.stringify(f.default)}]` : ""
       }`
       : f.describe;
     y = y.option(name, {
-      type: f.type,
+      // Numbers are parsed by resolveOptions, which names what was given when it is not one
+      // (yargs would turn it into NaN first).
+      type: f.type === "number" ? "string" : f.type,
       describe,
       ...(f.alias !== undefined ? { alias: f.alias } : {}),
       ...(f.default !== undefined && !f.env ? { default: f.default } : {}),
@@ -79,20 +83,6 @@ function buildCommand(y: Argv, spec: CommandSpec, choose: (c: Chosen) => void): 
     );
   }
   return y;
-}
-
-/** Fills flags that are not given from their environment variables, then their defaults. */
-function applyEnv(spec: CommandSpec, args: CommandArgs, io: CliIO): CommandArgs {
-  const filled: Record<string, unknown> = { ...args };
-  for (const [name, flag] of Object.entries(spec.flags ?? {})) {
-    if (!flag.env || filled[name] !== undefined) continue;
-    const value = io.env[flag.env];
-    const chosen = value !== undefined && value !== "" ? value : flag.default;
-    if (chosen === undefined) continue;
-    filled[name] = chosen;
-    for (const alias of flag.alias === undefined ? [] : [flag.alias].flat()) filled[alias] = chosen;
-  }
-  return filled;
 }
 
 function paint(io: CliIO, code: string, text: string): string {
@@ -179,7 +169,7 @@ export async function runCli(argv: readonly string[], options: RunOptions): Prom
   }
   try {
     const run = await chosen.spec.load!();
-    const status = await run(applyEnv(chosen.spec, chosen.args, io), { io, programName });
+    const status = await run(chosen.args, { io, programName });
     return status ?? 0;
   } catch (error) {
     return reportError(io, programName, error);

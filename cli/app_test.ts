@@ -94,3 +94,59 @@ Deno.test("every registered command has a description and an implementation or s
   }
   visit(COMMANDS, "");
 });
+
+function leaves(specs: typeof COMMANDS, path = ""): [string, (typeof COMMANDS)[number]][] {
+  return specs.flatMap((spec) => {
+    const name = `${path}${commandName(spec)}`;
+    return spec.subcommands ? leaves(spec.subcommands, `${name} `) : [[name, spec]];
+  });
+}
+
+Deno.test("every command takes -v/--verbose and --quiet", async () => {
+  for (const [name] of leaves(COMMANDS)) {
+    const r = await run([...name.split(" "), "--help"]);
+    assert.equal(r.status, 0, name);
+    assert.match(r.out, /-v, --verbose/, name);
+    assert.match(r.out, /--quiet/, name);
+  }
+});
+
+Deno.test("a positional is required exactly when the usage line writes it <so>", () => {
+  for (const [name, spec] of leaves(COMMANDS)) {
+    for (const [positional, p] of Object.entries(spec.positionals ?? {})) {
+      const required = new RegExp(`<${positional}(\\.\\.)?>`).test(spec.usage);
+      assert.equal(p.required === true, required, `${name} ${positional}`);
+    }
+  }
+});
+
+Deno.test("every built command that changes objects or prints data has -o", () => {
+  const changing = [
+    "sync",
+    "pull-secret",
+    "git-secret",
+    "gitops",
+    "tool-config",
+    "credentials",
+    "endpoints",
+    "image-security keygen",
+    "image-security sign",
+    "image-security verify",
+    "image-security key-secret",
+    "image-security vault store",
+    "image-security vault fetch",
+    "image-security doctor",
+    "image-security check",
+    "image-security enable",
+    "image-security status",
+    "image-security disable",
+    "image-security rotate-certs",
+  ];
+  const specs = new Map(leaves(COMMANDS));
+  for (const name of changing) {
+    const output = specs.get(name)?.flags?.output;
+    assert.ok(output, name);
+    assert.equal(output.alias, "o", name);
+    for (const format of ["json", "yaml"]) assert.ok(output.choices?.includes(format), name);
+  }
+});

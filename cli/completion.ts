@@ -5,10 +5,12 @@
  * @module
  */
 import { commandName, type CommandSpec } from "./command.ts";
+import { COMMON_FLAGS } from "./options.ts";
 
 function flagWords(spec: CommandSpec): string[] {
   const words: string[] = ["--help"];
-  for (const [name, flag] of Object.entries(spec.flags ?? {})) {
+  const flags = spec.load ? { ...spec.flags, ...COMMON_FLAGS } : spec.flags ?? {};
+  for (const [name, flag] of Object.entries(flags)) {
     if (flag.hidden) continue;
     words.push(`--${name}`);
     const aliases = flag.alias === undefined ? [] : [flag.alias].flat();

@@ -7,25 +7,9 @@
  */
 import { stringify } from "yaml";
 import type { TextSink } from "./io.ts";
-import { UsageError } from "../lib/errors.ts";
 
 /** The formats of `-o`. */
 export type OutputFormat = "text" | "json" | "yaml";
-
-/** Reads `-o`/`--output` from parsed arguments, checking it against `allowed`. */
-export function outputFormat(
-  args: Readonly<Record<string, unknown>>,
-  allowed: readonly OutputFormat[],
-  fallback: OutputFormat,
-): OutputFormat {
-  const value = args.output ?? fallback;
-  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
-    throw new UsageError(
-      `Cannot print as "${String(value)}": use -o ${allowed.join(", -o ")}`,
-    );
-  }
-  return value as OutputFormat;
-}
 
 /** Formats data as JSON or YAML. */
 export function formatData(data: unknown, format: "json" | "yaml"): string {

@@ -1,12 +1,13 @@
 /**
- * What the developer commands share: reading their arguments, connecting to the cluster of
- * the kubeconfig context (with the environment of the command's IO, never `Deno.env`), the
- * namespace to work in, and the step logger that writes messages to stderr.
+ * What the developer commands share: connecting to the cluster of the kubeconfig context (with
+ * the environment of the command's IO, never `Deno.env`), the namespace to work in, the step
+ * logger that writes messages to stderr, and the per-object results of a batch as data.
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CommandContext, CommonOptions } from "../command.ts";
 import type { CliIO } from "../io.ts";
+import { formatData } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
   type ApplyResult,
@@ -20,40 +21,29 @@ import {
   PROJECTS,
 } from "../../lib/kube/mod.ts";
 
-/** A string argument, or undefined when it is absent or empty. */
-export function stringArg(args: CommandArgs, name: string): string | undefined {
-  const value = args[name];
-  if (value === undefined || value === null || value === "") return undefined;
-  if (typeof value === "string") return value;
-  if (typeof value === "number") return String(value);
-  if (Array.isArray(value)) {
-    throw new UsageError(`--${name} was given ${value.length} times; give it once`);
-  }
-  return String(value);
-}
-
 /** A directory given by the user, relative to the command's working directory. */
 export function resolveDir(io: CliIO, dir: string | undefined): string {
   if (!dir) return io.cwd;
   return dir.startsWith("/") ? dir : `${io.cwd.replace(/\/$/, "")}/${dir}`;
 }
 
-/** A boolean flag. */
-export function flagArg(args: CommandArgs, name: string): boolean {
-  return args[name] === true;
+/** `--kubeconfig`, `--context` and, where a command has it, `--throttle`. */
+export interface KubeOptions {
+  readonly kubeconfig: string | undefined;
+  readonly context: string | undefined;
+  readonly throttle?: boolean;
 }
 
 /**
  * Connects to the cluster of `--kubeconfig`/`--context` (or `$KUBECONFIG` and the current
  * context). `--throttle`, or `CLOUDSHELL=true` as with igc, limits requests to 2 per second.
  */
-export async function connect(args: CommandArgs, ctx: CommandContext): Promise<KubeClient> {
+export async function connect(options: KubeOptions, ctx: CommandContext): Promise<KubeClient> {
   const { env, cwd } = ctx.io;
-  const throttle = args.throttle === true ||
-    (args.throttle === undefined && env.CLOUDSHELL === "true");
+  const throttle = options.throttle === true || env.CLOUDSHELL === "true";
   return await connectCluster({
-    kubeconfig: stringArg(args, "kubeconfig"),
-    context: stringArg(args, "context"),
+    kubeconfig: options.kubeconfig || undefined,
+    context: options.context || undefined,
     env,
     cwd,
     ...(throttle ? { requestsPerSecond: 2 } : {}),
@@ -71,8 +61,8 @@ export function checkNamespaceName(name: string, what = "namespace"): string {
  * The namespace to work in: `-n`, else the context's namespace, else `default` (as kubectl
  * does; igc treated a context namespace of `default` as not set).
  */
-export function namespaceOf(args: CommandArgs, client: KubeClient, flag = "namespace"): string {
-  return checkNamespaceName(stringArg(args, flag) ?? client.namespace ?? "default");
+export function namespaceOf(given: string | undefined, client: KubeClient): string {
+  return checkNamespaceName(given || client.namespace || "default");
 }
 
 /**
@@ -139,7 +129,8 @@ export interface WriteFailure {
 
 /**
  * Writes each item of a batch with at most `limit` writes at once, and keeps going when one
- * fails: the results of those that were written, in order, and the failures, each named.
+ * fails: the results of those that were written, in order, and the failures, each named. A
+ * cluster that cannot be reached, or refuses the credentials, stops the batch with that error.
  */
 export async function writeEach<T>(
   items: readonly T[],
@@ -154,6 +145,8 @@ export async function writeEach<T>(
       try {
         return await write(item);
       } catch (error) {
+        // A cluster that cannot be reached or refuses the credentials fails every item alike.
+        if (error instanceof NoClusterContextError) throw error;
         return { object: describe(item), error };
       }
     },
@@ -181,9 +174,8 @@ function paint(io: CliIO, code: string, text: string): string {
 }
 
 /** Makes the logger of a command from `--verbose`/`--debug` and `--quiet`. */
-export function makeLogger(args: CommandArgs, io: CliIO): Logger {
-  const verbose = args.verbose === true || args.debug === true;
-  const quiet = args.quiet === true;
+export function makeLogger(options: CommonOptions, io: CliIO): Logger {
+  const { verbose, quiet } = options;
   const write = (text: string) => io.stderr.write(`${text}\n`);
   return {
     info: (m) => quiet || write(m),
@@ -199,4 +191,43 @@ export function makeLogger(args: CommandArgs, io: CliIO): Logger {
       write(`  ${f.object} ${paint(io, "31", "failed")}: ${why}`);
     },
   };
+}
+
+/** What a command that writes objects did, as data for `-o json|yaml`. */
+export interface WriteReport {
+  /** Each object written, with what happened to it. */
+  readonly results: readonly ApplyResult[];
+  /** Each object that could not be written, with why. */
+  readonly failures?: readonly WriteFailure[];
+}
+
+/** The data of a {@linkcode WriteReport}: kind, namespace, name and outcome of each object. */
+export function reportData(report: WriteReport): Record<string, unknown> {
+  return {
+    results: report.results.map((r) => ({
+      kind: r.type.kind,
+      apiVersion: r.type.group ? `${r.type.group}/${r.type.version}` : r.type.version,
+      ...(r.namespace ? { namespace: r.namespace } : {}),
+      name: r.name,
+      outcome: r.outcome,
+    })),
+    failures: (report.failures ?? []).map((f) => ({
+      object: f.object,
+      error: f.error instanceof Error ? f.error.message : String(f.error),
+    })),
+  };
+}
+
+/**
+ * Prints what a command did on stdout as JSON or YAML when `-o` asks for it (with `extra` fields
+ * of the command's own); without `-o`, prints nothing (the messages went to stderr).
+ */
+export function printReport(
+  io: CliIO,
+  output: "json" | "yaml" | undefined,
+  report: WriteReport,
+  extra: Record<string, unknown> = {},
+): void {
+  if (!output) return;
+  io.stdout.write(formatData({ ...extra, ...reportData(report) }, output));
 }

@@ -14,7 +14,8 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { CONSOLE } from "../commands.ts";
 import { ToolkitError } from "../../lib/errors.ts";
 import {
   CONFIG_MAPS,
@@ -23,7 +24,7 @@ import {
   ROUTES,
   SERVICES,
 } from "../../lib/kube/mod.ts";
-import { connect, flagArg } from "./common.ts";
+import { connect } from "./common.ts";
 import { routeUrl } from "./endpoints.ts";
 import { openUrl } from "./browser.ts";
 
@@ -116,8 +117,11 @@ export async function findConsoleUrl(client: KubeClient): Promise<string> {
 }
 
 /** Runs `console`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
-  using client = await connect(args, ctx);
+export async function run(
+  options: OptionsOf<typeof CONSOLE>,
+  ctx: CommandContext,
+): Promise<void> {
+  using client = await connect(options, ctx);
   const url = await findConsoleUrl(client);
-  await openUrl(ctx.io, url, { print: flagArg(args, "print"), label: "console" });
+  await openUrl(ctx.io, url, { print: options.print, label: "console" });
 }

@@ -11,10 +11,11 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { CREDENTIALS } from "../commands.ts";
 import { decodeBase64Text } from "../../lib/mod.ts";
 import { CONFIG_MAPS, type KubeObject, SECRETS } from "../../lib/kube/mod.ts";
-import { checkNamespaceName, connect, requireNamespace, stringArg } from "./common.ts";
+import { checkNamespaceName, connect, requireNamespace } from "./common.ts";
 import { formatData } from "../output.ts";
 
 /** The label selectors whose objects hold tool credentials. */
@@ -113,11 +114,14 @@ function unique(lists: readonly KubeObject[][]): KubeObject[] {
 }
 
 /** Runs `credentials`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
-  const format: "json" | "yaml" = args.yaml === true || args.output === "yaml" ? "yaml" : "json";
-  using client = await connect(args, ctx);
-  // No yargs default for -n, so that $CLUSTER_NAMESPACE can fill it in.
-  const namespace = checkNamespaceName(stringArg(args, "namespace") ?? "tools");
+export async function run(
+  options: OptionsOf<typeof CREDENTIALS>,
+  ctx: CommandContext,
+): Promise<void> {
+  const format = options.yaml ? "yaml" : options.output;
+  using client = await connect(options, ctx);
+  // No declared default for -n, so that $CLUSTER_NAMESPACE can fill it in.
+  const namespace = checkNamespaceName(options.namespace || "tools");
   // The first request sets up the connection; the lists then share it.
   await requireNamespace(client, namespace);
   const lists = await Promise.all([

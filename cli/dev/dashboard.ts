@@ -6,10 +6,11 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { DASHBOARD } from "../commands.ts";
 import { ToolkitError } from "../../lib/errors.ts";
 import { CONFIG_MAPS, INGRESSES, type KubeClient, ROUTES } from "../../lib/kube/mod.ts";
-import { connect, flagArg, namespaceOf } from "./common.ts";
+import { connect, namespaceOf } from "./common.ts";
 import { ingressUrls, routeUrl } from "./endpoints.ts";
 import { openUrl } from "./browser.ts";
 
@@ -58,10 +59,13 @@ export async function findDashboardUrl(
 }
 
 /** Runs `dashboard`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
-  using client = await connect(args, ctx);
-  const namespace = namespaceOf(args, client);
+export async function run(
+  options: OptionsOf<typeof DASHBOARD>,
+  ctx: CommandContext,
+): Promise<void> {
+  using client = await connect(options, ctx);
+  const namespace = namespaceOf(options.namespace, client);
   const url = await findDashboardUrl(client, namespace);
   if (!url) throw new DashboardNotFoundError(namespace);
-  await openUrl(ctx.io, url, { print: flagArg(args, "print"), label: "Developer Dashboard" });
+  await openUrl(ctx.io, url, { print: options.print, label: "Developer Dashboard" });
 }

@@ -9,7 +9,8 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { ENDPOINTS } from "../commands.ts";
 import type { CliIO } from "../io.ts";
 import { INGRESSES, type KubeObject, ROUTES } from "../../lib/kube/mod.ts";
 import { connect, namespaceOf, requireNamespace } from "./common.ts";
@@ -93,27 +94,30 @@ function printList(io: CliIO, endpoints: readonly Endpoint[]): void {
 }
 
 /** Runs `endpoints`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
+export async function run(
+  options: OptionsOf<typeof ENDPOINTS>,
+  ctx: CommandContext,
+): Promise<void> {
   const { io } = ctx;
-  using client = await connect(args, ctx);
-  const namespace = namespaceOf(args, client);
+  using client = await connect(options, ctx);
+  const namespace = namespaceOf(options.namespace, client);
   await requireNamespace(client, namespace);
   const [ingresses, routes] = await Promise.all([
     client.list(INGRESSES, namespace),
     client.serves(ROUTES).then((yes) => (yes ? client.list(ROUTES, namespace) : [])),
   ]);
   const endpoints = collectEndpoints(ingresses, routes);
-  const output = typeof args.output === "string" ? args.output : "text";
+  const output = options.output;
   if (output === "json" || output === "yaml") {
     io.stdout.write(formatData(endpoints, output));
     return;
   }
   if (endpoints.length === 0) {
-    if (args.quiet !== true) io.stderr.write(`No endpoints found in namespace '${namespace}'\n`);
+    if (!options.quiet) io.stderr.write(`No endpoints found in namespace '${namespace}'\n`);
     return;
   }
-  if (!io.interactive || args.print === true) {
-    if (args.quiet !== true) io.stderr.write(`Endpoints in namespace '${namespace}':\n`);
+  if (!io.interactive || options.print) {
+    if (!options.quiet) io.stderr.write(`Endpoints in namespace '${namespace}':\n`);
     printList(io, endpoints);
     return;
   }

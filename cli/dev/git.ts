@@ -6,15 +6,19 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
-import { flagArg, resolveDir, stringArg } from "./common.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { GIT } from "../commands.ts";
+import { resolveDir } from "./common.ts";
 import { parseGitUrl, readRemoteUrl } from "./git_remote.ts";
 import { openUrl } from "./browser.ts";
 
 /** Runs `git`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
-  const remote = stringArg(args, "remote") ?? "origin";
-  const dir = resolveDir(ctx.io, stringArg(args, "workingDir"));
+export async function run(
+  options: OptionsOf<typeof GIT>,
+  ctx: CommandContext,
+): Promise<void> {
+  const remote = options.remote;
+  const dir = resolveDir(ctx.io, options.workingDir);
   const parsed = parseGitUrl(await readRemoteUrl(dir, remote));
-  await openUrl(ctx.io, parsed.url, { print: flagArg(args, "print"), label: "git repo" });
+  await openUrl(ctx.io, parsed.url, { print: options.print, label: "git repo" });
 }

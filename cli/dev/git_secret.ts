@@ -19,7 +19,8 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext, CommandRun } from "../command.ts";
+import type { CommandContext, CommandRun, OptionsOf } from "../command.ts";
+import type { GIT_SECRET, GITOPS } from "../commands.ts";
 import { decodeBase64Text } from "../../lib/mod.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
@@ -33,12 +34,11 @@ import {
 } from "../../lib/kube/mod.ts";
 import {
   connect,
-  flagArg,
   makeLogger,
   namespaceOf,
+  printReport,
   requireNamespace,
   resolveDir,
-  stringArg,
 } from "./common.ts";
 import {
   currentBranch,
@@ -134,12 +134,18 @@ export function gitSecret(
   };
 }
 
+/** The options of `git-secret` and `gitops`: the same flags, and each its own positional. */
+type GitSecretOptions = OptionsOf<{ flags: typeof GIT_SECRET.flags }> & {
+  readonly name?: string | undefined;
+  readonly gitUrl?: string | undefined;
+};
+
 async function repository(
-  args: CommandArgs,
+  options: GitSecretOptions,
   ctx: CommandContext,
   gitops: boolean,
 ): Promise<{ git: GitUrl; branch: string }> {
-  const given = gitops ? stringArg(args, "gitUrl") : undefined;
+  const given = gitops ? options.gitUrl : undefined;
   if (given) {
     let git: GitUrl;
     try {
@@ -156,7 +162,7 @@ async function repository(
       });
     return { git, branch };
   }
-  const dir = resolveDir(ctx.io, stringArg(args, "workingDir"));
+  const dir = resolveDir(ctx.io, options.workingDir);
   const git = parseGitUrl(await readRemoteUrl(dir));
   const branch = git.branch ?? await currentBranch(dir) ??
     await askText(ctx.io, {
@@ -167,29 +173,31 @@ async function repository(
   return { git, branch };
 }
 
-function runFor(gitops: boolean): CommandRun {
-  return async (args, ctx) => {
-    const log = makeLogger(args, ctx.io);
-    const replace = flagArg(args, "replace");
-    const positional = gitops ? undefined : stringArg(args, "name");
+function runFor(
+  gitops: boolean,
+): (options: GitSecretOptions, ctx: CommandContext) => Promise<void> {
+  return async (options, ctx) => {
+    const log = makeLogger(options, ctx.io);
+    const replace = options.replace;
+    const positional = gitops ? undefined : options.name;
     const configName = gitops ? GITOPS_CONFIG_NAME : positional && normalizeName(positional);
     if (configName !== undefined) {
       const problem = objectNameProblem(configName);
       if (problem) throw new UsageError(`Invalid name "${positional}": ${problem}`);
     }
-    const valuesPath = stringArg(args, "values");
+    const valuesPath = options.values;
     const values = valuesPath ? await readValuesFile(resolveDir(ctx.io, valuesPath)) : {};
-    const { git, branch } = await repository(args, ctx, gitops);
+    const { git, branch } = await repository(options, ctx, gitops);
 
-    using client = await connect(args, ctx);
-    const namespace = namespaceOf(args, client);
+    using client = await connect(options, ctx);
+    const namespace = namespaceOf(options.namespace, client);
     log.info(`Setting the git credentials in the ${namespace} namespace`);
     log.info(`  Project git repo: ${git.url}`);
     log.info(`  Branch: ${branch}`);
     await requireNamespace(client, namespace);
 
-    const givenUser = stringArg(args, "gitUsername") ?? git.username;
-    const givenPass = stringArg(args, "gitPat") ?? git.password;
+    const givenUser = options.gitUsername || git.username;
+    const givenPass = options.gitPat || git.password;
     const stored = await client.read(SECRETS, namespace, GIT_SECRET_NAME);
     const storedData = (stored?.data ?? {}) as Record<string, string>;
     const storedUser = decode(storedData.username);
@@ -258,11 +266,12 @@ function runFor(gitops: boolean): CommandRun {
     }
     for (const r of results) log.result(r, false);
     log.info(`Git repository in ${namespace}: ${describeCounts(countOutcomes(results))}`);
+    printReport(ctx.io, options.output, { results }, { namespace, url: git.url, branch });
   };
 }
 
 /** Runs `git-secret`. */
-export const run: CommandRun = runFor(false);
+export const run: CommandRun<typeof GIT_SECRET> = runFor(false);
 
 /** Runs `gitops`. */
-export const runGitops: CommandRun = runFor(true);
+export const runGitops: CommandRun<typeof GITOPS> = runFor(true);

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { PULL_SECRET } from "../commands.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -20,11 +21,10 @@ import {
   batchFailed,
   checkNamespaceName,
   connect,
-  flagArg,
   makeLogger,
+  printReport,
   requireNamespace,
   requireTemplateNamespace,
-  stringArg,
   type WriteFailure,
 } from "./common.ts";
 import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_secrets.ts";
@@ -33,16 +33,16 @@ import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_se
 export const DEVELOPMENT_LABEL = "cloudnativetoolkit.dev/development";
 
 /** Runs `pull-secret`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
-  const log = makeLogger(args, ctx.io);
-  const given = stringArg(args, "namespace");
+export async function run(
+  options: OptionsOf<typeof PULL_SECRET>,
+  ctx: CommandContext,
+): Promise<void> {
+  const log = makeLogger(options, ctx.io);
+  const given = options.namespace;
   if (given) checkNamespaceName(given);
-  const template = checkNamespaceName(
-    stringArg(args, "templateNamespace") ?? "default",
-    "template namespace",
-  );
-  const serviceAccount = stringArg(args, "serviceAccount") ?? "default";
-  using client = await connect(args, ctx);
+  const template = checkNamespaceName(options.templateNamespace, "template namespace");
+  const serviceAccount = options.serviceAccount;
+  using client = await connect(options, ctx);
   const namespace = given ?? client.namespace;
   if (!namespace) {
     throw new UsageError(
@@ -70,7 +70,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
     log.result(sa);
     results.push(sa);
   }
-  if (flagArg(args, "dev")) {
+  if (options.dev) {
     log.step(`Marking namespace ${namespace} as a development namespace`);
     const marked = await applyObject(client, NAMESPACES, {
       metadata: { name: namespace, labels: { [DEVELOPMENT_LABEL]: "true" } },
@@ -79,5 +79,6 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
     results.push(marked);
   }
   log.info(`Pull secrets in ${namespace}: ${describeCounts(countOutcomes(results))}`);
+  printReport(ctx.io, options.output, { results, failures }, { namespace });
   if (failures.length > 0) throw batchFailed(failures, results.length);
 }

@@ -19,7 +19,8 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { SYNC } from "../commands.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -45,11 +46,10 @@ import {
   batchFailed,
   checkNamespaceName,
   connect,
-  flagArg,
   type Logger,
   makeLogger,
+  printReport,
   requireTemplateNamespace,
-  stringArg,
   writeEach,
   type WriteFailure,
 } from "./common.ts";
@@ -215,26 +215,20 @@ function roleBinding(
 }
 
 /** Runs `sync`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
-  const log = makeLogger(args, ctx.io);
-  const given = stringArg(args, "namespace");
+export async function run(options: OptionsOf<typeof SYNC>, ctx: CommandContext): Promise<void> {
+  const log = makeLogger(options, ctx.io);
+  const given = options.namespace;
   if (!given) {
     throw new UsageError(
       `Please give the namespace as the first argument. Run '${ctx.programName} sync --help' for more information`,
     );
   }
   const namespace = checkNamespaceName(given);
-  const template = checkNamespaceName(
-    stringArg(args, "templateNamespace") ?? "tools",
-    "template namespace",
-  );
-  const serviceAccount = stringArg(args, "serviceAccount") ?? "default";
-  const argocdNamespace = checkNamespaceName(
-    stringArg(args, "argocdNamespace") ?? "openshift-gitops",
-    "Argo CD namespace",
-  );
+  const template = checkNamespaceName(options.templateNamespace, "template namespace");
+  const serviceAccount = options.serviceAccount;
+  const argocdNamespace = checkNamespaceName(options.argocdNamespace, "Argo CD namespace");
 
-  using client = await connect(args, ctx);
+  using client = await connect(options, ctx);
   const openshift = await client.isOpenShift();
   const kind = openshift ? "project" : "namespace";
   log.info(`Setting up ${kind} ${namespace}`);
@@ -301,7 +295,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
     log.step(`No pull secrets to give service account ${serviceAccount}`);
   }
 
-  if (args.puller !== false) {
+  if (options.puller) {
     if (openshift) {
       log.step(`Adding image-puller permission for service accounts in ${namespace}`);
       const puller = await applyObject(
@@ -320,7 +314,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
       log.step("No image-puller permission on Kubernetes (it is an OpenShift role)");
     }
   }
-  if (flagArg(args, "argocd")) {
+  if (options.argocd) {
     log.step(
       `Giving the Argo CD service accounts in ${argocdNamespace} permission to manage ${namespace}`,
     );
@@ -332,7 +326,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
     log.result(argocd);
     results.push(argocd);
   }
-  if (flagArg(args, "tekton")) {
+  if (options.tekton) {
     log.step("Adding the privileged SCC to the pipeline service account");
     const scc = await grantSccPrivileged(client, namespace, log);
     if (scc) {
@@ -352,5 +346,6 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
       describeCounts(countOutcomes(results))
     }`,
   );
+  printReport(ctx.io, options.output, { results, failures }, { namespace });
   if (failures.length > 0) throw batchFailed(failures, results.length);
 }

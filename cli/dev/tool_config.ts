@@ -13,7 +13,8 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { TOOL_CONFIG } from "../commands.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -23,7 +24,7 @@ import {
   objectNameProblem,
   SECRETS,
 } from "../../lib/kube/mod.ts";
-import { connect, makeLogger, namespaceOf, requireNamespace, stringArg } from "./common.ts";
+import { connect, makeLogger, namespaceOf, printReport, requireNamespace } from "./common.ts";
 
 /** The labels of the objects `tool-config` makes for tool `name` (`<name>-config` or `-access`). */
 export function toolLabels(objectName: string): Record<string, string> {
@@ -47,16 +48,19 @@ export function toolKeyPrefix(name: string): string {
 }
 
 /** Runs `tool-config`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<void> {
-  const log = makeLogger(args, ctx.io);
-  const input = stringArg(args, "name");
+export async function run(
+  options: OptionsOf<typeof TOOL_CONFIG>,
+  ctx: CommandContext,
+): Promise<void> {
+  const log = makeLogger(options, ctx.io);
+  const input = options.name;
   if (!input) throw new UsageError("Give the name of the tool: tool-config <name> --url URL");
   const name = toolName(input);
   const problem = objectNameProblem(`${name}-config`);
   if (problem) throw new UsageError(`Invalid tool name "${input}": ${problem}`);
-  const url = stringArg(args, "url");
-  const username = stringArg(args, "username");
-  const password = stringArg(args, "password");
+  const url = options.url || undefined;
+  const username = options.username || undefined;
+  const password = options.password || undefined;
   if ((username === undefined) !== (password === undefined)) {
     throw new UsageError("--username and --password go together: give both or neither");
   }
@@ -70,8 +74,8 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
   }
   const prefix = toolKeyPrefix(name);
 
-  using client = await connect(args, ctx);
-  const namespace = namespaceOf(args, client);
+  using client = await connect(options, ctx);
+  const namespace = namespaceOf(options.namespace, client);
   await requireNamespace(client, namespace);
   const results = [];
   if (url !== undefined) {
@@ -111,4 +115,5 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<void>
   }
   for (const r of results) log.result(r, false);
   log.info(`Tool ${name} in ${namespace}: ${describeCounts(countOutcomes(results))}`);
+  printReport(ctx.io, options.output, { results }, { namespace, tool: name });
 }

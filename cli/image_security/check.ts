@@ -9,8 +9,9 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
-import { outputFormat, printData } from "../output.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { CHECK } from "../commands.ts";
+import { printData } from "../output.ts";
 import { resolvePath } from "./files.ts";
 import { certDirCertificates } from "./registry_access.ts";
 import { encodeBase64 } from "../../lib/mod.ts";
@@ -35,28 +36,23 @@ import {
 /** The name of the pull Secret made from `--creds` or `--authfile`. */
 const CHECK_PULL_SECRET = "toolkit-check-credentials";
 
-function strings(value: unknown): string[] {
-  if (value === undefined || value === null) return [];
-  return (Array.isArray(value) ? value : [value]).map(String).filter((s) => s !== "");
-}
-
 /** A pull Secret from `--creds` (for every image's registry) or `--authfile`. */
 async function credentialSecret(
-  args: CommandArgs,
+  options: Pick<OptionsOf<typeof CHECK>, "authfile" | "creds">,
   cwd: string,
   images: readonly string[],
 ): Promise<SecretData | undefined> {
   const auths: Record<string, { auth: string }> = {};
-  if (typeof args.authfile === "string" && args.authfile !== "") {
-    const path = resolvePath(cwd, args.authfile);
+  if (options.authfile) {
+    const path = resolvePath(cwd, options.authfile);
     for (const entry of await readAuthFile(path)) {
       auths[entry.key] = {
         auth: encodeBase64(`${entry.credential.username}:${entry.credential.password}`),
       };
     }
   }
-  if (typeof args.creds === "string" && args.creds !== "") {
-    const creds = parseCreds(args.creds);
+  if (options.creds) {
+    const creds = parseCreds(options.creds);
     for (const image of images) {
       try {
         auths[parseReference(image).domain] = {
@@ -151,19 +147,14 @@ function text(checks: readonly ImageCheck[]): string {
 }
 
 /** Runs `check`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<number> {
-  const format = outputFormat(args, ["text", "json", "yaml"], "text");
-  const images = strings(args.images);
+export async function run(options: OptionsOf<typeof CHECK>, ctx: CommandContext): Promise<number> {
+  const format = options.output;
+  const images = options.images.filter((s) => s !== "");
   if (images.length === 0) throw new UsageError("Name at least one image to check");
-  const files = strings(args.filename).map((f) => resolvePath(ctx.io.cwd, f));
+  const files = options.filename.filter((f) => f !== "").map((f) => resolvePath(ctx.io.cwd, f));
   if (files.length === 0) throw new UsageError("Name the policy files with -f FILE");
-  const namespace = typeof args.namespace === "string" && args.namespace !== ""
-    ? args.namespace
-    : "default";
-  const noMatch = (args["no-match"] ?? "deny") as NoMatchAction;
-  if (!["deny", "allow", "warn"].includes(noMatch)) {
-    throw new UsageError(`Cannot use --no-match "${String(noMatch)}": use deny, allow or warn`);
-  }
+  const namespace = options.namespace || "default";
+  const noMatch: NoMatchAction = options.noMatch;
   let documents: PolicyDocuments;
   try {
     documents = await loadPolicyFiles(files, {
@@ -178,19 +169,17 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
   }
   let registriesD;
   try {
-    registriesD = await loadRegistriesD(
-      String(args["registries.d"] ?? "/etc/containers/registries.d"),
-    );
+    registriesD = await loadRegistriesD(resolvePath(ctx.io.cwd, options["registries.d"]));
   } catch (error) {
     if (error instanceof RegistriesConfigError) {
       throw new UsageError(error.message, { cause: error });
     }
     throw error;
   }
-  const pull = await credentialSecret(args, ctx.io.cwd, images);
+  const pull = await credentialSecret(options, ctx.io.cwd, images);
   if (pull) documents = { ...documents, secrets: [...documents.secrets, pull] };
-  const insecure = strings(args["insecure-registry"]);
-  if (args["tls-verify"] === false) {
+  const insecure = options.insecureRegistry.filter((s) => s !== "");
+  if (!options.tlsVerify) {
     for (const image of images) {
       try {
         insecure.push(parseReference(image).domain);
@@ -203,11 +192,9 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
   const budgetMs = 30_000;
   const verifier = createImageVerifier({
     source,
-    clusterKeyNamespace: typeof args["controller-namespace"] === "string"
-      ? args["controller-namespace"]
-      : "toolkit-system",
+    clusterKeyNamespace: options.controllerNamespace,
     insecureRegistries: insecure,
-    caCerts: await certDirCertificates(args, ctx.io.cwd),
+    caCerts: await certDirCertificates(options, ctx.io.cwd),
     registriesD,
     flightTimeoutMs: budgetMs,
     requestTimeoutMs: 15_000,

@@ -10,8 +10,9 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
-import { outputFormat, printData } from "../output.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { DOCTOR } from "../commands.ts";
+import { printData } from "../output.ts";
 import { resolvePath } from "./files.ts";
 import { describeError } from "../../lib/errors.ts";
 import { loadRegistriesD, type RegistriesD } from "../../lib/lookaside/mod.ts";
@@ -87,12 +88,12 @@ async function toolVersion(command: string, args: string[]): Promise<string | un
 }
 
 /** Runs `doctor`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<number> {
-  const format = outputFormat(args, ["text", "json", "yaml"], "text");
-  const dir = resolvePath(
-    ctx.io.cwd,
-    String(args["registries.d"] ?? "/etc/containers/registries.d"),
-  );
+export async function run(
+  options: OptionsOf<typeof DOCTOR>,
+  ctx: CommandContext,
+): Promise<number> {
+  const format = options.output;
+  const dir = resolvePath(ctx.io.cwd, options["registries.d"]);
   const findings: DoctorFinding[] = [];
   try {
     findings.push(...lookasideFindings(dir, await loadRegistriesD(dir)));

@@ -74,9 +74,9 @@ export async function writeNewFile(
 /** Reads `--passphrase-file` (without its final newline), or undefined when it is not given. */
 export async function readPassphrase(
   cwd: string,
-  args: Readonly<Record<string, unknown>>,
+  options: { readonly passphraseFile: string | undefined },
 ): Promise<string | undefined> {
-  const path = args["passphrase-file"];
+  const path = options.passphraseFile;
   if (typeof path !== "string") return undefined;
   const bytes = await readUserFile(cwd, path, "--passphrase-file");
   return new TextDecoder().decode(bytes).replace(/\r?\n$/, "");

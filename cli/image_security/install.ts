@@ -5,10 +5,12 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
-import { formatData, outputFormat, printData } from "../output.ts";
-import { UsageError } from "../../lib/errors.ts";
-import { connectCluster, type KubeClient, namespaceNameProblem } from "../../lib/kube/mod.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "../commands.ts";
+import { formatData, printData } from "../output.ts";
+import { connect } from "../dev/common.ts";
+import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { namespaceNameProblem } from "../../lib/kube/mod.ts";
 import { parseExemptLabel } from "../../lib/admission/mod.ts";
 import {
   type AppliedObject,
@@ -32,44 +34,27 @@ import {
 } from "../../lib/install/mod.ts";
 import { resolvePath, writeNewFile } from "./files.ts";
 
-function str(args: CommandArgs, name: string): string | undefined {
-  const value = args[name];
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
+type EnableOptions = OptionsOf<typeof ENABLE_ENFORCEMENT>;
 
-function namespaceOf(args: CommandArgs): string {
-  const namespace = str(args, "namespace") ?? "toolkit-system";
+function namespaceOf(options: { readonly controllerNamespace: string }): string {
+  const namespace = options.controllerNamespace || "toolkit-system";
   const problem = namespaceNameProblem(namespace);
   if (problem) throw new UsageError(`Cannot use the namespace "${namespace}": ${problem}`);
   return namespace;
 }
 
-async function connect(args: CommandArgs, ctx: CommandContext): Promise<KubeClient> {
-  return await connectCluster({
-    kubeconfig: str(args, "kubeconfig"),
-    context: str(args, "context"),
-    env: ctx.io.env,
-    cwd: ctx.io.cwd,
-  });
-}
-
 /** The install options from `enable`'s flags. */
-export function installOptionsFromArgs(args: CommandArgs): InstallOptions {
-  const defaultAction = str(args, "default") ?? "warn";
-  if (!["allow", "warn", "deny"].includes(defaultAction)) {
-    throw new UsageError(`Cannot use --default "${defaultAction}": expected allow, warn or deny`);
-  }
-  const replicas = Number(args.replicas ?? 3);
+export function installOptionsFromFlags(flags: EnableOptions): InstallOptions {
+  const defaultAction: DefaultAction = flags.default;
+  const replicas = flags.replicas;
   if (!Number.isInteger(replicas) || replicas < 1) {
-    throw new UsageError(`Cannot use --replicas "${String(args.replicas)}": expected at least 1`);
+    throw new UsageError(`Cannot use --replicas "${replicas}": expected at least 1`);
   }
-  const timeout = Number(args.timeout ?? 10);
+  const timeout = flags.timeout;
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > 30) {
-    throw new UsageError(
-      `Cannot use --timeout "${String(args.timeout)}": expected 1 to 30 seconds`,
-    );
+    throw new UsageError(`Cannot use --timeout "${timeout}": expected 1 to 30 seconds`);
   }
-  const webhookUrl = str(args, "webhook-url");
+  const webhookUrl = flags.webhookUrl || undefined;
   if (webhookUrl !== undefined) {
     let url: URL;
     try {
@@ -83,10 +68,10 @@ export function installOptionsFromArgs(args: CommandArgs): InstallOptions {
       );
     }
   }
-  const lookaside = (Array.isArray(args.lookaside) ? args.lookaside as unknown[] : []).map(
+  const lookaside = flags.lookaside.map(
     (entry) => {
       try {
-        return parseLookasideEntry(String(entry), "--lookaside");
+        return parseLookasideEntry(entry, "--lookaside");
       } catch (error) {
         // The message says all: a usage error without the cause repeating it.
         if (error instanceof InstallError) throw new UsageError(error.message);
@@ -94,32 +79,31 @@ export function installOptionsFromArgs(args: CommandArgs): InstallOptions {
       }
     },
   );
-  const exemptRaw = args["exempt-namespace-label"];
-  const exempt = Array.isArray(args["exempt-namespace"])
-    ? (args["exempt-namespace"] as unknown[]).map(String)
-    : [];
   return defaultInstallOptions({
-    namespace: namespaceOf(args),
-    ...(str(args, "image") ? { image: str(args, "image")! } : {}),
+    namespace: namespaceOf(flags),
+    ...(flags.image ? { image: flags.image } : {}),
     replicas,
-    defaultAction: defaultAction as DefaultAction,
+    defaultAction,
     webhookUrl,
-    tlsMode: args["cert-manager"] === true ? "cert-manager" : "self-signed",
-    ...(typeof exemptRaw === "string" ? { exemptLabel: parseExemptLabel(exemptRaw) } : {}),
-    exemptNamespaces: exempt,
+    tlsMode: flags.certManager ? "cert-manager" : "self-signed",
+    exemptLabel: parseExemptLabel(flags.exemptNamespaceLabel),
+    exemptNamespaces: [...flags.exemptNamespace],
     timeoutSeconds: timeout,
     lookaside,
   });
 }
 
 /** `--tls-dir`, checked against the other flags. */
-function tlsDirOf(args: CommandArgs, options?: InstallOptions): string | undefined {
-  const dir = str(args, "tls-dir");
+function tlsDirOf(
+  flags: { readonly tlsDir: string | undefined; readonly dryRun?: boolean },
+  options?: InstallOptions,
+): string | undefined {
+  const dir = flags.tlsDir || undefined;
   if (dir === undefined || options === undefined) return dir;
   if (options.tlsMode === "cert-manager") {
     throw new UsageError("Cannot use --tls-dir with --cert-manager: cert-manager keeps the key");
   }
-  if (args["dry-run"] === true) {
+  if (flags.dryRun) {
     throw new UsageError("Cannot use --tls-dir with --dry-run: nothing is installed");
   }
   return dir;
@@ -139,23 +123,38 @@ async function writeTlsDir(ctx: CommandContext, dir: string, tls: WebhookTls): P
   ctx.io.stderr.write(`Serving certificate written to ${dir} (tls.crt, tls.key, ca.crt)\n`);
 }
 
+/** Writes each object's outcome in text: data on stdout, the reason of a failure on stderr. */
 function writeResults(ctx: CommandContext, results: readonly AppliedObject[]): void {
-  for (const r of results) ctx.io.stdout.write(`${r.object} ${r.outcome}\n`);
+  for (const r of results) {
+    ctx.io.stdout.write(`${r.object} ${r.outcome}\n`);
+    if (r.error) ctx.io.stderr.write(`  ${r.object}: ${r.error}\n`);
+  }
+}
+
+/** The error of a batch in which some objects failed: exit 1, naming each. */
+function failedObjects(results: readonly AppliedObject[], what: string): ToolkitError | undefined {
+  const failed = results.filter((r) => r.outcome === "failed");
+  if (failed.length === 0) return undefined;
+  return new ToolkitError(
+    `${what}: ${failed.length} object(s) failed: ${
+      failed.map((r) => `${r.object} (${r.error})`).join("; ")
+    }`,
+  );
 }
 
 /** Runs `enable`. */
-export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise<number> {
-  const options = installOptionsFromArgs(args);
-  const tlsDir = tlsDirOf(args, options);
-  const waitTimeout = Number(args["wait-timeout"] ?? 180);
+export async function runEnable(flags: EnableOptions, ctx: CommandContext): Promise<number> {
+  const options = installOptionsFromFlags(flags);
+  const tlsDir = tlsDirOf(flags, options);
+  const waitTimeout = flags.waitTimeout;
   if (!Number.isFinite(waitTimeout) || waitTimeout <= 0) {
     throw new UsageError(
-      `Cannot use --wait-timeout "${String(args["wait-timeout"])}": expected seconds above 0`,
+      `Cannot use --wait-timeout "${waitTimeout}": expected seconds above 0`,
     );
   }
   const now = new Date();
-  if (args["dry-run"] === true) {
-    const format = outputFormat(args, ["text", "json", "yaml"], "yaml");
+  if (flags.dryRun) {
+    const format = flags.output ?? "yaml";
     const { objects } = await prepareInstall(undefined, options, { now });
     if (format === "json") {
       ctx.io.stdout.write(formatData({ apiVersion: "v1", kind: "List", items: objects }, "json"));
@@ -170,7 +169,7 @@ export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise
     }
     return 0;
   }
-  using client = await connect(args, ctx);
+  using client = await connect(flags, ctx);
   if (await isTerminating(client, "Namespace", undefined, options.namespace)) {
     ctx.io.stderr.write(
       `Waiting for the namespace "${options.namespace}" to finish terminating…\n`,
@@ -181,15 +180,22 @@ export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise
   if (tlsRenewed) ctx.io.stderr.write(`Making a new serving certificate: ${tlsRenewed}\n`);
   // The webhook configuration is last: it is applied once the webhook can answer. In text,
   // each object is printed as it is applied (a wait that fails leaves the list of what was).
-  const format = outputFormat(args, ["text", "json", "yaml"], "text");
+  const format = flags.output ?? "text";
   const show = (applied: AppliedObject[]) => {
     if (format === "text") writeResults(ctx, applied);
     return applied;
   };
   const hook = objects.at(-1)!;
   const results = show(await applyManifests(client, objects.slice(0, -1)));
+  // A refused object does not stop the others, but enforcement is switched on only when every
+  // object is in place: a webhook configuration in front of a broken webhook would refuse Pods.
+  const failure = failedObjects(results, "Image signature enforcement is not switched on");
+  if (failure) {
+    if (format !== "text") printData(ctx.io.stdout, format, { objects: results }, () => "");
+    throw failure;
+  }
   if (tlsDir !== undefined && tls) await writeTlsDir(ctx, tlsDir, tls);
-  if (!options.webhookUrl && args.wait !== false) {
+  if (!options.webhookUrl && flags.wait) {
     ctx.io.stderr.write("Waiting for the webhook to be ready before switching enforcement on…\n");
     const ready = await waitForWebhook(client, options.namespace, {
       timeoutMs: waitTimeout * 1000,
@@ -199,6 +205,8 @@ export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise
   }
   results.push(...show(await applyManifests(client, [hook])));
   if (format !== "text") printData(ctx.io.stdout, format, { objects: results }, () => "");
+  const hookFailure = failedObjects(results, "Image signature enforcement is not switched on");
+  if (hookFailure) throw hookFailure;
   const changed = results.filter((r) => r.outcome !== "unchanged").length;
   ctx.io.stderr.write(
     changed === 0
@@ -216,10 +224,13 @@ export async function runEnable(args: CommandArgs, ctx: CommandContext): Promise
 }
 
 /** Runs `status`. */
-export async function runStatus(args: CommandArgs, ctx: CommandContext): Promise<number> {
-  const format = outputFormat(args, ["text", "json", "yaml"], "text");
-  using client = await connect(args, ctx);
-  const status = await installationStatus(client, namespaceOf(args), new Date());
+export async function runStatus(
+  options: OptionsOf<typeof STATUS>,
+  ctx: CommandContext,
+): Promise<number> {
+  const format = options.output;
+  using client = await connect(options, ctx);
+  const status = await installationStatus(client, namespaceOf(options), new Date());
   printData(ctx.io.stdout, format, status, () => {
     const lines = [
       `Enforcement: ${status.enabled ? "enabled" : "not enabled"} (namespace ${status.namespace})`,
@@ -253,12 +264,24 @@ export async function runStatus(args: CommandArgs, ctx: CommandContext): Promise
 }
 
 /** Runs `disable`. */
-export async function runDisable(args: CommandArgs, ctx: CommandContext): Promise<number> {
-  using client = await connect(args, ctx);
-  const namespace = namespaceOf(args);
-  const results = await uninstall(client, namespace, { purge: args.purge === true });
-  writeResults(ctx, results.filter((r) => r.outcome === "deleted"));
-  if (args.purge === true) {
+export async function runDisable(
+  options: OptionsOf<typeof DISABLE>,
+  ctx: CommandContext,
+): Promise<number> {
+  using client = await connect(options, ctx);
+  const namespace = namespaceOf(options);
+  const results = await uninstall(client, namespace, { purge: options.purge });
+  if (options.output) {
+    printData(ctx.io.stdout, options.output, { namespace, objects: results }, () => "");
+  } else {
+    writeResults(ctx, results.filter((r) => r.outcome === "deleted" || r.outcome === "failed"));
+  }
+  const failure = failedObjects(
+    results,
+    "Image signature enforcement is disabled, but not all of it is removed",
+  );
+  if (failure) throw failure;
+  if (options.purge) {
     // Deleting starts the termination: wait until a new enable could create them again.
     ctx.io.stderr.write(`Waiting for the namespace "${namespace}" and the CRDs to be deleted…\n`);
     await waitUntilDeleted(client, "Namespace", undefined, namespace);
@@ -267,7 +290,7 @@ export async function runDisable(args: CommandArgs, ctx: CommandContext): Promis
     }
   }
   ctx.io.stderr.write(
-    args.purge === true
+    options.purge
       ? "Image signature enforcement is removed, with its policies, CRDs and namespace.\n"
       : "Image signature enforcement is disabled; policies, key Secrets and CRDs are kept (--purge removes them).\n",
   );
@@ -275,12 +298,15 @@ export async function runDisable(args: CommandArgs, ctx: CommandContext): Promis
 }
 
 /** Runs `rotate-certs`. */
-export async function runRotateCerts(args: CommandArgs, ctx: CommandContext): Promise<number> {
-  using client = await connect(args, ctx);
-  const tlsDir = tlsDirOf(args);
-  const result = await rotateCertificates(client, namespaceOf(args), new Date());
+export async function runRotateCerts(
+  options: OptionsOf<typeof ROTATE_CERTS>,
+  ctx: CommandContext,
+): Promise<number> {
+  using client = await connect(options, ctx);
+  const tlsDir = tlsDirOf(options);
+  const result = await rotateCertificates(client, namespaceOf(options), new Date());
   if (tlsDir !== undefined) await writeTlsDir(ctx, tlsDir, result.tls);
-  const format = outputFormat(args, ["text", "json", "yaml"], "text");
+  const format = options.output;
   printData(
     ctx.io.stdout,
     format,

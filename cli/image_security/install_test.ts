@@ -28,3 +28,17 @@ Deno.test("enable --dry-run -o text prints the objects' names, -o json one List"
   const json = await enable(["--dry-run", "--webhook-url", URL, "-o", "json"]);
   assert.equal(JSON.parse(json.out).kind, "List");
 });
+
+Deno.test("enable takes the controller's namespace as -n, --namespace or --controller-namespace", async () => {
+  for (const flag of ["-n", "--namespace", "--controller-namespace"]) {
+    const r = await enable(["--dry-run", "--webhook-url", URL, "-o", "text", flag, "guard"]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /^Deployment guard\/toolkit-webhook$/m, flag);
+  }
+});
+
+Deno.test("enable refuses a --replicas that is not a number before anything is done", async () => {
+  const r = await enable(["--dry-run", "--webhook-url", URL, "--replicas", "three"]);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--replicas must be a number, not "three"/);
+});

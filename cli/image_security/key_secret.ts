@@ -6,9 +6,10 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
-import { formatData, outputFormat } from "../output.ts";
-import { connect, namespaceOf, requireNamespace, stringArg } from "../dev/common.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { KEY_SECRET } from "../commands.ts";
+import { formatData } from "../output.ts";
+import { connect, namespaceOf, printReport, requireNamespace } from "../dev/common.ts";
 import { readUserFile } from "./files.ts";
 import { encodeBase64 } from "../../lib/mod.ts";
 import { UsageError } from "../../lib/errors.ts";
@@ -35,12 +36,14 @@ export function keySecretManifest(
 }
 
 /** Runs `key-secret`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<number> {
-  const format = outputFormat(args, ["yaml", "json"], "yaml") as "yaml" | "json";
-  const name = String(args.name);
+export async function run(
+  options: OptionsOf<typeof KEY_SECRET>,
+  ctx: CommandContext,
+): Promise<number> {
+  const name = options.name;
   const problem = objectNameProblem(name);
   if (problem) throw new UsageError(`Invalid Secret name "${name}": ${problem}`);
-  const bytes = await readUserFile(ctx.io.cwd, String(args.key), "--key");
+  const bytes = await readUserFile(ctx.io.cwd, options.key, "--key");
   let keys;
   try {
     keys = await readPublicKeys(bytes);
@@ -51,13 +54,13 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
   // Kept armoured, one block per key, as Portieris and toolkit read it.
   const armoured = keys.map((k) => k.armor()).join("\n");
   const fingerprints = keys.map(keyFingerprint);
-  if (args["dry-run"] === true) {
-    const namespace = stringArg(args, "namespace");
-    ctx.io.stdout.write(formatData(keySecretManifest(name, namespace, armoured), format));
+  if (options.dryRun) {
+    const manifest = keySecretManifest(name, options.namespace || undefined, armoured);
+    ctx.io.stdout.write(formatData(manifest, options.output ?? "yaml"));
     return 0;
   }
-  const client = await connect(args, ctx);
-  const namespace = namespaceOf(args, client);
+  using client = await connect(options, ctx);
+  const namespace = namespaceOf(options.namespace, client);
   await requireNamespace(client, namespace);
   const result = await applyObject(
     client,
@@ -69,5 +72,6 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
       keys.length === 1 ? "" : "s"
     }: ${fingerprints.join(", ")}\n`,
   );
+  printReport(ctx.io, options.output, { results: [result] }, { fingerprints });
   return 0;
 }

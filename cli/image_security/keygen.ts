@@ -5,8 +5,9 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
-import { outputFormat, printData } from "../output.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { KEYGEN } from "../commands.ts";
+import { printData } from "../output.ts";
 import { readPassphrase, resolvePath, writeNewFile } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { generateKeyPair } from "../../lib/signature/mod.ts";
@@ -17,17 +18,20 @@ function slug(name: string, email: string | undefined): string {
 }
 
 /** Runs `keygen`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<number> {
-  const format = outputFormat(args, ["text", "json", "yaml"], "text");
-  const name = String(args.name ?? "").trim();
-  const email = typeof args.email === "string" && args.email !== "" ? args.email : undefined;
+export async function run(
+  options: OptionsOf<typeof KEYGEN>,
+  ctx: CommandContext,
+): Promise<number> {
+  const format = options.output;
+  const name = options.name.trim();
+  const email = options.email || undefined;
   if (!name) throw new UsageError("Cannot make a key without a name: pass --name");
-  const type = args.type === "ed25519" ? "ed25519" : "rsa";
+  const type = options.type;
   const base = slug(name, email);
-  const publicPath = resolvePath(ctx.io.cwd, String(args["public-key"] ?? `${base}.pub.asc`));
-  const privatePath = resolvePath(ctx.io.cwd, String(args["private-key"] ?? `${base}.key.asc`));
-  const passphrase = await readPassphrase(ctx.io.cwd, args);
-  const force = args.force === true;
+  const publicPath = resolvePath(ctx.io.cwd, options.publicKey || `${base}.pub.asc`);
+  const privatePath = resolvePath(ctx.io.cwd, options.privateKey || `${base}.key.asc`);
+  const passphrase = await readPassphrase(ctx.io.cwd, options);
+  const force = options.force;
   for (const path of [publicPath, privatePath]) {
     if (!force && (await Deno.lstat(path).then(() => true, () => false))) {
       throw new UsageError(`Cannot write "${path}": the file exists (use --force to replace it)`);

@@ -9,7 +9,14 @@
  *
  * @module
  */
-import type { CommandArgs } from "../command.ts";
+import type { OptionsOf } from "../command.ts";
+import type { REGISTRY_FLAGS } from "../commands.ts";
+
+/** The skopeo-compatible registry flags of the image commands. */
+export type RegistryOptions = Omit<
+  OptionsOf<{ flags: typeof REGISTRY_FLAGS }>,
+  "verbose" | "quiet"
+>;
 import { resolvePath } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
 import type { ImageReference } from "../../lib/image/mod.ts";
@@ -65,34 +72,32 @@ async function caCertificates(dir: string): Promise<string[]> {
 }
 
 /** The CA certificates of `--cert-dir` (its `*.crt` files), none without the flag. */
-export async function certDirCertificates(args: CommandArgs, cwd: string): Promise<string[]> {
-  return typeof args["cert-dir"] === "string"
-    ? await caCertificates(resolvePath(cwd, args["cert-dir"]))
-    : [];
+export async function certDirCertificates(
+  options: Pick<RegistryOptions, "certDir">,
+  cwd: string,
+): Promise<string[]> {
+  return options.certDir ? await caCertificates(resolvePath(cwd, options.certDir)) : [];
 }
 
 /** Reads the registry flags of a command about `ref`. */
 export async function registryFlags(
   ref: ImageReference,
-  args: CommandArgs,
+  options: RegistryOptions,
   cwd: string,
 ): Promise<RegistryFlags> {
   let credentials: CredentialStore | undefined;
-  if (typeof args.creds === "string") {
-    const creds = parseCreds(args.creds);
+  if (options.creds) {
+    const creds = parseCreds(options.creds);
     if (creds.password === undefined) {
       throw new UsageError("Cannot use --creds without a password: pass --creds USER:PASSWORD");
     }
     const credential = { username: creds.username, password: creds.password, source: "--creds" };
     credentials = { lookup: (registry) => (registry === ref.domain ? [credential] : []) };
-  } else if (typeof args.authfile === "string") {
-    credentials = createKeyring(await readAuthFile(resolvePath(cwd, args.authfile)));
+  } else if (options.authfile) {
+    credentials = createKeyring(await readAuthFile(resolvePath(cwd, options.authfile)));
   }
-  const caCerts = await certDirCertificates(args, cwd);
-  const registriesDir = resolvePath(
-    cwd,
-    String(args["registries.d"] ?? "/etc/containers/registries.d"),
-  );
+  const caCerts = await certDirCertificates(options, cwd);
+  const registriesDir = resolvePath(cwd, options["registries.d"]);
   let registriesD: RegistriesD;
   try {
     registriesD = await loadRegistriesD(registriesDir);
@@ -104,7 +109,7 @@ export async function registryFlags(
   }
   return {
     credentials,
-    insecureRegistries: args["tls-verify"] === false ? [ref.domain] : [],
+    insecureRegistries: options.tlsVerify ? [] : [ref.domain],
     caCerts,
     registriesDir,
     registriesD,
@@ -114,10 +119,10 @@ export async function registryFlags(
 /** Builds registry access for `ref` from the command's flags. */
 export async function registryAccess(
   ref: ImageReference,
-  args: CommandArgs,
+  options: RegistryOptions,
   cwd: string,
 ): Promise<RegistryAccess> {
-  const flags = await registryFlags(ref, args, cwd);
+  const flags = await registryFlags(ref, options, cwd);
   const client = createRegistryClient({
     ...(flags.credentials ? { credentials: flags.credentials } : {}),
     insecureRegistries: flags.insecureRegistries,

@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
-import { outputFormat, printData } from "../output.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { SIGN } from "../commands.ts";
+import { printData } from "../output.ts";
 import { readPassphrase, readUserFile } from "./files.ts";
 import { registryAccess } from "./registry_access.ts";
 import { UsageError } from "../../lib/errors.ts";
@@ -15,18 +16,18 @@ import { formatReference, parseReference, withDefaultTag } from "../../lib/image
 import { readPrivateKey, signImage } from "../../lib/signature/mod.ts";
 
 /** Runs `sign`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<number> {
-  const format = outputFormat(args, ["text", "json", "yaml"], "text");
-  const ref = parseReference(String(args.image));
-  const keyBytes = await readUserFile(ctx.io.cwd, String(args.key), "--key");
-  const passphrase = await readPassphrase(ctx.io.cwd, args);
+export async function run(options: OptionsOf<typeof SIGN>, ctx: CommandContext): Promise<number> {
+  const format = options.output;
+  const ref = parseReference(options.image);
+  const keyBytes = await readUserFile(ctx.io.cwd, options.key, "--key");
+  const passphrase = await readPassphrase(ctx.io.cwd, options);
   const privateKey = await readPrivateKey(keyBytes, passphrase === undefined ? {} : { passphrase });
-  const identity = typeof args.identity === "string" ? args.identity : formatReference(
+  const identity = options.identity ? options.identity : formatReference(
     ref.tag === undefined && ref.digest !== undefined
       ? ref
       : withDefaultTag({ ...ref, digest: undefined }),
   );
-  using access = await registryAccess(ref, args, ctx.io.cwd);
+  using access = await registryAccess(ref, options, ctx.io.cwd);
   ctx.io.stderr.write(`Resolving ${formatReference(ref)}…\n`);
   const digest = await access.client.resolveDigest(ref);
   if (ref.digest !== undefined && ref.digest !== digest) {

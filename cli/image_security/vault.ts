@@ -6,7 +6,9 @@
  * @module
  */
 import { dirname, join, resolve } from "node:path";
-import type { CommandArgs, CommandContext } from "../command.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { VAULT_FETCH, VAULT_STORE } from "../commands.ts";
+import { formatData } from "../output.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
@@ -29,17 +31,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * `--api-key`/`IBMCLOUD_API_KEY` (exchanged at `--iam-url`), `--key`, and optionally
  * `--description`.
  */
-export async function runVaultStore(args: CommandArgs, ctx: CommandContext): Promise<number> {
+export async function runVaultStore(
+  options: OptionsOf<typeof VAULT_STORE>,
+  ctx: CommandContext,
+): Promise<number> {
   const { io } = ctx;
-  const name = requireName(args);
-  const keyPath = stringArg(args, "key");
+  const name = requireName(options.name);
+  const keyPath = blankless(options.key);
   if (keyPath === undefined) {
     throw new UsageError(
       "Missing --key: the private key file to store " +
         "(for a gpg key: gpg --export-secret-keys --armor <fingerprint> > key.asc)",
     );
   }
-  const vault = connect(args);
+  const vault = connect(options);
   const payload = await readKeyFile(keyPath, io.cwd);
 
   // Names are not unique in Key Protect: say so when the name is taken (best effort).
@@ -54,14 +59,18 @@ export async function runVaultStore(args: CommandArgs, ctx: CommandContext): Pro
   io.stderr.write(
     `Storing "${keyPath}" (${payload.length} bytes) as key "${name}" in ${vault.where}...\n`,
   );
-  const description = stringArg(args, "description");
+  const description = blankless(options.description);
   const key = await vault.client.createKey({
     name,
     payload,
     extractable: true,
     ...(description !== undefined ? { description } : {}),
   });
-  io.stdout.write(`${key.id}\n`);
+  io.stdout.write(
+    options.output
+      ? formatData({ id: key.id, name, vault: vault.where }, options.output)
+      : `${key.id}\n`,
+  );
   io.stderr.write(`Stored key "${name}" with id ${key.id}\n`);
   return 0;
 }
@@ -72,19 +81,22 @@ export async function runVaultStore(args: CommandArgs, ctx: CommandContext): Pro
  * existing file) and/or imports it into gpg (`GNUPGHOME` from the environment), printing the
  * imported fingerprints on stdout.
  */
-export async function runVaultFetch(args: CommandArgs, ctx: CommandContext): Promise<number> {
+export async function runVaultFetch(
+  options: OptionsOf<typeof VAULT_FETCH>,
+  ctx: CommandContext,
+): Promise<number> {
   const { io } = ctx;
-  const name = requireName(args);
-  const keyPath = stringArg(args, "key");
-  const importIntoGpg = args.import === true;
-  const force = args.force === true;
+  const name = requireName(options.name);
+  const keyPath = blankless(options.key);
+  const importIntoGpg = options.import;
+  const force = options.force;
   if (keyPath === undefined && !importIntoGpg) {
     throw new UsageError(
       "Choose where the key goes: --key FILE writes it to a file (mode 0600), " +
         "--import imports it into gpg",
     );
   }
-  const vault = connect(args);
+  const vault = connect(options);
   const file = keyPath === undefined ? undefined : resolve(io.cwd, keyPath);
   if (file !== undefined && !force && await exists(file)) {
     throw new ToolkitError(
@@ -110,28 +122,36 @@ export async function runVaultFetch(args: CommandArgs, ctx: CommandContext): Pro
     await writePrivateFile(file, keyPath, key.payload, force);
     io.stderr.write(`Wrote key ${label} to ${keyPath} (mode 0600)\n`);
   }
+  let fingerprints: string[] = [];
   if (importIntoGpg) {
-    const fingerprints = await gpgImport(key.payload, name, io);
-    for (const fingerprint of fingerprints) io.stdout.write(`${fingerprint}\n`);
+    fingerprints = await gpgImport(key.payload, name, io);
+    if (!options.output) {
+      for (const fingerprint of fingerprints) io.stdout.write(`${fingerprint}\n`);
+    }
     const signBy = `skopeo copy --sign-by ${fingerprints[0]} docker://SOURCE docker://DESTINATION`;
     io.stderr.write(
       `Imported key ${label} into gpg: ${fingerprints.join(", ")}\nSign with: ${signBy}\n`,
     );
   }
+  if (options.output) {
+    io.stdout.write(formatData({
+      id: key.id,
+      name: key.name ?? name,
+      ...(keyPath !== undefined ? { file: keyPath } : {}),
+      ...(importIntoGpg ? { imported: fingerprints } : {}),
+    }, options.output));
+  }
   return 0;
 }
 
-/** A string flag or positional, by its camelCase or kebab-case name; blank counts as absent. */
-function stringArg(args: CommandArgs, name: string): string | undefined {
-  const camel = name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
-  const value = args[camel] ?? args[name];
-  if (value === undefined || value === null) return undefined;
-  const text = String(value).trim();
-  return text === "" ? undefined : text;
+/** A string option trimmed; blank counts as absent. */
+function blankless(value: string | undefined): string | undefined {
+  const text = value?.trim();
+  return text ? text : undefined;
 }
 
-function requireName(args: CommandArgs): string {
-  const name = stringArg(args, "name");
+function requireName(given: string): string {
+  const name = blankless(given);
   if (name === undefined) throw new UsageError("Missing the key's name (or id)");
   return name;
 }
@@ -143,8 +163,8 @@ interface Vault {
 }
 
 /** Checks the connection flags and makes the client; every mistake is a UsageError. */
-function connect(args: CommandArgs): Vault {
-  const kmsUrl = stringArg(args, "kms-url");
+function connect(options: OptionsOf<typeof VAULT_STORE | typeof VAULT_FETCH>): Vault {
+  const kmsUrl = blankless(options.kmsUrl);
   if (kmsUrl === undefined) {
     throw new UsageError(
       "Missing the vault URL: pass --kms-url or set KMS_URL " +
@@ -152,7 +172,7 @@ function connect(args: CommandArgs): Vault {
     );
   }
   const baseUrl = checkUrl("--kms-url", kmsUrl);
-  const instanceFlag = stringArg(args, "instance-id");
+  const instanceFlag = blankless(options.instanceId);
   if (instanceFlag === undefined) {
     throw new UsageError(
       "Missing the vault's instance id: pass --instance-id or set KMS_INSTANCE_ID",
@@ -160,14 +180,14 @@ function connect(args: CommandArgs): Vault {
   }
   const instanceId = instanceIdOf(instanceFlag);
 
-  const tokenFlag = stringArg(args, "token");
-  const apiKey = stringArg(args, "api-key");
+  const tokenFlag = blankless(options.token);
+  const apiKey = blankless(options.apiKey);
   let token: () => Promise<string>;
   if (tokenFlag !== undefined) {
     const value = tokenFlag.replace(/^Bearer\s+/i, "");
     token = () => Promise.resolve(value);
   } else if (apiKey !== undefined) {
-    const iamUrl = checkUrl("--iam-url", stringArg(args, "iam-url") ?? DEFAULT_IAM_URL);
+    const iamUrl = checkUrl("--iam-url", blankless(options.iamUrl) ?? DEFAULT_IAM_URL);
     token = iamTokenSource({ apiKey, iamUrl });
   } else {
     throw new UsageError(

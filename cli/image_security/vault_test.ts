@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runVaultFetch, runVaultStore } from "./vault.ts";
+import * as vault from "./vault.ts";
+import { bindOptions } from "../command.ts";
+import { VAULT_FETCH, VAULT_STORE } from "../commands.ts";
 import { type BufferedIO, bufferedIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
@@ -10,6 +12,9 @@ const TOKEN = "static-test-token-1234";
 const API_KEY = "test-api-key-0123456789";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+const runVaultStore = bindOptions(VAULT_STORE, vault.runVaultStore);
+const runVaultFetch = bindOptions(VAULT_FETCH, vault.runVaultFetch);
 
 function context(options: { cwd: string; env?: Record<string, string> }) {
   const io = bufferedIO({ cwd: options.cwd, ...(options.env ? { env: options.env } : {}) });

@@ -9,8 +9,9 @@
  *
  * @module
  */
-import type { CommandArgs, CommandContext } from "../command.ts";
-import { outputFormat, printData } from "../output.ts";
+import type { CommandContext, OptionsOf } from "../command.ts";
+import type { VERIFY } from "../commands.ts";
+import { printData } from "../output.ts";
 import { readUserFile } from "./files.ts";
 import { registryFlags } from "./registry_access.ts";
 import { UsageError } from "../../lib/errors.ts";
@@ -37,15 +38,15 @@ const KEY_FLAG = "--key";
  * the keys of the key file, under the identity rule of the flags.
  */
 async function verifyImage(
-  args: CommandArgs,
+  options: OptionsOf<typeof VERIFY>,
   ctx: CommandContext,
   ref: ReturnType<typeof parseReference>,
   signedIdentity: SignedIdentity,
 ): Promise<ImageVerdict> {
   const keys = await trustedKeys(
-    await readPublicKeys(await readUserFile(ctx.io.cwd, String(args.key), KEY_FLAG)),
+    await readPublicKeys(await readUserFile(ctx.io.cwd, options.key, KEY_FLAG)),
   );
-  const flags = await registryFlags(ref, args, ctx.io.cwd);
+  const flags = await registryFlags(ref, options, ctx.io.cwd);
   const verifier = createImageVerifier({
     source: filePolicySource({ policies: [], secrets: [], serviceAccounts: [], namespaces: [] }),
     clusterKeyNamespace: "",
@@ -64,7 +65,7 @@ async function verifyImage(
       simple: { requirements: [{ type: "signedBy", keySecret: KEY_FLAG, signedIdentity }] },
     },
     pattern: formatReference(ref),
-    source: `${KEY_FLAG} ${String(args.key)}`,
+    source: `${KEY_FLAG} ${options.key}`,
     kind: "ClusterImagePolicy",
     name: KEY_FLAG,
   };
@@ -80,15 +81,18 @@ async function verifyImage(
 }
 
 /** Runs `verify`. */
-export async function run(args: CommandArgs, ctx: CommandContext): Promise<number> {
-  const format = outputFormat(args, ["text", "json", "yaml"], "text");
-  const ref = parseReference(String(args.image));
+export async function run(
+  options: OptionsOf<typeof VERIFY>,
+  ctx: CommandContext,
+): Promise<number> {
+  const format = options.output;
+  const ref = parseReference(options.image);
   const flags = {
-    type: args["identity-rule"] ?? "",
-    ...(args["identity-reference"] ? { dockerReference: args["identity-reference"] } : {}),
-    ...(args["identity-repository"] ? { dockerRepository: args["identity-repository"] } : {}),
-    ...(args.prefix ? { prefix: args.prefix } : {}),
-    ...(args["signed-prefix"] ? { signedPrefix: args["signed-prefix"] } : {}),
+    type: options.identityRule,
+    ...(options.identityReference ? { dockerReference: options.identityReference } : {}),
+    ...(options.identityRepository ? { dockerRepository: options.identityRepository } : {}),
+    ...(options.prefix ? { prefix: options.prefix } : {}),
+    ...(options.signedPrefix ? { signedPrefix: options.signedPrefix } : {}),
   };
   try {
     parseIdentityRule(flags);
@@ -98,7 +102,7 @@ export async function run(args: CommandArgs, ctx: CommandContext): Promise<numbe
   }
   // Valid, as parseIdentityRule just said: the policy field it reads.
   const signedIdentity = flags as unknown as SignedIdentity;
-  const verdict = await verifyImage(args, ctx, ref, signedIdentity);
+  const verdict = await verifyImage(options, ctx, ref, signedIdentity);
   const image = formatReference(ref);
   const digest = verdict.digest;
   const s = verdict.allowed ? verdict.accepted?.[0] : undefined;

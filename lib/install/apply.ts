@@ -9,7 +9,7 @@
  */
 import { applyObject, updateObject } from "../kube/apply.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { isStatus, KubeApiError } from "../kube/errors.ts";
+import { isStatus, KubeApiError, NoClusterContextError } from "../kube/errors.ts";
 import {
   CERTIFICATES,
   CLUSTER_ROLE_BINDINGS,
@@ -89,8 +89,34 @@ export function installedType(kind: string): ResourceType {
 export interface AppliedObject {
   /** `Deployment "toolkit-system/toolkit-webhook"`. */
   readonly object: string;
-  /** `created`, `configured`, `unchanged`, or `deleted`/`absent` when removing. */
-  readonly outcome: "created" | "configured" | "unchanged" | "deleted" | "absent";
+  /**
+   * `created`, `configured`, `unchanged`, or `deleted`/`absent` when removing; `failed` when the
+   * API server refused it (`error` says why).
+   */
+  readonly outcome: "created" | "configured" | "unchanged" | "deleted" | "absent" | "failed";
+  /** Why it failed. */
+  readonly error?: string;
+}
+
+/**
+ * Runs one step of a batch: an object the API server refuses becomes a `failed` result and the
+ * batch goes on; a cluster that cannot be reached, or refuses the credentials, stops it (every
+ * other object would fail the same way).
+ */
+async function keepGoing(
+  object: string,
+  step: () => Promise<AppliedObject>,
+): Promise<AppliedObject> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof NoClusterContextError) throw error;
+    return {
+      object,
+      outcome: "failed",
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
 }
 
 function describe(object: KubeObject): string {
@@ -107,20 +133,32 @@ export async function applyOne(client: KubeClient, object: KubeObject): Promise<
   };
 }
 
-/** Applies objects in order. */
+/**
+ * Applies objects in order, keeping going past an object the API server refuses (its result is
+ * `failed`); CRDs are awaited until served before the objects after them.
+ */
 export async function applyManifests(
   client: KubeClient,
   objects: readonly KubeObject[],
 ): Promise<AppliedObject[]> {
   const results: AppliedObject[] = [];
-  let crdsPending: string[] = [];
+  let crdsPending: { name: string; index: number }[] = [];
   for (const object of objects) {
     if (object.kind !== "CustomResourceDefinition" && crdsPending.length > 0) {
-      for (const name of crdsPending) await waitEstablished(client, name);
+      for (const { name, index } of crdsPending) {
+        const waited = await keepGoing(results[index]!.object, async () => {
+          await waitEstablished(client, name);
+          return results[index]!;
+        });
+        results[index] = waited;
+      }
       crdsPending = [];
     }
-    results.push(await applyOne(client, object));
-    if (object.kind === "CustomResourceDefinition") crdsPending.push(object.metadata.name);
+    const result = await keepGoing(describe(object), () => applyOne(client, object));
+    if (object.kind === "CustomResourceDefinition" && result.outcome !== "failed") {
+      crdsPending.push({ name: object.metadata.name, index: results.length });
+    }
+    results.push(result);
   }
   return results;
 }
@@ -351,6 +389,9 @@ async function deleteOne(
 /**
  * Removes an installation, the webhook configuration first (so nothing is sent to a webhook
  * that is going away). Policies, key Secrets, the namespace and the CRDs stay unless `purge`.
+ * An object the API server refuses to delete is reported `failed` and the rest still go, except
+ * the webhook configuration: when it cannot be deleted, nothing else is (removing the webhook
+ * behind a configuration that stays would make the API server refuse every Pod).
  */
 export async function uninstall(
   client: KubeClient,
@@ -368,24 +409,35 @@ export async function uninstall(
     ["ClusterRole", undefined, WEBHOOK_NAME],
     ["ServiceAccount", namespace, WEBHOOK_NAME],
   ];
-  const results: AppliedObject[] = [];
-  for (const [kind, ns, name] of steps) results.push(await deleteOne(client, kind, ns, name));
+  const [first, ...rest] = steps;
+  const results: AppliedObject[] = [await deleteOne(client, ...first!)];
+  const remove = async (kind: string, ns: string | undefined, name: string) => {
+    const type = installedType(kind);
+    results.push(
+      await keepGoing(describeObject(type, ns, name), () => deleteOne(client, kind, ns, name)),
+    );
+  };
+  for (const [kind, ns, name] of rest) await remove(kind, ns, name);
   for (const kind of ["Issuer", "Certificate"]) {
     try {
       results.push(await deleteOne(client, kind, namespace, WEBHOOK_NAME));
     } catch (error) {
-      if (!isStatus(error, 404)) throw error; // cert-manager is not installed
+      if (isStatus(error, 404)) continue; // cert-manager is not installed
+      if (error instanceof NoClusterContextError) throw error;
+      results.push({
+        object: describeObject(installedType(kind), namespace, WEBHOOK_NAME),
+        outcome: "failed",
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   if (options.purge) {
     for (const name of Object.values(DEFAULT_POLICY_NAMES)) {
-      results.push(await deleteOne(client, "ClusterImagePolicy", undefined, name));
+      await remove("ClusterImagePolicy", undefined, name);
     }
-    results.push(await deleteOne(client, "Secret", namespace, RELEASE_KEY_SECRET_NAME));
-    for (const name of POLICY_CRD_NAMES) {
-      results.push(await deleteOne(client, "CustomResourceDefinition", undefined, name));
-    }
-    results.push(await deleteOne(client, "Namespace", undefined, namespace));
+    await remove("Secret", namespace, RELEASE_KEY_SECRET_NAME);
+    for (const name of POLICY_CRD_NAMES) await remove("CustomResourceDefinition", undefined, name);
+    await remove("Namespace", undefined, namespace);
   }
   return results;
 }

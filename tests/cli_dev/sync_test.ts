@@ -173,6 +173,25 @@ Deno.test({
     });
 
     await t.step(
+      "-o json prints each object's result on stdout, messages stay on stderr",
+      async () => {
+        const r = await toolkit(["sync", "dev", "-o", "json"], env);
+        assert.equal(r.status, 0, r.err);
+        const report = JSON.parse(r.out);
+        assert.equal(report.namespace, "dev");
+        assert.deepEqual(report.failures, []);
+        assert.ok(report.results.length > 3);
+        for (const result of report.results) assert.equal(result.outcome, "unchanged");
+        assert.ok(
+          report.results.some((x: Record<string, string>) =>
+            x.kind === "ConfigMap" && x.namespace === "dev" && x.name === "sonarqube-config"
+          ),
+        );
+        assert.match(r.err, /Namespace dev: nothing changed/);
+      },
+    );
+
+    await t.step(
       "sync updates a copy whose template changed, and --verbose tells each step",
       async () => {
         await kubectl(cluster, [
@@ -275,8 +294,17 @@ Deno.test({
           immutable: true,
           data: { SONARQUBE_URL: "https://other.example.com" },
         });
-        const r = await toolkit(["sync", "dev-9"], env);
+        const r = await toolkit(["sync", "dev-9", "-o", "yaml"], env);
         assert.equal(r.status, 1, r.err);
+        const report = parse(r.out);
+        assert.equal(report.failures.length, 1);
+        assert.equal(report.failures[0].object, 'ConfigMap "dev-9/sonarqube-config"');
+        assert.match(report.failures[0].error, /immutable/i);
+        assert.ok(
+          report.results.some((x: Record<string, string>) =>
+            x.kind === "Secret" && x.outcome === "created"
+          ),
+        );
         assert.match(r.err, /ConfigMap "dev-9\/sonarqube-config" failed: .*immutable/i);
         assert.match(
           r.err,

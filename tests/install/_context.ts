@@ -4,7 +4,16 @@
  *
  * @module
  */
-import type { CommandContext } from "../../cli/command.ts";
+import { bindOptions, type CommandContext } from "../../cli/command.ts";
+import {
+  DISABLE,
+  ENABLE_ENFORCEMENT,
+  KEY_SECRET,
+  ROTATE_CERTS,
+  STATUS,
+} from "../../cli/commands.ts";
+import * as install from "../../cli/image_security/install.ts";
+import * as keySecret from "../../cli/image_security/key_secret.ts";
 import { type BufferedIO, bufferedIO } from "../../cli/io.ts";
 
 /** A fresh buffered context for one command. */
@@ -12,3 +21,17 @@ export function context(cwd?: string): { io: BufferedIO; ctx: CommandContext } {
   const io = bufferedIO(cwd === undefined ? {} : { cwd });
   return { io, ctx: { io, programName: "toolkit" } };
 }
+
+/**
+ * The `image-security` commands as the CLI runs them: each takes its flags by name (as on the
+ * command line, `"dry-run"` or `dryRun`), resolved and checked against its declaration.
+ */
+export const runEnable = bindOptions(ENABLE_ENFORCEMENT, install.runEnable);
+/** `image-security status`. */
+export const runStatus = bindOptions(STATUS, install.runStatus);
+/** `image-security disable`. */
+export const runDisable = bindOptions(DISABLE, install.runDisable);
+/** `image-security rotate-certs`. */
+export const runRotateCerts = bindOptions(ROTATE_CERTS, install.runRotateCerts);
+/** `image-security key-secret`. */
+export const runKeySecret = bindOptions(KEY_SECRET, keySecret.run);

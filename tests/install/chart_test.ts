@@ -20,9 +20,7 @@ import {
   startCluster,
   type TestCluster,
 } from "../env/mod.ts";
-import { context } from "./_context.ts";
-import type { CommandArgs } from "../../cli/command.ts";
-import { runEnable, runRotateCerts, runStatus } from "../../cli/image_security/install.ts";
+import { context, runEnable, runRotateCerts, runStatus } from "./_context.ts";
 import { DEFAULT_IMAGE, selectorLabels, TOOLKIT_IMAGE_REPOSITORY } from "../../lib/install/mod.ts";
 import { VERSION } from "../../lib/version.ts";
 import { startTlsServer } from "../../webhook/server.ts";
@@ -123,14 +121,14 @@ async function renderChart(home: string, values: Json): Promise<Obj[]> {
 }
 
 /** `toolkit image-security enable --dry-run -o yaml` with `flags`, as it prints it. */
-async function renderEnableText(flags: CommandArgs): Promise<string> {
+async function renderEnableText(flags: Readonly<Record<string, unknown>>): Promise<string> {
   const { io, ctx } = context();
   assert.equal(await runEnable({ ...flags, "dry-run": true, output: "yaml" }, ctx), 0, io.err());
   return io.out();
 }
 
 /** The objects of `enable --dry-run`. */
-async function renderEnable(flags: CommandArgs): Promise<Obj[]> {
+async function renderEnable(flags: Readonly<Record<string, unknown>>): Promise<Obj[]> {
   return objectsOf(await renderEnableText(flags));
 }
 
@@ -245,7 +243,7 @@ function assertChartTls(chart: readonly Obj[]): void {
 
 interface ChartCase {
   readonly name: string;
-  readonly flags: CommandArgs;
+  readonly flags: Readonly<Record<string, unknown>>;
   readonly values: Json;
 }
 

@@ -5,13 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason, startCluster } from "../env/mod.ts";
-import { context } from "./_context.ts";
-import {
-  runDisable,
-  runEnable,
-  runRotateCerts,
-  runStatus,
-} from "../../cli/image_security/install.ts";
+import { context, runDisable, runEnable, runRotateCerts, runStatus } from "./_context.ts";
 
 Deno.test({
   name: "enable installs every object idempotently, status reports it and disable removes it",
@@ -142,6 +136,51 @@ Deno.test({
       assert.equal(await runEnable({ ...kube, "webhook-url": url }, ctx), 0, io.err());
       assert.match(io.out(), /Namespace "toolkit-system" created/);
     });
+
+    await t.step(
+      "an object the API server refuses does not stop the others, and enforcement stays off",
+      async () => {
+        // An immutable ConfigMap in the way: its update is refused (422).
+        await cluster.kubectl(["delete", "mutatingwebhookconfiguration", "--all"]);
+        await cluster.kubectl([
+          "delete",
+          "configmap",
+          "-n",
+          "toolkit-system",
+          "toolkit-registries-d",
+        ]);
+        await cluster.kubectl(["create", "-f", "-"], {
+          stdin: JSON.stringify({
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "toolkit-registries-d", namespace: "toolkit-system" },
+            immutable: true,
+            data: { "other.yaml": "docker: {}\n" },
+          }),
+        });
+        await cluster.kubectl([
+          "delete",
+          "serviceaccount",
+          "-n",
+          "toolkit-system",
+          "toolkit-webhook",
+        ]);
+        const { io, ctx } = context();
+        await assert.rejects(
+          runEnable({ ...kube, "webhook-url": url, output: "json" }, ctx),
+          /not switched on: 1 object\(s\) failed: ConfigMap "toolkit-system\/toolkit-registries-d" \(.*immutable/i,
+        );
+        const report = JSON.parse(io.out());
+        const outcome = (name: string) =>
+          report.objects.find((o: { object: string }) => o.object === name)?.outcome;
+        assert.equal(outcome('ConfigMap "toolkit-system/toolkit-registries-d"'), "failed");
+        // The other objects were applied all the same; the webhook configuration was not.
+        assert.equal(outcome('ServiceAccount "toolkit-system/toolkit-webhook"'), "created");
+        assert.equal(outcome('Deployment "toolkit-system/toolkit-webhook"'), "unchanged");
+        const hooks = await cluster.kubectl(["get", "mutatingwebhookconfiguration", "-o", "name"]);
+        assert.equal(hooks.stdout.trim(), "");
+      },
+    );
   },
 });
 

@@ -13,14 +13,14 @@
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason, freePort, startCluster, startGpg, startRegistry } from "../env/mod.ts";
-import { context } from "./_context.ts";
 import {
+  context,
   runDisable,
   runEnable,
+  runKeySecret,
   runRotateCerts,
   runStatus,
-} from "../../cli/image_security/install.ts";
-import { run as runKeySecret } from "../../cli/image_security/key_secret.ts";
+} from "./_context.ts";
 import {
   createNamespaces,
   dryRunPod,

@@ -6,8 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason, startCluster, startPendingPods, waitFor } from "../env/mod.ts";
-import { context } from "./_context.ts";
-import { runEnable, runStatus } from "../../cli/image_security/install.ts";
+import { context, runEnable, runStatus } from "./_context.ts";
 
 Deno.test({
   name: "enable waits for a ready webhook replica before switching enforcement on",
