@@ -1,0 +1,37 @@
+/**
+ * Tekton for `toolkit pipeline --tekton`: the Triggers objects that start a pipeline on a push to
+ * one branch of a repository, for every git-host flavour.
+ *
+ * ```ts
+ * import { buildTriggerObjects, upsertTrigger, webhookSecret } from "./mod.ts";
+ *
+ * const objects = buildTriggerObjects({
+ *   pipelineName: "demo-app",
+ *   namespace: "dev",
+ *   flavour: "github",
+ *   repoPath: "octo-org/demo-app",
+ *   branch: "main",
+ *   secretName: "demo-app-webhook",
+ *   secretKey: "secret",
+ *   triggersApiVersion: "triggers.tekton.dev/v1beta1",
+ *   pipelinesApiVersion: "tekton.dev/v1",
+ * });
+ * const secret = webhookSecret({
+ *   name: "demo-app-webhook",
+ *   namespace: "dev",
+ *   key: "secret",
+ *   value: crypto.randomUUID(),
+ *   pipelineName: "demo-app",
+ * });
+ * const listener = upsertTrigger(undefined, objects.trigger, {
+ *   namespace: "dev",
+ *   triggersApiVersion: "triggers.tekton.dev/v1beta1",
+ *   replacing: objects.supersedes,
+ * });
+ * ```
+ *
+ * @module
+ */
+export * from "./cel_string.ts";
+export * from "./trigger_flavours.ts";
+export * from "./triggers.ts";
