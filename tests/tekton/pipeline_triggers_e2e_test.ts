@@ -405,6 +405,32 @@ Deno.test({
       });
     }
 
+    await t.step("the API server takes v1alpha1 objects (with a v1beta1 PipelineRun)", async () => {
+      const legacy = "ci-legacy";
+      await kubectlOk(cluster, ["create", "namespace", legacy]);
+      const alpha = buildTriggerObjects({
+        pipelineName: PIPELINE,
+        namespace: legacy,
+        flavour: "gitlab",
+        repoPath: "group/sub/repo",
+        branch: "main",
+        secretName: "gitlab-webhook",
+        secretKey: "secret",
+        triggersApiVersion: "triggers.tekton.dev/v1alpha1",
+        pipelinesApiVersion: "tekton.dev/v1beta1",
+      });
+      const listener = upsertTrigger(undefined, alpha.trigger, {
+        namespace: legacy,
+        triggersApiVersion: "triggers.tekton.dev/v1alpha1",
+      });
+      const items = [alpha.triggerTemplate, alpha.triggerBinding, listener];
+      await kubectlOk(
+        cluster,
+        ["apply", "--dry-run=server", "-f", "-"],
+        JSON.stringify({ apiVersion: "v1", kind: "List", items }),
+      );
+    });
+
     await t.step("every run is one of the accepted deliveries", async () => {
       assert.equal((await allRuns()).length, 1 + RECORDED_FLAVOURS.length);
     });
