@@ -158,6 +158,15 @@ function checkText(what: string, value: string): void {
   }
 }
 
+function checkSecretRef(name: string, key: string): void {
+  if (!DNS_SUBDOMAIN.test(name) || name.length > 253) {
+    throw new TriggerInputError(`The Secret name "${quoteInput(name)}" is not a Kubernetes name`);
+  }
+  if (!SECRET_KEY.test(key) || key.length > 253) {
+    throw new TriggerInputError(`The Secret key "${quoteInput(key)}" is not a valid key`);
+  }
+}
+
 function checkInput(input: TriggerInput): void {
   if (!Object.hasOwn(TRIGGER_FLAVOURS, input.flavour)) {
     throw new TriggerInputError(`Unknown git host flavour "${quoteInput(input.flavour)}"`);
@@ -183,16 +192,7 @@ function checkInput(input: TriggerInput): void {
     );
   }
   checkText("branch", input.branch);
-  if (!DNS_SUBDOMAIN.test(input.secretName) || input.secretName.length > 253) {
-    throw new TriggerInputError(
-      `The Secret name "${quoteInput(input.secretName)}" is not a Kubernetes name`,
-    );
-  }
-  if (!SECRET_KEY.test(input.secretKey) || input.secretKey.length > 253) {
-    throw new TriggerInputError(
-      `The Secret key "${quoteInput(input.secretKey)}" is not a valid key`,
-    );
-  }
+  checkSecretRef(input.secretName, input.secretKey);
   if (
     input.triggersApiVersion !== "triggers.tekton.dev/v1beta1" &&
     input.triggersApiVersion !== "triggers.tekton.dev/v1alpha1"
@@ -356,14 +356,7 @@ export interface WebhookSecretInput {
 
 /** The Secret holding the webhook secret the trigger's secret check reads. */
 export function webhookSecret(input: WebhookSecretInput): KubeObject {
-  if (!DNS_SUBDOMAIN.test(input.name) || input.name.length > 253) {
-    throw new TriggerInputError(
-      `The Secret name "${quoteInput(input.name)}" is not a Kubernetes name`,
-    );
-  }
-  if (!SECRET_KEY.test(input.key) || input.key.length > 253) {
-    throw new TriggerInputError(`The Secret key "${quoteInput(input.key)}" is not a valid key`);
-  }
+  checkSecretRef(input.name, input.key);
   if (input.value === "") throw new TriggerInputError("The webhook secret is empty");
   return {
     apiVersion: "v1",
