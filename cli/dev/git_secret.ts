@@ -48,7 +48,7 @@ import {
   InvalidGitUrlError,
   parseGitUrl,
   readRemoteUrl,
-} from "./git_remote.ts";
+} from "../../lib/githost/mod.ts";
 import { askText } from "./prompt.ts";
 import { readValuesFile } from "./values_file.ts";
 

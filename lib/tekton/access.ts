@@ -20,9 +20,8 @@ import {
   ROLES,
   SERVICE_ACCOUNTS,
 } from "../kube/resources.ts";
+import { PIPELINE_SERVICE_ACCOUNT } from "./triggers.ts";
 
-/** The ServiceAccount the EventListener and the PipelineRuns run as. */
-export const PIPELINE_ACCOUNT = "pipeline";
 /** The name of toolkit's Role, RoleBinding and ClusterRole for the EventListener. */
 export const LISTENER_ROLE = "toolkit-tekton-eventlistener";
 /** The label that marks what toolkit made. */
@@ -60,13 +59,13 @@ export const LISTENER_CLUSTER_RULES = [
 
 /** The objects that give the EventListener of `namespace` what it needs. */
 export function listenerAccessObjects(namespace: string): [ResourceType, KubeObject][] {
-  const subject = { kind: "ServiceAccount", name: PIPELINE_ACCOUNT, namespace };
+  const subject = { kind: "ServiceAccount", name: PIPELINE_SERVICE_ACCOUNT, namespace };
   const rbac = "rbac.authorization.k8s.io";
   return [
     [SERVICE_ACCOUNTS, {
       apiVersion: "v1",
       kind: "ServiceAccount",
-      metadata: { name: PIPELINE_ACCOUNT, namespace, labels: { ...MANAGED_BY } },
+      metadata: { name: PIPELINE_SERVICE_ACCOUNT, namespace, labels: { ...MANAGED_BY } },
     }],
     [ROLES, {
       apiVersion: `${rbac}/v1`,
@@ -99,6 +98,15 @@ export function listenerAccessObjects(namespace: string): [ResourceType, KubeObj
 }
 
 /**
+ * Whether toolkit keeps the EventListener's account of `namespace`: it is missing (toolkit will
+ * make it), or toolkit made it.
+ */
+export async function ownsListenerAccess(client: KubeClient, namespace: string): Promise<boolean> {
+  const account = await client.read(SERVICE_ACCOUNTS, namespace, PIPELINE_SERVICE_ACCOUNT);
+  return !account || account.metadata.labels?.["app.kubernetes.io/managed-by"] === "toolkit";
+}
+
+/**
  * Makes sure the EventListener of `namespace` can run as `pipeline`: creates the account and its
  * grants when the account is missing, keeps toolkit's own up to date, and leaves an account made
  * by someone else alone (`undefined` then).
@@ -107,9 +115,7 @@ export async function ensureListenerAccess(
   client: KubeClient,
   namespace: string,
 ): Promise<ApplyResult[] | undefined> {
-  const account = await client.read(SERVICE_ACCOUNTS, namespace, PIPELINE_ACCOUNT);
-  const ours = account?.metadata.labels?.["app.kubernetes.io/managed-by"] === "toolkit";
-  if (account && !ours) return undefined;
+  if (!await ownsListenerAccess(client, namespace)) return undefined;
   const results: ApplyResult[] = [];
   for (const [type, object] of listenerAccessObjects(namespace)) {
     results.push(await applyObject(client, type, object));

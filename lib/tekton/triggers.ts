@@ -35,7 +35,7 @@ import { TRIGGER_FLAVOURS, type TriggerFlavour } from "./trigger_flavours.ts";
 /** The Triggers API versions toolkit writes. */
 export type TriggersApiVersion = "triggers.tekton.dev/v1beta1" | "triggers.tekton.dev/v1alpha1";
 /** The Pipelines API versions of the PipelineRun toolkit writes. */
-export type PipelinesApiVersion = "tekton.dev/v1" | "tekton.dev/v1beta1";
+export type PipelinesApiVersion = "tekton.dev/v1" | "tekton.dev/v1beta1" | "tekton.dev/v1alpha1";
 
 /** The namespace's one EventListener. */
 export const EVENT_LISTENER_NAME = "tekton";

@@ -1,0 +1,95 @@
+/**
+ * A repository on a git host, whatever its flavour: its default branch, the files of a branch
+ * (for runtime detection), and its push webhooks. `ensurePushHook` is idempotent: the hook that
+ * already points at the URL is kept or updated, never doubled (igc added one on every run for
+ * Gitea, Gogs and GitLab), and every hook carries a secret (igc's carried none).
+ *
+ * @module
+ */
+import type { GitFlavour } from "./flavour.ts";
+
+/** A webhook of a repository. */
+export interface GitHook {
+  /** The host's id of the hook (a number, or Bitbucket's `{uuid}`). */
+  readonly id: string | number;
+  /** Where it delivers. */
+  readonly url: string;
+  /** The events it is for, as the host names them. */
+  readonly events: readonly string[];
+}
+
+/** What {@link GitHost.ensurePushHook} did. */
+export interface HookResult {
+  readonly hook: GitHook;
+  readonly action: "created" | "updated" | "unchanged";
+}
+
+/** The push webhook a repository should have. */
+export interface PushHookSpec {
+  /** The URL the host delivers to. */
+  readonly url: string;
+  /** The webhook secret (the host signs with it, or sends it). */
+  readonly secret: string;
+  /** The secret is new: update an existing hook even when it looks right. */
+  readonly secretChanged?: boolean;
+}
+
+/** A repository on a git host. */
+export interface GitHost {
+  /** The host's flavour. */
+  readonly flavour: GitFlavour;
+  /** The repository's default branch. */
+  defaultBranch(): Promise<string>;
+  /** The paths of the files of `branch` (`/`-separated, relative to the root). */
+  listFiles(branch: string): Promise<string[]>;
+  /** The text of a file of `branch`, or undefined when it is not there. */
+  readFile(branch: string, path: string): Promise<string | undefined>;
+  /** The repository's webhooks (every page). */
+  listHooks(): Promise<GitHook[]>;
+  /** Creates the push hook to `spec.url`, or updates the one that exists. */
+  ensurePushHook(spec: PushHookSpec): Promise<HookResult>;
+  /** Releases the HTTP client. */
+  close(): void;
+}
+
+/** The hook of `hooks` that delivers to `url` (the same URL, ignoring a trailing slash). */
+export function hookFor<T extends { url: string }>(
+  hooks: readonly T[],
+  url: string,
+): T | undefined {
+  const norm = (u: string) => u.replace(/\/+$/, "");
+  return hooks.find((h) => norm(h.url) === norm(url));
+}
+
+/** How {@link ensureHook} reads and writes one flavour's hooks. */
+export interface HookOperations<H> {
+  /** Every hook of the repository. */
+  list(): Promise<H[]>;
+  /** Where a hook delivers. */
+  urlOf(hook: H): string;
+  /** Whether a hook is active, for pushes, with JSON. */
+  isRight(hook: H): boolean;
+  /** Creates the hook. */
+  create(): Promise<H>;
+  /** Updates a hook. */
+  update(hook: H): Promise<H>;
+  /** The flavour's hook as a {@link GitHook}. */
+  toHook(hook: H): GitHook;
+}
+
+/**
+ * The one idempotent hook rule of every flavour: create the hook to `spec.url` when there is
+ * none; keep it when it is right (and the secret did not change: hosts do not show it back);
+ * update it otherwise.
+ */
+export async function ensureHook<H>(
+  spec: PushHookSpec,
+  ops: HookOperations<H>,
+): Promise<HookResult> {
+  const existing = hookFor((await ops.list()).map((h) => ({ h, url: ops.urlOf(h) })), spec.url)?.h;
+  if (existing === undefined) return { hook: ops.toHook(await ops.create()), action: "created" };
+  if (ops.isRight(existing) && !spec.secretChanged) {
+    return { hook: ops.toHook(existing), action: "unchanged" };
+  }
+  return { hook: ops.toHook(await ops.update(existing)), action: "updated" };
+}
