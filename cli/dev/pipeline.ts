@@ -34,6 +34,8 @@ import { decodeBase64Text } from "../../lib/base64.ts";
 import {
   applyObject,
   type ApplyResult,
+  countOutcomes,
+  describeCounts,
   type KubeClient,
   type KubeObject,
   SECRETS,
@@ -396,6 +398,9 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
   const listenerUrl = options.listenerUrl || exposure.url;
   if (listenerUrl) report.listenerUrl = listenerUrl;
 
+  log.info(
+    `Pipeline ${pipelineName} in ${namespace}: ${describeCounts(countOutcomes(report.results))}`,
+  );
   if (options.wait) {
     log.info(`Waiting for the event listener ${namespace}/el-tekton to be available`);
     try {
