@@ -16,18 +16,13 @@
 import { GITEA_ADMIN, startCluster, startGitea } from "../env/mod.ts";
 import { templateObjects } from "../cli_pipeline/_templates.ts";
 import { USER_AGENT } from "../../lib/version.ts";
+import { median } from "./_stats.ts";
 
 // deno-lint-ignore no-console
 const print = console.log;
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const RUNS = 5;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 const dir = await Deno.makeTempDir({ prefix: "toolkit-pipeline-bench-" });
 const auditLog = `${dir}/audit.log`;

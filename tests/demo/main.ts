@@ -358,7 +358,7 @@ try {
     () => startEventListenerSink(cluster, { namespace: "dev", eventListener: "tekton" }),
   );
   cleanups.push(() => sink.stop());
-  await toolkit([
+  const pipelineArgs = [
     "pipeline",
     `${shopRepo.cloneUrl}#main`,
     "--tekton",
@@ -371,22 +371,9 @@ try {
     "--listener-url",
     sink.url,
     "--no-wait",
-  ]);
-  await toolkit([
-    "pipeline",
-    `${shopRepo.cloneUrl}#main`,
-    "--tekton",
-    "-n",
-    "dev",
-    "-u",
-    GITEA_ADMIN.username,
-    "-P",
-    gitea.token,
-    "--listener-url",
-    sink.url,
-    "--no-wait",
-    "--no-start",
-  ]);
+  ];
+  await toolkit(pipelineArgs);
+  await toolkit([...pipelineArgs, "--no-start"]);
   const commit = await tour.quietly(
     "pushed a commit to main (git push to Gitea)",
     () => gitea.pushCommit(shopRepo, [{ path: "README.md", content: "# shop-frontend\n" }]),
