@@ -458,6 +458,64 @@ export const CONSOLE = defineOptions({
   },
 });
 
+/** `--git-host-type` and `--git-ca-file`, for the commands that call a git host's API. */
+const GIT_HOST_FLAGS = {
+  "git-host-type": {
+    type: "string",
+    choices: ["github", "ghe", "gitlab", "gitea", "gogs", "bitbucket"],
+    describe: "The kind of git host (default: detected)",
+  },
+  "git-ca-file": {
+    type: "string",
+    describe: "PEM file of the CA certificates the git host's certificate is checked against",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** `create-webhook`: igc's flags (and environment variables), and what users expect beyond. */
+export const CREATE_WEBHOOK = defineOptions({
+  flags: {
+    jenkinsUrl: {
+      type: "string",
+      alias: "JENKINS_URL",
+      env: "JENKINS_URL",
+      describe: "The Jenkins host url",
+    },
+    gitUsername: {
+      type: "string",
+      alias: "USER_NAME",
+      env: "USER_NAME",
+      describe: "The username for git (default: the URL's)",
+    },
+    gitToken: {
+      type: "string",
+      alias: "API_TOKEN",
+      env: "API_TOKEN",
+      describe: "The personal access token for git",
+    },
+    gitUrl: { type: "string", alias: "GIT_URL", env: "GIT_URL", describe: "The git repo url" },
+    jobName: {
+      type: "string",
+      describe: "The Jenkins job as <folder>/<job> or <job> (GitLab's hook calls the job)",
+    },
+    webhookUrl: {
+      type: "string",
+      describe: "Send push events to this URL instead of Jenkins (any listener)",
+    },
+    secret: {
+      type: "string",
+      env: "WEBHOOK_SECRET",
+      describe: "The webhook secret (default: a new random one for a new hook)",
+    },
+    ...GIT_HOST_FLAGS,
+    output: {
+      type: "string",
+      alias: "o",
+      choices: ["json", "yaml"],
+      describe: "Print the hook (id, URL, action) as JSON or YAML",
+    },
+  },
+});
+
 /** `credentials`. */
 export const CREDENTIALS = defineOptions({
   flags: {
@@ -638,15 +696,7 @@ export const PIPELINE = defineOptions({
       describe: "File (YAML, JSON or .properties) with additional values for the git secret",
     },
     skipWebhook: { type: "boolean", describe: "Do not create the webhook on the git host" },
-    "git-host-type": {
-      type: "string",
-      choices: ["github", "ghe", "gitlab", "gitea", "gogs", "bitbucket"],
-      describe: "The kind of git host (default: detected)",
-    },
-    "git-ca-file": {
-      type: "string",
-      describe: "PEM file of the CA certificates the git host's certificate is checked against",
-    },
+    ...GIT_HOST_FLAGS,
     "ingress-host": {
       type: "string",
       describe: "Kubernetes: the host name of the Ingress that exposes the event listener",
@@ -703,28 +753,20 @@ export const COMMANDS: readonly CommandSpec[] = [
     describe: "Launch the Kubernetes or OpenShift admin console",
     load: () => import("./dev/console.ts").then((m) => m.run),
   }),
-  notBuilt("create-webhook", "Create a git webhook for a given Jenkins pipeline", {
-    flags: {
-      jenkinsUrl: {
-        type: "string",
-        alias: "JENKINS_URL",
-        env: "JENKINS_URL",
-        describe: "The Jenkins host url",
-      },
-      gitUsername: {
-        type: "string",
-        alias: "USER_NAME",
-        env: "USER_NAME",
-        describe: "The username for git",
-      },
-      gitToken: {
-        type: "string",
-        alias: "API_TOKEN",
-        env: "API_TOKEN",
-        describe: "The personal access token for git",
-      },
-      gitUrl: { type: "string", alias: "GIT_URL", env: "GIT_URL", describe: "The git repo url" },
-    },
+  command(CREATE_WEBHOOK, {
+    usage: "create-webhook",
+    describe: "Create a git webhook for a given Jenkins pipeline (or any listener)",
+    examples: [
+      [
+        "create-webhook --gitUrl https://github.com/org/app --gitToken $TOKEN --jenkinsUrl https://jenkins.example.com",
+        "GitHub calls Jenkins' GitHub plugin on every push",
+      ],
+      [
+        "create-webhook --gitUrl https://gitlab.com/org/app --jobName dev/app --jenkinsUrl https://jenkins.example.com",
+        "GitLab calls the job's own endpoint",
+      ],
+    ],
+    load: () => import("./dev/create_webhook.ts").then((m) => m.run),
   }),
   command(CREDENTIALS, {
     usage: "credentials",

@@ -25,3 +25,5 @@ export * as install from "./install/mod.ts";
 export * as githost from "./githost/mod.ts";
 /** Tekton: served versions, template pipelines, triggers, the EventListener, PipelineRuns. */
 export * as tekton from "./tekton/mod.ts";
+/** Jenkins: the webhook endpoints of its git-host plugins. */
+export * as jenkins from "./jenkins/mod.ts";

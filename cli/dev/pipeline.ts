@@ -48,6 +48,7 @@ import {
   type GitHost,
   type GitUrl,
   InvalidGitUrlError,
+  newWebhookSecret,
   parseGitUrl,
   readRemoteUrl,
 } from "../../lib/githost/mod.ts";
@@ -91,6 +92,7 @@ import {
   connect,
   type Logger,
   makeLogger,
+  readCaFile,
   reportData,
   requireNamespace,
   requireTemplateNamespace,
@@ -134,11 +136,6 @@ async function repositorySource(options: PipelineOptions, io: CliIO): Promise<Re
   return { git, branch: git.branch ?? await currentBranch(dir), localDir: dir };
 }
 
-function randomSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** The webhook secret of a trigger: the one already stored (so the hook stays valid), or new. */
 async function webhookSecretValue(
   client: KubeClient,
@@ -155,7 +152,7 @@ async function webhookSecretValue(
       // Not base64: make a new one.
     }
   }
-  return { value: randomSecret(), fresh: true };
+  return { value: newWebhookSecret(), fresh: true };
 }
 
 /** What was done, for `-o json|yaml` and the last lines. */
@@ -192,7 +189,7 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
     throw new UsageError(`Invalid --listener-url "${options.listenerUrl}": not an absolute URL`);
   }
   const caCertificates = options.gitCaFile
-    ? [await readCaFile(resolveDir(io, options.gitCaFile))]
+    ? [await readCaFile(resolveDir(io, options.gitCaFile), "--git-ca-file")]
     : undefined;
 
   using client = await connect(options, ctx);
@@ -463,19 +460,6 @@ function contains(live: unknown, wanted: unknown): boolean {
     );
   }
   return live === wanted;
-}
-
-async function readCaFile(path: string): Promise<string> {
-  try {
-    const text = await Deno.readTextFile(path);
-    if (!text.includes("BEGIN CERTIFICATE")) {
-      throw new UsageError(`--git-ca-file "${path}" holds no PEM certificate`);
-    }
-    return text;
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`Cannot read --git-ca-file "${path}"`, { cause: error });
-  }
 }
 
 async function repositoryRuntime(

@@ -93,3 +93,9 @@ export async function ensureHook<H>(
   }
   return { hook: ops.toHook(await ops.update(existing)), action: "updated" };
 }
+
+/** A new webhook secret: 24 random bytes as hex. */
+export function newWebhookSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
