@@ -696,6 +696,10 @@ export const PIPELINE = defineOptions({
       describe: "File (YAML, JSON or .properties) with additional values for the git secret",
     },
     skipWebhook: { type: "boolean", describe: "Do not create the webhook on the git host" },
+    replace: {
+      type: "boolean",
+      describe: "Jenkins: replace a job that exists with another configuration without asking",
+    },
     ...GIT_HOST_FLAGS,
     "ingress-host": {
       type: "string",

@@ -25,12 +25,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { PIPELINE } from "../commands.ts";
-import type { CliIO } from "../io.ts";
+import type { CommandContext } from "../command.ts";
 import { formatData } from "../output.ts";
-import { NotImplementedError, ToolkitError, UsageError } from "../../lib/errors.ts";
-import { decodeBase64Text } from "../../lib/base64.ts";
+import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
   type ApplyResult,
@@ -41,17 +38,7 @@ import {
   SECRETS,
   updateObject,
 } from "../../lib/kube/mod.ts";
-import {
-  connectGitHost,
-  currentBranch,
-  FLAVOUR_DISPLAY_NAMES,
-  type GitHost,
-  type GitUrl,
-  InvalidGitUrlError,
-  newWebhookSecret,
-  parseGitUrl,
-  readRemoteUrl,
-} from "../../lib/githost/mod.ts";
+import type { GitHost } from "../../lib/githost/mod.ts";
 import {
   answerParams,
   buildTriggerObjects,
@@ -87,100 +74,28 @@ import {
   webhookSecret,
   webhookUrlFor,
 } from "../../lib/tekton/mod.ts";
-import {
-  checkNamespaceName,
-  connect,
-  type Logger,
-  makeLogger,
-  readCaFile,
-  reportData,
-  requireNamespace,
-  requireTemplateNamespace,
-  resolveDir,
-} from "./common.ts";
-import { gitSecret, readStoredCredentials, writeRepository } from "./git_secret.ts";
+import { type Logger, makeLogger, reportData } from "./common.ts";
+import { writeRepository } from "./git_secret.ts";
 import { findConsoleUrl } from "./console.ts";
-import { parseParams, pipelineKind, resolveGitCredentials } from "./pipeline_input.ts";
+import {
+  failedSteps,
+  type PipelineOptions,
+  type PipelineReport,
+  registerWebhook,
+  type RepositorySource,
+  setUpPipeline,
+  WEBHOOK_SECRET_KEY,
+  webhookSecretValue,
+} from "./pipeline_common.ts";
+import { parseParams, pipelineKind } from "./pipeline_input.ts";
 import { askChoice, askConfirm, askText } from "./prompt.ts";
-import { readValuesFile } from "./values_file.ts";
-
-type PipelineOptions = OptionsOf<typeof PIPELINE>;
-
-/** The key of the webhook secret in its Secret. */
-export const WEBHOOK_SECRET_KEY = "secret";
-
-/** Events the webhook subscribes to, as each host names a push, for people. */
-function pushEventName(host: GitHost): string {
-  return TRIGGER_FLAVOURS[host.flavour].pushEvent;
-}
-
-/** Where the repository is: the URL (with branch) and, for a local clone, its directory. */
-interface RepositorySource {
-  readonly git: GitUrl;
-  readonly branch?: string | undefined;
-  readonly localDir?: string | undefined;
-}
-
-async function repositorySource(options: PipelineOptions, io: CliIO): Promise<RepositorySource> {
-  if (options.gitUrl) {
-    try {
-      const git = parseGitUrl(options.gitUrl);
-      return { git, branch: git.branch };
-    } catch (error) {
-      if (error instanceof InvalidGitUrlError) throw new UsageError(error.message);
-      throw error;
-    }
-  }
-  const dir = resolveDir(io, undefined);
-  const git = parseGitUrl(await readRemoteUrl(dir));
-  return { git, branch: git.branch ?? await currentBranch(dir), localDir: dir };
-}
-
-/** The webhook secret of a trigger: the one already stored (so the hook stays valid), or new. */
-async function webhookSecretValue(
-  client: KubeClient,
-  namespace: string,
-  name: string,
-): Promise<{ value: string; fresh: boolean }> {
-  const existing = await client.read(SECRETS, namespace, name);
-  const stored = (existing?.data as Record<string, string> | undefined)?.[WEBHOOK_SECRET_KEY];
-  if (stored) {
-    try {
-      const value = decodeBase64Text(stored);
-      if (value) return { value, fresh: false };
-    } catch {
-      // Not base64: make a new one.
-    }
-  }
-  return { value: newWebhookSecret(), fresh: true };
-}
-
-/** What was done, for `-o json|yaml` and the last lines. */
-interface PipelineReport {
-  namespace: string;
-  repository: string;
-  branch: string;
-  gitHost: string;
-  runtime?: string;
-  template: string;
-  pipeline: string;
-  results: ApplyResult[];
-  listenerUrl?: string;
-  pipelineRun?: string;
-  webhook?: { id: string | number; url: string; action: string };
-  problems: string[];
-}
 
 /** Runs `pipeline`. */
 export async function run(options: PipelineOptions, ctx: CommandContext): Promise<number> {
   const { io } = ctx;
   const log = makeLogger(options, io);
   const kind = await pipelineKind(options, io);
-  if (kind === "jenkins") throw new NotImplementedError("pipeline --jenkins");
   const given = parseParams(options.param);
-  const source = await repositorySource(options, io);
-  const { git } = source;
-  const values = options.values ? await readValuesFile(resolveDir(io, options.values)) : {};
   const waitTimeout = options.waitTimeout;
   if (!(waitTimeout > 0)) {
     throw new UsageError(`Cannot use --wait-timeout "${waitTimeout}": expected seconds above 0`);
@@ -188,43 +103,16 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
   if (options.listenerUrl && !URL.canParse(options.listenerUrl)) {
     throw new UsageError(`Invalid --listener-url "${options.listenerUrl}": not an absolute URL`);
   }
-  const caCertificates = options.gitCaFile
-    ? [await readCaFile(resolveDir(io, options.gitCaFile), "--git-ca-file")]
-    : undefined;
-
-  using client = await connect(options, ctx);
-  const namespace = options.pipelineNamespace || client.namespace;
-  if (!namespace) {
-    throw new UsageError(
-      "The namespace is not known: pass -n NAMESPACE, or set a namespace in the kubeconfig context",
-    );
+  const setup = await setUpPipeline(options, ctx, log);
+  using client = setup.client;
+  if (kind === "jenkins") {
+    const { runJenkins } = await import("./pipeline_jenkins.ts");
+    return await runJenkins(options, ctx, setup, log);
   }
-  checkNamespaceName(namespace);
-  const templateNamespace = checkNamespaceName(options.templateNamespace, "template namespace");
-  await requireNamespace(client, namespace);
-  await requireTemplateNamespace(client, templateNamespace);
+  const { source, git, branch, namespace, templateNamespace, host } = setup;
   const [apis, openshift] = await Promise.all([discoverTektonApis(client), client.isOpenShift()]);
   log.step(
     `Tekton Pipelines tekton.dev/${apis.pipelinesVersion}, Triggers triggers.tekton.dev/${apis.triggersVersion}`,
-  );
-
-  const stored = await readStoredCredentials(client, namespace);
-  const credentials = await resolveGitCredentials({
-    flags: { username: options.username, password: options.password },
-    url: git,
-    stored,
-    replace: options.replaceGitSecret,
-  }, io);
-  const host = await connectGitHost(git, {
-    credentials: { username: credentials.username, password: credentials.password },
-    ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
-    ...(caCertificates ? { caCertificates } : {}),
-  });
-  const branch = source.branch ?? await host.defaultBranch();
-  log.info(
-    `Registering ${git.url} (${branch}, ${
-      FLAVOUR_DISPLAY_NAMES[host.flavour]
-    }) in namespace ${namespace}`,
   );
 
   const runtime = await repositoryRuntime(source, host, branch);
@@ -286,14 +174,7 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
     params: answers,
     labels,
   };
-  const credentialsChanged = options.replaceGitSecret || !stored.object ||
-    stored.username !== credentials.username || stored.password !== credentials.password;
-  const secretBody = credentialsChanged
-    ? gitSecret(namespace, git, credentials.username, credentials.password, values)
-    : undefined;
-  if (credentialsChanged && stored.object) {
-    log.info(`Replacing the stored git credentials with those of the ${credentials.source}`);
-  }
+  const secretBody = setup.gitSecret;
 
   if (options.dryRun) {
     const objects = await plannedObjects(client, apis, {
@@ -341,7 +222,7 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
       git,
       branch,
       secret: secretBody,
-      stored: stored.object,
+      stored: setup.stored.object,
     }),
   );
   const access = await ensureListenerAccess(client, namespace);
@@ -424,12 +305,21 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
   if (options.skipWebhook) {
     log.step("--skipWebhook: no webhook on the git host");
   } else {
-    await registerWebhook(host, report, log, {
-      listenerUrl,
-      secret,
-      secretChanged,
-      exposure: exposure.kind,
-    });
+    if (!listenerUrl) {
+      const why = exposure.kind === "none"
+        ? "the event listener has no URL: pass --ingress-host (an Ingress) or --listener-url"
+        : "the Route or Ingress has no host yet: pass --listener-url";
+      report.problems.push(`No webhook: ${why}`);
+      log.warn(`No webhook was created: ${why}`);
+    } else {
+      await registerWebhook(host, report, log, {
+        url: webhookUrlFor(host.flavour, listenerUrl, secret),
+        shownUrl: listenerUrl,
+        secret,
+        secretChanged,
+        event: TRIGGER_FLAVOURS[host.flavour].pushEvent,
+      });
+    }
   }
 
   if (options.output) {
@@ -437,13 +327,8 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
     io.stdout.write(formatData({ ...rest, ...reportData({ results }) }, options.output));
   }
   await nextSteps(client, apis, report, openshift, log);
-  if (report.problems.length > 0) {
-    throw new ToolkitError(
-      `The pipeline is registered, but ${report.problems.length} step(s) failed: ${
-        report.problems.join("; ")
-      }`,
-    );
-  }
+  const failure = failedSteps(report);
+  if (failure) throw failure;
   return 0;
 }
 
@@ -477,48 +362,6 @@ async function repositoryRuntime(
     await host.listFiles(branch),
     (path) => host.readFile(branch, path),
   );
-}
-
-async function registerWebhook(
-  host: GitHost,
-  report: PipelineReport,
-  log: Logger,
-  options: {
-    listenerUrl: string | undefined;
-    secret: string;
-    secretChanged: boolean;
-    exposure: string;
-  },
-): Promise<void> {
-  const event = pushEventName(host);
-  if (!options.listenerUrl) {
-    const why = options.exposure === "none"
-      ? "the event listener has no URL: pass --ingress-host (an Ingress) or --listener-url"
-      : "the Route or Ingress has no host yet: pass --listener-url";
-    report.problems.push(`No webhook: ${why}`);
-    log.warn(`No webhook was created: ${why}`);
-    return;
-  }
-  const url = webhookUrlFor(host.flavour, options.listenerUrl, options.secret);
-  try {
-    const { hook, action } = await host.ensurePushHook({
-      url,
-      secret: options.secret,
-      secretChanged: options.secretChanged,
-    });
-    report.webhook = { id: hook.id, url: options.listenerUrl, action };
-    log.info(`Webhook ${action} on ${FLAVOUR_DISPLAY_NAMES[host.flavour]} (id ${hook.id})`);
-  } catch (error) {
-    if (!(error instanceof ToolkitError)) throw error;
-    report.problems.push(`No webhook: ${error.message}`);
-    log.warn(
-      `The webhook could not be created: ${error.message}\n` +
-        `  Register it by hand on ${
-          FLAVOUR_DISPLAY_NAMES[host.flavour]
-        }: URL ${url}, content type JSON, ` +
-        `secret ${options.secret}, event "${event}" (push)`,
-    );
-  }
 }
 
 async function nextSteps(
