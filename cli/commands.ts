@@ -469,6 +469,11 @@ const GIT_HOST_FLAGS = {
     type: "string",
     describe: "PEM file of the CA certificates the git host's certificate is checked against",
   },
+  "git-api-url": {
+    type: "string",
+    describe:
+      "The git host's API base URL, when it is not where the flavour has it (e.g. a GitHub Enterprise API behind another host name)",
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 /** `create-webhook`: igc's flags (and environment variables), and what users expect beyond. */

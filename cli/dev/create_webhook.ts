@@ -76,6 +76,9 @@ export async function run(options: CreateWebhookOptions, ctx: CommandContext): P
     credentials: { username, password: token },
     ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
     ...(caCertificates ? { caCertificates } : {}),
+    ...(options.gitApiUrl
+      ? { apiBaseUrl: checkUrl("--git-api-url", options.gitApiUrl).replace(/\/+$/, "") }
+      : {}),
   });
   try {
     const name = FLAVOUR_DISPLAY_NAMES[host.flavour];

@@ -68,6 +68,13 @@ export async function repositorySource(
   return { git, branch: git.branch ?? await currentBranch(dir), localDir: dir };
 }
 
+function checkApiUrl(value: string): string {
+  if (!URL.canParse(value) || !/^https?:/.test(value)) {
+    throw new UsageError(`Invalid --git-api-url "${value}": expected an http(s) URL`);
+  }
+  return value.replace(/\/+$/, "");
+}
+
 /** What every pipeline registration starts from. */
 export interface PipelineSetup {
   readonly client: KubeClient;
@@ -124,6 +131,7 @@ export async function setUpPipeline(
       credentials: { username: credentials.username, password: credentials.password },
       ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
       ...(caCertificates ? { caCertificates } : {}),
+      ...(options.gitApiUrl ? { apiBaseUrl: checkApiUrl(options.gitApiUrl) } : {}),
     });
     const branch = source.branch ?? await host.defaultBranch();
     log.info(

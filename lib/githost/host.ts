@@ -52,13 +52,30 @@ export interface GitHost {
   close(): void;
 }
 
-/** The hook of `hooks` that delivers to `url` (the same URL, ignoring a trailing slash). */
+/** Query parameters that carry a hook's secret in its URL (Gogs: toolkit's and Jenkins' tokens). */
+const SECRET_PARAMETERS = ["token", "toolkit-token"];
+
+/** A hook URL without a trailing slash and without the parameters that carry its secret. */
+export function hookIdentity(url: string): string {
+  try {
+    const u = new URL(url);
+    for (const p of SECRET_PARAMETERS) u.searchParams.delete(p);
+    return u.href.replace(/\/+(\?|$)/, "$1");
+  } catch {
+    return url.replace(/\/+$/, "");
+  }
+}
+
+/**
+ * The hook of `hooks` that delivers to `url`: the same URL, ignoring a trailing slash and a
+ * secret carried in the query (a new secret makes no second hook).
+ */
 export function hookFor<T extends { url: string }>(
   hooks: readonly T[],
   url: string,
 ): T | undefined {
-  const norm = (u: string) => u.replace(/\/+$/, "");
-  return hooks.find((h) => norm(h.url) === norm(url));
+  const wanted = hookIdentity(url);
+  return hooks.find((h) => hookIdentity(h.url) === wanted);
 }
 
 /** How {@link ensureHook} reads and writes one flavour's hooks. */
@@ -88,6 +105,7 @@ export async function ensureHook<H>(
 ): Promise<HookResult> {
   const existing = hookFor((await ops.list()).map((h) => ({ h, url: ops.urlOf(h) })), spec.url)?.h;
   if (existing === undefined) return { hook: ops.toHook(await ops.create()), action: "created" };
+  // Its secret is kept unless it changed (a URL that carries the secret then differs too).
   if (ops.isRight(existing) && !spec.secretChanged) {
     return { hook: ops.toHook(existing), action: "unchanged" };
   }
