@@ -27,3 +27,5 @@ export * as githost from "./githost/mod.ts";
 export * as tekton from "./tekton/mod.ts";
 /** Jenkins: the webhook endpoints of its git-host plugins. */
 export * as jenkins from "./jenkins/mod.ts";
+/** OpenShift: SCCs, Jenkins pipeline BuildConfigs, Templates. */
+export * as openshift from "./openshift/mod.ts";

@@ -31,6 +31,7 @@ import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
   type ApplyResult,
+  containsFields,
   countOutcomes,
   describeCounts,
   type KubeClient,
@@ -263,7 +264,7 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
       });
       // Unchanged when the live listener already holds what would be written (the server may
       // have added defaults to it).
-      return live && contains(live.spec, next.spec) ? undefined : next;
+      return live && containsFields(live.spec, next.spec) ? undefined : next;
     },
   );
   if (listener) record(listener);
@@ -330,21 +331,6 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
   const failure = failedSteps(report);
   if (failure) throw failure;
   return 0;
-}
-
-/** Whether `live` holds every field of `wanted` with the same value (arrays item by item). */
-function contains(live: unknown, wanted: unknown): boolean {
-  if (Array.isArray(wanted)) {
-    return Array.isArray(live) && live.length === wanted.length &&
-      wanted.every((w, i) => contains(live[i], w));
-  }
-  if (typeof wanted === "object" && wanted !== null) {
-    if (typeof live !== "object" || live === null) return false;
-    return Object.entries(wanted).every(([k, v]) =>
-      contains((live as Record<string, unknown>)[k], v)
-    );
-  }
-  return live === wanted;
 }
 
 async function repositoryRuntime(

@@ -15,13 +15,13 @@
  * 5. The push webhook is registered on the git host (unless `--skipWebhook`) at the endpoint of the
  *    Jenkins plugin for that host, with the webhook secret kept in Secret `<job>-jenkins-webhook`.
  *
- * On OpenShift the Jenkins path (BuildConfig, ephemeral Jenkins) is not built yet: it says so.
+ * On OpenShift, a BuildConfig instead (`pipeline_jenkins_openshift.ts`).
  *
  * @module
  */
 import type { CommandContext } from "../command.ts";
 import { formatData } from "../output.ts";
-import { NotImplementedError, ToolkitError, UsageError } from "../../lib/errors.ts";
+import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { applyObject, type KubeObject, SECRETS } from "../../lib/kube/mod.ts";
 import {
@@ -94,16 +94,7 @@ export async function runJenkins(
 ): Promise<number> {
   const { io } = ctx;
   const { client, git, branch, namespace, templateNamespace, host } = setup;
-  if (await client.isOpenShift()) {
-    throw new NotImplementedError("pipeline --jenkins on OpenShift (BuildConfig)");
-  }
-  const access = await jenkinsAccess(setup);
-  const jenkins = new JenkinsClient({
-    url: access.url,
-    username: access.username,
-    apiToken: access.apiToken,
-    crumb: options.generateCrumb,
-  });
+  const openshift = await client.isOpenShift();
   const name = pipelineNameFor(git.repo);
   const job: JenkinsJobRef = { folder: namespace, name };
   const report: PipelineReport = {
@@ -120,6 +111,10 @@ export async function runJenkins(
     report.results.push(...results);
   };
 
+  if (options.dryRun && openshift) {
+    const { runOpenShiftJenkins } = await import("./pipeline_jenkins_openshift.ts");
+    return await runOpenShiftJenkins(options, ctx, setup, report, log);
+  }
   if (options.dryRun) {
     const { value } = await webhookSecretValue(client, namespace, `${name}-jenkins-webhook`);
     io.stdout.write(
@@ -144,6 +139,17 @@ export async function runJenkins(
       }),
     );
   }
+  if (openshift) {
+    const { runOpenShiftJenkins } = await import("./pipeline_jenkins_openshift.ts");
+    return await runOpenShiftJenkins(options, ctx, setup, report, log);
+  }
+  const access = await jenkinsAccess(setup);
+  const jenkins = new JenkinsClient({
+    url: access.url,
+    username: access.username,
+    apiToken: access.apiToken,
+    crumb: options.generateCrumb,
+  });
   const webhookSecretName = `${name}-jenkins-webhook`;
   const { value: secret, fresh } = await webhookSecretValue(client, namespace, webhookSecretName);
   const secretObject: KubeObject = {
