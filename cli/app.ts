@@ -8,7 +8,7 @@
 import yargs from "yargs";
 import type { Argv } from "yargs";
 import { commandName, type CommandSpec } from "./command.ts";
-import { COMMON_FLAGS } from "./options.ts";
+import { COMMON_FLAGS, STDIN_ARGUMENT } from "./options.ts";
 import { COMMANDS } from "./commands.ts";
 import type { CliIO } from "./io.ts";
 import { completions, completionScript } from "./completion.ts";
@@ -154,7 +154,8 @@ export async function runCli(argv: readonly string[], options: RunOptions): Prom
 
   let output = "";
   try {
-    await parser.parseAsync([...argv], {}, (_err: unknown, _args: unknown, text: string) => {
+    const args = argv.map((a) => (a === "-" ? STDIN_ARGUMENT : a));
+    await parser.parseAsync(args, {}, (_err: unknown, _args: unknown, text: string) => {
       output = text;
     });
   } catch (error) {

@@ -11,6 +11,7 @@ import {
   type FlagSpec,
   type OptionsSpec,
   type ParsedRun,
+  type PositionalSpec,
 } from "./command.ts";
 import { NotImplementedError } from "../lib/errors.ts";
 
@@ -755,6 +756,82 @@ export const PIPELINE = defineOptions({
   },
 });
 
+/** `-d`: which document of a multi-document file (an index, or `*`). */
+const YQ_DOC = {
+  doc: {
+    type: "string",
+    alias: "d",
+    default: "0",
+    describe: "The document of a multi-document file: its index, or * for all",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+const YQ_INPLACE = {
+  inplace: { type: "boolean", alias: "i", describe: "Replace the file instead of printing" },
+} as const satisfies Record<string, FlagSpec>;
+
+const YQ_TAG = {
+  tag: {
+    type: "string",
+    alias: "t",
+    choices: ["!!str", "!!int", "!!float", "!!bool", "!!null"],
+    describe: "Force the value's type",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+const YQ_FILE = {
+  file: { type: "string", required: true, describe: "The YAML file (- for standard input)" },
+} as const satisfies Record<string, PositionalSpec>;
+
+/** `yq r`. */
+export const YQ_READ = defineOptions({
+  positionals: { ...YQ_FILE, path: { type: "string", describe: "The path" } },
+  flags: { ...YQ_DOC },
+});
+
+/** `yq w`. */
+export const YQ_WRITE = defineOptions({
+  positionals: {
+    ...YQ_FILE,
+    path: { type: "string", required: true, describe: "The path (a.b[0].c, a[name==x].c)" },
+    value: { type: "string", required: true, describe: "The value" },
+  },
+  flags: { ...YQ_DOC, ...YQ_INPLACE, ...YQ_TAG },
+});
+
+/** `yq d`. */
+export const YQ_DELETE = defineOptions({
+  positionals: { ...YQ_FILE, path: { type: "string", required: true, describe: "The path" } },
+  flags: { ...YQ_DOC, ...YQ_INPLACE },
+});
+
+/** `yq merge`. */
+export const YQ_MERGE = defineOptions({
+  positionals: {
+    ...YQ_FILE,
+    others: { type: "string", variadic: true, required: true, describe: "The files to merge in" },
+  },
+  flags: {
+    ...YQ_DOC,
+    ...YQ_INPLACE,
+    overwrite: { type: "boolean", alias: "x", describe: "Values of the other files win" },
+    append: {
+      type: "boolean",
+      alias: "a",
+      describe: "Append to sequences instead of keeping them",
+    },
+  },
+});
+
+/** `yq new`. */
+export const YQ_NEW = defineOptions({
+  positionals: {
+    path: { type: "string", required: true, describe: "The path" },
+    value: { type: "string", required: true, describe: "The value" },
+  },
+  flags: { ...YQ_TAG },
+});
+
 /** The top-level commands, in the order of `--help`. */
 export const COMMANDS: readonly CommandSpec[] = [
   command(CONSOLE, {
@@ -862,15 +939,41 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   {
     usage: "yq <command>",
-    describe: "Lightweight YAML processor",
+    describe: "A YAML processor that keeps comments, key order and quoting",
     subcommands: [
-      notBuilt("w <file> <path> <value>", "Write a value at a path in a YAML file", {
-        positionals: {
-          file: { type: "string", required: true, describe: "The YAML file" },
-          path: { type: "string", required: true, describe: "The dotted path" },
-          value: { type: "string", required: true, describe: "The value" },
-        },
-        flags: { inplace: { type: "boolean", alias: "i", describe: "Edit the file in place" } },
+      command(YQ_READ, {
+        usage: "r <file> [path]",
+        describe: "Print the value at a path (the whole document without one)",
+        examples: [["yq r values.yaml 'image.tag'", "Print the image tag"]],
+        load: () => import("./yq/commands.ts").then((m) => m.runRead),
+      }),
+      command(YQ_WRITE, {
+        usage: "w <file> <path> <value>",
+        describe: "Write a value at a path, making what is missing on the way",
+        examples: [
+          ["yq w -i values.yaml image.tag 1.10", "Set the tag in place (1.10 stays 1.10)"],
+          [
+            `yq w chart.yaml 'dependencies[?(@.name == "image")].version' 2.0.1`,
+            "Set the version of one dependency",
+          ],
+          ["yq w values.yaml replicas 3 --tag '!!str'", "Write a string"],
+        ],
+        load: () => import("./yq/commands.ts").then((m) => m.runWrite),
+      }),
+      command(YQ_DELETE, {
+        usage: "d <file> <path>",
+        describe: "Delete what a path reaches",
+        load: () => import("./yq/commands.ts").then((m) => m.runDelete),
+      }),
+      command(YQ_MERGE, {
+        usage: "merge <file> <others..>",
+        describe: "Merge the other files into the first (-x: theirs win)",
+        load: () => import("./yq/commands.ts").then((m) => m.runMerge),
+      }),
+      command(YQ_NEW, {
+        usage: "new <path> <value>",
+        describe: "Print a new document with a value at a path",
+        load: () => import("./yq/commands.ts").then((m) => m.runNew),
       }),
     ],
   },
