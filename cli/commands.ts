@@ -756,6 +756,34 @@ export const PIPELINE = defineOptions({
   },
 });
 
+/** `vlan`. */
+export const VLAN = defineOptions({
+  flags: {
+    datacenter: { type: "string", alias: "d", describe: "The zone (data center), e.g. dal10" },
+    provider: {
+      type: "string",
+      alias: "p",
+      choices: ["classic", "vpc"],
+      default: "classic",
+      describe: "The provider: only classic has VLANs",
+    },
+    region: { type: "string", alias: "r", describe: "The region (default: ibmcloud's target)" },
+    "resource-group": {
+      type: "string",
+      describe: "The resource group (default: ibmcloud's target)",
+    },
+    "public-vlan": { type: "string", describe: "The id of the public VLAN to use" },
+    "private-vlan": { type: "string", describe: "The id of the private VLAN to use" },
+    format: {
+      type: "string",
+      choices: ["text", "tfvars", "json"],
+      default: "text",
+      describe: "text: igc's commented tfvars; tfvars: the variables only; json",
+    },
+    output: { type: "string", alias: "o", describe: "Write to this file instead of stdout" },
+  },
+});
+
 /** `-d`: which document of a multi-document file (an index, or `*`). */
 const YQ_DOC = {
   doc: {
@@ -925,17 +953,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     describe: "Create the config map and secret for a tool configured in the environment",
     load: () => import("./dev/tool_config.ts").then((m) => m.run),
   }),
-  notBuilt("vlan", "Print out the vlan values", {
-    flags: {
-      datacenter: { type: "string", alias: "d", describe: "The datacenter to use" },
-      provider: {
-        type: "string",
-        alias: "p",
-        default: "classic",
-        describe: "The provider: classic or vpc",
-      },
-      output: { type: "string", alias: "o", describe: "File where the output is written" },
-    },
+  command(VLAN, {
+    usage: "vlan",
+    describe: "Print the VLANs of an IBM Cloud classic zone for terraform (from ibmcloud)",
+    examples: [
+      ["vlan", "The target region's VLANs, chosen on a terminal when there are several"],
+      ["vlan -r ca-tor -d tor01 --format tfvars -o vlan.tfvars", "Another region, to a file"],
+    ],
+    load: () => import("./vlan/vlan.ts").then((m) => m.run),
   }),
   {
     usage: "yq <command>",
