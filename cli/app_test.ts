@@ -150,3 +150,12 @@ Deno.test("every built command that changes objects or prints data has -o", () =
     for (const format of ["json", "yaml"]) assert.ok(output.choices?.includes(format), name);
   }
 });
+
+Deno.test("every command --help lists is built: each implementation loads", async () => {
+  for (const [name, spec] of leaves(COMMANDS)) {
+    const run = await spec.load!();
+    assert.equal(typeof run, "function", name);
+  }
+  const source = await Deno.readTextFile(new URL("./commands.ts", import.meta.url));
+  assert.doesNotMatch(source, /NotImplementedError|notBuilt/);
+});

@@ -9,11 +9,8 @@ import {
   type CommandSpec,
   defineOptions,
   type FlagSpec,
-  type OptionsSpec,
-  type ParsedRun,
   type PositionalSpec,
 } from "./command.ts";
-import { NotImplementedError } from "../lib/errors.ts";
 
 /** `--kubeconfig` and `--context`, for every command that talks to a cluster. */
 export const KUBE_FLAGS = {
@@ -80,20 +77,6 @@ const CONTROLLER_NAMESPACE = {
   default: "toolkit-system",
   describe: "The controller's namespace",
 } as const satisfies FlagSpec;
-
-/** A command that is registered but not built yet: it says so and exits 1. */
-function notBuilt(usage: string, describe: string, options: OptionsSpec = {}): CommandSpec {
-  const name = usage.split(" ")[0]!;
-  return {
-    usage,
-    describe,
-    ...options,
-    load: (): Promise<ParsedRun> =>
-      Promise.resolve(() => {
-        throw new NotImplementedError(name);
-      }),
-  };
-}
 
 /** `image-security keygen`. */
 export const KEYGEN = defineOptions({
@@ -450,6 +433,27 @@ const serviceAccount = {
   default: "default",
   describe: "The service account that is used within the namespace",
 } as const satisfies FlagSpec;
+
+/** `enable`. */
+export const ENABLE = defineOptions({
+  flags: {
+    repo: {
+      type: "string",
+      default: "https://cloud-native-toolkit.github.io/garage-pipelines/",
+      describe: "The repository from which the pipelines are retrieved",
+    },
+    pipeline: { type: "string", alias: "p", describe: "The name of the pipeline to enable" },
+    release: { type: "string", alias: "r", default: "latest", describe: "The release version" },
+    branch: { type: "string", alias: "b", default: "stable", describe: "The pipeline branch" },
+    dir: { type: "string", describe: "The repository to add the files to (default: here)" },
+    force: {
+      type: "boolean",
+      describe: "Overwrite changed files and accept a working tree with uncommitted changes",
+    },
+    "dry-run": { type: "boolean", describe: "Show what would be added or changed; write nothing" },
+    output: { type: "string", alias: "o", choices: ["json"], describe: "Print the result as JSON" },
+  },
+});
 
 /** `console`. */
 export const CONSOLE = defineOptions({
@@ -892,17 +896,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     describe: "Open the Developer Dashboard in the default browser",
     load: () => import("./dev/dashboard.ts").then((m) => m.run),
   }),
-  notBuilt("enable", "Enable the current repository with pipeline logic", {
-    flags: {
-      repo: {
-        type: "string",
-        default: "https://cloud-native-toolkit.github.io/garage-pipelines/",
-        describe: "The repository from which the pipelines are retrieved",
-      },
-      pipeline: { type: "string", alias: "p", describe: "The name of the pipeline to enable" },
-      release: { type: "string", alias: "r", default: "latest", describe: "The release version" },
-      branch: { type: "string", alias: "b", default: "stable", describe: "The pipeline branch" },
-    },
+  command(ENABLE, {
+    usage: "enable",
+    describe: "Enable the current repository with pipeline logic",
+    examples: [
+      ["enable -p nodejs", "Add the stable Node.js pipeline's files to this repository"],
+      ["enable -p nodejs -r 1.0.0 --dry-run", "Show what would be added or changed"],
+    ],
+    load: () => import("./enable/enable.ts").then((m) => m.run),
   }),
   command(ENDPOINTS, {
     usage: "endpoints",
