@@ -251,6 +251,52 @@ Deno.test({
         assert.equal((await pipelineRuns(cluster, "dev")).length >= 2, true);
       });
 
+      await t.step(
+        "a hook the host refuses leaves the rest in place, says what to register, exits 1",
+        async () => {
+          // A token that may read the repository but not change its hooks.
+          const made = await fetch(`${gitea.url}/api/v1/users/${GITEA_ADMIN.username}/tokens`, {
+            method: "POST",
+            headers: {
+              Authorization: `Basic ${btoa(`${GITEA_ADMIN.username}:${GITEA_ADMIN.password}`)}`,
+              "Content-Type": "application/json",
+            },
+            body: JSON.stringify({ name: "read-only", scopes: ["read:repository", "read:user"] }),
+          });
+          assert.equal(made.status, 201, await made.clone().text());
+          const readOnly = (await made.json() as { sha1: string }).sha1;
+          await kubectl(cluster, ["create", "namespace", "dev2"]);
+          const r = await toolkit(
+            [
+              "pipeline",
+              `${repo.cloneUrl}#main`,
+              "--tekton",
+              "-n",
+              "dev2",
+              "-u",
+              GITEA_ADMIN.username,
+              "-P",
+              readOnly,
+              "--listener-url",
+              "http://listener.example.com/dev2",
+              "--no-wait",
+            ],
+            env,
+          );
+          assert.equal(r.status, 1, r.err);
+          assert.match(r.err, /The webhook could not be created: .*HTTP 403/);
+          assert.match(
+            r.err,
+            /Register it by hand on Gitea: URL http:\/\/listener\.example\.com\/dev2, content type JSON, secret [0-9a-f]{48}, event "push"/,
+          );
+          assert.match(r.err, /The pipeline is registered, but 1 step\(s\) failed/);
+          // Everything else is there.
+          assert.ok(await getJson(cluster, ["pipeline", "demo-app", "-n", "dev2"]));
+          assert.ok(await getJson(cluster, ["eventlistener", "tekton", "-n", "dev2"]));
+          assert.equal((await pipelineRuns(cluster, "dev2")).length, 1);
+        },
+      );
+
       await t.step("bad input fails clearly", async () => {
         const cases: [string[], number, RegExp][] = [
           [[...args, "-t", "empty"], 1, /no template pipelines in namespace "empty"/],
