@@ -594,6 +594,143 @@ export const TOOL_CONFIG = defineOptions({
   },
 });
 
+/** `-d` of the yq commands: which document of a multi-document file. */
+const YQ_DOC = {
+  doc: {
+    type: "string",
+    alias: "d",
+    default: "0",
+    describe: "The document of a multi-document file, counted from 0, or '*' for all of them",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** `-i` of the yq commands that change a file. */
+const YQ_INPLACE = {
+  inplace: {
+    type: "boolean",
+    alias: "i",
+    describe: "Write the result back to the file (nothing is written when nothing changes)",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** `--tag` of the yq commands that write a value. */
+const YQ_TAG = {
+  tag: {
+    type: "string",
+    choices: ["!!str", "!!int", "!!float", "!!bool", "!!null"],
+    describe: "The type of the value (default: as typed; a string stays a string)",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** `yq r`. */
+export const YQ_READ = defineOptions({
+  positionals: {
+    file: { type: "string", default: "-", describe: "The YAML file (- or none: standard input)" },
+    path: { type: "string", describe: "What to print (default: the whole document)" },
+  },
+  flags: { ...YQ_DOC },
+});
+
+/** `yq w`. */
+export const YQ_WRITE = defineOptions({
+  positionals: {
+    file: { type: "string", required: true, describe: "The YAML file (-: standard input)" },
+    path: { type: "string", required: true, describe: "Where to write (a.b[0].c, a[name==x].c)" },
+    value: { type: "string", required: true, describe: "The value, written as typed" },
+  },
+  flags: { ...YQ_INPLACE, ...YQ_DOC, ...YQ_TAG },
+});
+
+/** `yq d`. */
+export const YQ_DELETE = defineOptions({
+  positionals: {
+    file: { type: "string", required: true, describe: "The YAML file (-: standard input)" },
+    path: { type: "string", required: true, describe: "What to delete" },
+  },
+  flags: { ...YQ_INPLACE, ...YQ_DOC },
+});
+
+/** `yq merge`. */
+export const YQ_MERGE = defineOptions({
+  positionals: {
+    files: {
+      type: "string",
+      variadic: true,
+      required: true,
+      describe: "The file to merge into, then the files merged into it",
+    },
+  },
+  flags: {
+    ...YQ_INPLACE,
+    ...YQ_DOC,
+    overwrite: {
+      type: "boolean",
+      alias: "x",
+      describe: "Values of later files replace those of earlier ones",
+    },
+    append: { type: "boolean", alias: "a", describe: "Sequences of later files are appended" },
+  },
+});
+
+/** `yq new`. */
+export const YQ_NEW = defineOptions({
+  positionals: {
+    path: { type: "string", required: true, describe: "Where the value goes" },
+    value: { type: "string", required: true, describe: "The value, written as typed" },
+  },
+  flags: { ...YQ_TAG },
+});
+
+/** `yq`: YAML reading and editing that keeps comments, order and quoting. */
+const yq: CommandSpec = {
+  usage: "yq <command>",
+  describe: "Read and change YAML files, keeping their comments, key order and quoting",
+  examples: [
+    ["$0 yq w values.yaml image.tag 1.10 -i", "Set image.tag to 1.10 (not 1.1) in place"],
+    [
+      "$0 yq w requirements.yaml 'dependencies[?(@.name == \"image\")].version' 1.2.0",
+      "igc's JSONPath filters work",
+    ],
+    ["$0 yq w deploy.yaml 'spec.containers[name==app].image' app:v2", "Pick a list item by field"],
+    ["$0 yq r values.yaml 'ingress.hosts[*].host'", "Print values"],
+    ["$0 yq d values.yaml 'metadata.annotations.\"app.kubernetes.io/name\"'", "Delete a key"],
+    ["$0 yq merge -x base.yaml overrides.yaml", "Deep-merge, later values winning"],
+    ["$0 yq new a.b[0].c 3.0", "Print a new document"],
+  ],
+  subcommands: [
+    command(YQ_READ, {
+      usage: "r [file] [path]",
+      aliases: ["read"],
+      describe: "Print the values at a path",
+      load: () => import("./yq/read.ts").then((m) => m.run),
+    }),
+    command(YQ_WRITE, {
+      usage: "w <file> <path> <value>",
+      aliases: ["write"],
+      describe: "Write a value at a path (creating what is missing); print or -i",
+      load: () => import("./yq/write.ts").then((m) => m.run),
+    }),
+    command(YQ_DELETE, {
+      usage: "d <file> <path>",
+      aliases: ["delete"],
+      describe: "Delete the keys or items at a path; print or -i",
+      load: () => import("./yq/delete.ts").then((m) => m.run),
+    }),
+    command(YQ_MERGE, {
+      usage: "merge <files..>",
+      aliases: ["m"],
+      describe: "Deep-merge files into the first; print or -i",
+      load: () => import("./yq/merge.ts").then((m) => m.run),
+    }),
+    command(YQ_NEW, {
+      usage: "new <path> <value>",
+      aliases: ["n"],
+      describe: "Print a new document with a value at a path",
+      load: () => import("./yq/new.ts").then((m) => m.run),
+    }),
+  ],
+};
+
 /** The top-level commands, in the order of `--help`. */
 export const COMMANDS: readonly CommandSpec[] = [
   command(CONSOLE, {
@@ -732,19 +869,6 @@ export const COMMANDS: readonly CommandSpec[] = [
       output: { type: "string", alias: "o", describe: "File where the output is written" },
     },
   }),
-  {
-    usage: "yq <command>",
-    describe: "Lightweight YAML processor",
-    subcommands: [
-      notBuilt("w <file> <path> <value>", "Write a value at a path in a YAML file", {
-        positionals: {
-          file: { type: "string", required: true, describe: "The YAML file" },
-          path: { type: "string", required: true, describe: "The dotted path" },
-          value: { type: "string", required: true, describe: "The value" },
-        },
-        flags: { inplace: { type: "boolean", alias: "i", describe: "Edit the file in place" } },
-      }),
-    ],
-  },
+  yq,
   imageSecurity,
 ];

@@ -25,6 +25,8 @@ export interface CliIO {
   readonly color: boolean;
   /** The working directory. */
   readonly cwd: string;
+  /** Reads all of standard input (for commands that take data there, as `yq r -`). */
+  readonly readStdin: () => Promise<string>;
 }
 
 const encoder = new TextEncoder();
@@ -49,6 +51,7 @@ export function processIO(): CliIO {
     interactive,
     color: Deno.stderr.isTerminal() && !("NO_COLOR" in env && env.NO_COLOR !== ""),
     cwd: Deno.cwd(),
+    readStdin: () => new Response(Deno.stdin.readable).text(),
   };
 }
 
@@ -62,7 +65,12 @@ export interface BufferedIO extends CliIO {
 
 /** Makes an in-memory IO for tests. */
 export function bufferedIO(
-  options: { env?: Record<string, string>; interactive?: boolean; cwd?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    interactive?: boolean;
+    cwd?: string;
+    stdin?: string;
+  } = {},
 ): BufferedIO {
   let out = "";
   let err = "";
@@ -73,6 +81,7 @@ export function bufferedIO(
     interactive: options.interactive ?? false,
     color: false,
     cwd: options.cwd ?? Deno.cwd(),
+    readStdin: () => Promise.resolve(options.stdin ?? ""),
     out: () => out,
     err: () => err,
   };

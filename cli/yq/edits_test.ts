@@ -23,7 +23,11 @@ Deno.test("applyEdits() orders insertions at one offset: deeper first, then as g
 
 Deno.test("applyEdits() puts an insertion before a replacement that starts there", () => {
   assert.equal(
-    applyEdits("a: 1\nb: 2\n", [{ start: 5, end: 10, text: "" }, { start: 5, end: 5, text: "c: 3\n" }]),
+    applyEdits("a: 1\nb: 2\n", [{ start: 5, end: 10, text: "" }, {
+      start: 5,
+      end: 5,
+      text: "c: 3\n",
+    }]),
     "a: 1\nc: 3\n",
   );
 });

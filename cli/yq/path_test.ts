@@ -11,7 +11,12 @@ const match = (field: string[], value: string, quoted = false): Segment => ({
 });
 
 Deno.test("parsePath() reads yq's dotted paths", () => {
-  assert.deepEqual(parsePath("a.b[0].c"), [key("a"), key("b"), { kind: "index", index: 0 }, key("c")]);
+  assert.deepEqual(parsePath("a.b[0].c"), [
+    key("a"),
+    key("b"),
+    { kind: "index", index: 0 },
+    key("c"),
+  ]);
   assert.deepEqual(parsePath("a.*.c"), [key("a"), { kind: "wildcard" }, key("c")]);
   assert.deepEqual(parsePath("a[*]"), [key("a"), { kind: "wildcard" }]);
   assert.deepEqual(parsePath("a[+]"), [key("a"), { kind: "append" }]);

@@ -178,7 +178,9 @@ export function leafFor(value: string, options: LeafOptions = {}): Leaf {
 
   if (/[\r\n]/.test(value)) {
     if (meant !== undefined && meant !== "str" && tag) {
-      throw new UsageError(`A value of several lines cannot be ${TYPE_WORDS[meant]} (--tag ${tag})`);
+      throw new UsageError(
+        `A value of several lines cannot be ${TYPE_WORDS[meant]} (--tag ${tag})`,
+      );
     }
     const node = new Scalar(value);
     node.type = inFlow
@@ -190,7 +192,9 @@ export function leafFor(value: string, options: LeafOptions = {}): Leaf {
   }
 
   const typed = plainKind(value, "1.2", inFlow);
-  if (meant === undefined) return typed !== undefined ? { text: value } : { text: quoted(value, quote) };
+  if (meant === undefined) {
+    return typed !== undefined ? { text: value } : { text: quoted(value, quote) };
+  }
 
   if (meant === "str") {
     if (oldQuote) return { text: quoted(value, oldQuote) };
@@ -200,7 +204,9 @@ export function leafFor(value: string, options: LeafOptions = {}): Leaf {
   }
 
   if (typed === meant) return { text: value };
-  if (meant === "other") return typed !== undefined ? { text: value } : { text: quoted(value, quote) };
+  if (meant === "other") {
+    return typed !== undefined ? { text: value } : { text: quoted(value, quote) };
+  }
   if (tag) {
     if (meant === "float" && typed === "int") return { text: value, tag: "!!float" };
     if (meant === "null" && value === "") return { text: "null" };

@@ -21,7 +21,24 @@ Deno.test("plainKind() says what a plain scalar reads as, or that it is not one"
   assert.equal(plainKind("yes"), "str");
   assert.equal(plainKind("yes", "1.1"), "bool");
   assert.equal(plainKind("010", "1.1"), "int");
-  for (const notPlain of ["", " x", "x ", "a: b", "- x", "#c", "a #c", "&a x", "*a", "!!str x", "[1]", "'x'", "--- x", "x\ny"]) {
+  for (
+    const notPlain of [
+      "",
+      " x",
+      "x ",
+      "a: b",
+      "- x",
+      "#c",
+      "a #c",
+      "&a x",
+      "*a",
+      "!!str x",
+      "[1]",
+      "'x'",
+      "--- x",
+      "x\ny",
+    ]
+  ) {
     assert.equal(plainKind(notPlain), undefined, notPlain);
   }
   assert.equal(plainKind("a,b"), "str");
@@ -53,7 +70,10 @@ Deno.test("leafFor() keeps a string a string, in the style it had", () => {
   assert.equal(text(leafFor("yes", { existing: existing("no way") })), '"yes"');
   assert.equal(text(leafFor("v2", { existing: existing("latest") })), "v2");
   assert.equal(text(leafFor("2", { existing: existing("!!str 1") })), "2");
-  assert.equal(text(leafFor("two\nlines", { existing: existing("|\n  x\n") })), "node:BLOCK_LITERAL");
+  assert.equal(
+    text(leafFor("two\nlines", { existing: existing("|\n  x\n") })),
+    "node:BLOCK_LITERAL",
+  );
   assert.equal(text(leafFor("two\nlines", { existing: existing("'x'") })), "node:QUOTE_SINGLE");
 });
 
@@ -91,7 +111,10 @@ Deno.test("leafFor() forces the type --tag names", () => {
       ["a\nb", "!!int", /A value of several lines cannot be an integer/],
     ] as const
   ) {
-    assert.throws(() => leafFor(value, { tag }), (e) => e instanceof UsageError && message.test(e.message));
+    assert.throws(
+      () => leafFor(value, { tag }),
+      (e) => e instanceof UsageError && message.test(e.message),
+    );
   }
 });
 

@@ -1,0 +1,131 @@
+/**
+ * The YAML a `toolkit yq` command works on, and where its result goes: a file or standard
+ * input (`-`) in; standard output, or with `-i` the file itself, out. An in-place write goes
+ * through a temporary file in the same directory and a rename (a reader never sees half a
+ * file), keeps the file's mode, follows a symbolic link to the file it names, and does not
+ * touch the file when nothing changed.
+ *
+ * @module
+ */
+import type { Document } from "yaml";
+import type { CliIO } from "../io.ts";
+import { InputSyntaxError, ToolkitError, UsageError } from "../../lib/errors.ts";
+import { parseYamlStream } from "../../lib/yaml.ts";
+
+/** YAML text and where it came from. */
+export interface YamlSource {
+  /** The name to show: the file as given, or `standard input`. */
+  readonly name: string;
+  /** The file's path (absolute); `undefined` for standard input. */
+  readonly path: string | undefined;
+  /** The text. */
+  readonly text: string;
+}
+
+/** A file that cannot be read or written. */
+export class YamlFileError extends ToolkitError {
+  /** Creates the error: `action` (`read`, `write`) of `name` failed for `detail`. */
+  constructor(action: string, name: string, detail: string, options?: ErrorOptions) {
+    super(`Cannot ${action} "${name}": ${detail}`, options);
+    this.name = "YamlFileError";
+  }
+}
+
+function resolvePath(cwd: string, path: string): string {
+  return path.startsWith("/") ? path : `${cwd}/${path}`;
+}
+
+/** The error of `action` on `name`: a known reason in words, else the system's error as cause. */
+function fileError(action: string, name: string, error: unknown): YamlFileError {
+  if (error instanceof Deno.errors.NotFound) return new YamlFileError(action, name, "no such file");
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return new YamlFileError(action, name, "permission denied");
+  }
+  if (error instanceof Deno.errors.IsADirectory) {
+    return new YamlFileError(action, name, "it is a directory");
+  }
+  if (error instanceof TypeError) return new YamlFileError(action, name, "it is not UTF-8 text");
+  return new YamlFileError(action, name, "failed", { cause: error });
+}
+
+/** Reads `file` (`-`: standard input, which must not be a terminal). */
+export async function readSource(io: CliIO, file: string): Promise<YamlSource> {
+  if (file === "-") {
+    if (io.interactive) {
+      throw new UsageError("Give a file, or pipe YAML to standard input (-)");
+    }
+    return { name: "standard input", path: undefined, text: await io.readStdin() };
+  }
+  const path = resolvePath(io.cwd, file);
+  try {
+    const bytes = await Deno.readFile(path);
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return { name: file, path, text };
+  } catch (error) {
+    throw fileError("read", file, error);
+  }
+}
+
+/** The documents of a source, for editing. A text that is not YAML is named by its source. */
+export function parseSource(source: YamlSource): Document.Parsed[] {
+  try {
+    return parseYamlStream(source.text);
+  } catch (error) {
+    if (error instanceof InputSyntaxError) {
+      throw new YamlFileError("read", source.name, error.message, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** Refuses `-i` on standard input, before any work is done. */
+export function checkInPlace(file: string, inPlace: boolean): void {
+  if (inPlace && file === "-") {
+    throw new UsageError("-i/--inplace needs a file; standard input cannot be edited in place");
+  }
+}
+
+/**
+ * Writes the result `text` of a command on `source`: to standard output, or with `inPlace`
+ * to the file itself (only when it changed). Returns whether the file was written.
+ */
+export async function writeResult(
+  io: CliIO,
+  source: YamlSource,
+  text: string,
+  inPlace: boolean,
+): Promise<boolean> {
+  if (!inPlace) {
+    io.stdout.write(text);
+    return false;
+  }
+  if (source.path === undefined) checkInPlace("-", true);
+  if (text === source.text) return false;
+  await replaceFile(source.path!, source.name, text);
+  return true;
+}
+
+/** Replaces a file's content atomically (temporary file + rename), keeping its mode. */
+async function replaceFile(path: string, name: string, text: string): Promise<void> {
+  let target: string;
+  let mode: number | null;
+  try {
+    target = await Deno.realPath(path);
+    mode = (await Deno.stat(target)).mode;
+  } catch (error) {
+    throw fileError("write", name, error);
+  }
+  const slash = target.lastIndexOf("/");
+  const dir = target.slice(0, slash) || "/";
+  const base = target.slice(slash + 1);
+  let temp: string | undefined;
+  try {
+    temp = await Deno.makeTempFile({ dir, prefix: `.${base}.`, suffix: ".tmp" });
+    await Deno.writeTextFile(temp, text);
+    if (mode !== null && Deno.build.os !== "windows") await Deno.chmod(temp, mode & 0o7777);
+    await Deno.rename(temp, target);
+  } catch (error) {
+    if (temp !== undefined) await Deno.remove(temp).catch(() => {});
+    throw fileError("write", name, error);
+  }
+}
