@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runCli } from "./app.ts";
+import { markLiterals, runCli, unknownCommandWord } from "./app.ts";
 import { bufferedIO } from "./io.ts";
 import { COMMANDS } from "./commands.ts";
 import { commandName } from "./command.ts";
@@ -149,4 +149,17 @@ Deno.test("every built command that changes objects or prints data has -o", () =
     assert.equal(output.alias, "o", name);
     for (const format of ["json", "yaml"]) assert.ok(output.choices?.includes(format), name);
   }
+});
+
+Deno.test("markLiterals() carries - and the arguments after -- as positional values", () => {
+  assert.deepEqual(markLiterals(["yq", "r", "-", "a"]), ["yq", "r", "\u0000-", "a"]);
+  assert.deepEqual(markLiterals(["w", "f", "--", "-x", "--"]), ["w", "f", "\u0000-x", "\u0000--"]);
+});
+
+Deno.test("runCli() names the unknown word of a subcommand", async () => {
+  const r = await run(["yq", "nope"]);
+  assert.equal(r.status, 2);
+  assert.match(r.err, /Unknown command "nope"/);
+  assert.equal(unknownCommandWord(COMMANDS, ["image-security", "vault", "x"]), "x");
+  assert.equal(unknownCommandWord(COMMANDS, ["sync", "ns"]), undefined);
 });

@@ -636,7 +636,12 @@ export const YQ_WRITE = defineOptions({
   positionals: {
     file: { type: "string", required: true, describe: "The YAML file (-: standard input)" },
     path: { type: "string", required: true, describe: "Where to write (a.b[0].c, a[name==x].c)" },
-    value: { type: "string", required: true, describe: "The value, written as typed" },
+    value: {
+      type: "string",
+      required: true,
+      allowEmpty: true,
+      describe: "The value, written as typed",
+    },
   },
   flags: { ...YQ_INPLACE, ...YQ_DOC, ...YQ_TAG },
 });
@@ -676,7 +681,12 @@ export const YQ_MERGE = defineOptions({
 export const YQ_NEW = defineOptions({
   positionals: {
     path: { type: "string", required: true, describe: "Where the value goes" },
-    value: { type: "string", required: true, describe: "The value, written as typed" },
+    value: {
+      type: "string",
+      required: true,
+      allowEmpty: true,
+      describe: "The value, written as typed",
+    },
   },
   flags: { ...YQ_TAG },
 });

@@ -88,7 +88,7 @@ function positionalValue(name: string, spec: PositionalSpec, given: unknown): un
     if (spec.required && list.length === 0) throw new UsageError(`Give at least one ${name}`);
     return list;
   }
-  if (given === undefined || given === "") {
+  if (given === undefined || (given === "" && !spec.allowEmpty)) {
     if (spec.default !== undefined) return spec.default;
     if (spec.required) throw new UsageError(`Give the ${name}`);
     return undefined;

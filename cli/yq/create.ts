@@ -9,7 +9,7 @@
 import { isMap, type Node, YAMLMap, YAMLSeq } from "yaml";
 import type { DocumentEditor } from "./editor.ts";
 import { isBlock } from "./layout.ts";
-import { type Missing, PathTargetError } from "./locate.ts";
+import { joinPath, type Missing, PathTargetError } from "./locate.ts";
 import { formatPath, type Segment } from "./path.ts";
 import type { ForcedTag } from "./scalar.ts";
 
@@ -27,6 +27,7 @@ class Builder {
     readonly editor: DocumentEditor,
     readonly value: TypedValue,
     readonly base: string,
+    readonly path: string,
     readonly inFlow: boolean,
   ) {}
 
@@ -35,8 +36,7 @@ class Builder {
   }
 
   fail(done: readonly Segment[], reason: string): never {
-    const path = [this.base, formatPath(done)].filter((p) => p !== "").join(".");
-    throw new PathTargetError(path || ".", reason);
+    throw new PathTargetError(this.path, joinPath(this.base, formatPath(done)), reason);
   }
 
   /** The node for `segments`, or `undefined` when a `*` leaves nothing to create. */
@@ -56,8 +56,8 @@ class Builder {
       case "index":
         if (segment.index !== 0 && segment.index !== -1) {
           this.fail(
-            [...done, segment],
-            "the sequence does not exist yet, so its first item is [0] (or [+])",
+            done,
+            `does not exist yet, so its first item is [0] (or [+]), not [${segment.index}]`,
           );
         }
         return this.#seq(this.build(rest, [...done, segment]));
@@ -86,8 +86,10 @@ class Builder {
     const [next, ...after] = rest;
     if (next === undefined || next.kind !== "key") {
       this.fail(
-        [...done, segment],
-        "no item matches, and a new one needs a key to write after the match (as [name==x].value)",
+        done,
+        `has no item ${
+          formatPath([segment])
+        }, and a new one needs a key to write after the match (as [name==x].value)`,
       );
     }
     const item = new YAMLMap();
@@ -102,7 +104,12 @@ class Builder {
       }
     });
     if (segment.field.length === 1 && segment.field[0] === next.name) {
-      this.fail([...done, segment, next], `the new item's "${next.name}" is what it is matched by`);
+      this.fail(
+        done,
+        `has no item ${
+          formatPath([segment])
+        }, and a new one cannot be both matched by "${next.name}" and written there`,
+      );
     }
     const value = this.build(after, [...done, segment, next]);
     if (value === undefined) return undefined;
@@ -115,7 +122,8 @@ class Builder {
 export function createMissing(editor: DocumentEditor, missing: Missing, value: TypedValue): void {
   const { node, place, rest } = missing;
   const inFlow = node === null ? editor.inFlow(place) : !isBlock(node);
-  const builder = new Builder(editor, value, missing.path, inFlow);
+  const path = joinPath(missing.path, formatPath(rest));
+  const builder = new Builder(editor, value, missing.path, path, inFlow);
   if (node === null) {
     const tree = builder.build(rest);
     if (tree !== undefined) editor.setValue(place, { tree });

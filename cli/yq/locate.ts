@@ -73,11 +73,20 @@ export type LocateMode = "read" | "write" | "delete";
 
 /** A path that cannot be followed for a write or a delete. */
 export class PathTargetError extends ToolkitError {
-  /** Creates the error: `path` leads somewhere the command cannot go, for `reason`. */
-  constructor(path: string, reason: string) {
-    super(`Cannot follow path "${path}": ${reason}`);
+  /**
+   * Creates the error: `path` cannot be followed because what is at `at` (a path, `""` for the
+   * document) is as `reason` says (`holds a string, which has no keys`).
+   */
+  constructor(path: string, at: string, reason: string) {
+    super(`Cannot follow path "${path}": ${at === "" ? "the document" : `"${at}"`} ${reason}`);
     this.name = "PathTargetError";
   }
+}
+
+/** Two parts of a path joined: `a.b` and `c` → `a.b.c`; `a` and `[0]` → `a[0]`. */
+export function joinPath(head: string, tail: string): string {
+  if (head === "" || tail === "") return head + tail;
+  return tail.startsWith("[") ? head + tail : `${head}.${tail}`;
 }
 
 /** The node at a place of `doc`. */
@@ -162,10 +171,14 @@ class Walk {
   readonly found: Found[] = [];
   readonly missing: Missing[] = [];
 
-  constructor(readonly doc: Document, readonly mode: LocateMode) {}
+  constructor(
+    readonly doc: Document,
+    readonly mode: LocateMode,
+    readonly path: string,
+  ) {}
 
   fail(concrete: Segment[], reason: string): never {
-    throw new PathTargetError(formatPath(concrete), reason);
+    throw new PathTargetError(this.path, formatPath(concrete), reason);
   }
 
   step(
@@ -183,7 +196,7 @@ class Walk {
       if (this.mode !== "read") {
         this.fail(
           concrete,
-          `it is an alias (*${node.source}); change the node its anchor (&${node.source}) is on`,
+          `is an alias (*${node.source}); change the node its anchor (&${node.source}) is on`,
         );
       }
       node = (node.resolve(this.doc) as Node | undefined) ?? null;
@@ -204,7 +217,7 @@ class Walk {
     if (this.mode === "write") {
       this.fail(
         concrete,
-        `it holds ${describeNode(node)}, which has no ${segment.kind === "key" ? "keys" : "items"}`,
+        `holds ${describeNode(node)}, which has no ${segment.kind === "key" ? "keys" : "items"}`,
       );
     }
   }
@@ -260,7 +273,7 @@ class Walk {
         if (this.mode === "write") {
           this.fail(
             concrete,
-            `it holds a mapping, which has no ${
+            `holds a mapping, which has no ${
               segment.kind === "append" ? "end to add to" : "items"
             }`,
           );
@@ -319,7 +332,7 @@ class Walk {
           if (this.mode === "write") {
             this.fail(
               concrete,
-              `it holds a sequence, which has no key "${segment.name}" (an index is [0])`,
+              `holds a sequence, which has no key "${segment.name}" (an index is [0])`,
             );
           }
           return;
@@ -340,15 +353,15 @@ class Walk {
       return;
     }
     this.fail(
-      [...concrete, { kind: "index", index }],
-      `the sequence has ${count} item${count === 1 ? "" : "s"} (add one with [${count}] or [+])`,
+      concrete,
+      `has ${count} item${count === 1 ? "" : "s"}, not [${index}] (add one with [${count}] or [+])`,
     );
   }
 }
 
 /** Follows `segments` in `doc`. */
 export function locate(doc: Document, segments: readonly Segment[], mode: LocateMode): Located {
-  const walk = new Walk(doc, mode);
+  const walk = new Walk(doc, mode, formatPath(segments));
   walk.step((doc.contents as Node | null) ?? null, { kind: "root" }, segments, []);
   return { found: walk.found, missing: walk.missing };
 }

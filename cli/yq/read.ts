@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
+import { type Document, isAlias, isMap, isScalar, isSeq, type Node } from "yaml";
+import { parseYamlStream } from "../../lib/yaml.ts";
 import type { CommandContext, OptionsOf } from "../command.ts";
 import type { YQ_READ } from "../commands.ts";
 import { chosenIndices, parseDocumentChoice } from "./documents.ts";
@@ -43,8 +44,12 @@ export function collectionText(text: string, doc: Document, node: Node): string 
   let out = text.slice(start, end);
   if ((isMap(node) || isSeq(node)) && isBlock(node)) out = dedent(out, columnOf(text, start));
   out = out.replace(/\s*$/, "\n");
-  const check = parseDocument(out);
-  if (check.errors.length === 0) return out;
+  try {
+    parseYamlStream(out);
+    return out;
+  } catch {
+    // An alias to an anchor outside: the data, written anew.
+  }
   return renderBlock(copyNode(node, doc, new RawTexts()), {
     style: { indent: 2, indentSeq: true, quote: '"' },
     raw: new RawTexts(),
