@@ -212,6 +212,9 @@ export class DocumentEditor {
   }
 
   #setRoot(old: Node | null, value: NewValue): void {
+    if (hasText(old) && !endsWithLine(old) && "text" in value && !value.tag) {
+      return this.#add(rangeOf(old!)[0], rangeOf(old!)[1], value.text);
+    }
     const rendered = "text" in value
       ? `${value.tag ? `${value.tag} ` : ""}${value.text}\n`
       : renderBlock("tree" in value ? value.tree : value.node, this);
