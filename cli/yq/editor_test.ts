@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { YAMLMap } from "yaml";
+import { YAMLMap, type YAMLSeq } from "yaml";
 import { parseYamlStream } from "../../lib/yaml.ts";
 import { applyEdits } from "./edits.ts";
 import { DocumentEditor } from "./editor.ts";
@@ -123,9 +123,8 @@ Deno.test("addPairs() and addItems() append at the collection's column, in its s
   const items = (path: string, values: string[]) =>
     edited(text, (e) => {
       const found = locate(e.doc, parsePath(path), "read").found[0]!;
-      // deno-lint-ignore no-explicit-any
       e.addItems(
-        found.node as any,
+        found.node as YAMLSeq,
         found.place,
         values.map((v) => e.leafAt(undefined, v, undefined)),
       );
