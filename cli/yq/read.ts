@@ -28,6 +28,11 @@ export function scalarText(node: Node | null): string {
     : String(node.value);
 }
 
+/** A text as one or more whole lines (a string that ends with a newline gets no other). */
+function line(text: string): string {
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
+
 /** A block's lines with the first line's column removed from the following ones. */
 function dedent(text: string, column: number): string {
   if (column === 0) return text;
@@ -51,7 +56,7 @@ export function collectionText(text: string, doc: Document, node: Node): string 
     // An alias to an anchor outside: the data, written anew.
   }
   return renderBlock(copyNode(node, doc, new RawTexts()), {
-    style: { indent: 2, indentSeq: true, quote: '"' },
+    style: { indent: 2, indentSeq: true, quote: '"', flowPadding: false },
     raw: new RawTexts(),
   });
 }
@@ -77,7 +82,7 @@ export async function run(options: OptionsOf<typeof YQ_READ>, ctx: CommandContex
     ctx.io.stderr.write(`path "${options.path ?? ""}" matches nothing in "${source.name}"\n`);
   }
   const texts = matches.map(({ doc, node }) =>
-    isMap(node) || isSeq(node) ? collectionText(source.text, doc, node) : `${scalarText(node)}\n`
+    isMap(node) || isSeq(node) ? collectionText(source.text, doc, node) : line(scalarText(node))
   );
   const separated = matches.some(({ node }) => isMap(node) || isSeq(node));
   ctx.io.stdout.write(texts.join(separated ? "---\n" : ""));

@@ -31,12 +31,23 @@ export interface Style {
   readonly indentSeq: boolean;
   /** The quote most used in the file. */
   readonly quote: "'" | '"';
+  /** Whether flow collections have spaces inside their brackets (`{ a: 1 }`). */
+  readonly flowPadding: boolean;
 }
 
-/** The style of `text`'s document `doc`; without evidence, 2 spaces, indented sequences, `"`. */
+/**
+ * The style of `text`'s document `doc`; without evidence, 2 spaces, indented sequences, `"`,
+ * and flow collections without padding.
+ */
 export function detectStyle(text: string, doc: Document): Style {
   let indent: number | undefined;
   let indentSeq: boolean | undefined;
+  let flowPadding: boolean | undefined;
+  const flow = (_: unknown, node: YAMLMap | YAMLSeq) => {
+    if (flowPadding === undefined && !isBlock(node) && node.items.length > 0) {
+      flowPadding = hasFlowPadding(text, node);
+    }
+  };
   let single = 0;
   let double = 0;
   visit(doc, {
@@ -55,8 +66,15 @@ export function detectStyle(text: string, doc: Document): Style {
       if (node.type === "QUOTE_SINGLE") single++;
       if (node.type === "QUOTE_DOUBLE") double++;
     },
+    Map: flow,
+    Seq: flow,
   });
-  return { indent: indent ?? 2, indentSeq: indentSeq ?? true, quote: single > double ? "'" : '"' };
+  return {
+    indent: indent ?? 2,
+    indentSeq: indentSeq ?? true,
+    quote: single > double ? "'" : '"',
+    flowPadding: flowPadding ?? false,
+  };
 }
 
 /**
@@ -95,8 +113,8 @@ function toText(node: Node, options: RenderOptions, flowPadding?: boolean): stri
     indentSeq: options.style.indentSeq,
     lineWidth: 0,
     minContentWidth: 0,
-    singleQuote: options.style.quote === "'",
-    flowCollectionPadding: flowPadding ?? true,
+    singleQuote: options.style.quote === "'" ? true : null,
+    flowCollectionPadding: flowPadding ?? options.style.flowPadding,
   });
   return options.raw.fill(text);
 }
@@ -170,7 +188,8 @@ export function hasFlowPadding(text: string, node: YAMLMap | YAMLSeq): boolean {
 
 /**
  * A copy of a node from another document, ready to be written into this one: plain scalars
- * that are not strings keep their text (`1.10`, `0x1F`, `010`, `~`) through {@link RawTexts};
+ * that are not strings, or have a tag, keep their text (`1.10`, `0x1F`, `010`, `~`, `!!float 1`)
+ * through {@link RawTexts};
  * a subtree with anchors or aliases becomes plain data (its aliases resolved in `from`), so
  * that it neither redefines nor misses an anchor of the document it goes into.
  */
@@ -187,7 +206,8 @@ export function copyNode(node: Node, from: Document, raw: RawTexts): Node {
   }
   const copy = node.clone() as Node;
   const replace = (scalar: Scalar): Scalar | undefined => {
-    if (scalar.type !== "PLAIN" || typeof scalar.value === "string") return undefined;
+    if (scalar.type !== "PLAIN") return undefined;
+    if (typeof scalar.value === "string" && scalar.tag === undefined) return undefined;
     if (typeof scalar.source !== "string") return undefined;
     const tag = scalar.tag?.replace(/^tag:yaml\.org,2002:/, "!!");
     const stand = raw.scalar(tag ? `${tag} ${scalar.source}` : scalar.source);
