@@ -30,10 +30,11 @@ export interface WriteOutcome {
 }
 
 /** Parses the path of a write or a delete; the document itself is not a place to change. */
-export function pathToChange(text: string, verb: string): Segment[] {
+export function pathToChange(text: string, verb: "write" | "delete"): Segment[] {
   const segments = parsePath(text);
   if (segments.length === 0) {
-    throw new UsageError(`Give a path to ${verb}: the document itself cannot be ${verb}d`);
+    const done = verb === "write" ? "written" : "deleted";
+    throw new UsageError(`Give a path to ${verb}: the document itself cannot be ${done}`);
   }
   return segments;
 }
