@@ -458,6 +458,69 @@ export const CONSOLE = defineOptions({
   },
 });
 
+/** `--git-host-type` and `--git-ca-file`, for the commands that call a git host's API. */
+const GIT_HOST_FLAGS = {
+  "git-host-type": {
+    type: "string",
+    choices: ["github", "ghe", "gitlab", "gitea", "gogs", "bitbucket"],
+    describe: "The kind of git host (default: detected)",
+  },
+  "git-ca-file": {
+    type: "string",
+    describe: "PEM file of the CA certificates the git host's certificate is checked against",
+  },
+  "git-api-url": {
+    type: "string",
+    describe:
+      "The git host's API base URL, when it is not where the flavour has it (e.g. a GitHub Enterprise API behind another host name)",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** `create-webhook`: igc's flags (and environment variables), and what users expect beyond. */
+export const CREATE_WEBHOOK = defineOptions({
+  flags: {
+    jenkinsUrl: {
+      type: "string",
+      alias: "JENKINS_URL",
+      env: "JENKINS_URL",
+      describe: "The Jenkins host url",
+    },
+    gitUsername: {
+      type: "string",
+      alias: "USER_NAME",
+      env: "USER_NAME",
+      describe: "The username for git (default: the URL's)",
+    },
+    gitToken: {
+      type: "string",
+      alias: "API_TOKEN",
+      env: "API_TOKEN",
+      describe: "The personal access token for git",
+    },
+    gitUrl: { type: "string", alias: "GIT_URL", env: "GIT_URL", describe: "The git repo url" },
+    jobName: {
+      type: "string",
+      describe: "The Jenkins job as <folder>/<job> or <job> (GitLab's hook calls the job)",
+    },
+    webhookUrl: {
+      type: "string",
+      describe: "Send push events to this URL instead of Jenkins (any listener)",
+    },
+    secret: {
+      type: "string",
+      env: "WEBHOOK_SECRET",
+      describe: "The webhook secret (default: a new random one for a new hook)",
+    },
+    ...GIT_HOST_FLAGS,
+    output: {
+      type: "string",
+      alias: "o",
+      choices: ["json", "yaml"],
+      describe: "Print the hook (id, URL, action) as JSON or YAML",
+    },
+  },
+});
+
 /** `credentials`. */
 export const CREDENTIALS = defineOptions({
   flags: {
@@ -594,6 +657,104 @@ export const TOOL_CONFIG = defineOptions({
   },
 });
 
+/** `pipeline`: igc's flags, and what users expect beyond them. */
+export const PIPELINE = defineOptions({
+  positionals: {
+    gitUrl: {
+      type: "string",
+      describe:
+        "The repository, with #branch to choose the branch (default: the origin remote and checked-out branch of the current directory)",
+    },
+  },
+  flags: {
+    pipelineNamespace: {
+      type: "string",
+      alias: ["n", "namespace"],
+      describe: "The namespace the pipeline runs in (default: the context's)",
+    },
+    templateNamespace: {
+      type: "string",
+      alias: "t",
+      default: "tools",
+      describe: "The namespace of the template Tekton pipelines (or of Jenkins)",
+    },
+    tekton: { type: "boolean", describe: "Register a Tekton pipeline" },
+    jenkins: { type: "boolean", describe: "Register a Jenkins pipeline" },
+    pipeline: {
+      type: "string",
+      describe: "The template pipeline to use (default: chosen by runtime)",
+    },
+    param: {
+      type: "array",
+      alias: "p",
+      describe: "A parameter of the pipeline as name=value (repeatable; split at the first =)",
+    },
+    username: { type: "string", alias: "u", describe: "The git user name" },
+    password: { type: "string", alias: "P", describe: "The git password or personal access token" },
+    replaceGitSecret: {
+      type: "boolean",
+      alias: "g",
+      describe: "Ask for the git credentials again and replace the stored ones",
+    },
+    values: {
+      type: "string",
+      describe: "File (YAML, JSON or .properties) with additional values for the git secret",
+    },
+    skipWebhook: { type: "boolean", describe: "Do not create the webhook on the git host" },
+    replace: {
+      type: "boolean",
+      describe: "Jenkins: replace a job that exists with another configuration without asking",
+    },
+    ...GIT_HOST_FLAGS,
+    "ingress-host": {
+      type: "string",
+      describe: "Kubernetes: the host name of the Ingress that exposes the event listener",
+    },
+    "listener-url": {
+      type: "string",
+      describe: "The URL the git host sends push events to (default: from the Route or Ingress)",
+    },
+    start: {
+      type: "boolean",
+      default: true,
+      describe: "Start a first PipelineRun (--no-start: do not)",
+    },
+    wait: {
+      type: "boolean",
+      default: true,
+      describe: "Wait for the event listener to be available (--no-wait: do not)",
+    },
+    "wait-timeout": {
+      type: "number",
+      default: 120,
+      describe: "Seconds to wait for the event listener",
+    },
+    "dry-run": {
+      type: "boolean",
+      describe: "Print the objects that would be written; change nothing",
+    },
+    output: {
+      type: "string",
+      alias: "o",
+      choices: ["json", "yaml"],
+      describe: "Print the objects (--dry-run) or what was done as JSON or YAML",
+    },
+    generateCrumb: {
+      type: "boolean",
+      alias: "c",
+      default: true,
+      describe: "Jenkins: ask for a crumb first",
+    },
+    throttle: { type: "boolean", describe: "Throttle requests to the Kubernetes API" },
+    removeargocdlabel: {
+      type: "string",
+      hidden: true,
+      describe: "Accepted for igc's scripts; Argo CD instance labels are always removed",
+    },
+    ...KUBE_FLAGS,
+  },
+});
+
 /** `-d` of the yq commands: which document of a multi-document file. */
 const YQ_DOC = {
   doc: {
@@ -617,6 +778,7 @@ const YQ_INPLACE = {
 const YQ_TAG = {
   tag: {
     type: "string",
+    alias: "t",
     choices: ["!!str", "!!int", "!!float", "!!bool", "!!null"],
     describe: "The type of the value (default: as typed; a string stays a string)",
   },
@@ -696,16 +858,16 @@ const yq: CommandSpec = {
   usage: "yq <command>",
   describe: "Read and change YAML files, keeping their comments, key order and quoting",
   examples: [
-    ["$0 yq w values.yaml image.tag 1.10 -i", "Set image.tag to 1.10 (not 1.1) in place"],
+    ["yq w values.yaml image.tag 1.10 -i", "Set image.tag to 1.10 (not 1.1) in place"],
     [
-      "$0 yq w requirements.yaml 'dependencies[?(@.name == \"image\")].version' 1.2.0",
+      "yq w requirements.yaml 'dependencies[?(@.name == \"image\")].version' 1.2.0",
       "igc's JSONPath filters work",
     ],
-    ["$0 yq w deploy.yaml 'spec.containers[name==app].image' app:v2", "Pick a list item by field"],
-    ["$0 yq r values.yaml 'ingress.hosts[*].host'", "Print values"],
-    ["$0 yq d values.yaml 'metadata.annotations.\"app.kubernetes.io/name\"'", "Delete a key"],
-    ["$0 yq merge -x base.yaml overrides.yaml", "Deep-merge, later values winning"],
-    ["$0 yq new a.b[0].c 3.0", "Print a new document"],
+    ["yq w deploy.yaml 'spec.containers[name==app].image' app:v2", "Pick a list item by field"],
+    ["yq r values.yaml 'ingress.hosts[*].host'", "Print values"],
+    ["yq d values.yaml 'metadata.annotations.\"app.kubernetes.io/name\"'", "Delete a key"],
+    ["yq merge -x base.yaml overrides.yaml", "Deep-merge, later values winning"],
+    ["yq new a.b[0].c 3.0", "Print a new document"],
   ],
   subcommands: [
     command(YQ_READ, {
@@ -748,28 +910,20 @@ export const COMMANDS: readonly CommandSpec[] = [
     describe: "Launch the Kubernetes or OpenShift admin console",
     load: () => import("./dev/console.ts").then((m) => m.run),
   }),
-  notBuilt("create-webhook", "Create a git webhook for a given Jenkins pipeline", {
-    flags: {
-      jenkinsUrl: {
-        type: "string",
-        alias: "JENKINS_URL",
-        env: "JENKINS_URL",
-        describe: "The Jenkins host url",
-      },
-      gitUsername: {
-        type: "string",
-        alias: "USER_NAME",
-        env: "USER_NAME",
-        describe: "The username for git",
-      },
-      gitToken: {
-        type: "string",
-        alias: "API_TOKEN",
-        env: "API_TOKEN",
-        describe: "The personal access token for git",
-      },
-      gitUrl: { type: "string", alias: "GIT_URL", env: "GIT_URL", describe: "The git repo url" },
-    },
+  command(CREATE_WEBHOOK, {
+    usage: "create-webhook",
+    describe: "Create a git webhook for a given Jenkins pipeline (or any listener)",
+    examples: [
+      [
+        "create-webhook --gitUrl https://github.com/org/app --gitToken $TOKEN --jenkinsUrl https://jenkins.example.com",
+        "GitHub calls Jenkins' GitHub plugin on every push",
+      ],
+      [
+        "create-webhook --gitUrl https://gitlab.com/org/app --jobName dev/app --jenkinsUrl https://jenkins.example.com",
+        "GitLab calls the job's own endpoint",
+      ],
+    ],
+    load: () => import("./dev/create_webhook.ts").then((m) => m.run),
   }),
   command(CREDENTIALS, {
     usage: "credentials",
@@ -825,43 +979,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     describe: "Copy pull secrets into the namespace from the template namespace",
     load: () => import("./dev/pull_secret.ts").then((m) => m.run),
   }),
-  notBuilt(
-    "pipeline [gitUrl]",
-    "Register a pipeline (Tekton or Jenkins) for the current code repository",
-    {
-      positionals: { gitUrl: { type: "string", describe: "The git repository URL" } },
-      flags: {
-        templateNamespace: {
-          type: "string",
-          alias: "t",
-          describe: "The namespace of Jenkins or the template Tekton pipelines",
-        },
-        pipelineNamespace: { type: "string", alias: "n", describe: "Where to deploy the pipeline" },
-        skipWebhook: { type: "boolean", describe: "Do not create the git webhook" },
-        username: { type: "string", alias: "u", describe: "Username for the git repository" },
-        password: { type: "string", alias: "P", describe: "Password or token for the git repo" },
-        values: { type: "string", describe: "File with additional values for the secret" },
-        replaceGitSecret: { type: "boolean", alias: "g", describe: "Recreate the git secret" },
-        tekton: { type: "boolean", describe: "Register a Tekton pipeline" },
-        jenkins: { type: "boolean", describe: "Register a Jenkins pipeline" },
-        pipeline: { type: "string", describe: "The name of the Tekton pipeline to use" },
-        generateCrumb: {
-          type: "boolean",
-          alias: "c",
-          default: true,
-          describe: "Use a Jenkins crumb",
-        },
-        param: {
-          type: "array",
-          alias: "p",
-          default: [],
-          describe: "Pipeline parameters key=value",
-        },
-        throttle: { type: "boolean", describe: "Throttle requests to the Kubernetes API" },
-        ...KUBE_FLAGS,
-      },
-    },
-  ),
+  command(PIPELINE, {
+    usage: "pipeline [gitUrl]",
+    describe: "Register a pipeline (Tekton or Jenkins) for the current code repository",
+    examples: [
+      [
+        "pipeline https://github.com/org/app#main --tekton -n dev",
+        "Run the matching template pipeline of `tools` on every push to main",
+      ],
+      ["pipeline --tekton -n dev --dry-run -o yaml", "Print what would be created"],
+    ],
+    load: () => import("./dev/pipeline.ts").then((m) => m.run),
+  }),
   command(TOOL_CONFIG, {
     usage: "tool-config [name]",
     describe: "Create the config map and secret for a tool configured in the environment",

@@ -21,3 +21,11 @@ export * as kube from "./kube/mod.ts";
 export * as admission from "./admission/mod.ts";
 /** The manifests and steps of `image-security enable`. */
 export * as install from "./install/mod.ts";
+/** Git hosts: repository URLs, flavours, default branch, files and push webhooks. */
+export * as githost from "./githost/mod.ts";
+/** Tekton: served versions, template pipelines, triggers, the EventListener, PipelineRuns. */
+export * as tekton from "./tekton/mod.ts";
+/** Jenkins: the webhook endpoints of its git-host plugins. */
+export * as jenkins from "./jenkins/mod.ts";
+/** OpenShift: SCCs, Jenkins pipeline BuildConfigs, Templates. */
+export * as openshift from "./openshift/mod.ts";

@@ -31,7 +31,15 @@ Deno.test({
       text,
       /admission webhook "image-security\.toolkit\.dev" denied the request: policy denied the request: A signature was required, but no signature exists/,
     );
+    // A repository connected to Tekton: the first run, then a push that starts a run.
+    assert.match(text, /Pipeline run started: shop-frontend-\w+/);
+    assert.match(text, /Webhook created on Gitea/);
+    assert.match(text, /Webhook unchanged on Gitea/);
+    assert.match(text, /\n\s+shop-frontend-\w+\s+shop-frontend\s+[0-9a-f]{40}\n/);
     assert.match(text, /MutatingWebhookConfiguration "toolkit-image-security" deleted/);
-    assert.match(text, /stopped the webhook, the vault, the registry and the cluster/);
+    assert.match(
+      text,
+      /stopped the webhook, Gitea, Tekton's sink, the vault, the registry and the cluster/,
+    );
   },
 });

@@ -231,3 +231,17 @@ export function printReport(
   if (!output) return;
   io.stdout.write(formatData({ ...extra, ...reportData(report) }, output));
 }
+
+/** Reads a PEM file of CA certificates given by `flag`; a usage error when it holds none. */
+export async function readCaFile(path: string, flag: string): Promise<string> {
+  try {
+    const text = await Deno.readTextFile(path);
+    if (!text.includes("BEGIN CERTIFICATE")) {
+      throw new UsageError(`${flag} "${path}" holds no PEM certificate`);
+    }
+    return text;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`Cannot read ${flag} "${path}"`, { cause: error });
+  }
+}

@@ -9,7 +9,7 @@
 import type { CommandContext, OptionsOf } from "../command.ts";
 import type { GIT } from "../commands.ts";
 import { resolveDir } from "./common.ts";
-import { parseGitUrl, readRemoteUrl } from "./git_remote.ts";
+import { parseGitUrl, readRemoteUrl } from "../../lib/githost/mod.ts";
 import { openUrl } from "./browser.ts";
 
 /** Runs `git`. */

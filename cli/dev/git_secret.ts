@@ -29,6 +29,8 @@ import {
   CONFIG_MAPS,
   countOutcomes,
   describeCounts,
+  type KubeClient,
+  type KubeObject,
   objectNameProblem,
   SECRETS,
 } from "../../lib/kube/mod.ts";
@@ -46,7 +48,7 @@ import {
   InvalidGitUrlError,
   parseGitUrl,
   readRemoteUrl,
-} from "./git_remote.ts";
+} from "../../lib/githost/mod.ts";
 import { askText } from "./prompt.ts";
 import { readValuesFile } from "./values_file.ts";
 
@@ -140,6 +142,87 @@ type GitSecretOptions = OptionsOf<{ flags: typeof GIT_SECRET.flags }> & {
   readonly gitUrl?: string | undefined;
 };
 
+/** The git credentials Secret of a namespace, and what it holds. */
+export interface StoredCredentials {
+  /** The Secret, when there is one. */
+  readonly object: KubeObject | undefined;
+  /** Its user name. */
+  readonly username: string | undefined;
+  /** Its password or token. */
+  readonly password: string | undefined;
+}
+
+/** Reads the namespace's `git-credentials` Secret. */
+export async function readStoredCredentials(
+  client: KubeClient,
+  namespace: string,
+): Promise<StoredCredentials> {
+  const object = await client.read(SECRETS, namespace, GIT_SECRET_NAME);
+  const data = (object?.data ?? {}) as Record<string, string>;
+  return { object, username: decode(data.username), password: decode(data.password) };
+}
+
+/** What {@linkcode writeRepository} writes. */
+export interface RepositoryRegistration {
+  readonly namespace: string;
+  readonly git: GitUrl;
+  readonly branch: string;
+  /** The ConfigMap's name (default `<org>.<repo>[.<branch>]`). */
+  readonly configName?: string | undefined;
+  /** The git credentials Secret to write; absent: the stored one is kept. */
+  readonly secret?: ReturnType<typeof gitSecret> | undefined;
+  /** The Secret there is now, if any. */
+  readonly stored?: KubeObject | undefined;
+}
+
+/**
+ * Registers a repository in a namespace as igc did: the ConfigMap with its URL, host, org, repo,
+ * branch and protocol, and the git credentials Secret (written when given, else reported as it is).
+ */
+export async function writeRepository(
+  client: KubeClient,
+  r: RepositoryRegistration,
+): Promise<ApplyResult[]> {
+  const { namespace, git, branch } = r;
+  const results: ApplyResult[] = [];
+  results.push(
+    await applyObject(client, CONFIG_MAPS, {
+      metadata: {
+        name: r.configName ?? repoConfigName(git, branch),
+        namespace,
+        labels: { app: labelValue(git.repo), group: "pipeline", type: "git" },
+      },
+      data: {
+        url: git.url,
+        host: git.host,
+        org: git.org,
+        owner: git.org,
+        repo: git.repo,
+        branch,
+        protocol: git.protocol,
+      },
+    }),
+  );
+  if (r.secret) {
+    let existing = r.stored ?? null;
+    if (existing && existing.type !== r.secret.type) {
+      // The type of a Secret cannot change: replacing it means deleting it first.
+      await client.delete(SECRETS, namespace, GIT_SECRET_NAME);
+      existing = null;
+    }
+    results.push(await applyObject(client, SECRETS, r.secret, { existing }));
+  } else if (r.stored) {
+    results.push({
+      outcome: "unchanged",
+      type: SECRETS,
+      namespace,
+      name: GIT_SECRET_NAME,
+      object: r.stored,
+    });
+  }
+  return results;
+}
+
 async function repository(
   options: GitSecretOptions,
   ctx: CommandContext,
@@ -198,10 +281,8 @@ function runFor(
 
     const givenUser = options.gitUsername || git.username;
     const givenPass = options.gitPat || git.password;
-    const stored = await client.read(SECRETS, namespace, GIT_SECRET_NAME);
-    const storedData = (stored?.data ?? {}) as Record<string, string>;
-    const storedUser = decode(storedData.username);
-    const storedPass = decode(storedData.password);
+    const { object: stored, username: storedUser, password: storedPass } =
+      await readStoredCredentials(client, namespace);
 
     let secretBody: ReturnType<typeof gitSecret> | undefined;
     if (stored && !replace) {
@@ -228,42 +309,14 @@ function runFor(
       secretBody = gitSecret(namespace, git, username, password, values);
     }
 
-    const results: ApplyResult[] = [];
-    results.push(
-      await applyObject(client, CONFIG_MAPS, {
-        metadata: {
-          name: configName ?? repoConfigName(git, branch),
-          namespace,
-          labels: { app: labelValue(git.repo), group: "pipeline", type: "git" },
-        },
-        data: {
-          url: git.url,
-          host: git.host,
-          org: git.org,
-          owner: git.org,
-          repo: git.repo,
-          branch,
-          protocol: git.protocol,
-        },
-      }),
-    );
-    if (secretBody) {
-      let existing = stored ?? null;
-      if (existing && existing.type !== secretBody.type) {
-        // The type of a Secret cannot change: replacing it means deleting it first.
-        await client.delete(SECRETS, namespace, GIT_SECRET_NAME);
-        existing = null;
-      }
-      results.push(await applyObject(client, SECRETS, secretBody, { existing }));
-    } else if (stored) {
-      results.push({
-        outcome: "unchanged",
-        type: SECRETS,
-        namespace,
-        name: GIT_SECRET_NAME,
-        object: stored,
-      });
-    }
+    const results = await writeRepository(client, {
+      namespace,
+      git,
+      branch,
+      configName,
+      secret: secretBody,
+      stored,
+    });
     for (const r of results) log.result(r, false);
     log.info(`Git repository in ${namespace}: ${describeCounts(countOutcomes(results))}`);
     printReport(ctx.io, options.output, { results }, { namespace, url: git.url, branch });

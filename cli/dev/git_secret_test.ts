@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { gitSecret, normalizeName, repoConfigName } from "./git_secret.ts";
-import { parseGitUrl } from "./git_remote.ts";
+import { parseGitUrl } from "../../lib/githost/mod.ts";
 
 Deno.test("repoConfigName() is igc's <org>.<repo>[.<branch>] with dots turned into '-'", () => {
   const git = parseGitUrl("https://github.com/MyOrg/My.Repo.git");

@@ -18,7 +18,6 @@ export { run as runSync } from "./sync.ts";
 export { run as runToolConfig } from "./tool_config.ts";
 export * from "./browser.ts";
 export * from "./common.ts";
-export * from "./git_remote.ts";
 export * from "./prompt.ts";
 export * from "./pull_secrets.ts";
 export * from "./values_file.ts";

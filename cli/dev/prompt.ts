@@ -93,3 +93,9 @@ export async function askChoice<T extends string>(
     }),
   );
 }
+
+/** Asks a yes/no question. Only for interactive IO. */
+export async function askConfirm(message: string, initialValue: boolean): Promise<boolean> {
+  const { prompts, common } = await clack();
+  return answer(await prompts.confirm({ ...common, message, initialValue }));
+}

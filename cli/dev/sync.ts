@@ -20,6 +20,7 @@
  * @module
  */
 import type { CommandContext, OptionsOf } from "../command.ts";
+import { grantScc } from "../../lib/openshift/mod.ts";
 import type { SYNC } from "../commands.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
@@ -40,7 +41,6 @@ import {
   SECRETS,
   SECURITY_CONTEXT_CONSTRAINTS,
   setContextNamespace,
-  updateObject,
 } from "../../lib/kube/mod.ts";
 import {
   batchFailed,
@@ -186,17 +186,7 @@ async function grantSccPrivileged(
     log.warn("--tekton: this cluster has no SecurityContextConstraints (not OpenShift); skipped");
     return undefined;
   }
-  const user = `system:serviceaccount:${namespace}:pipeline`;
-  const result = await updateObject(
-    client,
-    SECURITY_CONTEXT_CONSTRAINTS,
-    undefined,
-    "privileged",
-    (scc) => {
-      const users = Array.isArray(scc?.users) ? (scc.users as string[]) : [];
-      return scc && !users.includes(user) ? { ...scc, users: [...users, user] } : undefined;
-    },
-  );
+  const result = await grantScc(client, "privileged", namespace, "pipeline");
   if (!result) log.warn('--tekton: there is no SecurityContextConstraints "privileged"; skipped');
   return result;
 }

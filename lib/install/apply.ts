@@ -52,7 +52,7 @@ import {
 import { POLICY_CRD_NAMES, RELEASE_KEY_SECRET_NAME } from "./options.ts";
 
 import { InstallError } from "./install_error.ts";
-import { pollUntil } from "./poll.ts";
+import { pollUntil } from "../poll.ts";
 import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d.ts";
 
 /** The resources an installation writes (from `lib/kube`'s resource table). */

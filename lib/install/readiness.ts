@@ -11,7 +11,7 @@ import type { KubeObject } from "../kube/resources.ts";
 import { installedType } from "./apply.ts";
 import { InstallError } from "./install_error.ts";
 import { WEBHOOK_NAME } from "./options.ts";
-import { pollUntil, type WaitOptions } from "./poll.ts";
+import { pollUntil, type WaitOptions } from "../poll.ts";
 
 /** The replicas of the webhook's Deployment, as its status reports them. */
 export interface WebhookReplicas {

@@ -9,9 +9,9 @@
 import type { KubeClient } from "../kube/client.ts";
 import { installedType } from "./apply.ts";
 import { InstallError } from "./install_error.ts";
-import { pollUntil, type WaitOptions } from "./poll.ts";
+import { pollUntil, type WaitOptions } from "../poll.ts";
 
-export type { WaitOptions } from "./poll.ts";
+export type { WaitOptions } from "../poll.ts";
 
 /** Whether `kind` `namespace/name` exists and is being deleted. */
 export async function isTerminating(

@@ -181,3 +181,22 @@ export function describeCounts(counts: OutcomeCounts): string {
   }
   return parts.join(", ");
 }
+
+/**
+ * Whether `live` holds every field of `wanted` with the same value (arrays item by item, other
+ * fields of `live` ignored): a desired object that is already in place, defaults the server added
+ * aside.
+ */
+export function containsFields(live: unknown, wanted: unknown): boolean {
+  if (Array.isArray(wanted)) {
+    return Array.isArray(live) && live.length === wanted.length &&
+      wanted.every((w, i) => containsFields(live[i], w));
+  }
+  if (typeof wanted === "object" && wanted !== null) {
+    if (typeof live !== "object" || live === null) return false;
+    return Object.entries(wanted).every(([k, v]) =>
+      containsFields((live as Record<string, unknown>)[k], v)
+    );
+  }
+  return live === wanted;
+}

@@ -122,6 +122,20 @@ export class ApiDiscovery {
     return pending;
   }
 
+  /**
+   * The resource type of objects of `apiVersion` and `kind` (`apps/v1`, `Deployment`), from the
+   * served resources of that group version; undefined when the server does not serve it.
+   */
+  async resourceTypeOf(apiVersion: string, kind: string): Promise<ResourceType | undefined> {
+    const [group, version] = apiVersion.includes("/")
+      ? apiVersion.split("/", 2) as [string, string]
+      : ["", apiVersion];
+    const found = (await this.resources(group, version))?.find((r) =>
+      r.kind === kind && !r.name.includes("/")
+    );
+    return found && { group, version, plural: found.name, kind, namespaced: found.namespaced };
+  }
+
   async #readResources(id: string): Promise<readonly ServedResource[] | undefined> {
     const path = id.includes("/") ? `/apis/${id}` : `/api/${id}`;
     let list: ResourceList | undefined;

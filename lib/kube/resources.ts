@@ -66,6 +66,8 @@ export const SECRETS: ResourceType = type("", "v1", "secrets", "Secret");
 export const SERVICE_ACCOUNTS: ResourceType = type("", "v1", "serviceaccounts", "ServiceAccount");
 /** Services. */
 export const SERVICES: ResourceType = type("", "v1", "services", "Service");
+/** RBAC Roles. */
+export const ROLES: ResourceType = type("rbac.authorization.k8s.io", "v1", "roles", "Role");
 /** RBAC RoleBindings. */
 export const ROLE_BINDINGS: ResourceType = type(
   "rbac.authorization.k8s.io",

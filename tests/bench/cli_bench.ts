@@ -20,6 +20,7 @@
  * @module
  */
 import { startCluster, type TestCluster } from "../env/mod.ts";
+import { median } from "./_stats.ts";
 
 // deno-lint-ignore no-console
 const print = console.log;
@@ -35,12 +36,6 @@ interface Figure {
   mb: number;
   runs: number;
   failures: string[];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -16,18 +16,13 @@
  * @module
  */
 import { findTool, startCluster } from "../env/mod.ts";
+import { median } from "./_stats.ts";
 
 // deno-lint-ignore no-console
 const print = console.log;
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const RUNS = 5;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function timed(command: string, args: string[]): Promise<number> {
   const start = performance.now();

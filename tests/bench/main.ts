@@ -23,7 +23,10 @@ const denoBench: string[] = [];
 for (const dir of ["lib", "webhook", "cli"]) await findBenchFiles(`${root}${dir}`, denoBench);
 const scripts: string[] = [];
 for await (const entry of Deno.readDir(`${root}tests/bench`)) {
-  if (entry.isFile && entry.name.endsWith(".ts") && entry.name !== "main.ts") {
+  if (
+    entry.isFile && entry.name.endsWith(".ts") && entry.name !== "main.ts" &&
+    !entry.name.startsWith("_")
+  ) {
     scripts.push(`${root}tests/bench/${entry.name}`);
   }
 }

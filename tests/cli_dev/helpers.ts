@@ -219,3 +219,27 @@ export function projectRequestController(cluster: TestCluster): () => Promise<vo
     await loop;
   };
 }
+
+/** OpenShift's `privileged` SecurityContextConstraints, as a cluster has it (for the SCC CRD). */
+export const PRIVILEGED_SCC = {
+  apiVersion: "security.openshift.io/v1",
+  kind: "SecurityContextConstraints",
+  metadata: { name: "privileged" },
+  allowHostDirVolumePlugin: true,
+  allowHostIPC: true,
+  allowHostNetwork: true,
+  allowHostPID: true,
+  allowHostPorts: true,
+  allowPrivilegedContainer: true,
+  allowedCapabilities: ["*"],
+  defaultAddCapabilities: [],
+  priority: 0,
+  readOnlyRootFilesystem: false,
+  requiredDropCapabilities: [],
+  volumes: ["*"],
+  users: ["system:admin"],
+  runAsUser: { type: "RunAsAny" },
+  seLinuxContext: { type: "RunAsAny" },
+  fsGroup: { type: "RunAsAny" },
+  supplementalGroups: { type: "RunAsAny" },
+};

@@ -11,6 +11,7 @@ import {
   getJson,
   installCrds,
   kubectl,
+  PRIVILEGED_SCC,
   PROJECT_STAND_IN_CRDS,
   projectRequestController,
   tempDir,
@@ -346,24 +347,7 @@ Deno.test({
     await t.step("on OpenShift, sync requests a project and grants image-puller", async () => {
       await cluster.installCrds("openshift");
       await installCrds(cluster, ...PROJECT_STAND_IN_CRDS);
-      await apply(cluster, {
-        apiVersion: "security.openshift.io/v1",
-        kind: "SecurityContextConstraints",
-        metadata: { name: "privileged" },
-        allowHostDirVolumePlugin: true,
-        allowHostIPC: true,
-        allowHostNetwork: true,
-        allowHostPID: true,
-        allowHostPorts: true,
-        allowPrivilegedContainer: true,
-        allowedCapabilities: ["*"],
-        defaultAddCapabilities: [],
-        priority: 0,
-        readOnlyRootFilesystem: false,
-        requiredDropCapabilities: [],
-        volumes: ["*"],
-        users: ["system:admin"],
-      });
+      await apply(cluster, PRIVILEGED_SCC);
       const stop = projectRequestController(cluster);
       try {
         const r = await toolkit(["sync", "proj", "--tekton"], env);

@@ -11,7 +11,10 @@
  * 5. store the public key in a Secret and add a ClusterImagePolicy;
  * 6. a Pod of the signed image is admitted and pinned to its digest; a Pod of the unsigned
  *    image is denied with the webhook's real message;
- * 7. `disable --purge`, and everything is torn down.
+ * 7. a repository on Gitea (a real git host) is connected to a Tekton pipeline with `toolkit
+ *    pipeline --tekton`; a `git push` reaches Tekton Triggers' own EventListener sink through the
+ *    webhook `pipeline` registered, and the sink creates a PipelineRun of the pushed commit;
+ * 8. `disable --purge`, and everything is torn down.
  *
  * Every command is shown as the reader would type it, with its real output. `--keep` leaves
  * the environment up after the tour until Ctrl-C.
@@ -20,11 +23,15 @@
  */
 import {
   freePort,
+  GITEA_ADMIN,
   type ManagedProcess,
   onInterrupt,
   requireTool,
   startCluster,
+  startEventListenerSink,
+  startGitea,
   startGpg,
+  startInterceptors,
   startProcess,
   startRegistry,
   waitFor,
@@ -32,6 +39,7 @@ import {
 } from "../env/mod.ts";
 import { startKeyProtectServer } from "../fakes/key_protect_server.ts";
 import { Tour } from "./tour.ts";
+import { templateObjects } from "../cli_pipeline/_templates.ts";
 
 const keep = Deno.args.includes("--keep");
 const repo = new URL("../../", import.meta.url).pathname;
@@ -48,7 +56,7 @@ const cleanups: (() => Promise<unknown>)[] = [];
 let tornDown: Promise<void> | undefined;
 function teardown(): Promise<void> {
   tornDown ??= tour.quietly(
-    "stopped the webhook, the vault, the registry and the cluster",
+    "stopped the webhook, Gitea, Tekton's sink, the vault, the registry and the cluster",
     async () => {
       for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
       await Deno.remove(work, { recursive: true }).catch(() => {});
@@ -96,7 +104,7 @@ try {
   );
   const cluster = await tour.quietly(
     "etcd, kube-apiserver and kube-controller-manager are up",
-    () => startCluster(),
+    () => startCluster({ crds: ["tekton"] }),
   );
   cleanups.push(() => cluster.stop());
   const kubectlBin = requireTool("kubectl");
@@ -318,6 +326,74 @@ try {
   await kubectl(["run", "intruder", "-n", "shop", `--image=${unsigned}`, "--restart=Never"], {
     expectFailure: true,
   });
+
+  tour.chapter(
+    "Connect a repository to a Tekton pipeline",
+    "Gitea (a real git host, built from its Go module) holds an app; namespace tools holds the\n" +
+      "template pipelines. pipeline copies the one for the app's runtime into dev, adds a trigger\n" +
+      "for the branch to the EventListener, starts a first run and registers Gitea's webhook.\n" +
+      "Tekton Triggers' own EventListener sink and interceptors run here as processes.",
+  );
+  const gitea = await tour.quietly("Gitea is up", () => startGitea());
+  cleanups.push(async () => await gitea[Symbol.asyncDispose]());
+  const shopRepo = await gitea.createRepo("shop-frontend", [
+    { path: "package.json", content: '{"name":"shop-frontend","version":"1.0.0"}\n' },
+    { path: "server.js", content: "require('http').createServer().listen(8080);\n" },
+  ]);
+  await tour.quietly("namespace tools holds the template pipelines and their Tasks", async () => {
+    await cluster.kubectl(["create", "namespace", "tools"]);
+    const r = await cluster.kubectl(["apply", "-f", "-"], {
+      stdin: JSON.stringify({ apiVersion: "v1", kind: "List", items: templateObjects("tools") }),
+    });
+    if (r.code !== 0) throw new Error(r.stderr);
+  });
+  await kubectl(["create", "namespace", "dev"]);
+  const interceptors = await tour.quietly(
+    "Tekton's core interceptors are up",
+    () => startInterceptors(cluster),
+  );
+  cleanups.push(() => interceptors.stop());
+  const sink = await tour.quietly(
+    "Tekton's EventListener sink for dev/tekton is up",
+    () => startEventListenerSink(cluster, { namespace: "dev", eventListener: "tekton" }),
+  );
+  cleanups.push(() => sink.stop());
+  const pipelineArgs = [
+    "pipeline",
+    `${shopRepo.cloneUrl}#main`,
+    "--tekton",
+    "-n",
+    "dev",
+    "-u",
+    GITEA_ADMIN.username,
+    "-P",
+    gitea.token,
+    "--listener-url",
+    sink.url,
+    "--no-wait",
+  ];
+  await toolkit(pipelineArgs);
+  await toolkit([...pipelineArgs, "--no-start"]);
+  const commit = await tour.quietly(
+    "pushed a commit to main (git push to Gitea)",
+    () => gitea.pushCommit(shopRepo, [{ path: "README.md", content: "# shop-frontend\n" }]),
+  );
+  await tour.quietly(
+    `the sink started a PipelineRun of ${commit.slice(0, 12)}`,
+    () =>
+      waitFor("a PipelineRun of the pushed commit", async () => {
+        const r = await cluster.kubectl(["get", "pipelineruns", "-n", "dev", "-o", "json"]);
+        return r.code === 0 && r.stdout.includes(commit);
+      }, { process: sink.process }),
+  );
+  await kubectl([
+    "get",
+    "pipelineruns",
+    "-n",
+    "dev",
+    "-o",
+    'custom-columns=NAME:.metadata.name,PIPELINE:.spec.pipelineRef.name,REVISION:.spec.params[?(@.name=="git-revision")].value',
+  ]);
 
   if (keep) {
     tour.chapter("Explore", "The environment stays up until Ctrl-C.");

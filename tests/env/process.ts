@@ -71,15 +71,26 @@ export async function startProcess(
     stderr: "piped",
   }).spawn();
   running.set(child.pid, child);
-  const writer = log.writable.getWriter();
+  // Each chunk is written to the file as it comes (a writer of `log.writable` held the output
+  // back until much later), so the log can be read while the process runs.
   const pump = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) await writer.write(chunk).catch(() => {});
+    for await (const chunk of stream) {
+      try {
+        for (let done = 0; done < chunk.length;) done += await log.write(chunk.subarray(done));
+      } catch {
+        // the log is gone: keep draining the pipe
+      }
+    }
   };
   const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
   const status = child.status.then(async (s) => {
     running.delete(child.pid);
     await pumps.catch(() => {});
-    await writer.close().catch(() => {});
+    try {
+      log.close();
+    } catch {
+      // already closed
+    }
     return s;
   });
   return {

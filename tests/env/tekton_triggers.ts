@@ -257,6 +257,12 @@ export interface SinkOptions {
   readonly namespace: string;
   /** The EventListener's name. */
   readonly eventListener: string;
+  /**
+   * Log at debug level: the sink then also logs, for each event and trigger that an interceptor
+   * stops, `interceptor stopped trigger processing` with the event id and the trigger's name
+   * (and every delivery's headers and body, secrets included: test deliveries only).
+   */
+  readonly debugLog?: boolean;
 }
 
 /** A running EventListener sink. */
@@ -287,7 +293,12 @@ export async function startEventListenerSink(
     `-kubeconfig=${cluster.kubeconfigPath}`,
   ], {
     logFile: `${cluster.dir}/tekton-sink-${options.namespace}-${options.eventListener}.log`,
-    env: { ...TRIGGERS_ENV, NAMESPACE: options.namespace },
+    env: {
+      ...TRIGGERS_ENV,
+      NAMESPACE: options.namespace,
+      // knative's adapter reads its logging configuration from this variable only.
+      ...(options.debugLog ? { K_LOGGING_CONFIG: '{"loglevel.eventlistener":"debug"}' } : {}),
+    },
   });
   const url = `http://127.0.0.1:${port}`;
   const stop = () => process.stop();

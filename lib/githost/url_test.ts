@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { InvalidGitUrlError, parseGitUrl, redact } from "./git_remote.ts";
+import { InvalidGitUrlError, parseGitUrl, redact } from "./url.ts";
 
 Deno.test("parseGitUrl() strips credentials and .git from https URLs", () => {
   assert.deepEqual(parseGitUrl("https://user:t%40k@github.com/MyOrg/My.Repo.git"), {

@@ -1,0 +1,122 @@
+/**
+ * Bitbucket Cloud (API 2.0, api.bitbucket.org): the repository's `mainbranch`, the source tree
+ * of a branch (`/src/<branch>/`, two levels deep, paged by `next`), raw files, and repository
+ * webhooks (`events: ["repo:push"]` with a `secret`, which Bitbucket uses to sign deliveries in
+ * `X-Hub-Signature`), with Basic authentication of the user and an app password or API token.
+ *
+ * @module
+ */
+import { basicAuthorization } from "../base64.ts";
+import type { GitHook, GitHost, PushHookSpec } from "./host.ts";
+import { ensureHook } from "./host.ts";
+import { GitHostHttp, type GitHostHttpOptions } from "./http.ts";
+import type { GitUrl } from "./url.ts";
+
+interface BitbucketHook {
+  uuid: string;
+  url: string;
+  active?: boolean;
+  events?: string[];
+}
+
+interface Paged<T> {
+  values?: T[];
+  next?: string;
+}
+
+/** The API base of Bitbucket Cloud. */
+export const BITBUCKET_API = "https://api.bitbucket.org/2.0";
+
+/** A repository on Bitbucket Cloud (`baseUrl` for tests). */
+export function bitbucketHost(
+  git: GitUrl,
+  credentials: { username: string; password: string },
+  http: Partial<GitHostHttpOptions> = {},
+): GitHost {
+  const api = new GitHostHttp({
+    baseUrl: BITBUCKET_API,
+    host: git.host,
+    repository: `${git.org}/${git.repo}`,
+    headers: {
+      Authorization: basicAuthorization(credentials.username, credentials.password),
+      Accept: "application/json",
+    },
+    authHint:
+      "give -u your Bitbucket user name and -P an app password with the repository and webhook permissions",
+    ...http,
+  });
+  const repo = `/repositories/${encodeURIComponent(git.org)}/${encodeURIComponent(git.repo)}`;
+  async function all<T>(path: string, action: string): Promise<T[]> {
+    const items: T[] = [];
+    let next: string | undefined = path;
+    for (let page = 0; next && page < 100; page++) {
+      const answer: { body: Paged<T> } = await api.request<Paged<T>>("GET", next, action);
+      items.push(...(answer.body.values ?? []));
+      next = answer.body.next;
+    }
+    return items;
+  }
+  const toHook = (h: BitbucketHook): GitHook => ({
+    id: h.uuid,
+    url: h.url,
+    events: h.events ?? [],
+  });
+  const body = (spec: PushHookSpec) => ({
+    description: "toolkit pipeline",
+    url: spec.url,
+    active: true,
+    events: ["repo:push"],
+    secret: spec.secret,
+  });
+  const hooks = () => all<BitbucketHook>(`${repo}/hooks?pagelen=100`, "list the webhooks");
+  const ref = (branch: string) => encodeURIComponent(branch);
+  return {
+    flavour: "bitbucket",
+    async defaultBranch() {
+      const { body } = await api.request<{ mainbranch?: { name?: string } }>(
+        "GET",
+        repo,
+        "read it",
+      );
+      return body.mainbranch?.name ?? "main";
+    },
+    async listFiles(branch) {
+      const entries = await all<{ path: string; type: string }>(
+        `${repo}/src/${ref(branch)}/?max_depth=2&pagelen=100`,
+        `read the files of branch ${branch}`,
+      );
+      return entries.filter((e) => e.type === "commit_file").map((e) => e.path).sort();
+    },
+    async readFile(branch, path) {
+      const { status, body } = await api.request<string>(
+        "GET",
+        `${repo}/src/${ref(branch)}/${path.split("/").map(encodeURIComponent).join("/")}`,
+        `read ${path}`,
+        { accept: [404], text: true },
+      );
+      return status === 404 ? undefined : body;
+    },
+    async listHooks() {
+      return (await hooks()).map(toHook);
+    },
+    ensurePushHook: (spec) =>
+      ensureHook<BitbucketHook>(spec, {
+        list: hooks,
+        urlOf: (h) => h.url,
+        isRight: (h) => h.active !== false && (h.events?.includes("repo:push") ?? false),
+        create: async () =>
+          (await api.request<BitbucketHook>("POST", `${repo}/hooks`, "create the webhook", {
+            body: body(spec),
+          })).body,
+        update: async (h) =>
+          (await api.request<BitbucketHook>(
+            "PUT",
+            `${repo}/hooks/${encodeURIComponent(h.uuid)}`,
+            "update the webhook",
+            { body: body(spec) },
+          )).body,
+        toHook,
+      }),
+    close: () => api.close(),
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * GitLab (gitlab.com and self-hosted, API v4): the project by its URL-encoded path (subgroups
+ * included: `group%2Fsub%2Frepo`), its `default_branch`, the recursive repository tree, raw
+ * files, and project hooks (`push_events: true`, the secret as `token`, which GitLab sends back
+ * in `X-Gitlab-Token`), with a `Private-Token`.
+ *
+ * @module
+ */
+import type { GitHook, GitHost, PushHookSpec } from "./host.ts";
+import { ensureHook } from "./host.ts";
+import { GitHostHttp, type GitHostHttpOptions } from "./http.ts";
+import type { GitUrl } from "./url.ts";
+
+interface GitLabHook {
+  id: number;
+  url: string;
+  push_events?: boolean;
+  enable_ssl_verification?: boolean;
+}
+
+/** The API base of a GitLab repository's host. */
+export function gitlabApiBase(git: GitUrl): string {
+  return `${git.protocol}://${git.host}/api/v4`;
+}
+
+/** A repository on GitLab. */
+export function gitlabHost(
+  git: GitUrl,
+  token: string,
+  http: Partial<GitHostHttpOptions> = {},
+): GitHost {
+  const api = new GitHostHttp({
+    baseUrl: gitlabApiBase(git),
+    host: git.host,
+    repository: `${git.org}/${git.repo}`,
+    headers: { "Private-Token": token, Accept: "application/json" },
+    authHint: "give -P a personal access token with the api scope (Maintainer role for hooks)",
+    ...http,
+  });
+  const project = `/projects/${encodeURIComponent(`${git.org}/${git.repo}`)}`;
+  const toHook = (h: GitLabHook): GitHook => ({
+    id: h.id,
+    url: h.url,
+    events: h.push_events ? ["push"] : [],
+  });
+  const body = (spec: PushHookSpec) => ({
+    url: spec.url,
+    token: spec.secret,
+    push_events: true,
+    enable_ssl_verification: spec.url.startsWith("https:"),
+  });
+  const hooks = () => api.pages<GitLabHook>(`${project}/hooks?per_page=100`, "list the webhooks");
+  return {
+    flavour: "gitlab",
+    async defaultBranch() {
+      const { body } = await api.request<{ default_branch: string }>("GET", project, "read it");
+      return body.default_branch;
+    },
+    async listFiles(branch) {
+      const entries = await api.pages<{ path: string; type: string }>(
+        `${project}/repository/tree?ref=${encodeURIComponent(branch)}&recursive=true&per_page=100`,
+        `read the files of branch ${branch}`,
+      );
+      return entries.filter((e) => e.type === "blob").map((e) => e.path).sort();
+    },
+    async readFile(branch, path) {
+      const { status, body } = await api.request<string>(
+        "GET",
+        `${project}/repository/files/${encodeURIComponent(path)}/raw?ref=${
+          encodeURIComponent(branch)
+        }`,
+        `read ${path}`,
+        { accept: [404], text: true },
+      );
+      return status === 404 ? undefined : body;
+    },
+    async listHooks() {
+      return (await hooks()).map(toHook);
+    },
+    ensurePushHook: (spec) =>
+      ensureHook<GitLabHook>(spec, {
+        list: hooks,
+        urlOf: (h) => h.url,
+        isRight: (h) => h.push_events === true,
+        create: async () =>
+          (await api.request<GitLabHook>("POST", `${project}/hooks`, "create the webhook", {
+            body: body(spec),
+          })).body,
+        update: async (h) =>
+          (await api.request<GitLabHook>("PUT", `${project}/hooks/${h.id}`, "update the webhook", {
+            body: body(spec),
+          })).body,
+        toHook,
+      }),
+    close: () => api.close(),
+  };
+}
