@@ -880,6 +880,11 @@ const yq: CommandSpec = {
       usage: "w <file> <path> <value>",
       aliases: ["write"],
       describe: "Write a value at a path (creating what is missing); print or -i",
+      examples: [
+        ["yq w values.yaml replicas 3 --tag '!!str'", 'Write a string ("3")'],
+        ["yq w -d 1 all.yaml metadata.labels.team web", "Write in the second document"],
+        ["yq w values.yaml 'args[+]' -- --debug", "A value that starts with - goes after --"],
+      ],
       load: () => import("./yq/write.ts").then((m) => m.run),
     }),
     command(YQ_DELETE, {
