@@ -9,7 +9,8 @@
  * - A value that becomes or stops being a block (a mapping under a key, a literal block) is
  *   rewritten from its `:` or `-` to its end, keeping the anchor and the comment of that line.
  * - New keys go after the last key of their mapping, at its column; new items after the last
- *   item. An empty `{}` or `[]` that receives its first entry in a block becomes a block.
+ *   item. In a flow collection written one entry per line (as JSON often is) each new entry gets
+ *   a line. An empty `{}` or `[]` that receives its first entry in a block becomes a block.
  * - A deleted key or item goes with its lines; the last one leaves `{}` or `[]`.
  *
  * @module
@@ -119,6 +120,7 @@ export class DocumentEditor {
       existing,
       inFlow: place ? this.inFlow(place) : inFlow,
       quote: this.style.quote,
+      json: this.style.json,
     });
   }
 
@@ -290,11 +292,21 @@ export class DocumentEditor {
       const flow = renderFlow(added, this, hasFlowPadding(this.text, target));
       return this.#add(start, valueEnd, flow, depth);
     }
-    const inner = renderFlow(added, this, false).slice(1, -1);
     const last = target.items[target.items.length - 1] as unknown;
-    const lastEnd = isMap(target)
-      ? itemEnd(last as { key: unknown; value: unknown })
-      : rangeOf(last as Node)[1];
+    const [lastStart, lastEnd] = isMap(target)
+      ? [rangeOf((last as { key: Node }).key)[0], itemEnd(last as { key: unknown; value: unknown })]
+      : [rangeOf(last as Node)[0], rangeOf(last as Node)[1]];
+    if (startsLine(this.text, lastStart)) {
+      // One entry per line (as JSON is often written): each new one on a line of its own.
+      const pad = " ".repeat(columnOf(this.text, lastStart));
+      const lines = [...(isMap(added) ? added.items : added.items)].map((entry) => {
+        const one = isMap(added) ? new YAMLMap() : new YAMLSeq();
+        one.items.push(entry as never);
+        return renderFlow(one, this, false).slice(1, -1);
+      });
+      return this.#add(lastEnd, lastEnd, lines.map((l) => `,\n${pad}${l}`).join(""), depth);
+    }
+    const inner = renderFlow(added, this, false).slice(1, -1);
     this.#add(lastEnd, lastEnd, `, ${inner}`, depth);
   }
 

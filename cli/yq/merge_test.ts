@@ -62,3 +62,10 @@ Deno.test("merge takes files in order, and documents by -d", async () => {
   );
   assert.equal(await merge({ "a.yaml": "", "b.yaml": "# b\ny: 2\n" }), "# b\ny: 2\n");
 });
+
+Deno.test("merge into a flow mapping writes the new entries on its line, without comments", async () => {
+  assert.equal(
+    await merge({ "a.yaml": "d: {e: f}\n", "b.yaml": "d:\n  # why\n  g: h # x\n" }),
+    "d: {e: f, g: h}\n",
+  );
+});

@@ -56,7 +56,7 @@ export function collectionText(text: string, doc: Document, node: Node): string 
     // An alias to an anchor outside: the data, written anew.
   }
   return renderBlock(copyNode(node, doc, new RawTexts()), {
-    style: { indent: 2, indentSeq: true, quote: '"', flowPadding: false },
+    style: { indent: 2, indentSeq: true, quote: '"', flowPadding: false, json: false },
     raw: new RawTexts(),
   });
 }

@@ -2,7 +2,7 @@
  * The text of what `toolkit yq` adds to a file: new keys, items and values, written by the
  * `yaml` package in the style the file already has (its indentation step, whether a sequence
  * under a key is indented, its usual quote, the padding of its flow collections), then shifted
- * to the column where it goes. A value given on the command line goes in as the exact text
+ * to the column where it goes. In a JSON file, what is added is JSON (double-quoted keys). A value given on the command line goes in as the exact text
  * chosen for it ({@link RawTexts}), so the YAML writer never re-spells it (`1.10` stays
  * `1.10`).
  *
@@ -33,6 +33,8 @@ export interface Style {
   readonly quote: "'" | '"';
   /** Whether flow collections have spaces inside their brackets (`{ a: 1 }`). */
   readonly flowPadding: boolean;
+  /** The document is JSON (a flow collection with double-quoted keys): what is added stays JSON. */
+  readonly json: boolean;
 }
 
 /**
@@ -74,7 +76,24 @@ export function detectStyle(text: string, doc: Document): Style {
     indentSeq: indentSeq ?? true,
     quote: single > double ? "'" : '"',
     flowPadding: flowPadding ?? false,
+    json: isJson(doc),
   };
+}
+
+/** True for a document written as JSON: a flow mapping with double-quoted keys, or a flow list. */
+function isJson(doc: Document): boolean {
+  const root = doc.contents;
+  if (!(isMap(root) || isSeq(root)) || isBlock(root)) return false;
+  let json = true;
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isScalar(pair.key) || pair.key.type !== "QUOTE_DOUBLE") json = false;
+    },
+    Scalar(_, scalar) {
+      if (scalar.type === "QUOTE_SINGLE" || scalar.type?.startsWith("BLOCK")) json = false;
+    },
+  });
+  return json;
 }
 
 /**
@@ -161,19 +180,35 @@ export function renderAfterDash(
   return shiftLines(text.slice(text.indexOf("-") + 1), column);
 }
 
-/** A node written in flow style on one line (`{a: 1}`, `[x, y]`, `"multi\nline"`). */
+/** A node written in flow style on one line (`{a: 1}`, `[x, y]`, `"multi\nline"`), without comments. */
 export function renderFlow(node: Node, options: RenderOptions, padding: boolean): string {
+  const oneLine = (n: Node) => {
+    // Comments cannot stay on one line: they are dropped from what is written in flow style.
+    n.comment = null;
+    n.commentBefore = null;
+    n.spaceBefore = false;
+  };
+  oneLine(node);
   visit(node, {
     Map(_, map) {
+      oneLine(map);
       map.flow = true;
     },
     Seq(_, seq) {
+      oneLine(seq);
       seq.flow = true;
     },
     Scalar(_, scalar) {
+      oneLine(scalar);
       if (scalar.type === "BLOCK_LITERAL" || scalar.type === "BLOCK_FOLDED") {
         scalar.type = "QUOTE_DOUBLE";
       }
+    },
+    Pair(_, pair) {
+      if (!options.style.json) return;
+      const key = isScalar(pair.key) ? pair.key : new Scalar(pair.key);
+      key.type = "QUOTE_DOUBLE";
+      pair.key = key;
     },
   });
   return toText(node, options, padding).replace(/\n$/, "");

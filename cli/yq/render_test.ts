@@ -14,7 +14,7 @@ import {
   type Style,
 } from "./render.ts";
 
-const STYLE: Style = { indent: 2, indentSeq: true, quote: '"', flowPadding: false };
+const STYLE: Style = { indent: 2, indentSeq: true, quote: '"', flowPadding: false, json: false };
 
 function style(text: string): Style {
   return detectStyle(text, parseYamlStream(text)[0]!);
@@ -26,12 +26,14 @@ Deno.test("detectStyle() reads the indentation, sequence style and usual quote o
     indentSeq: false,
     quote: '"',
     flowPadding: true,
+    json: false,
   });
   assert.deepEqual(style("a:\n  b: 'x'\n  l:\n    - 'y'\n"), {
     indent: 2,
     indentSeq: true,
     quote: "'",
     flowPadding: false,
+    json: false,
   });
   assert.deepEqual(style("a: 1\n"), STYLE);
 });

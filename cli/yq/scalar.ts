@@ -11,7 +11,9 @@
  * - a value that replaces a number, boolean or null is written as typed;
  * - `--tag !!str|!!int|!!float|!!bool|!!null` says what the value is: `!!str` quotes when needed,
  *   the others refuse text that is not of that type (`!!float 1` is written with its tag);
- * - a multi-line value is a string, written in the old value's style or as a literal block.
+ * - a multi-line value is a string, written in the old value's style or as a literal block;
+ * - in a JSON file, a new value is a JSON number, boolean or null when typed as one, else a
+ *   string in double quotes.
  *
  * @module
  */
@@ -57,6 +59,8 @@ export interface LeafOptions {
   readonly inFlow?: boolean;
   /** The quote for a value that needs quotes and has no old style to keep. @default '"' */
   readonly quote?: "'" | '"';
+  /** The file is JSON: a new value is a JSON number, boolean or null as typed, else a string. */
+  readonly json?: boolean;
 }
 
 const KIND_OF_TAG: Readonly<Record<string, ScalarKind>> = {
@@ -159,6 +163,22 @@ function asString(value: string, options: LeafOptions, quote: "'" | '"'): Leaf {
   return { text: quoted(value, quote) };
 }
 
+/** What a JSON literal (number, `true`, `false`, `null`) reads as; `undefined` for other text. */
+function jsonKind(value: string): ScalarKind | undefined {
+  if (/^-?(0|[1-9][0-9]*)$/.test(value)) return "int";
+  if (/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(value)) return "float";
+  if (value === "true" || value === "false") return "bool";
+  return value === "null" ? "null" : undefined;
+}
+
+/** The error of a value that does not fit the explicit tag the old value keeps in the file. */
+function taggedError(tag: string, value: string, kind: ScalarKind): UsageError {
+  return new UsageError(
+    `The value in the file is tagged ${tag.replace("tag:yaml.org,2002:", "!!")} and "${value}" ` +
+      `is not ${TYPE_WORDS[kind]}; give --tag to change its type`,
+  );
+}
+
 /**
  * How to write `value` (see the module documentation).
  *
@@ -177,10 +197,13 @@ export function leafFor(value: string, options: LeafOptions = {}): Leaf {
   const meant = tag ? KIND_OF_FORCED[tag] : existing?.kind;
 
   if (/[\r\n]/.test(value)) {
-    if (meant !== undefined && meant !== "str" && tag) {
-      throw new UsageError(
-        `A value of several lines cannot be ${TYPE_WORDS[meant]} (--tag ${tag})`,
-      );
+    if (meant !== undefined && meant !== "str" && meant !== "other") {
+      if (tag) {
+        throw new UsageError(
+          `A value of several lines cannot be ${TYPE_WORDS[meant]} (--tag ${tag})`,
+        );
+      }
+      if (existing?.tag !== undefined) throw taggedError(existing.tag, value, meant);
     }
     const node = new Scalar(value);
     node.type = inFlow
@@ -190,6 +213,17 @@ export function leafFor(value: string, options: LeafOptions = {}): Leaf {
       : "BLOCK_LITERAL";
     return { node };
   }
+
+  if (options.json && !oldQuote && existing?.tag === undefined && meant !== "str") {
+    // JSON's own literals as typed (when they are what the type asks); anything else a string.
+    const literal = jsonKind(value);
+    if (literal !== undefined && (meant === undefined || meant === literal)) return { text: value };
+    if (tag && tag !== "!!str") {
+      throw new UsageError(`"${value}" is not ${TYPE_WORDS[meant!]} (--tag ${tag})`);
+    }
+    return { text: quoted(value, '"') };
+  }
+  if (options.json) return { text: quoted(value, '"') };
 
   const typed = plainKind(value, "1.2", inFlow);
   if (meant === undefined) {
@@ -213,11 +247,7 @@ export function leafFor(value: string, options: LeafOptions = {}): Leaf {
     throw new UsageError(`"${value}" is not ${TYPE_WORDS[meant]} (--tag ${tag})`);
   }
   if (existing?.tag !== undefined && existing.kind === meant) {
-    throw new UsageError(
-      `The value in the file is tagged ${
-        existing.tag.replace("tag:yaml.org,2002:", "!!")
-      } and "${value}" is not ${TYPE_WORDS[meant]}; give --tag to change its type`,
-    );
+    throw taggedError(existing.tag, value, meant);
   }
   return typed !== undefined ? { text: value } : { text: quoted(value, quote) };
 }

@@ -88,6 +88,11 @@ Deno.test("leafFor() writes a number, boolean or null's replacement as typed", (
     () => leafFor("abc", { existing: existing("!!int 3") }),
     /tagged !!int and "abc" is not an integer; give --tag/,
   );
+  assert.throws(
+    () => leafFor("a\nb", { existing: existing("!!int 3") }),
+    /tagged !!int and "a\nb" is not an integer/,
+  );
+  assert.equal(text(leafFor("a\nb", { existing: existing("3") })), "node:BLOCK_LITERAL");
 });
 
 Deno.test("leafFor() forces the type --tag names", () => {
@@ -124,4 +129,14 @@ Deno.test("quoted() quotes in the asked style, double when single cannot hold th
   assert.equal(quoted("tab\there", "'"), "'tab\there'");
   assert.equal(quoted("bell\u0007", "'"), '"bell\\a"');
   assert.equal(quoted("x".repeat(200), '"'), `"${"x".repeat(200)}"`);
+});
+
+Deno.test("leafFor() keeps a JSON file JSON: its literals as typed, anything else a string", () => {
+  assert.equal(text(leafFor("1.10", { json: true, inFlow: true })), "1.10");
+  assert.equal(text(leafFor("true", { json: true, inFlow: true })), "true");
+  assert.equal(text(leafFor("yes", { json: true, inFlow: true })), '"yes"');
+  assert.equal(text(leafFor("010", { json: true, inFlow: true })), '"010"');
+  assert.equal(text(leafFor("abc", { json: true, inFlow: true })), '"abc"');
+  assert.equal(text(leafFor("3", { json: true, inFlow: true, tag: "!!str" })), '"3"');
+  assert.throws(() => leafFor("x", { json: true, inFlow: true, tag: "!!int" }), /not an integer/);
 });

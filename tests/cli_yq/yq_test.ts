@@ -220,6 +220,22 @@ Deno.test("yq keeps anchors, aliases, flow and block styles, and the other docum
     },
   );
 
+  await t.step("a JSON file stays JSON", async () => {
+    const json = `${dir.path}/package.json`;
+    const text = '{\n  "name": "app",\n  "version": "1.2.2",\n  "deps": {"a": "^1"}\n}\n';
+    await Deno.writeTextFile(json, text);
+    const r = await toolkit(["yq", "w", json, "version", "1.10"]);
+    assert.equal(r.out, replaced(text, '"1.2.2"', '"1.10"'));
+    const added = await toolkit(["yq", "w", json, "scripts.test", "deno test"]);
+    assert.equal(
+      added.out,
+      replaced(text, '{"a": "^1"}\n', '{"a": "^1"},\n  "scripts": {"test": "deno test"}\n'),
+    );
+    assert.deepEqual(JSON.parse(added.out).scripts, { test: "deno test" });
+    const flag = await toolkit(["yq", "w", json, "deps.b", "yes"]);
+    assert.deepEqual(JSON.parse(flag.out).deps, { a: "^1", b: "yes" });
+  });
+
   await t.step("CRLF files keep their line ends", async () => {
     const crlf = `${dir.path}/crlf.yaml`;
     await Deno.writeTextFile(crlf, "a: 1\r\nb:\r\n  c: 2\r\n");
