@@ -151,6 +151,15 @@ Deno.test("every built command that changes objects or prints data has -o", () =
   }
 });
 
+Deno.test("every command --help lists is built: each implementation loads", async () => {
+  for (const [name, spec] of leaves(COMMANDS)) {
+    const run = await spec.load!();
+    assert.equal(typeof run, "function", name);
+  }
+  const source = await Deno.readTextFile(new URL("./commands.ts", import.meta.url));
+  assert.doesNotMatch(source, /NotImplementedError|notBuilt/);
+});
+
 Deno.test("markLiterals() carries - and the arguments after -- as positional values", () => {
   assert.deepEqual(markLiterals(["yq", "r", "-", "a"]), ["yq", "r", "\u0000-", "a"]);
   assert.deepEqual(markLiterals(["w", "f", "--", "-x", "--"]), ["w", "f", "\u0000-x", "\u0000--"]);

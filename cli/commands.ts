@@ -4,15 +4,7 @@
  *
  * @module
  */
-import {
-  command,
-  type CommandSpec,
-  defineOptions,
-  type FlagSpec,
-  type OptionsSpec,
-  type ParsedRun,
-} from "./command.ts";
-import { NotImplementedError } from "../lib/errors.ts";
+import { command, type CommandSpec, defineOptions, type FlagSpec } from "./command.ts";
 
 /** `--kubeconfig` and `--context`, for every command that talks to a cluster. */
 export const KUBE_FLAGS = {
@@ -79,20 +71,6 @@ const CONTROLLER_NAMESPACE = {
   default: "toolkit-system",
   describe: "The controller's namespace",
 } as const satisfies FlagSpec;
-
-/** A command that is registered but not built yet: it says so and exits 1. */
-function notBuilt(usage: string, describe: string, options: OptionsSpec = {}): CommandSpec {
-  const name = usage.split(" ")[0]!;
-  return {
-    usage,
-    describe,
-    ...options,
-    load: (): Promise<ParsedRun> =>
-      Promise.resolve(() => {
-        throw new NotImplementedError(name);
-      }),
-  };
-}
 
 /** `image-security keygen`. */
 export const KEYGEN = defineOptions({
@@ -450,6 +428,27 @@ const serviceAccount = {
   describe: "The service account that is used within the namespace",
 } as const satisfies FlagSpec;
 
+/** `enable`. */
+export const ENABLE = defineOptions({
+  flags: {
+    repo: {
+      type: "string",
+      default: "https://cloud-native-toolkit.github.io/garage-pipelines/",
+      describe: "The repository from which the pipelines are retrieved",
+    },
+    pipeline: { type: "string", alias: "p", describe: "The name of the pipeline to enable" },
+    release: { type: "string", alias: "r", default: "latest", describe: "The release version" },
+    branch: { type: "string", alias: "b", default: "stable", describe: "The pipeline branch" },
+    dir: { type: "string", describe: "The repository to add the files to (default: here)" },
+    force: {
+      type: "boolean",
+      describe: "Overwrite changed files and accept a working tree with uncommitted changes",
+    },
+    "dry-run": { type: "boolean", describe: "Show what would be added or changed; write nothing" },
+    output: { type: "string", alias: "o", choices: ["json"], describe: "Print the result as JSON" },
+  },
+});
+
 /** `console`. */
 export const CONSOLE = defineOptions({
   flags: {
@@ -755,6 +754,34 @@ export const PIPELINE = defineOptions({
   },
 });
 
+/** `vlan`. */
+export const VLAN = defineOptions({
+  flags: {
+    datacenter: { type: "string", alias: "d", describe: "The zone (data center), e.g. dal10" },
+    provider: {
+      type: "string",
+      alias: "p",
+      choices: ["classic", "vpc"],
+      default: "classic",
+      describe: "The provider: only classic has VLANs",
+    },
+    region: { type: "string", alias: "r", describe: "The region (default: ibmcloud's target)" },
+    "resource-group": {
+      type: "string",
+      describe: "The resource group (default: ibmcloud's target)",
+    },
+    "public-vlan": { type: "string", describe: "The id of the public VLAN to use" },
+    "private-vlan": { type: "string", describe: "The id of the private VLAN to use" },
+    format: {
+      type: "string",
+      choices: ["text", "tfvars", "json"],
+      default: "text",
+      describe: "text: igc's commented tfvars; tfvars: the variables only; json",
+    },
+    output: { type: "string", alias: "o", describe: "Write to this file instead of stdout" },
+  },
+});
+
 /** `-d` of the yq commands: which document of a multi-document file. */
 const YQ_DOC = {
   doc: {
@@ -940,17 +967,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     describe: "Open the Developer Dashboard in the default browser",
     load: () => import("./dev/dashboard.ts").then((m) => m.run),
   }),
-  notBuilt("enable", "Enable the current repository with pipeline logic", {
-    flags: {
-      repo: {
-        type: "string",
-        default: "https://cloud-native-toolkit.github.io/garage-pipelines/",
-        describe: "The repository from which the pipelines are retrieved",
-      },
-      pipeline: { type: "string", alias: "p", describe: "The name of the pipeline to enable" },
-      release: { type: "string", alias: "r", default: "latest", describe: "The release version" },
-      branch: { type: "string", alias: "b", default: "stable", describe: "The pipeline branch" },
-    },
+  command(ENABLE, {
+    usage: "enable",
+    describe: "Enable the current repository with pipeline logic",
+    examples: [
+      ["enable -p nodejs", "Add the stable Node.js pipeline's files to this repository"],
+      ["enable -p nodejs -r 1.0.0 --dry-run", "Show what would be added or changed"],
+    ],
+    load: () => import("./enable/enable.ts").then((m) => m.run),
   }),
   command(ENDPOINTS, {
     usage: "endpoints",
@@ -1001,17 +1025,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     describe: "Create the config map and secret for a tool configured in the environment",
     load: () => import("./dev/tool_config.ts").then((m) => m.run),
   }),
-  notBuilt("vlan", "Print out the vlan values", {
-    flags: {
-      datacenter: { type: "string", alias: "d", describe: "The datacenter to use" },
-      provider: {
-        type: "string",
-        alias: "p",
-        default: "classic",
-        describe: "The provider: classic or vpc",
-      },
-      output: { type: "string", alias: "o", describe: "File where the output is written" },
-    },
+  command(VLAN, {
+    usage: "vlan",
+    describe: "Print the VLANs of an IBM Cloud classic zone for terraform (from ibmcloud)",
+    examples: [
+      ["vlan", "The target region's VLANs, chosen on a terminal when there are several"],
+      ["vlan -r ca-tor -d tor01 --format tfvars -o vlan.tfvars", "Another region, to a file"],
+    ],
+    load: () => import("./vlan/vlan.ts").then((m) => m.run),
   }),
   yq,
   imageSecurity,
