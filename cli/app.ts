@@ -8,7 +8,7 @@
 import yargs from "yargs";
 import type { Argv } from "yargs";
 import { commandName, type CommandSpec } from "./command.ts";
-import { COMMON_FLAGS, STDIN_ARGUMENT } from "./options.ts";
+import { COMMON_FLAGS } from "./options.ts";
 import { COMMANDS } from "./commands.ts";
 import type { CliIO } from "./io.ts";
 import { completions, completionScript } from "./completion.ts";
@@ -85,6 +85,47 @@ function buildCommand(y: Argv, spec: CommandSpec, choose: (c: Chosen) => void): 
   return y;
 }
 
+/**
+ * The mark that a lone `-` (standard input) and every argument after `--` carry through yargs,
+ * which would otherwise read `-` as an empty value and bind nothing after `--` (so that
+ * `yq w f key -- -x` could not write `-x`). No command-line argument can hold it.
+ */
+const LITERAL = "\u0000";
+
+/** The arguments with `-` and those after `--` marked as positional values (`--` dropped). */
+export function markLiterals(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  let literal = false;
+  for (const arg of argv) {
+    if (!literal && arg === "--") literal = true;
+    else out.push(literal || arg === "-" ? LITERAL + arg : arg);
+  }
+  return out;
+}
+
+function unmark(value: unknown): unknown {
+  if (typeof value === "string") return value.replaceAll(LITERAL, "");
+  return Array.isArray(value) ? value.map(unmark) : value;
+}
+
+/** The first word of `argv` that names no command where it stands (`yq x` → `x`). */
+export function unknownCommandWord(
+  commands: readonly CommandSpec[],
+  argv: readonly string[],
+): string | undefined {
+  let level: readonly CommandSpec[] | undefined = commands;
+  for (const word of argv) {
+    if (word.startsWith("-")) continue;
+    if (level === undefined) return undefined;
+    const spec: CommandSpec | undefined = level.find((c) =>
+      commandName(c) === word || (c.aliases ?? []).includes(word)
+    );
+    if (spec === undefined) return word;
+    level = spec.subcommands;
+  }
+  return undefined;
+}
+
 function paint(io: CliIO, code: string, text: string): string {
   return io.color ? `\x1b[${code}m${text}\x1b[0m` : text;
 }
@@ -139,8 +180,10 @@ export async function runCli(argv: readonly string[], options: RunOptions): Prom
       .wrap(100)
       .fail((message: string | undefined, error: Error | undefined) => {
         if (error) throw error;
-        let text = message ?? "Invalid arguments";
-        if (text.startsWith("Did you mean")) text = `Unknown command "${argv[0]}". ${text}`;
+        let text = (message ?? "Invalid arguments").replaceAll(LITERAL, "");
+        if (text.startsWith("Did you mean")) {
+          text = `Unknown command "${unknownCommandWord(commands, argv) ?? argv[0]}". ${text}`;
+        }
         throw new UsageError(text);
       }),
     commands,
@@ -154,10 +197,13 @@ export async function runCli(argv: readonly string[], options: RunOptions): Prom
 
   let output = "";
   try {
-    const args = argv.map((a) => (a === "-" ? STDIN_ARGUMENT : a));
-    await parser.parseAsync(args, {}, (_err: unknown, _args: unknown, text: string) => {
-      output = text;
-    });
+    await parser.parseAsync(
+      markLiterals(argv),
+      {},
+      (_err: unknown, _args: unknown, text: string) => {
+        output = text;
+      },
+    );
   } catch (error) {
     return reportError(io, programName, error);
   }
@@ -170,7 +216,8 @@ export async function runCli(argv: readonly string[], options: RunOptions): Prom
   }
   try {
     const run = await chosen.spec.load!();
-    const status = await run(chosen.args, { io, programName });
+    const args = Object.fromEntries(Object.entries(chosen.args).map(([k, v]) => [k, unmark(v)]));
+    const status = await run(args, { io, programName });
     return status ?? 0;
   } catch (error) {
     return reportError(io, programName, error);

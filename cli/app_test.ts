@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runCli } from "./app.ts";
+import { markLiterals, runCli, unknownCommandWord } from "./app.ts";
 import { bufferedIO } from "./io.ts";
 import { COMMANDS } from "./commands.ts";
 import { commandName } from "./command.ts";
@@ -158,4 +158,17 @@ Deno.test("every command --help lists is built: each implementation loads", asyn
   }
   const source = await Deno.readTextFile(new URL("./commands.ts", import.meta.url));
   assert.doesNotMatch(source, /NotImplementedError|notBuilt/);
+});
+
+Deno.test("markLiterals() carries - and the arguments after -- as positional values", () => {
+  assert.deepEqual(markLiterals(["yq", "r", "-", "a"]), ["yq", "r", "\u0000-", "a"]);
+  assert.deepEqual(markLiterals(["w", "f", "--", "-x", "--"]), ["w", "f", "\u0000-x", "\u0000--"]);
+});
+
+Deno.test("runCli() names the unknown word of a subcommand", async () => {
+  const r = await run(["yq", "nope"]);
+  assert.equal(r.status, 2);
+  assert.match(r.err, /Unknown command "nope"/);
+  assert.equal(unknownCommandWord(COMMANDS, ["image-security", "vault", "x"]), "x");
+  assert.equal(unknownCommandWord(COMMANDS, ["sync", "ns"]), undefined);
 });

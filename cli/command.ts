@@ -46,6 +46,8 @@ export interface PositionalSpec {
   readonly variadic?: boolean;
   /** The argument must be given (`<name>` in the usage line). */
   readonly required?: boolean;
+  /** An empty string is a value, not a missing argument (`yq w f key ''`). */
+  readonly allowEmpty?: boolean;
 }
 
 /** What a command accepts: its positionals (in order) and flags (by long name). */

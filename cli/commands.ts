@@ -4,13 +4,7 @@
  *
  * @module
  */
-import {
-  command,
-  type CommandSpec,
-  defineOptions,
-  type FlagSpec,
-  type PositionalSpec,
-} from "./command.ts";
+import { command, type CommandSpec, defineOptions, type FlagSpec } from "./command.ts";
 
 /** `--kubeconfig` and `--context`, for every command that talks to a cluster. */
 export const KUBE_FLAGS = {
@@ -788,81 +782,158 @@ export const VLAN = defineOptions({
   },
 });
 
-/** `-d`: which document of a multi-document file (an index, or `*`). */
+/** `-d` of the yq commands: which document of a multi-document file. */
 const YQ_DOC = {
   doc: {
     type: "string",
     alias: "d",
     default: "0",
-    describe: "The document of a multi-document file: its index, or * for all",
+    describe: "The document of a multi-document file, counted from 0, or '*' for all of them",
   },
 } as const satisfies Record<string, FlagSpec>;
 
+/** `-i` of the yq commands that change a file. */
 const YQ_INPLACE = {
-  inplace: { type: "boolean", alias: "i", describe: "Replace the file instead of printing" },
+  inplace: {
+    type: "boolean",
+    alias: "i",
+    describe: "Write the result back to the file (nothing is written when nothing changes)",
+  },
 } as const satisfies Record<string, FlagSpec>;
 
+/** `--tag` of the yq commands that write a value. */
 const YQ_TAG = {
   tag: {
     type: "string",
     alias: "t",
     choices: ["!!str", "!!int", "!!float", "!!bool", "!!null"],
-    describe: "Force the value's type",
+    describe: "The type of the value (default: as typed; a string stays a string)",
   },
 } as const satisfies Record<string, FlagSpec>;
 
-const YQ_FILE = {
-  file: { type: "string", required: true, describe: "The YAML file (- for standard input)" },
-} as const satisfies Record<string, PositionalSpec>;
-
 /** `yq r`. */
 export const YQ_READ = defineOptions({
-  positionals: { ...YQ_FILE, path: { type: "string", describe: "The path" } },
+  positionals: {
+    file: { type: "string", default: "-", describe: "The YAML file (- or none: standard input)" },
+    path: { type: "string", describe: "What to print (default: the whole document)" },
+  },
   flags: { ...YQ_DOC },
 });
 
 /** `yq w`. */
 export const YQ_WRITE = defineOptions({
   positionals: {
-    ...YQ_FILE,
-    path: { type: "string", required: true, describe: "The path (a.b[0].c, a[name==x].c)" },
-    value: { type: "string", required: true, describe: "The value" },
+    file: { type: "string", required: true, describe: "The YAML file (-: standard input)" },
+    path: { type: "string", required: true, describe: "Where to write (a.b[0].c, a[name==x].c)" },
+    value: {
+      type: "string",
+      required: true,
+      allowEmpty: true,
+      describe: "The value, written as typed",
+    },
   },
-  flags: { ...YQ_DOC, ...YQ_INPLACE, ...YQ_TAG },
+  flags: { ...YQ_INPLACE, ...YQ_DOC, ...YQ_TAG },
 });
 
 /** `yq d`. */
 export const YQ_DELETE = defineOptions({
-  positionals: { ...YQ_FILE, path: { type: "string", required: true, describe: "The path" } },
-  flags: { ...YQ_DOC, ...YQ_INPLACE },
+  positionals: {
+    file: { type: "string", required: true, describe: "The YAML file (-: standard input)" },
+    path: { type: "string", required: true, describe: "What to delete" },
+  },
+  flags: { ...YQ_INPLACE, ...YQ_DOC },
 });
 
 /** `yq merge`. */
 export const YQ_MERGE = defineOptions({
   positionals: {
-    ...YQ_FILE,
-    others: { type: "string", variadic: true, required: true, describe: "The files to merge in" },
+    files: {
+      type: "string",
+      variadic: true,
+      required: true,
+      describe: "The file to merge into, then the files merged into it",
+    },
   },
   flags: {
-    ...YQ_DOC,
     ...YQ_INPLACE,
-    overwrite: { type: "boolean", alias: "x", describe: "Values of the other files win" },
-    append: {
+    ...YQ_DOC,
+    overwrite: {
       type: "boolean",
-      alias: "a",
-      describe: "Append to sequences instead of keeping them",
+      alias: "x",
+      describe: "Values of later files replace those of earlier ones",
     },
+    append: { type: "boolean", alias: "a", describe: "Sequences of later files are appended" },
   },
 });
 
 /** `yq new`. */
 export const YQ_NEW = defineOptions({
   positionals: {
-    path: { type: "string", required: true, describe: "The path" },
-    value: { type: "string", required: true, describe: "The value" },
+    path: { type: "string", required: true, describe: "Where the value goes" },
+    value: {
+      type: "string",
+      required: true,
+      allowEmpty: true,
+      describe: "The value, written as typed",
+    },
   },
   flags: { ...YQ_TAG },
 });
+
+/** `yq`: YAML reading and editing that keeps comments, order and quoting. */
+const yq: CommandSpec = {
+  usage: "yq <command>",
+  describe: "Read and change YAML files, keeping their comments, key order and quoting",
+  examples: [
+    ["yq w values.yaml image.tag 1.10 -i", "Set image.tag to 1.10 (not 1.1) in place"],
+    [
+      "yq w requirements.yaml 'dependencies[?(@.name == \"image\")].version' 1.2.0",
+      "igc's JSONPath filters work",
+    ],
+    ["yq w deploy.yaml 'spec.containers[name==app].image' app:v2", "Pick a list item by field"],
+    ["yq r values.yaml 'ingress.hosts[*].host'", "Print values"],
+    ["yq d values.yaml 'metadata.annotations.\"app.kubernetes.io/name\"'", "Delete a key"],
+    ["yq merge -x base.yaml overrides.yaml", "Deep-merge, later values winning"],
+    ["yq new a.b[0].c 3.0", "Print a new document"],
+  ],
+  subcommands: [
+    command(YQ_READ, {
+      usage: "r [file] [path]",
+      aliases: ["read"],
+      describe: "Print the values at a path",
+      load: () => import("./yq/read.ts").then((m) => m.run),
+    }),
+    command(YQ_WRITE, {
+      usage: "w <file> <path> <value>",
+      aliases: ["write"],
+      describe: "Write a value at a path (creating what is missing); print or -i",
+      examples: [
+        ["yq w values.yaml replicas 3 --tag '!!str'", 'Write a string ("3")'],
+        ["yq w -d 1 all.yaml metadata.labels.team web", "Write in the second document"],
+        ["yq w values.yaml 'args[+]' -- --debug", "A value that starts with - goes after --"],
+      ],
+      load: () => import("./yq/write.ts").then((m) => m.run),
+    }),
+    command(YQ_DELETE, {
+      usage: "d <file> <path>",
+      aliases: ["delete"],
+      describe: "Delete the keys or items at a path; print or -i",
+      load: () => import("./yq/delete.ts").then((m) => m.run),
+    }),
+    command(YQ_MERGE, {
+      usage: "merge <files..>",
+      aliases: ["m"],
+      describe: "Deep-merge files into the first; print or -i",
+      load: () => import("./yq/merge.ts").then((m) => m.run),
+    }),
+    command(YQ_NEW, {
+      usage: "new <path> <value>",
+      aliases: ["n"],
+      describe: "Print a new document with a value at a path",
+      load: () => import("./yq/new.ts").then((m) => m.run),
+    }),
+  ],
+};
 
 /** The top-level commands, in the order of `--help`. */
 export const COMMANDS: readonly CommandSpec[] = [
@@ -963,45 +1034,6 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     load: () => import("./vlan/vlan.ts").then((m) => m.run),
   }),
-  {
-    usage: "yq <command>",
-    describe: "A YAML processor that keeps comments, key order and quoting",
-    subcommands: [
-      command(YQ_READ, {
-        usage: "r <file> [path]",
-        describe: "Print the value at a path (the whole document without one)",
-        examples: [["yq r values.yaml 'image.tag'", "Print the image tag"]],
-        load: () => import("./yq/commands.ts").then((m) => m.runRead),
-      }),
-      command(YQ_WRITE, {
-        usage: "w <file> <path> <value>",
-        describe: "Write a value at a path, making what is missing on the way",
-        examples: [
-          ["yq w -i values.yaml image.tag 1.10", "Set the tag in place (1.10 stays 1.10)"],
-          [
-            `yq w chart.yaml 'dependencies[?(@.name == "image")].version' 2.0.1`,
-            "Set the version of one dependency",
-          ],
-          ["yq w values.yaml replicas 3 --tag '!!str'", "Write a string"],
-        ],
-        load: () => import("./yq/commands.ts").then((m) => m.runWrite),
-      }),
-      command(YQ_DELETE, {
-        usage: "d <file> <path>",
-        describe: "Delete what a path reaches",
-        load: () => import("./yq/commands.ts").then((m) => m.runDelete),
-      }),
-      command(YQ_MERGE, {
-        usage: "merge <file> <others..>",
-        describe: "Merge the other files into the first (-x: theirs win)",
-        load: () => import("./yq/commands.ts").then((m) => m.runMerge),
-      }),
-      command(YQ_NEW, {
-        usage: "new <path> <value>",
-        describe: "Print a new document with a value at a path",
-        load: () => import("./yq/commands.ts").then((m) => m.runNew),
-      }),
-    ],
-  },
+  yq,
   imageSecurity,
 ];

@@ -25,8 +25,8 @@ export interface CliIO {
   readonly color: boolean;
   /** The working directory. */
   readonly cwd: string;
-  /** Reads standard input to its end (for commands that take `-`). */
-  readonly readStdin?: () => Promise<string>;
+  /** Reads all of standard input (for commands that take data there, as `yq r -`). */
+  readonly readStdin: () => Promise<string>;
 }
 
 const encoder = new TextEncoder();

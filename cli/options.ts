@@ -17,12 +17,6 @@ export const COMMON_FLAGS: Readonly<Record<string, FlagSpec>> = {
   debug: { type: "boolean", hidden: true, describe: "Same as --verbose (igc's spelling)" },
 };
 
-/**
- * What the CLI hands yargs for a lone `-` (standard input), which yargs would otherwise read as
- * an empty value; resolveOptions turns it back into `-`.
- */
-export const STDIN_ARGUMENT = "\u0000-";
-
 /** `foo-bar` → `fooBar`. */
 export function camelCase(name: string): string {
   return name.replace(/-([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -73,7 +67,7 @@ function flagValue(name: string, flag: FlagSpec, given: unknown): unknown {
         throw new UsageError(`${label} was given ${given.length} times; give it once`);
       }
       if (typeof given === "boolean") throw new UsageError(`${label} needs a value`);
-      const text = given === STDIN_ARGUMENT ? "-" : String(given);
+      const text = String(given);
       checkChoice(label, flag, text);
       return text;
     }
@@ -94,8 +88,7 @@ function positionalValue(name: string, spec: PositionalSpec, given: unknown): un
     if (spec.required && list.length === 0) throw new UsageError(`Give at least one ${name}`);
     return list;
   }
-  if (given === STDIN_ARGUMENT) return "-";
-  if (given === undefined || given === "") {
+  if (given === undefined || (given === "" && !spec.allowEmpty)) {
     if (spec.default !== undefined) return spec.default;
     if (spec.required) throw new UsageError(`Give the ${name}`);
     return undefined;

@@ -93,3 +93,15 @@ Deno.test("camelCase() turns a flag name into its property name", () => {
   assert.equal(camelCase("registries.d"), "registries.d");
   assert.equal(camelCase("templateNamespace"), "templateNamespace");
 });
+
+Deno.test("resolveOptions() takes an empty positional as missing, unless it allows empty", () => {
+  const spec = defineOptions({
+    positionals: {
+      name: { type: "string", required: true, describe: "" },
+      value: { type: "string", required: true, allowEmpty: true, describe: "" },
+    },
+  });
+  assert.throws(() => resolveOptions(spec, { name: "", value: "" }, {}), /Give the name/);
+  assert.equal(resolveOptions(spec, { name: "n", value: "" }, {}).value, "");
+  assert.throws(() => resolveOptions(spec, { name: "n" }, {}), /Give the value/);
+});

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type Document, parseAllDocuments, parseDocument } from "yaml";
+import { type Document, parseAllDocuments, parseDocument, visit } from "yaml";
 import { InputSyntaxError, safeSyntaxError } from "./errors.ts";
 
 /** How YAML is read. */
@@ -43,6 +43,16 @@ export function parseYaml(text: string, options: YamlOptions = {}): unknown {
   );
 }
 
+/** `error` (of document `index`, 0-based) saying which document of the stream it is in. */
+function inDocument(error: unknown, index: number): unknown {
+  if (!(error instanceof InputSyntaxError)) return error;
+  return new InputSyntaxError(error.format, error.code, {
+    document: index + 1,
+    line: error.line,
+    column: error.column,
+  });
+}
+
 /**
  * Parses every document of a YAML stream into plain values (empty documents are `null`).
  *
@@ -59,14 +69,40 @@ export function parseYamlDocuments(text: string, options: YamlOptions = {}): unk
     try {
       return valueOf(doc);
     } catch (error) {
-      if (!(error instanceof InputSyntaxError)) throw error;
-      throw new InputSyntaxError(error.format, error.code, {
-        document: i + 1,
-        line: error.line,
-        column: error.column,
-      });
+      throw inDocument(error, i);
     }
   });
+}
+
+/**
+ * Parses every document of a YAML stream for editing: the nodes keep their source ranges and
+ * their tokens of the concrete syntax tree (`srcToken`), and comments stay attached. A stream
+ * of no document (empty, or only comments) gives an empty list. An alias without its anchor
+ * is an error here too.
+ *
+ * @throws {InputSyntaxError} for the first document that is not valid YAML; its `document`
+ * says which (1-based).
+ */
+export function parseYamlStream(text: string): Document.Parsed[] {
+  const parsed = parseAllDocuments(text, { prettyErrors: true, keepSourceTokens: true });
+  const docs = Array.isArray(parsed) ? [...parsed] : [parsed];
+  docs.forEach((doc, i) => {
+    const first = doc.errors[0];
+    if (first !== undefined) throw inDocument(safeSyntaxError(first, "YAML"), i);
+    visit(doc, {
+      Alias(_, alias) {
+        if (alias.resolve(doc) !== undefined) return;
+        const offset = alias.range?.[0] ?? 0;
+        const before = text.slice(0, offset);
+        throw new InputSyntaxError("YAML", "BAD_ALIAS", {
+          document: i + 1,
+          line: before.split("\n").length,
+          column: offset - before.lastIndexOf("\n"),
+        });
+      },
+    });
+  });
+  return docs;
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import type { Node } from "yaml";
 import { describeError, InputSyntaxError } from "./errors.ts";
-import { parseYaml, parseYamlDocument, parseYamlDocuments } from "./yaml.ts";
+import { parseYaml, parseYamlDocument, parseYamlDocuments, parseYamlStream } from "./yaml.ts";
 
 const CANARY = `CANARY-S3CR3T-${crypto.randomUUID()}`;
 
@@ -58,4 +59,17 @@ Deno.test("parseYamlDocument() keeps the document for edits and fails without th
   assert.equal(parseYamlDocument("a: 1\n").get("a"), 1);
   const error = thrownBy(() => parseYamlDocument(BROKEN[1]!));
   assert.ok(!describeError(error).includes(CANARY));
+});
+
+Deno.test("parseYamlStream() keeps each document for edits, and says which one fails", () => {
+  const docs = parseYamlStream("# c\na: 1\n---\nb: [2]\n");
+  assert.equal(docs.length, 2);
+  assert.equal((docs[1]!.get("b", true) as Node).srcToken?.type, "flow-collection");
+  assert.deepEqual(docs[0]!.contents?.range, [4, 9, 9]);
+  assert.deepEqual(parseYamlStream(""), []);
+  for (const text of BROKEN) {
+    const error = thrownBy(() => parseYamlStream(`a: 1\n---\n${text}`));
+    assert.equal(error.document, 2);
+    assert.ok(!describeError(error).includes(CANARY), describeError(error));
+  }
 });

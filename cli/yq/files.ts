@@ -1,118 +1,131 @@
 /**
- * The YAML files of `toolkit yq`: read from a file or standard input (`-`), every document of a
- * multi-document stream kept, and written back the way they came: a stream with no change is
- * given back byte for byte; a changed one is written by the `yaml` package with the sequence
- * indentation the file used, flow collections without padding and no line folding, so comments,
- * key order, quoting and `---` boundaries stay. `-i` replaces the file through a temporary file
- * (its mode kept) and only when something changed.
+ * The YAML a `toolkit yq` command works on, and where its result goes: a file or standard
+ * input (`-`) in; standard output, or with `-i` the file itself, out. An in-place write goes
+ * through a temporary file in the same directory and a rename (a reader never sees half a
+ * file), keeps the file's mode, follows a symbolic link to the file it names, and does not
+ * touch the file when nothing changed.
  *
  * @module
  */
-import { type Document, parseAllDocuments } from "yaml";
-import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import type { Document } from "yaml";
 import type { CliIO } from "../io.ts";
+import { InputSyntaxError, ToolkitError, UsageError } from "../../lib/errors.ts";
+import { parseYamlStream } from "../../lib/yaml.ts";
 
-/** A YAML stream as read. */
-export interface YamlStream {
-  /** Where it came from (`-` for standard input). */
-  readonly source: string;
-  /** The path of the file, for `-i`. */
-  readonly path?: string;
+/** YAML text and where it came from. */
+export interface YamlSource {
+  /** The name to show: the file as given, or `standard input`. */
+  readonly name: string;
+  /** The file's path (absolute); `undefined` for standard input. */
+  readonly path: string | undefined;
+  /** The text. */
   readonly text: string;
-  readonly documents: Document[];
 }
 
-/** A file that cannot be read or parsed. */
+/** A file that cannot be read or written. */
 export class YamlFileError extends ToolkitError {
-  /** Creates the error. */
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+  /** Creates the error: `action` (`read`, `write`) of `name` failed for `detail`. */
+  constructor(action: string, name: string, detail: string, options?: ErrorOptions) {
+    super(`Cannot ${action} "${name}": ${detail}`, options);
     this.name = "YamlFileError";
   }
 }
 
-/** Reads and parses `file` (`-`: standard input). */
-export async function readYaml(io: CliIO, file: string): Promise<YamlStream> {
-  let text: string;
-  let path: string | undefined;
+function resolvePath(cwd: string, path: string): string {
+  return path.startsWith("/") ? path : `${cwd}/${path}`;
+}
+
+/** The error of `action` on `name`: a known reason in words, else the system's error as cause. */
+function fileError(action: string, name: string, error: unknown): YamlFileError {
+  if (error instanceof Deno.errors.NotFound) return new YamlFileError(action, name, "no such file");
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return new YamlFileError(action, name, "permission denied");
+  }
+  if (error instanceof Deno.errors.IsADirectory) {
+    return new YamlFileError(action, name, "it is a directory");
+  }
+  if (error instanceof TypeError) return new YamlFileError(action, name, "it is not UTF-8 text");
+  return new YamlFileError(action, name, "failed", { cause: error });
+}
+
+/** Reads `file` (`-`: standard input, which must not be a terminal). */
+export async function readSource(io: CliIO, file: string): Promise<YamlSource> {
   if (file === "-") {
-    if (!io.readStdin) throw new UsageError("Cannot read standard input here");
-    text = await io.readStdin();
-  } else {
-    path = file.startsWith("/") ? file : `${io.cwd.replace(/\/$/, "")}/${file}`;
-    try {
-      text = await Deno.readTextFile(path);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
-        throw new YamlFileError(`Cannot read "${file}": no such file`);
-      }
-      throw new YamlFileError(`Cannot read "${file}"`, { cause: error });
+    if (io.interactive) {
+      throw new UsageError("Give a file, or pipe YAML to standard input (-)");
     }
+    return { name: "standard input", path: undefined, text: await io.readStdin() };
   }
-  const documents = parseAllDocuments(text);
-  if (!Array.isArray(documents)) {
-    return { source: file, ...(path ? { path } : {}), text, documents: [] };
+  const path = resolvePath(io.cwd, file);
+  try {
+    const bytes = await Deno.readFile(path);
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return { name: file, path, text };
+  } catch (error) {
+    throw fileError("read", file, error);
   }
-  for (const doc of documents) {
-    const error = doc.errors[0];
-    if (error) {
-      throw new YamlFileError(`Cannot parse "${file}": ${error.message.split("\n")[0]}`);
+}
+
+/** The documents of a source, for editing. A text that is not YAML is named by its source. */
+export function parseSource(source: YamlSource): Document.Parsed[] {
+  try {
+    return parseYamlStream(source.text);
+  } catch (error) {
+    if (error instanceof InputSyntaxError) {
+      throw new YamlFileError("read", source.name, error.message, { cause: error });
     }
+    throw error;
   }
-  return { source: file, ...(path ? { path } : {}), text, documents };
 }
 
-/** The documents `-d` picks: an index (default 0) or `*` for all. */
-export function pickDocuments(stream: YamlStream, which: string): Document[] {
-  if (which === "*") return stream.documents;
-  if (!/^\d+$/.test(which)) {
-    throw new UsageError(`-d must be a document index or *, not "${which}"`);
+/** Refuses `-i` on standard input, before any work is done. */
+export function checkInPlace(file: string, inPlace: boolean): void {
+  if (inPlace && file === "-") {
+    throw new UsageError("-i/--inplace needs a file; standard input cannot be edited in place");
   }
-  const index = Number(which);
-  if (stream.documents.length === 0 && index === 0) return [];
-  const doc = stream.documents[index];
-  if (!doc) {
-    throw new UsageError(
-      `"${stream.source}" has ${stream.documents.length} document(s): there is no document ${index}`,
-    );
-  }
-  return [doc];
-}
-
-/** Whether the text indents block sequences under their key (`key:\n  - a`) or not. */
-function indentsSequences(text: string): boolean {
-  const unindented = /^(\s*)[^\s#-][^\n]*:\s*\n\1- /m.test(text);
-  const indented = /^(\s*)[^\s#-][^\n]*:\s*\n\1\s+- /m.test(text);
-  return indented || !unindented;
-}
-
-/** The stream as text: the documents written back, in the file's own sequence style. */
-export function formatYaml(stream: YamlStream): string {
-  const options = {
-    indentSeq: indentsSequences(stream.text),
-    flowCollectionPadding: false,
-    lineWidth: 0,
-  };
-  return stream.documents.map((doc) => doc.toString(options)).join("");
 }
 
 /**
- * Writes `text` over the stream's file through a temporary file in the same directory, keeping
- * its mode; nothing is written when it is unchanged. Returns whether it was written.
+ * Writes the result `text` of a command on `source`: to standard output, or with `inPlace`
+ * to the file itself (only when it changed). Returns whether the file was written.
  */
-export async function writeInPlace(stream: YamlStream, text: string): Promise<boolean> {
-  if (!stream.path) throw new UsageError("-i needs a file, not standard input");
-  if (text === stream.text) return false;
-  const mode = (await Deno.stat(stream.path)).mode ?? 0o644;
-  const dir = stream.path.slice(0, stream.path.lastIndexOf("/")) || "/";
-  const temp = await Deno.makeTempFile({ dir, prefix: ".yq-" });
-  try {
-    await Deno.writeTextFile(temp, text);
-    await Deno.chmod(temp, mode & 0o7777);
-    await Deno.rename(temp, stream.path);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw new YamlFileError(`Cannot write "${stream.source}"`, { cause: error });
+export async function writeResult(
+  io: CliIO,
+  source: YamlSource,
+  text: string,
+  inPlace: boolean,
+): Promise<boolean> {
+  if (!inPlace) {
+    io.stdout.write(text);
+    return false;
   }
+  if (source.path === undefined) checkInPlace("-", true);
+  if (text === source.text) return false;
+  await replaceFile(source.path!, source.name, text);
   return true;
+}
+
+/** Replaces a file's content atomically (temporary file + rename), keeping its mode. */
+async function replaceFile(path: string, name: string, text: string): Promise<void> {
+  let target: string;
+  let mode: number | null;
+  try {
+    target = await Deno.realPath(path);
+    mode = (await Deno.stat(target)).mode;
+  } catch (error) {
+    throw fileError("write", name, error);
+  }
+  const slash = target.lastIndexOf("/");
+  const dir = target.slice(0, slash) || "/";
+  const base = target.slice(slash + 1);
+  let temp: string | undefined;
+  try {
+    temp = await Deno.makeTempFile({ dir, prefix: `.${base}.`, suffix: ".tmp" });
+    await Deno.writeTextFile(temp, text);
+    if (mode !== null && Deno.build.os !== "windows") await Deno.chmod(temp, mode & 0o7777);
+    await Deno.rename(temp, target);
+  } catch (error) {
+    if (temp !== undefined) await Deno.remove(temp).catch(() => {});
+    throw fileError("write", name, error);
+  }
 }

@@ -1,36 +1,113 @@
 import assert from "node:assert/strict";
-import { parsePath, PathSyntaxError } from "./path.ts";
+import { formatPath, parsePath, PathSyntaxError, type Segment } from "./path.ts";
+import { UsageError } from "../../lib/errors.ts";
 
-Deno.test("parsePath() reads keys, indexes, wildcards, filters, quoted keys and JSONPath", () => {
+const key = (name: string): Segment => ({ kind: "key", name });
+const match = (field: string[], value: string, quoted = false): Segment => ({
+  kind: "match",
+  field,
+  value,
+  quoted,
+});
+
+Deno.test("parsePath() reads yq's dotted paths", () => {
   assert.deepEqual(parsePath("a.b[0].c"), [
-    { kind: "key", key: "a" },
-    { kind: "key", key: "b" },
+    key("a"),
+    key("b"),
     { kind: "index", index: 0 },
-    { kind: "key", key: "c" },
+    key("c"),
   ]);
-  assert.deepEqual(parsePath("a.*.c")[1], { kind: "wildcard" });
-  assert.deepEqual(parsePath("a[name==x].c")[1], { kind: "filter", key: "name", value: "x" });
+  assert.deepEqual(parsePath("a.*.c"), [key("a"), { kind: "wildcard" }, key("c")]);
+  assert.deepEqual(parsePath("a[*]"), [key("a"), { kind: "wildcard" }]);
+  assert.deepEqual(parsePath("a[+]"), [key("a"), { kind: "append" }]);
+  assert.deepEqual(parsePath("a[-1]"), [key("a"), { kind: "index", index: -1 }]);
+  assert.deepEqual(parsePath("a.[0]"), [key("a"), { kind: "index", index: 0 }]);
+  assert.deepEqual(parsePath("[1].x"), [{ kind: "index", index: 1 }, key("x")]);
+  assert.deepEqual(parsePath("image.tag-name/x:y"), [key("image"), key("tag-name/x:y")]);
+  assert.deepEqual(parsePath("$ref.x"), [key("$ref"), key("x")]);
+});
+
+Deno.test("parsePath() takes the document itself as empty, . or $", () => {
+  assert.deepEqual(parsePath(""), []);
+  assert.deepEqual(parsePath("."), []);
+  assert.deepEqual(parsePath("$"), []);
+});
+
+Deno.test("parsePath() reads quoted keys with dots and brackets", () => {
+  assert.deepEqual(parsePath('"a.b".c'), [key("a.b"), key("c")]);
+  assert.deepEqual(parsePath("x.'y.z'"), [key("x"), key("y.z")]);
+  assert.deepEqual(parsePath(`a["b[0]"]['it''s']`), [key("a"), key("b[0]"), key("it's")]);
+  assert.deepEqual(parsePath('a."q\\"uote"'), [key("a"), key('q"uote')]);
+  assert.deepEqual(parsePath("metadata.annotations.'app.kubernetes.io/name'"), [
+    key("metadata"),
+    key("annotations"),
+    key("app.kubernetes.io/name"),
+  ]);
+});
+
+Deno.test("parsePath() reads elements chosen by a field", () => {
+  assert.deepEqual(parsePath("a[name==x].c"), [key("a"), match(["name"], "x"), key("c")]);
+  assert.deepEqual(parsePath('a[ name == "x y" ]'), [key("a"), match(["name"], "x y", true)]);
+  assert.deepEqual(parsePath("a[meta.name==x]"), [key("a"), match(["meta", "name"], "x")]);
+  assert.deepEqual(parsePath("a.(name==x).c"), [key("a"), match(["name"], "x"), key("c")]);
+  assert.deepEqual(parsePath("a[1==x]"), [key("a"), match(["1"], "x")]);
+});
+
+Deno.test("parsePath() reads the JSONPath that igc users wrote", () => {
   assert.deepEqual(parsePath('dependencies[?(@.name == "image")].version'), [
-    { kind: "key", key: "dependencies" },
-    { kind: "filter", key: "name", value: "image" },
-    { kind: "key", key: "version" },
+    key("dependencies"),
+    match(["name"], "image", true),
+    key("version"),
   ]);
-  assert.deepEqual(parsePath('"a.b".c'), [{ kind: "key", key: "a.b" }, { kind: "key", key: "c" }]);
-  assert.deepEqual(parsePath("$.a.b"), [{ kind: "key", key: "a" }, { kind: "key", key: "b" }]);
-  assert.deepEqual(parsePath("a[*]")[1], { kind: "wildcard" });
+  assert.deepEqual(parsePath("$.a.b"), [key("a"), key("b")]);
+  assert.deepEqual(parsePath("$['a.b'][0]"), [key("a.b"), { kind: "index", index: 0 }]);
+  assert.deepEqual(parsePath("$.deps[?(@.port==8080)]"), [key("deps"), match(["port"], "8080")]);
+  assert.deepEqual(parsePath("x[?(@.meta['app.name'] == 'a')]"), [
+    key("x"),
+    match(["meta", "app.name"], "a", true),
+  ]);
+  assert.deepEqual(parsePath("dependencies[*].version"), [
+    key("dependencies"),
+    { kind: "wildcard" },
+    key("version"),
+  ]);
 });
 
 Deno.test("parsePath() says where a path goes wrong", () => {
+  const cases: [string, RegExp][] = [
+    ["a..b", /recursive descent \(\.\.\) is not supported at character 2$/],
+    ["a.", /a key expected after the dot at character 3$/],
+    ["a[0", /"]" expected at character 4$/],
+    ["a[]", /an index, \*, \+, a quoted key or field==value expected at character 3$/],
+    ['a."b', /unterminated double quote at character 3$/],
+    ["a[name!=x]", /only == is supported at character 7$/],
+    ["a[name]", /"==" expected, found "]" at character 7$/],
+    ["a[?(name == 'x')]", /"@" \(the current item\) expected, found "n" at character 5$/],
+    ["a[name==]", /a value expected after == at character 9$/],
+    ['a"b', /a quote in a key \(put the key in quotes\) at character 2$/],
+    ["a]b", /"]" in a key \(put the key in quotes\) at character 2$/],
+    ["a[0]b", /"\." or "\[" expected, found "b" at character 5$/],
+    ["a[-x]", /an index expected at character 3$/],
+    ["a[1x]", /"==" expected, found "]" at character 5$/],
+  ];
+  for (const [path, message] of cases) {
+    let error: unknown;
+    try {
+      parsePath(path);
+    } catch (e) {
+      error = e;
+    }
+    assert.ok(error instanceof PathSyntaxError && error instanceof UsageError, path);
+    assert.match(error.message, message, path);
+    assert.ok(error.message.startsWith(`Cannot read path "${path}": `));
+  }
+});
+
+Deno.test("formatPath() writes a path that parses back to the same segments", () => {
   for (
-    const [path, message] of [["a[", /character 2: no closing \]/], ["a..b", /empty key/], [
-      "",
-      /empty path/,
-    ], ["a[x y]", /not an index/]] as const
+    const path of ["a.b[0].c", "a.*.c", 'a["x.y"].z', "a[name==x]", 'a[name=="x y"]', "a[+]"]
   ) {
-    assert.throws(
-      () => parsePath(path),
-      (e: unknown) => e instanceof PathSyntaxError && message.test(e.message),
-      path,
-    );
+    assert.equal(formatPath(parsePath(path)), path);
+    assert.deepEqual(parsePath(formatPath(parsePath(path))), parsePath(path));
   }
 });

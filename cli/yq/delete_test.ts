@@ -1,0 +1,25 @@
+import assert from "node:assert/strict";
+import { bufferedIO } from "../io.ts";
+import { run } from "./delete.ts";
+
+async function remove(stdin: string, path: string, more: { doc?: string; verbose?: boolean } = {}) {
+  const io = bufferedIO({ stdin });
+  await run({
+    file: "-",
+    path,
+    inplace: false,
+    doc: more.doc ?? "0",
+    verbose: more.verbose ?? false,
+    quiet: false,
+  }, { io, programName: "toolkit" });
+  return { out: io.out(), err: io.err() };
+}
+
+Deno.test("yq d deletes the matches of the chosen documents and keeps the rest", async () => {
+  const text = "# c\na: 1\nb: 2 # two\n---\na: 3\n";
+  assert.equal((await remove(text, "a")).out, "# c\nb: 2 # two\n---\na: 3\n");
+  assert.equal((await remove(text, "a", { doc: "*" })).out, "# c\nb: 2 # two\n---\n{}\n");
+  assert.equal((await remove(text, "zz")).out, text);
+  assert.match((await remove(text, "zz", { verbose: true })).err, /matches nothing/);
+  assert.equal((await remove("", "a")).out, "");
+});
