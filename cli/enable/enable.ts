@@ -215,6 +215,23 @@ export function safeEntries(
   return files;
 }
 
+/** Refuses a path of the directory that is, or goes through, a symbolic link. */
+async function refuseLinks(dir: string, path: string): Promise<void> {
+  let at = dir;
+  for (const part of path.split("/")) {
+    at = `${at}/${part}`;
+    const info = await Deno.lstat(at).catch(() => undefined);
+    if (!info) return;
+    if (info.isSymlink) {
+      throw new UnsafeArchiveError(
+        `Cannot write ${path}: ${
+          at.slice(dir.length + 1)
+        } is a symbolic link in the directory (nothing was written)`,
+      );
+    }
+  }
+}
+
 async function readIfExists(path: string): Promise<Uint8Array | undefined> {
   try {
     return await Deno.readFile(path);
@@ -333,11 +350,25 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
     }
   }
   if (!options.dryRun) {
+    // Nothing is written through a symbolic link of the directory (it could lead out of it).
+    for (const p of plan) {
+      if (p.state !== "unchanged") await refuseLinks(dir, p.path);
+    }
     for (const p of plan) {
       if (p.state === "unchanged") continue;
       const target = `${dir}/${p.path}`;
-      await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
-      await Deno.writeFile(target, p.data, { mode: p.mode & 0o777 || 0o644 });
+      const parent = target.slice(0, target.lastIndexOf("/"));
+      await Deno.mkdir(parent, { recursive: true });
+      // Written beside and renamed: a failure leaves no half-written file.
+      const temp = await Deno.makeTempFile({ dir: parent, prefix: ".toolkit-enable-" });
+      try {
+        await Deno.writeFile(temp, p.data);
+        await Deno.chmod(temp, p.mode & 0o777 || 0o644);
+        await Deno.rename(temp, target);
+      } catch (error) {
+        await Deno.remove(temp).catch(() => {});
+        throw error;
+      }
     }
   }
   const report = {

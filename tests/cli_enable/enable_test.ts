@@ -132,6 +132,17 @@ Deno.test("toolkit enable", async (t) => {
       assert.match(r.out, /unchanged +Jenkinsfile/);
     });
 
+    await t.step("nothing is written through a symbolic link of the directory", async () => {
+      await Deno.remove(`${app}/Dockerfile`);
+      await Deno.symlink(`${work}/outside-target`, `${app}/Dockerfile`);
+      const r = await enable(["-p", "nodejs", "--force"]);
+      assert.equal(r.status, 1, r.err);
+      assert.match(r.err, /Dockerfile is a symbolic link in the directory/);
+      assert.ok(!(await Deno.stat(`${work}/outside-target`).catch(() => undefined)));
+      await Deno.remove(`${app}/Dockerfile`);
+      await git(app, "checkout", "--", "Dockerfile");
+    });
+
     await t.step(
       "a changed file is overwritten only with --force; a dirty tree is refused",
       async () => {
