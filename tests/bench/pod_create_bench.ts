@@ -13,7 +13,8 @@
  * The variants are measured in interleaved rounds (three by default, `--rounds`); each round gives
  * the sequential latency of `--creates` creates (p50, p99) and the creates per second of 16
  * concurrent clients for `--seconds`. The table prints medians of the rounds, and "added p50" is
- * the variant's p50 minus the p50 without a webhook of the same round.
+ * the variant's p50 minus the p50 without a webhook of the same round. `--toolkit-v8-flags ""` runs
+ * toolkit's webhook without the shipped `--max-semi-space-size=4`, to weigh that trade-off.
  *
  * @module
  */
@@ -43,6 +44,8 @@ const { values } = parseArgs({
     creates: { type: "string", default: "200" },
     seconds: { type: "string", default: "5" },
     clients: { type: "string", default: "16" },
+    // The webhook's V8 flags (the shipped default keeps the young generation small).
+    "toolkit-v8-flags": { type: "string", default: "--max-semi-space-size=4" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -234,7 +237,7 @@ try {
     await startProcess(Deno.execPath(), [
       "run",
       "--unstable-net",
-      "--v8-flags=--max-semi-space-size=4",
+      ...(values["toolkit-v8-flags"] ? [`--v8-flags=${values["toolkit-v8-flags"]}`] : []),
       "--allow-net",
       "--allow-read",
       "--allow-env",
