@@ -3,6 +3,11 @@ import { basicAuthorization, decodeBase64, decodeBase64Text, encodeBase64 } from
 
 Deno.test("encodeBase64() encodes UTF-8 text and bytes", () => {
   assert.deepEqual(encodeBase64("héllo"), "aMOpbGxv");
+  // ASCII takes the btoa path, and gives what the bytes give.
+  const ascii =
+    '[{"op":"replace","path":"/spec/containers/0/image","value":"r/a@sha256:0"}]~\u007f';
+  assert.deepEqual(encodeBase64(ascii), encodeBase64(new TextEncoder().encode(ascii)));
+  assert.deepEqual(encodeBase64("\u00e9"), "w6k="); // Latin-1, but not ASCII: UTF-8, not btoa's byte
   assert.deepEqual(encodeBase64(new Uint8Array([0xfb, 0xff])), "+/8=");
   assert.deepEqual(encodeBase64(new Uint8Array([0xfb, 0xff]), { urlSafe: true }), "-_8");
 });

@@ -27,6 +27,22 @@ function bounded(value: unknown): unknown {
   return kept;
 }
 
+/** Whether a field of `record` is over a bound (most records have none and are not copied). */
+function needsBounding(record: LogRecord): boolean {
+  for (const key in record) {
+    const value = record[key];
+    if (typeof value === "string") {
+      if (value.length > LOG_STRING_LIMIT) return true;
+    } else if (Array.isArray(value)) {
+      if (value.length > LOG_ARRAY_LIMIT) return true;
+      for (const item of value) {
+        if (typeof item === "string" && item.length > LOG_STRING_LIMIT) return true;
+      }
+    }
+  }
+  return false;
+}
+
 function boundedRecord(record: LogRecord): LogRecord {
   const out: Record<string, unknown> = {};
   for (const key in record) out[key] = bounded(record[key]);
@@ -75,9 +91,16 @@ export function createJsonLog(
 
   return {
     write(record) {
-      const line = `${
-        JSON.stringify({ time: now().toISOString(), level: "info", ...boundedRecord(record) })
-      }\n`;
+      const fields = needsBounding(record) ? boundedRecord(record) : record;
+      const time = now().toISOString();
+      let line: string;
+      if (fields.level === undefined && fields.time === undefined) {
+        // The common case, without copying the record: its JSON after the time and level.
+        const json = JSON.stringify(fields);
+        line = `{"time":"${time}","level":"info"${json.length > 2 ? `,${json.slice(1)}` : "}"}\n`;
+      } else {
+        line = `${JSON.stringify({ time, level: "info", ...fields })}\n`;
+      }
       batch.push(line);
       size += line.length;
       if (size >= maxBatch) flush();

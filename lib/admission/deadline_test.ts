@@ -38,3 +38,23 @@ Deno.test("DeadlineScheduler keeps the other deadlines when one in the middle is
   assert.equal(scheduler.size, 0);
   scheduler.close();
 });
+
+Deno.test("DeadlineScheduler.race settles like the promise when it is in time", async () => {
+  const scheduler = new DeadlineScheduler({ tickMs: 1 });
+  assert.equal(await scheduler.race(Promise.resolve(7), 1000), 7);
+  await assert.rejects(scheduler.race(Promise.reject(new TypeError("no")), 1000), TypeError);
+  assert.equal(scheduler.size, 0);
+  scheduler.close();
+});
+
+Deno.test("DeadlineScheduler.race rejects with DeadlineExceededError when the promise is late", async () => {
+  const scheduler = new DeadlineScheduler({ tickMs: 1 });
+  let settle!: (value: string) => void;
+  const late = new Promise<string>((resolve) => (settle = resolve));
+  const error = await scheduler.race(late, 5).catch((e) => e);
+  assert.ok(error instanceof DeadlineExceededError);
+  assert.equal(error.budgetMs, 5);
+  assert.equal(scheduler.size, 0);
+  settle("too late"); // settling afterwards changes nothing
+  scheduler.close();
+});
