@@ -26,10 +26,10 @@ import {
   internalErrorResponse,
   InvalidAdmissionReviewError,
   parseAdmissionReview,
-  raceSignal,
 } from "../lib/admission/mod.ts";
 import type { JsonLog } from "./log.ts";
 import type { DecisionLabel, WebhookMetrics } from "./metrics.ts";
+import { oneWriteResponse } from "./response_body.ts";
 
 /** What the handler depends on. */
 export interface HandlerDeps {
@@ -56,11 +56,12 @@ export interface HandlerDeps {
   readonly deadlines?: DeadlineScheduler;
 }
 
-const JSON_HEADERS = { "content-type": "application/json" };
-const TEXT_HEADERS = { "content-type": "text/plain; charset=utf-8" };
+const JSON_TYPE = "application/json";
+const TEXT_TYPE = "text/plain; charset=utf-8";
+const METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 function text(body: string, status = 200): Response {
-  return new Response(body, { status, headers: TEXT_HEADERS });
+  return oneWriteResponse(body, { status, contentType: TEXT_TYPE });
 }
 
 class BodyTooLargeError extends Error {}
@@ -78,15 +79,20 @@ export function pathOf(url: string): string {
   return url.slice(start, end);
 }
 
-async function readBody(request: Request, limit: number): Promise<string> {
+/**
+ * The request body, parsed as JSON. A declared length over `limit` is refused before anything
+ * is read; then `Request.json()` is the fast path (Deno takes the whole body as text natively,
+ * where `text()` copies it through a stream first). Without a length the body is read in chunks
+ * up to `limit`. Throws `SyntaxError` for a body that is not JSON.
+ */
+async function readJson(request: Request, limit: number): Promise<unknown> {
   const length = request.headers.get("content-length");
   if (length !== null) {
     const declared = Number(length);
     if (!Number.isInteger(declared) || declared > limit) throw new BodyTooLargeError();
-    // The length is known and small enough: the native reader is the fast path.
-    return await request.text();
+    return await request.json();
   }
-  if (request.body === null) return "";
+  if (request.body === null) return JSON.parse("");
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body) {
@@ -100,7 +106,7 @@ async function readBody(request: Request, limit: number): Promise<string> {
     bytes.set(c, offset);
     offset += c.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return JSON.parse(new TextDecoder().decode(bytes));
 }
 
 /** Builds the request handler. */
@@ -110,13 +116,12 @@ export function createHandler(deps: HandlerDeps): (request: Request) => Promise<
   const deadlines = deps.deadlines ?? new DeadlineScheduler();
 
   function reply(body: unknown): Response {
-    return new Response(JSON.stringify(body), { headers: JSON_HEADERS });
+    return oneWriteResponse(JSON.stringify(body), { contentType: JSON_TYPE });
   }
 
   async function guarded(request: AdmissionRequest): Promise<AdmissionDecision | "error"> {
-    using guard = deadlines.start(deps.guardMs);
     try {
-      return await raceSignal(deps.evaluator.evaluate(request), guard.signal);
+      return await deadlines.race(deps.evaluator.evaluate(request), deps.guardMs);
     } catch {
       return "error";
     }
@@ -124,17 +129,14 @@ export function createHandler(deps: HandlerDeps): (request: Request) => Promise<
 
   async function admit(http: Request): Promise<Response> {
     const started = now();
-    let body: string;
-    try {
-      body = await readBody(http, limit);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) return text("request body too large\n", 413);
-      return text("cannot read the request body\n", 400);
-    }
     let request: AdmissionRequest;
     try {
-      request = parseAdmissionReview(JSON.parse(body));
+      request = parseAdmissionReview(await readJson(http, limit));
     } catch (error) {
+      if (error instanceof BodyTooLargeError) return text("request body too large\n", 413);
+      if (!(error instanceof SyntaxError || error instanceof InvalidAdmissionReviewError)) {
+        return text("cannot read the request body\n", 400);
+      }
       const detail = error instanceof InvalidAdmissionReviewError
         ? error.message
         : "Cannot read AdmissionReview: the body is not JSON";
@@ -195,9 +197,7 @@ export function createHandler(deps: HandlerDeps): (request: Request) => Promise<
         return deps.ready() ? text("ok\n") : text("policies not loaded yet\n", 503);
       case "/metrics":
         if (!get) return text("method not allowed\n", 405);
-        return new Response(deps.metrics.render(deps.ready()), {
-          headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
-        });
+        return oneWriteResponse(deps.metrics.render(deps.ready()), { contentType: METRICS_TYPE });
       default:
         return text("not found\n", 404);
     }
