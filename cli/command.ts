@@ -30,6 +30,11 @@ export interface FlagSpec {
   readonly demandOption?: boolean;
   /** An environment variable read when the flag is not given. */
   readonly env?: string;
+  /**
+   * For a boolean: true when not given and this environment variable has this value, as igc's
+   * `CLOUDSHELL=true` turns `--throttle` on; the command line still wins (`--no-throttle`).
+   */
+  readonly trueWhen?: { readonly env: string; readonly value: string };
   /** Kept out of `--help` (compatibility spellings). */
   readonly hidden?: boolean;
 }

@@ -15,6 +15,14 @@ export const KUBE_FLAGS = {
   context: { type: "string", describe: "The kubeconfig context to use (default: the current one)" },
 } as const satisfies Record<string, FlagSpec>;
 
+/** `--throttle`: 2 requests a second, on by default in IBM Cloud Shell (`CLOUDSHELL=true`) as with igc. */
+const THROTTLE_FLAG = {
+  type: "boolean",
+  describe:
+    "Throttle requests to the Kubernetes API to 2 a second (default: on when CLOUDSHELL=true)",
+  trueWhen: { env: "CLOUDSHELL", value: "true" },
+} as const satisfies FlagSpec;
+
 /** `-o text|json|yaml` (default text) for commands that print data. */
 const OUTPUT = {
   output: {
@@ -625,7 +633,7 @@ export const SYNC = defineOptions({
       default: "openshift-gitops",
       describe: "The namespace where Argo CD runs",
     },
-    throttle: { type: "boolean", describe: "Throttle requests to the Kubernetes API" },
+    throttle: THROTTLE_FLAG,
     ...RESULT_OUTPUT,
     ...KUBE_FLAGS,
   },
@@ -744,7 +752,7 @@ export const PIPELINE = defineOptions({
       default: true,
       describe: "Jenkins: ask for a crumb first",
     },
-    throttle: { type: "boolean", describe: "Throttle requests to the Kubernetes API" },
+    throttle: THROTTLE_FLAG,
     removeargocdlabel: {
       type: "string",
       hidden: true,

@@ -112,6 +112,12 @@ export function resolveOptions<S extends OptionsSpec>(
   }
   for (const [name, flag] of Object.entries(spec.flags ?? {})) {
     let given = parsed[name] ?? parsed[camelCase(name)];
+    if (
+      given === undefined && flag.type === "boolean" && flag.trueWhen &&
+      env[flag.trueWhen.env] === flag.trueWhen.value
+    ) {
+      given = true;
+    }
     if (given === undefined && flag.env) {
       const text = env[flag.env];
       if (text !== undefined && text !== "") given = fromEnvironment(name, flag, text);

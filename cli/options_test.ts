@@ -105,3 +105,20 @@ Deno.test("resolveOptions() takes an empty positional as missing, unless it allo
   assert.equal(resolveOptions(spec, { name: "n", value: "" }, {}).value, "");
   assert.throws(() => resolveOptions(spec, { name: "n" }, {}), /Give the value/);
 });
+
+Deno.test("resolveOptions() turns a trueWhen boolean on from its environment variable, unless the command line says no", () => {
+  const spec = defineOptions({
+    flags: {
+      throttle: {
+        type: "boolean",
+        describe: "throttle",
+        trueWhen: { env: "CLOUDSHELL", value: "true" },
+      },
+    },
+  });
+  assert.equal(resolveOptions(spec, {}, {}).throttle, false);
+  assert.equal(resolveOptions(spec, {}, { CLOUDSHELL: "true" }).throttle, true);
+  assert.equal(resolveOptions(spec, {}, { CLOUDSHELL: "yes please" }).throttle, false);
+  assert.equal(resolveOptions(spec, { throttle: false }, { CLOUDSHELL: "true" }).throttle, false);
+  assert.equal(resolveOptions(spec, { throttle: true }, {}).throttle, true);
+});

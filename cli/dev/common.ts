@@ -36,11 +36,12 @@ export interface KubeOptions {
 
 /**
  * Connects to the cluster of `--kubeconfig`/`--context` (or `$KUBECONFIG` and the current
- * context). `--throttle`, or `CLOUDSHELL=true` as with igc, limits requests to 2 per second.
+ * context). `--throttle` (on by default with `CLOUDSHELL=true`, as with igc, see `THROTTLE_FLAG`)
+ * limits requests to 2 per second.
  */
 export async function connect(options: KubeOptions, ctx: CommandContext): Promise<KubeClient> {
   const { env, cwd } = ctx.io;
-  const throttle = options.throttle === true || env.CLOUDSHELL === "true";
+  const throttle = options.throttle === true;
   return await connectCluster({
     kubeconfig: options.kubeconfig || undefined,
     context: options.context || undefined,
