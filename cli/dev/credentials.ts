@@ -58,17 +58,22 @@ function decodeBase64(value: string): string {
   }
 }
 
-function addFields(
-  into: Record<string, ToolCredentials>,
-  data: Record<string, string>,
-): void {
+/**
+ * Adds the `<TOOL>_<FIELD>` keys of `data` to `into`. A Map, and fields looked up as own
+ * properties only: a key such as `__PROTO___USERNAME` or `X_CONSTRUCTOR` in a ConfigMap is a tool
+ * named `__proto__` or an unknown field, never a change to `Object.prototype`.
+ */
+function addFields(into: Map<string, ToolCredentials>, data: Record<string, string>): void {
   for (const [key, value] of Object.entries(data)) {
     const i = key.lastIndexOf("_");
     if (i <= 0 || i === key.length - 1) continue;
     const tool = key.slice(0, i).toLowerCase();
-    const field = FIELDS[key.slice(i + 1).toLowerCase()];
+    const name = key.slice(i + 1).toLowerCase();
+    const field = Object.hasOwn(FIELDS, name) ? FIELDS[name] : undefined;
     if (!field || /api_?key/i.test(key)) continue;
-    (into[tool] ??= {})[field] = value;
+    let entry = into.get(tool);
+    if (entry === undefined) into.set(tool, entry = {});
+    entry[field] = value;
   }
 }
 
@@ -80,7 +85,7 @@ export function collectCredentials(
   secrets: readonly KubeObject[],
   configMaps: readonly KubeObject[],
 ): Record<string, ToolCredentials> {
-  const found: Record<string, ToolCredentials> = {};
+  const found = new Map<string, ToolCredentials>();
   for (const secret of secrets) {
     if (EXCLUDED_SECRETS.includes(secret.metadata.name)) continue;
     const data = (secret.data ?? {}) as Record<string, string>;
@@ -93,18 +98,20 @@ export function collectCredentials(
     if (EXCLUDED_CONFIG_MAPS.includes(cm.metadata.name)) continue;
     addFields(found, (cm.data ?? {}) as Record<string, string>);
   }
-  if (found.dashboard) found.dashboard = found.dashboard.url ? { url: found.dashboard.url } : {};
-  const ordered: Record<string, ToolCredentials> = {};
-  for (const tool of Object.keys(found).sort()) {
-    const c = found[tool]!;
+  const dashboard = found.get("dashboard");
+  if (dashboard) found.set("dashboard", dashboard.url ? { url: dashboard.url } : {});
+  const ordered: [string, ToolCredentials][] = [];
+  for (const tool of [...found.keys()].sort()) {
+    const c = found.get(tool)!;
     if (c.url === undefined && c.user === undefined && c.password === undefined) continue;
-    ordered[tool] = {
+    ordered.push([tool, {
       ...(c.url !== undefined ? { url: c.url } : {}),
       ...(c.user !== undefined ? { user: c.user } : {}),
       ...(c.password !== undefined ? { password: c.password } : {}),
-    };
+    }]);
   }
-  return ordered;
+  // Own properties, whatever the names (fromEntries defines them; assignment of "__proto__" would not).
+  return Object.fromEntries(ordered);
 }
 
 function unique(lists: readonly KubeObject[][]): KubeObject[] {

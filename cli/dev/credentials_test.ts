@@ -31,3 +31,22 @@ Deno.test("collectCredentials() leaves out cloud config, API keys, and dashboard
   ];
   assert.deepEqual(collectCredentials(secrets, configMaps), { dashboard: { url: "https://d" } });
 });
+
+Deno.test("collectCredentials() takes keys named like Object properties as data, never touching a prototype", () => {
+  const configMaps = [
+    obj("hostile", {
+      __PROTO___USERNAME: "polluted",
+      CONSTRUCTOR_URL: "https://c",
+      TOOL_CONSTRUCTOR: "x",
+      TOOL_TOSTRING: "y",
+    }),
+  ];
+  const found = collectCredentials([], configMaps);
+  assert.equal(({} as Record<string, unknown>).user, undefined);
+  assert.equal(Object.getPrototypeOf(found), Object.prototype);
+  assert.deepEqual(Object.keys(found), ["__proto__", "constructor"]);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(found, "__proto__")?.value, {
+    user: "polluted",
+  });
+  assert.deepEqual(found.constructor, { url: "https://c" });
+});
