@@ -55,6 +55,7 @@ export class UnsafeArchiveError extends ToolkitError {
 async function fetchBytes(
   url: string,
   what: string,
+  maxBytes: number,
   progress?: (done: number, total: number | undefined) => void,
 ): Promise<Uint8Array> {
   let response: Response;
@@ -71,20 +72,21 @@ async function fetchBytes(
     throw new PipelineIndexError(`Cannot download ${what} from ${url}: HTTP ${response.status}`);
   }
   const total = Number(response.headers.get("content-length")) || undefined;
-  const chunks: Uint8Array[] = [];
-  let done = 0;
-  for await (const chunk of response.body ?? []) {
-    chunks.push(chunk);
-    done += chunk.length;
-    progress?.(done, total);
+  if (total !== undefined && total > maxBytes) {
+    await response.body?.cancel();
+    throw new PipelineIndexError(
+      `Cannot download ${what} from ${url}: it is ${total} bytes, more than the ${maxBytes} taken`,
+    );
   }
-  const bytes = new Uint8Array(done);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
-  }
-  return bytes;
+  return await readBounded(
+    response.body ?? new Blob([]).stream(),
+    maxBytes,
+    () =>
+      new PipelineIndexError(
+        `Cannot download ${what} from ${url}: it is more than the ${maxBytes} bytes taken`,
+      ),
+    (done) => progress?.(done, total),
+  );
 }
 
 /** The entry of the index for branch, pipeline and release (every mistake says what exists). */
@@ -143,22 +145,81 @@ export interface TarEntry {
   readonly data: Uint8Array;
 }
 
-/** Every entry of a gzipped tar archive, read completely. */
-export async function readTarGz(bytes: Uint8Array): Promise<TarEntry[]> {
-  const raw = new Uint8Array(
-    await new Response(
-      new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(
-        new DecompressionStream("gzip"),
-      ),
-    ).arrayBuffer(),
+/** The largest pipeline index downloaded. */
+const MAX_INDEX_BYTES = 8 * 1024 * 1024;
+/** The largest pipeline archive downloaded. */
+const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
+
+/** How much of an archive `enable` unpacks (pipeline archives are a few KiB). */
+export interface ArchiveLimits {
+  /** The most bytes of the unpacked tar stream. @default 64 MiB */
+  readonly maxBytes?: number;
+  /** The most entries. @default 10,000 */
+  readonly maxEntries?: number;
+}
+
+const DEFAULT_ARCHIVE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_ARCHIVE_ENTRIES = 10_000;
+
+/** The bytes of `stream`, refused past `maxBytes` with `tooLarge()`. */
+async function readBounded(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  tooLarge: () => Error,
+  progress?: (done: number) => void,
+): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let done = 0;
+  for await (const chunk of stream) {
+    done += chunk.length;
+    if (done > maxBytes) {
+      await stream.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+    progress?.(done);
+  }
+  const bytes = new Uint8Array(done);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return bytes;
+}
+
+/**
+ * Every entry of a gzipped tar archive, read completely, within `limits`: a small download that
+ * unpacks to gigabytes (a "gzip bomb") is refused at the limit, not held in memory.
+ */
+export async function readTarGz(
+  bytes: Uint8Array,
+  limits: ArchiveLimits = {},
+): Promise<TarEntry[]> {
+  const maxBytes = limits.maxBytes ?? DEFAULT_ARCHIVE_BYTES;
+  const maxEntries = limits.maxEntries ?? DEFAULT_ARCHIVE_ENTRIES;
+  const raw = await readBounded(
+    new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(
+      new DecompressionStream("gzip"),
+    ),
+    maxBytes,
+    () => new UnsafeArchiveError(`The archive unpacks to more than ${maxBytes} bytes`),
   );
   const entries: TarEntry[] = [];
+  let tooMany = false;
   const extract = tar.extract();
   const done = new Promise<void>((resolve, reject) => {
     extract.on("finish", resolve);
     extract.on("error", reject);
   });
   extract.on("entry", (header, stream, next) => {
+    if (entries.length >= maxEntries) {
+      // Counted, not kept: the rest is skipped (its size is bounded by maxBytes already).
+      tooMany = true;
+      stream.on("end", next);
+      stream.resume();
+      return;
+    }
     const chunks: Uint8Array[] = [];
     stream.on("data", (c: unknown) => void chunks.push(c as Uint8Array));
     stream.on("end", () => {
@@ -182,6 +243,7 @@ export async function readTarGz(bytes: Uint8Array): Promise<TarEntry[]> {
   });
   extract.end(raw);
   await done;
+  if (tooMany) throw new UnsafeArchiveError(`The archive holds more than ${maxEntries} entries`);
   return entries;
 }
 
@@ -273,7 +335,7 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
   const base = options.repo.replace(/\/+$/, "");
   log.info(`Looking up pipelines from repository: ${base}`);
   const indexText = new TextDecoder().decode(
-    await fetchBytes(`${base}/index.yaml`, "the pipeline index"),
+    await fetchBytes(`${base}/index.yaml`, "the pipeline index", MAX_INDEX_BYTES),
   );
   let index: unknown;
   try {
@@ -300,15 +362,20 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
   const entry = pickRelease(index, options.branch, pipeline, options.release);
   const url = new URL(entry.url, `${base}/`).href;
   let last = 0;
-  const archive = await fetchBytes(url, `pipeline ${pipeline}`, (done, total) => {
-    if (options.quiet || done - last < 65536) return;
-    last = done;
-    io.stderr.write(
-      `  downloaded ${Math.round(done / 1024)} KiB${
-        total ? ` of ${Math.round(total / 1024)} KiB` : ""
-      }\r`,
-    );
-  });
+  const archive = await fetchBytes(
+    url,
+    `pipeline ${pipeline}`,
+    MAX_DOWNLOAD_BYTES,
+    (done, total) => {
+      if (options.quiet || done - last < 65536) return;
+      last = done;
+      io.stderr.write(
+        `  downloaded ${Math.round(done / 1024)} KiB${
+          total ? ` of ${Math.round(total / 1024)} KiB` : ""
+        }\r`,
+      );
+    },
+  );
   if (!options.quiet && last > 0) io.stderr.write("\n");
   let items: TarEntry[];
   try {
