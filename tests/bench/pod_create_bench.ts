@@ -11,7 +11,8 @@
  *   cold: a new tag of the signed image every create, so each create resolves the tag and verifies
  *   the signature again);
  * - and, to show where toolkit's time goes, two steps between the bare `Deno.serve` and toolkit:
- *   the bare reference run with the webhook's runtime flags, and toolkit's transport
+ *   the bare reference run with the webhook's runtime flags and its one-write answers
+ *   (`webhook/response_body.ts`, which only changes answers of 1 KiB or more), and toolkit's transport
  *   (`_transport_webhook.ts`: its listener, handler, log and metrics) with a fixed decision.
  *
  * Every webhook is registered at once, each for its own namespace, so a create goes through
@@ -104,6 +105,10 @@ func main() {
 `;
 
 const DENO_WEBHOOK = `
+// With ONE_WRITE (the path of webhook/response_body.ts), answers leave as toolkit's do.
+const oneWrite = Deno.env.get("ONE_WRITE")
+  ? (await import(Deno.env.get("ONE_WRITE"))).oneWriteResponse
+  : undefined;
 const patches = {
   Pod: btoa(Deno.env.get("PATCH_POD")),
   Deployment: btoa(Deno.env.get("PATCH_DEPLOYMENT")),
@@ -116,7 +121,7 @@ Deno.serve({
   onListen: () => {},
 }, async (req) => {
   const review = await req.json();
-  return Response.json({
+  const answer = {
     apiVersion: "admission.k8s.io/v1",
     kind: "AdmissionReview",
     response: {
@@ -125,7 +130,10 @@ Deno.serve({
       patchType: "JSONPatch",
       patch: patches[review.request.kind.kind],
     },
-  });
+  };
+  return oneWrite
+    ? oneWrite(JSON.stringify(answer), { contentType: "application/json" })
+    : Response.json(answer);
 });
 `;
 
@@ -217,13 +225,19 @@ try {
   if (!build.success) throw new Error(new TextDecoder().decode(build.stderr));
   await Deno.writeTextFile(`${work}/deno_webhook.ts`, DENO_WEBHOOK);
   const webhookFlags = (v8: string) => ["--unstable-net", ...(v8 ? [`--v8-flags=${v8}`] : [])];
-  const references = [
+  const references: {
+    slug: string;
+    command: string;
+    args: string[];
+    env?: Record<string, string>;
+  }[] = [
     { slug: "go", command: `${work}/ref-webhook`, args: [] },
     { slug: "deno", command: Deno.execPath(), args: ["run", "-A", `${work}/deno_webhook.ts`] },
     {
       slug: "deno-flags",
       command: Deno.execPath(),
       args: ["run", "-A", ...webhookFlags(WEBHOOK_V8_FLAGS), `${work}/deno_webhook.ts`],
+      env: { ONE_WRITE: `${ROOT}webhook/response_body.ts` },
     },
     {
       slug: "transport",
@@ -241,7 +255,7 @@ try {
   for (const ref of references) {
     ports[ref.slug] = freePort();
     const p = await startProcess(ref.command, ref.args, {
-      env: refEnv(ports[ref.slug]!),
+      env: { ...refEnv(ports[ref.slug]!), ...ref.env },
       logFile: `${work}/${ref.slug}.log`,
     });
     processes.push(p);
@@ -464,7 +478,7 @@ try {
     { name: "Go standard library, patch only", slug: "go", image: () => image },
     { name: "bare Deno.serve, patch only", slug: "deno", image: () => image },
     {
-      name: `bare Deno.serve, with the webhook's runtime flags`,
+      name: `bare Deno.serve, with the webhook's runtime flags and one-write answers`,
       slug: "deno-flags",
       image: () => image,
     },
