@@ -6,7 +6,7 @@
  * @module
  */
 import { parseWebhookArgs, WEBHOOK_USAGE, type WebhookConfig } from "./config.ts";
-import { createHandler } from "./handler.ts";
+import { createRoutes } from "./handler.ts";
 import { createJsonLog, fileWriter, type JsonLog, LOG_STRING_LIMIT } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
 import { startTlsServer, type TlsServer } from "./server.ts";
@@ -190,7 +190,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       verificationsWaiting: evaluated.verificationsWaiting,
     };
   };
-  const handler = createHandler({
+  const routes = createRoutes({
     evaluator,
     ready: () => handle.source.ready(),
     metrics,
@@ -208,6 +208,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       certFile: config.tlsCertFile,
       keyFile: config.tlsKeyFile,
       reloadIntervalMs: config.tlsReloadIntervalMs,
+      limits: { maxBodyBytes: config.maxRequestBytes },
       onEvent: (event) => {
         if (event.type === "reloaded") metrics.tlsReloads++;
         log.write({
@@ -220,7 +221,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
           ...event,
         });
       },
-    }, handler);
+    }, routes);
   } catch (error) {
     await handle.stop();
     registries.close();
