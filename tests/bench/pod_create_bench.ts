@@ -392,7 +392,7 @@ try {
   if (!build.success) throw new Error(new TextDecoder().decode(build.stderr));
   await Deno.writeTextFile(`${work}/deno_webhook.js`, DENO_WEBHOOK);
   await Deno.writeTextFile(`${work}/node_webhook.js`, NODE_WEBHOOK);
-  const webhookFlags = (v8: string) => ["--unstable-net", ...(v8 ? [`--v8-flags=${v8}`] : [])];
+  const webhookFlags = (v8: string) => v8 ? [`--v8-flags=${v8}`] : [];
   const denoRun = (script: string) => [
     "run",
     "-A",
