@@ -26,8 +26,11 @@
  * interleaved one by one: the machine's drift touches every variant alike. Each of `--rounds`
  * rounds makes `--creates` sequential creates of each Pod shape and `--deployments` of the
  * Deployment per variant, then runs `--clients` concurrent clients for `--seconds` per variant
- * and Pod shape (the order turning every round), with the webhook process's CPU time per review
- * (user + system, from `/proc`) in that phase. The tables give the median p50 and p99 of the
+ * and Pod shape, in one-second slices taken by the variants in turn, with the webhook process's
+ * CPU time per review (user + system, from `/proc`) in that phase; last, a client on Go's
+ * `net/http` (as the API server's) sends the realistic Pod's review, as the API server sent it,
+ * straight to each webhook `--direct` times, one request at a time, the webhooks in turn: the
+ * same tail without the API server's own time and noise. The tables give the median p50 and p99 of the
  * rounds, each round's p99, the p99.9 and the count of creates over 30 ms over all rounds, each
  * round's rate and the median rate's share of the rate without a webhook; "added p50" is a
  * variant's p50 minus the p50 without a webhook in the same round. Last come issue #28's targets,
@@ -77,6 +80,7 @@ const { values } = parseArgs({
     clients: { type: "string", default: "16" },
     "toolkit-v8-flags": { type: "string", default: WEBHOOK_V8_FLAGS },
     "deno-http1": { type: "boolean", default: false },
+    direct: { type: "string", default: "2000" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -85,6 +89,7 @@ const DEPLOYMENTS = Number(values.deployments);
 const SECONDS = Number(values.seconds);
 const CLIENTS = Number(values.clients);
 const CONTAINERS = 10;
+const DIRECT = Number(values.direct);
 
 const GO_WEBHOOK = `package main
 
@@ -118,11 +123,87 @@ func main() {
 		shape := in.Request.Name[0]
 		if _, loaded := seen.LoadOrStore(shape, true); !loaded {
 			fmt.Printf("review %c %d\\n", shape, len(body))
+			if shape == 'r' {
+				os.WriteFile(os.Getenv("REVIEW_DUMP"), body, 0o600)
+			}
 		}
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, \`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"\`+in.Request.UID+\`","allowed":true,"patchType":"JSONPatch","patch":"\`+patches[shape]+\`"}}\`)
 	})
 	http.ListenAndServeTLS("127.0.0.1:"+os.Getenv("PORT"), os.Getenv("CERT"), os.Getenv("KEY"), nil)
+}
+`;
+
+/**
+ * A client on Go's `net/http`, as the API server's webhook client is (HTTP/2 when offered,
+ * at most 25 idle connections a host), that sends one AdmissionReview body to every URL `-n`
+ * times, one request at a time, the URLs taken in turn (the first one turning every pass), and
+ * prints each URL's times in ms as JSON.
+ */
+const GO_CLIENT = `package main
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	cas := flag.String("ca", "", "CA files, comma-separated")
+	bodyFile := flag.String("body", "", "the AdmissionReview to send")
+	n := flag.Int("n", 1000, "requests per URL")
+	flag.Parse()
+	pool := x509.NewCertPool()
+	for _, f := range strings.Split(*cas, ",") {
+		pem, err := os.ReadFile(f)
+		if err != nil {
+			panic(err)
+		}
+		pool.AppendCertsFromPEM(pem)
+	}
+	client := &http.Client{Transport: &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: pool},
+		ForceAttemptHTTP2:   true,
+		MaxIdleConnsPerHost: 25,
+	}}
+	body, err := os.ReadFile(*bodyFile)
+	if err != nil {
+		panic(err)
+	}
+	urls := flag.Args()
+	post := func(url string) float64 {
+		start := time.Now()
+		r, err := client.Post(url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			panic(err)
+		}
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+		if r.StatusCode != 200 {
+			panic(url + ": " + r.Status)
+		}
+		return float64(time.Since(start).Microseconds()) / 1000
+	}
+	for i := 0; i < 20; i++ {
+		for _, url := range urls {
+			post(url)
+		}
+	}
+	times := map[string][]float64{}
+	for i := 0; i < *n; i++ {
+		for j := range urls {
+			url := urls[(i+j)%len(urls)]
+			times[url] = append(times[url], post(url))
+		}
+	}
+	json.NewEncoder(os.Stdout).Encode(times)
 }
 `;
 
@@ -240,6 +321,7 @@ function printReport(report: {
   shapes: { name: string; title: string; figures: Map<string, Figures> }[];
   protocol: string | undefined;
   memory: { toolkit: number; transport: number };
+  direct: { title: string; times: Map<string, number[][]> } | undefined;
 }): void {
   print(
     `\nCreates through the kube-apiserver (server-side dry run): ${ROUNDS} rounds, each of ${CREATES} sequential creates of each Pod shape and ${DEPLOYMENTS} of the Deployment per webhook, interleaved one by one, then ${SECONDS} s of ${CLIENTS} concurrent clients per webhook and Pod shape. p50 and p99 are medians of the rounds; p99.9 and "over ${SLOW_MS} ms" count every create of every round.`,
@@ -299,6 +381,28 @@ function printReport(report: {
         } % (within 5 points)`,
       );
     }
+  }
+  if (report.direct) {
+    print(`\n${report.direct.title}\n`);
+    print(`| webhook | p50 | p99 by round | p99.9 | over ${SLOW_MS} ms |`);
+    print("|---|---|---|---|---|");
+    const slow = new Map<string, number>();
+    for (const [name, rounds] of report.direct.times) {
+      const all = rounds.flat();
+      slow.set(name, all.filter((t) => t > SLOW_MS).length);
+      print(
+        `| ${name} | ${ms(median(rounds.map((t) => quantile(t, 0.5))))} | ${
+          rounds.map((t) => quantile(t, 0.99).toFixed(2)).join(", ")
+        } ms | ${ms(quantile(all, 0.999))} | ${slow.get(name)} / ${all.length} |`,
+      );
+    }
+    const toolkit = slow.get("toolkit (warm verdict cache)")!;
+    const go = slow.get("Go net/http (HTTP/2)")!;
+    verdicts.push(
+      `- direct: ${
+        toolkit <= go ? "met" : "MISSED"
+      }: requests over ${SLOW_MS} ms ${toolkit}, Go ${go}`,
+    );
   }
   print(`\nThe API server called the Go reference over ${report.protocol ?? "(not seen)"}.`);
   print(
@@ -384,12 +488,17 @@ try {
   const caBundle = btoa(cluster.caCertPem);
   await Deno.writeTextFile(`${work}/main.go`, GO_WEBHOOK);
   await Deno.writeTextFile(`${work}/go.mod`, "module refwebhook\n\ngo 1.22\n");
-  const build = await new Deno.Command("go", {
-    args: ["build", "-o", "ref-webhook", "."],
-    cwd: work,
-    env: { CGO_ENABLED: "0", GOTOOLCHAIN: "local" },
-  }).output();
-  if (!build.success) throw new Error(new TextDecoder().decode(build.stderr));
+  await Deno.mkdir(`${work}/client`);
+  await Deno.writeTextFile(`${work}/client/main.go`, GO_CLIENT);
+  await Deno.writeTextFile(`${work}/client/go.mod`, "module directclient\n\ngo 1.22\n");
+  for (const [dir, output] of [[work, "ref-webhook"], [`${work}/client`, "../direct-client"]]) {
+    const build = await new Deno.Command("go", {
+      args: ["build", "-o", output!, "."],
+      cwd: dir,
+      env: { CGO_ENABLED: "0", GOTOOLCHAIN: "local" },
+    }).output();
+    if (!build.success) throw new Error(new TextDecoder().decode(build.stderr));
+  }
   await Deno.writeTextFile(`${work}/deno_webhook.js`, DENO_WEBHOOK);
   await Deno.writeTextFile(`${work}/node_webhook.js`, NODE_WEBHOOK);
   const webhookFlags = (v8: string) => v8 ? [`--v8-flags=${v8}`] : [];
@@ -459,6 +568,7 @@ try {
         PATCH_P: patches.P,
         PATCH_R: patches.R,
         PATCH_D: patches.D,
+        REVIEW_DUMP: `${work}/realistic-review.json`,
         PORT: String(ports[ref.slug]),
         CERT: serving.certFile,
         KEY: serving.keyFile,
@@ -717,10 +827,12 @@ try {
     }
     return times;
   };
-  const throughput = async (slug: string, next: () => Promise<unknown>) => {
+  /** `CLIENTS` clients creating for `seconds`: how many creates, and the webhook's CPU time. */
+  const burst = async (slug: string, seconds: number, next: () => Promise<unknown>) => {
     const pid = pids[slug];
     const cpuBefore = pid === undefined ? 0 : await cpuSeconds(pid);
-    const end = performance.now() + SECONDS * 1000;
+    const start = performance.now();
+    const end = start + seconds * 1000;
     let done = 0;
     await Promise.all(Array.from({ length: CLIENTS }, async () => {
       while (performance.now() < end) {
@@ -728,11 +840,42 @@ try {
         done++;
       }
     }));
-    const cpu = pid === undefined ? undefined : (await cpuSeconds(pid)) - cpuBefore;
     return {
-      rate: done / SECONDS,
-      cpuMsPerReview: cpu === undefined ? undefined : cpu * 1000 / done,
+      done,
+      seconds: (performance.now() - start) / 1000,
+      cpu: pid === undefined ? 0 : (await cpuSeconds(pid)) - cpuBefore,
     };
+  };
+  /**
+   * The rate at `CLIENTS` clients of every variant: `SECONDS` each, in slices of one second
+   * taken in turn (the order turning every slice), so that the machine's drift touches every
+   * variant alike.
+   */
+  const throughputs = async (
+    variants: readonly Variant[],
+    create: (v: Variant) => Promise<unknown>,
+  ) => {
+    const totals = new Map(variants.map((v) => [v.name, { done: 0, seconds: 0, cpu: 0 }]));
+    const slices = Math.max(1, Math.round(SECONDS));
+    for (let i = 0; i < slices; i++) {
+      for (let j = 0; j < variants.length; j++) {
+        const v = variants[(i + j) % variants.length]!;
+        const b = await burst(v.slug, SECONDS / slices, () => create(v));
+        const t = totals.get(v.name)!;
+        t.done += b.done;
+        t.seconds += b.seconds;
+        t.cpu += b.cpu;
+      }
+    }
+    return new Map(
+      variants.map((v) => {
+        const t = totals.get(v.name)!;
+        return [v.name, {
+          rate: t.done / t.seconds,
+          cpuMsPerReview: pids[v.slug] === undefined ? undefined : t.cpu * 1000 / t.done,
+        }];
+      }),
+    );
   };
 
   type ShapeName = "small" | "realistic" | "deployment";
@@ -765,6 +908,32 @@ try {
       concurrent: false,
     },
   ];
+  // Straight to each webhook: the realistic review as the API server sent it to the Go
+  // reference, from Go's own HTTP client, without the API server's time and noise.
+  const directSlugs = [...references.map((r) => r.slug), "toolkit"];
+  const directUrl = (slug: string) =>
+    `https://127.0.0.1:${slug === "toolkit" ? toolkitPort : ports[slug]}/admit`;
+  const directTimes = new Map<string, number[][]>(directSlugs.map((slug) => [slug, []]));
+  const directRound = async (): Promise<Record<string, number[]>> => {
+    if (DIRECT <= 0) return {};
+    const out = await new Deno.Command(`${work}/direct-client`, {
+      args: [
+        "-ca",
+        `${cluster.ca.certFile},${work}/tls/ca.crt`,
+        "-body",
+        `${work}/realistic-review.json`,
+        "-n",
+        String(DIRECT),
+        ...directSlugs.map(directUrl),
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!out.success) throw new Error(`direct client: ${new TextDecoder().decode(out.stderr)}`);
+    const byUrl = JSON.parse(new TextDecoder().decode(out.stdout)) as Record<string, number[]>;
+    return Object.fromEntries(directSlugs.map((slug) => [slug, byUrl[directUrl(slug)] ?? []]));
+  };
+
   const results = new Map<ShapeName, Map<string, Figures>>(
     shapes.map((s) => [s.name, new Map()]),
   );
@@ -787,16 +956,16 @@ try {
       );
       for (const [name, t] of times) figures(shape.name, name).rounds.push(t);
     }
-    // Throughput, one variant after another (the order turns every round).
     for (const shape of shapes.filter((s) => s.concurrent)) {
-      for (let j = 0; j < warm.length; j++) {
-        const v = warm[(round + j) % warm.length]!;
-        const t = await throughput(v.slug, () => shape.create(v));
-        const f = figures(shape.name, v.name);
+      for (const [name, t] of await throughputs(warm, shape.create)) {
+        const f = figures(shape.name, name);
         f.rate.push(t.rate);
         if (t.cpuMsPerReview !== undefined) f.cpu.push(t.cpuMsPerReview);
       }
     }
+    // Straight to each webhook, without the API server.
+    const direct = await directRound();
+    for (const [slug, times] of Object.entries(direct)) directTimes.get(slug)!.push(times);
   }
   client.close();
 
@@ -825,6 +994,21 @@ try {
     })),
     protocol,
     memory,
+    direct: DIRECT > 0
+      ? {
+        title: `Straight to each webhook, the realistic Pod's review (${
+          reviewBytes("r") ?? "?"
+        } bytes) from Go's net/http client, ${DIRECT} sequential requests per webhook a round, interleaved`,
+        times: new Map(
+          [...directTimes].map(([slug, rounds]) => [
+            slug === "toolkit"
+              ? "toolkit (warm verdict cache)"
+              : references.find((r) => r.slug === slug)!.name,
+            rounds,
+          ]),
+        ),
+      }
+      : undefined,
   });
 } finally {
   for (const p of processes.reverse()) await p.stop().catch(() => {});
