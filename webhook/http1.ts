@@ -218,6 +218,8 @@ export class Http1Connection {
   #head: Head | undefined;
   /** The socket has closed. */
   #gone = false;
+  /** An answer waits for the client to read the ones before it. */
+  #blocked = false;
   /** When the current phase ends by timeout (ms, `Date.now()` clock). */
   #deadline: number;
   /** The server is shutting down: answer what is in progress, then close. */
@@ -245,21 +247,17 @@ export class Http1Connection {
     });
   }
 
-  /** Whether the socket has closed. */
-  get closed(): boolean {
-    return this.#gone;
-  }
-
   /**
    * Ends the connection when `now` is past its deadline: 408 for a request in progress, a close
-   * for an idle connection, and the end of a socket whose client did not close its side.
+   * for an idle connection, and the end of a socket whose client did not close its side or has
+   * not read its answers for as long as an idle connection may wait.
    */
   expire(now: number): void {
     if (now < this.#deadline) return;
     if (this.#phase === "idle") this.#close();
     else if (this.#phase === "head" || this.#phase === "body") {
       this.#fail(408, "the request took too long to arrive");
-    } else if (this.#phase === "done" && !this.#gone) this.#destroy();
+    } else if ((this.#phase === "done" && !this.#gone) || this.#blocked) this.#destroy();
   }
 
   /** Closes the connection once the request in progress (if any) is answered. */
@@ -368,16 +366,22 @@ export class Http1Connection {
     const close = mustClose || head.close || this.#draining || this.#ended;
     const written = this.#write(answer, close, head.method === "HEAD");
     if (close) return this.#close();
-    this.#phase = "idle";
     this.#deadline = Date.now() + this.#idleTimeoutMs;
     const next = () => {
-      if (this.#phase !== "idle") return;
+      if (this.#phase !== "answering") return;
+      this.#blocked = false;
+      this.#phase = "idle";
+      this.#deadline = Date.now() + this.#idleTimeoutMs;
       this.#socket.resume();
       this.#advance();
     };
-    // The next request waits while the client does not read the answers written.
+    // The next request waits (and at most one is read ahead) while the client does not read
+    // the answers written.
     if (written) next();
-    else this.#socket.once("drain", next);
+    else {
+      this.#blocked = true;
+      this.#socket.once("drain", next);
+    }
   }
 
   /** Writes an answer in one write; false when the socket's buffer is full. */

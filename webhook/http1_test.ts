@@ -367,3 +367,84 @@ Deno.test("parseHead() reads the fields the webhook needs and nothing it should 
     false,
   );
 });
+
+Deno.test("Http1Connection reads no further request while the client does not read its answers", async () => {
+  let calls = 0;
+  const big = "x".repeat(4 * 1024 * 1024);
+  const server = await serve(() => {
+    calls++;
+    return Promise.resolve({ status: 200, contentType: "text/plain", body: big });
+  });
+  const client = await Client.connect(server.port);
+  try {
+    await client.write("GET /1 HTTP/1.1\r\nHost: w\r\n\r\nGET /2 HTTP/1.1\r\nHost: w\r\n\r\n");
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(calls, 1, "the second request waits until the first answer is read");
+    assert.equal((await client.answer()).body.length, big.length);
+    assert.equal((await client.answer()).body.length, big.length);
+    assert.equal(calls, 2);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("Http1Connection survives mangled requests in any split: every answer is whole HTTP/1.1", async () => {
+  const { EventEmitter } = await import("node:events");
+  const { Buffer } = await import("node:buffer");
+  // A small seeded generator, so that a failure can be replayed.
+  let seed = 28;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const valid = [
+    post('{"a":1}'),
+    "GET /healthz HTTP/1.1\r\nHost: w\r\n\r\n",
+    post('{"a":2}', "Expect: 100-continue\r\n"),
+    "HEAD /readyz HTTP/1.0\r\n\r\n",
+  ];
+  for (let round = 0; round < 300; round++) {
+    const text = Array.from(
+      { length: 1 + Math.floor(random() * 3) },
+      () => valid[Math.floor(random() * valid.length)]!,
+    ).join("");
+    const bytes = [...new TextEncoder().encode(text)];
+    for (let m = Math.floor(random() * 4); m > 0; m--) {
+      const at = Math.floor(random() * bytes.length);
+      const op = random();
+      if (op < 0.4) bytes[at] = Math.floor(random() * 256);
+      else if (op < 0.7) bytes.splice(at, 1);
+      else bytes.splice(at, 0, [13, 10, 32, 58, 0][Math.floor(random() * 5)]!);
+    }
+    const written: string[] = [];
+    let ended = false;
+    const socket = Object.assign(new EventEmitter(), {
+      write: (chunk: string) => {
+        written.push(chunk);
+        return true;
+      },
+      end: () => {
+        ended = true;
+      },
+      destroy: () => {
+        ended = true;
+      },
+      pause: () => {},
+      resume: () => {},
+    });
+    new Http1Connection(socket as unknown as Socket, echo, { maxBodyBytes: 1024 });
+    const input = Buffer.from(bytes);
+    for (let at = 0; at < input.length;) {
+      const size = 1 + Math.floor(random() * 40);
+      socket.emit("data", input.subarray(at, at + size));
+      at += size;
+      await Promise.resolve();
+    }
+    await new Promise((r) => setTimeout(r, 0));
+    for (const answer of written) {
+      assert.match(answer, /^HTTP\/1\.1 [1-5][0-9][0-9] [A-Za-z -]+\r\n/, `round ${round}`);
+    }
+    if (written.some((w) => /^HTTP\/1\.1 [45]/.test(w))) assert.ok(ended, `round ${round}`);
+  }
+});
