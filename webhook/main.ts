@@ -212,11 +212,15 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       onEvent: (event) => {
         if (event.type === "reloaded") metrics.tlsReloads++;
         log.write({
-          level: event.type === "reload-failed" ? "error" : "info",
+          level: event.type === "reload-failed" || event.type === "accept-failed"
+            ? "error"
+            : "info",
           msg: event.type === "listening"
             ? "listening"
             : event.type === "reloaded"
             ? "certificate reloaded"
+            : event.type === "accept-failed"
+            ? "connection not accepted"
             : "certificate not reloaded",
           ...event,
         });

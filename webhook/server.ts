@@ -21,7 +21,9 @@ import { Http1Connection, type Http1Limits, type Routes } from "./http1.ts";
 export type ServerEvent =
   | { readonly type: "listening"; readonly address: string }
   | { readonly type: "reloaded"; readonly address: string }
-  | { readonly type: "reload-failed"; readonly detail: string };
+  | { readonly type: "reload-failed"; readonly detail: string }
+  /** The listener could not accept a connection (out of file descriptors, say); it keeps on. */
+  | { readonly type: "accept-failed"; readonly detail: string };
 
 /** How to serve. */
 export interface TlsServerOptions {
@@ -132,6 +134,9 @@ export async function startTlsServer(
   const address = server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
   options.onEvent?.({ type: "listening", address: `${options.hostname}:${port}` });
+  server.on("error", (error: unknown) => {
+    options.onEvent?.({ type: "accept-failed", detail: describe(error) });
+  });
 
   const sweeper = setInterval(() => {
     const now = Date.now();
