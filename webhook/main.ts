@@ -12,7 +12,7 @@ import { WebhookMetrics } from "./metrics.ts";
 import { startTlsServer, type TlsServer } from "./server.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
 import { MAX_REFERENCE_LENGTH } from "../lib/image/mod.ts";
-import { globCacheStats, PORTIERIS_API_GROUP } from "../lib/policy/mod.ts";
+import { PORTIERIS_API_GROUP } from "../lib/policy/mod.ts";
 import { QUOTE_LIMIT } from "../lib/quote.ts";
 import { loadRegistriesD } from "../lib/lookaside/mod.ts";
 import type { FetchFunction } from "../lib/registry/mod.ts";
@@ -175,7 +175,6 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       caches: [
         ...evaluated.caches,
         ...verifier.caches!(),
-        globCacheStats(),
         ...(handle.events?.stats ? [handle.events.stats()] : []),
       ],
       limits: {
