@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
 import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
-import { serveDirectory } from "./_static_server.ts";
+import { serveDirectory } from "../../tests/fakes/static_file_server.ts";
 import { BudgetExceededError, readBudget } from "../read_budget.ts";
 import {
   collectSignatures,
