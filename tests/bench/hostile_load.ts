@@ -232,7 +232,7 @@ async function underLoad(
   const patterns = `${dir}/hostile-patterns.yaml`;
   const many = Array.from(
     { length: 511 },
-    (_, i) => `    - name: "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*${i}b"`,
+    (_, i) => `    - name: "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*c${i}*b"`,
   );
   await Deno.writeTextFile(
     patterns,
@@ -253,7 +253,7 @@ ${many.join("\n")}
         uid: `p${wave}-${i}`,
         images: Array.from(
           { length: 4 },
-          (_, j) => `evil.io/${"a".repeat(200)}:w${wave}-${i}-${j}`,
+          (_, j) => `evil.io/${"a".repeat(200)}:w${wave}-${i}-${j}b`, // passes first and last pieces, scanned to its end
         ),
       })),
   );
