@@ -31,6 +31,12 @@ async function tempDir(): Promise<AsyncDisposable & { path: string }> {
   };
 }
 
+/** Stores "secret material" as key "signing" (from key.asc in `dir`). */
+async function storeSigningKey(dir: string, url: string): Promise<void> {
+  await Deno.writeFile(join(dir, "key.asc"), encoder.encode("secret material"));
+  await runVaultStore(vaultArgs(url, { name: "signing", key: "key.asc" }), context({ cwd: dir }));
+}
+
 async function gpg(home: string, args: string[], stdin?: Uint8Array) {
   const child = new Deno.Command("gpg", {
     args: ["--homedir", home, "--batch", ...args],
@@ -118,11 +124,7 @@ Deno.test("runVaultStore() prints the new id and runVaultFetch() writes the key 
 Deno.test("runVaultFetch() refuses to overwrite a file unless --force", async () => {
   await using dir = await tempDir();
   await using kp = await startKeyProtectServer({ instanceId: INSTANCE, tokens: [TOKEN] });
-  await Deno.writeFile(join(dir.path, "key.asc"), encoder.encode("secret material"));
-  await runVaultStore(
-    vaultArgs(kp.url, { name: "signing", key: "key.asc" }),
-    context({ cwd: dir.path }),
-  );
+  await storeSigningKey(dir.path, kp.url);
   const target = join(dir.path, "existing.asc");
   await Deno.writeFile(target, encoder.encode("keep me"), { mode: 0o644 });
   await Deno.chmod(target, 0o644);
@@ -406,11 +408,7 @@ Deno.test("the vault commands turn missing or bad settings into usage errors", a
 Deno.test("runVaultFetch() --force writes through a symbolic link, and fails clearly in a read-only directory", async () => {
   await using dir = await tempDir();
   await using kp = await startKeyProtectServer({ instanceId: INSTANCE, tokens: [TOKEN] });
-  await Deno.writeFile(join(dir.path, "key.asc"), encoder.encode("secret material"));
-  await runVaultStore(
-    vaultArgs(kp.url, { name: "signing", key: "key.asc" }),
-    context({ cwd: dir.path }),
-  );
+  await storeSigningKey(dir.path, kp.url);
   await Deno.mkdir(join(dir.path, "dotfiles"));
   await Deno.writeTextFile(join(dir.path, "dotfiles/signing.asc"), "old");
   await Deno.chmod(join(dir.path, "dotfiles/signing.asc"), 0o644);
