@@ -204,8 +204,9 @@ export async function readFileForUpdate(
   path: string,
 ): Promise<{ bytes: Uint8Array; snapshot: FileSnapshot }> {
   const bytes = await Deno.readFile(path);
-  const target = await resolveWriteTarget(path);
-  return { bytes, snapshot: { target: target.path, digest: await sha256(bytes) } };
+  // A path that cannot be written (a pipe: `<(...)`) can still be read; writing it back fails.
+  const target = await resolveWriteTarget(path).then((t) => t.path, () => resolve(path));
+  return { bytes, snapshot: { target, digest: await sha256(bytes) } };
 }
 
 /** Refuses `target` when it changed since `expected` was read. */

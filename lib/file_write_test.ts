@@ -255,3 +255,19 @@ Deno.test("writeFileSafely() with expected refuses a file that changed since it 
   assert.equal(await Deno.readTextFile(`${dir.path}/other`), "v2 edited");
   assert.deepEqual(await namesIn(dir.path), ["link", "other"]);
 });
+
+Deno.test("readFileForUpdate() reads what cannot be written back (a pipe), and the write is refused", async () => {
+  await using dir = await tempDir();
+  const fifo = `${dir.path}/fifo`;
+  const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+  assert.ok(made.success);
+  const writer = Deno.writeTextFile(fifo, "a: 1\n");
+  const read = await readFileForUpdate(fifo);
+  await writer;
+  assert.equal(new TextDecoder().decode(read.bytes), "a: 1\n");
+  await assert.rejects(
+    writeFileSafely(fifo, "a: 2\n", { name: "fifo", expected: read.snapshot }),
+    (e) =>
+      e instanceof FileWriteError && e.message === 'Cannot write "fifo": it is not a regular file',
+  );
+});
