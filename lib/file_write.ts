@@ -9,9 +9,10 @@
  * - a symbolic link is written **through**, as kubectl does: the chain of links (relative ones
  *   against the directory of the link, at most {@linkcode MAX_SYMBOLIC_LINKS} of them) is
  *   followed to the file it ends at, which is replaced; the links stay links;
- * - a replaced file keeps its mode, and a file asked for with `exactMode` (a private key:
- *   0600) gets exactly that mode whatever the old file's mode or the umask; the temporary file
- *   has its final mode before its first byte is written;
+ * - a replaced file keeps its mode (and its owner, where the process may give it), and a file
+ *   asked for with `exactMode` (a private key: 0600) gets exactly that mode whatever the old
+ *   file's mode or the umask; the temporary file has its final mode before its first byte is
+ *   written;
  * - `ifExists: "refuse"` refuses an existing file (nothing is written), `"replace"` (the
  *   default) creates or replaces it;
  * - a read-modify-write caller reads with {@linkcode readFileForUpdate} and passes what it read
@@ -275,6 +276,17 @@ function refuseSame(files: readonly { label: string; target: WriteTarget }[]): v
   }
 }
 
+/**
+ * Gives `temp` the owner and group of the file it replaces, where this process may (root running
+ * `sudo toolkit sync` must not leave a user's kubeconfig owned by root); else it stays ours.
+ */
+async function keepOwner(temp: string, info: Deno.FileInfo | undefined): Promise<void> {
+  if (typeof info?.uid !== "number" || typeof info.gid !== "number") return;
+  const own = await Deno.stat(temp);
+  if (own.uid === info.uid && own.gid === info.gid) return;
+  await Deno.chown(temp, info.uid, info.gid).catch(() => {});
+}
+
 /** Creates the temporary file beside `target` with its final mode, then writes `data` in it. */
 async function writeTemporary(file: Resolved): Promise<string> {
   const { write, target } = file;
@@ -291,6 +303,7 @@ async function writeTemporary(file: Resolved): Promise<string> {
       createNew: true,
       mode: keepMode || write.exactMode ? 0o600 : mode,
     });
+    await keepOwner(temp, target.info); // first: a change of owner clears setuid bits
     if (keepMode || write.exactMode) await Deno.chmod(temp, mode);
     let written = 0;
     while (written < bytes.length) written += await handle.write(bytes.subarray(written));

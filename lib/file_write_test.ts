@@ -271,3 +271,19 @@ Deno.test("readFileForUpdate() reads what cannot be written back (a pipe), and t
       e instanceof FileWriteError && e.message === 'Cannot write "fifo": it is not a regular file',
   );
 });
+
+Deno.test({
+  name: "writeFileSafely() run by root keeps the owner of the file it replaces",
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    await using dir = await tempDir();
+    const path = `${dir.path}/config`;
+    await Deno.writeTextFile(path, "old");
+    await Deno.chown(path, 4321, 4322);
+    await writeFileSafely(path, "new");
+    const info = await Deno.stat(path);
+    assert.deepEqual([info.uid, info.gid], [4321, 4322]);
+    await writeFileSafely(`${dir.path}/new`, "made");
+    assert.equal((await Deno.stat(`${dir.path}/new`)).uid, 0, "a new file is the writer's");
+  },
+});
