@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { namesIn, readOnlyDir, tempDir } from "./_file_testing.ts";
+import { namesIn, readOnlyDir, tempDir } from "../tests/env/files.ts";
 import { UsageError } from "./errors.ts";
 import {
   assertDistinctFiles,

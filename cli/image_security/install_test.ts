@@ -4,7 +4,7 @@ import { bufferedIO } from "../io.ts";
 import { writeTlsDir } from "./install.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import type { WebhookTls } from "../../lib/install/mod.ts";
-import { namesIn, readOnlyDir, tempDir } from "../../lib/_file_testing.ts";
+import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
 
 async function enable(args: string[]) {
   const io = bufferedIO({});

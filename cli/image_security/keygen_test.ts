@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../app.ts";
 import { bufferedIO } from "../io.ts";
 import { readPrivateKey, readPublicKeys } from "../../lib/signature/mod.ts";
-import { namesIn, readOnlyDir, tempDir } from "../../lib/_file_testing.ts";
+import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
 
 async function keygen(cwd: string, args: string[]) {
   const io = bufferedIO({ cwd });

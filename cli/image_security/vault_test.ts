@@ -6,7 +6,7 @@ import { VAULT_FETCH, VAULT_STORE } from "../commands.ts";
 import { type BufferedIO, bufferedIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
-import { namesIn, readOnlyDir } from "../../lib/_file_testing.ts";
+import { namesIn, readOnlyDir } from "../../tests/env/files.ts";
 
 const INSTANCE = "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b";
 const TOKEN = "static-test-token-1234";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { bufferedIO } from "../io.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { FileChangedError, FileWriteError } from "../../lib/file_write.ts";
-import { namesIn, readOnlyDir, tempDir } from "../../lib/_file_testing.ts";
+import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
 import { checkInPlace, parseSource, readSource, writeResult, YamlFileError } from "./files.ts";
 
 Deno.test("readSource() reads a file against the working directory, or standard input", async () => {

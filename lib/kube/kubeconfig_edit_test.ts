@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import { assertNoCanary, canary, thrown } from "../_canary_testing.ts";
-import { namesIn, readOnlyDir, tempDir } from "../_file_testing.ts";
+import { assertNoCanary, canary, thrown } from "../../tests/fakes/secret_canary.ts";
+import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
 import { describeError } from "../errors.ts";
 import {
   FileChangedError,

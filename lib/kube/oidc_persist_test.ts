@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseYaml } from "../yaml.ts";
 import { describeError } from "../errors.ts";
-import { namesIn, readOnlyDir, tempDir } from "../_file_testing.ts";
+import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
 import { OidcTokenSaveError, saveOidcTokens, setOidcTokensInText } from "./oidc_persist.ts";
 
 const KUBECONFIG = `# my clusters

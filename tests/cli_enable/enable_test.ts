@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { git } from "../cli_dev/helpers.ts";
-import { namesIn, readOnlyDir } from "../../lib/_file_testing.ts";
+import { namesIn, readOnlyDir } from "../env/files.ts";
 
 async function sh(cwd: string, ...args: string[]) {
   const out = await new Deno.Command(args[0]!, {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { installIbmcloud } from "../fakes/ibmcloud_cli.ts";
-import { namesIn, readOnlyDir } from "../../lib/_file_testing.ts";
+import { namesIn, readOnlyDir } from "../env/files.ts";
 
 async function setUp(target: { region: string; resourceGroup?: string } | undefined) {
   const dir = await Deno.makeTempDir({ prefix: "toolkit-vlan-" });

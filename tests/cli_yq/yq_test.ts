@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { tempDir } from "../cli_dev/helpers.ts";
-import { namesIn, readOnlyDir } from "../../lib/_file_testing.ts";
+import { namesIn, readOnlyDir } from "../env/files.ts";
 
 /** Runs `toolkit ARGS` in-process in `cwd`, with `stdin`. */
 async function toolkit(args: string[], options: { cwd?: string; stdin?: string } = {}) {

@@ -1,7 +1,8 @@
 /**
- * Test helpers for commands that write files: a temporary directory removed at the end, a
- * directory made read-only for the test (also for root, whom permission bits do not stop:
- * the directory is then made immutable with `chattr +i`), and a directory's names.
+ * Test machinery for the commands that write files (lib/file_write.ts and its callers): a
+ * temporary directory removed at the end, a directory made read-only for the test (also for
+ * root, whom permission bits do not stop: the directory is then made immutable with
+ * `chattr +i`), and a directory's names.
  *
  * @module
  */
