@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { CommandContext, CommonOptions } from "../command.ts";
+import type { CommandContext } from "../command.ts";
+import type { CommonOptions } from "../options.ts";
 import type { CliIO } from "../io.ts";
 import { formatData } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";

@@ -12,8 +12,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { CREATE_WEBHOOK } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { CREATE_WEBHOOK } from "./create_webhook_command.ts";
 import { formatData } from "../output.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {

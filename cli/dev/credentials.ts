@@ -11,8 +11,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { CREDENTIALS } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { CREDENTIALS } from "./credentials_command.ts";
 import { decodeBase64Text } from "../../lib/mod.ts";
 import { CONFIG_MAPS, type KubeObject, SECRETS } from "../../lib/kube/mod.ts";
 import { checkNamespaceName, connect, requireNamespace } from "./common.ts";

@@ -76,8 +76,8 @@ import {
   webhookUrlFor,
 } from "../../lib/tekton/mod.ts";
 import { type Logger, makeLogger, reportData } from "./common.ts";
-import { writeRepository } from "./git_secret.ts";
-import { findConsoleUrl } from "./console.ts";
+import { writeRepository } from "./git_repository.ts";
+import { findConsoleUrl } from "./console_url.ts";
 import {
   failedSteps,
   type PipelineOptions,

@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { PIPELINE } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { PIPELINE } from "./pipeline_command.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
@@ -32,7 +33,7 @@ import {
   requireTemplateNamespace,
   resolveDir,
 } from "./common.ts";
-import { gitSecret, readStoredCredentials, type StoredCredentials } from "./git_secret.ts";
+import { gitSecret, readStoredCredentials, type StoredCredentials } from "./git_repository.ts";
 import { type GitCredentials, resolveGitCredentials } from "./pipeline_input.ts";
 import { readValuesFile } from "./values_file.ts";
 

@@ -34,7 +34,7 @@ import {
 } from "../../lib/jenkins/mod.ts";
 import { pipelineNameFor, TRIGGER_FLAVOURS } from "../../lib/tekton/mod.ts";
 import { type Logger, reportData } from "./common.ts";
-import { gitSecret, readStoredCredentials, writeRepository } from "./git_secret.ts";
+import { gitSecret, readStoredCredentials, writeRepository } from "./git_repository.ts";
 import {
   failedSteps,
   type PipelineOptions,

@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { PULL_SECRET } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { PULL_SECRET } from "./pull_secret_command.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,

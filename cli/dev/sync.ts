@@ -19,9 +19,10 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
 import { grantScc } from "../../lib/openshift/mod.ts";
-import type { SYNC } from "../commands.ts";
+import type { SYNC } from "./sync_command.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,

@@ -13,8 +13,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { TOOL_CONFIG } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { TOOL_CONFIG } from "./tool_config_command.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,

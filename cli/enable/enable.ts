@@ -20,8 +20,9 @@
  */
 import tar from "tar-stream";
 import { parse } from "yaml";
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { ENABLE } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { ENABLE } from "./enable_command.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { runGit } from "../../lib/githost/mod.ts";
 import { askChoice, askConfirm } from "../dev/prompt.ts";

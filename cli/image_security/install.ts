@@ -5,8 +5,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "./install_command.ts";
 import { formatData, printData } from "../output.ts";
 import { connect } from "../dev/common.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";

@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { KEY_SECRET } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { KEY_SECRET } from "./key_secret_command.ts";
 import { formatData } from "../output.ts";
 import { connect, namespaceOf, printReport, requireNamespace } from "../dev/common.ts";
 import { readUserFile } from "./files.ts";

@@ -6,8 +6,9 @@
  * @module
  */
 import { dirname, join, resolve } from "node:path";
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { VAULT_FETCH, VAULT_STORE } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
 import { formatData } from "../output.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import * as vault from "./vault.ts";
 import { bindOptions } from "../command.ts";
-import { VAULT_FETCH, VAULT_STORE } from "../commands.ts";
+import { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
 import { type BufferedIO, bufferedIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";

@@ -11,8 +11,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { VLAN } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { VLAN } from "./vlan_command.ts";
 import type { CliIO } from "../io.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { askChoice } from "../dev/prompt.ts";

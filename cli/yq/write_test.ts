@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { bufferedIO } from "../io.ts";
 import { UsageError } from "../../lib/errors.ts";
-import { pathToChange, run, writeValue } from "./write.ts";
+import { pathToChange, writeValue } from "./change.ts";
+import { run } from "./write.ts";
 import { parsePath } from "./path.ts";
 
 const source = (text: string) => ({ name: "f.yaml", path: undefined, text });

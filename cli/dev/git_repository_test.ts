@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { gitSecret, normalizeName, repoConfigName } from "./git_secret.ts";
+import { gitSecret, normalizeName, repoConfigName } from "./git_repository.ts";
 import { parseGitUrl } from "../../lib/githost/mod.ts";
 
 Deno.test("repoConfigName() is igc's <org>.<repo>[.<branch>] with dots turned into '-'", () => {
