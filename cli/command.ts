@@ -14,15 +14,51 @@
  *
  * @module
  */
+import type { KubeClient } from "../lib/kube/mod.ts";
+import type { GitHost, GitHostOptions, GitUrl } from "../lib/githost/mod.ts";
+import type { KeyProtectClient, KeyProtectClientOptions } from "../lib/vault/mod.ts";
 import type { CliIO } from "./io.ts";
 import { type OptionsOf, type OptionsSpec, resolveOptions } from "./options.ts";
+import type { Terminal } from "./terminal.ts";
 
-/** What a command's implementation receives besides its options. */
+/** `--kubeconfig`, `--context` and, where a command has it, `--throttle`. */
+export interface KubeOptions {
+  readonly kubeconfig: string | undefined;
+  readonly context: string | undefined;
+  readonly throttle?: boolean;
+}
+
+/** Time, for the waits of a command (both are called unbound, as `lib/poll.ts` does). */
+export interface Clock {
+  /** The current time in ms (as `Date.now()`). */
+  readonly now: () => number;
+  /** Resolves after `ms`. */
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * What a command's implementation receives besides its options: its streams, and everything it
+ * reaches outside the process through, so that a test can pass fakes (`cli/context.ts` wires the
+ * real ones; `cli/main.ts` does it once).
+ */
 export interface CommandContext {
   /** Streams and environment. */
   readonly io: CliIO;
   /** How the user invoked toolkit: `toolkit` or `kubectl toolkit`. */
   readonly programName: string;
+  /**
+   * Connects to the cluster of `--kubeconfig`/`--context` (else `$KUBECONFIG` of `io.env` and
+   * its current context); `--throttle` limits requests to 2 a second.
+   */
+  readonly kube: (options: KubeOptions) => Promise<KubeClient>;
+  /** Connects to the git host of a repository (its flavour detected unless given). */
+  readonly gitHost: (git: GitUrl, options: GitHostOptions) => Promise<GitHost>;
+  /** Makes the client of a Key Protect compatible vault. */
+  readonly vault: (options: KeyProtectClientOptions) => Promise<KeyProtectClient>;
+  /** The time and the sleep of every wait. */
+  readonly clock: Clock;
+  /** Where questions are asked. */
+  readonly terminal: Terminal;
 }
 
 /** The implementation of a command. Returns the exit status (0 when nothing is returned). */

@@ -17,7 +17,6 @@
 import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { CONSOLE } from "./console_command.ts";
-import { connect } from "./common.ts";
 import { findConsoleUrl } from "./console_url.ts";
 import { openUrl } from "./browser.ts";
 
@@ -26,7 +25,7 @@ export async function run(
   options: OptionsOf<typeof CONSOLE>,
   ctx: CommandContext,
 ): Promise<void> {
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const url = await findConsoleUrl(client);
   await openUrl(ctx.io, url, { print: options.print, label: "console" });
 }

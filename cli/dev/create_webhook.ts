@@ -18,7 +18,6 @@ import type { CREATE_WEBHOOK } from "./create_webhook_command.ts";
 import { formatData } from "../output.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
-  connectGitHost,
   FLAVOUR_DISPLAY_NAMES,
   type GitUrl,
   InvalidGitUrlError,
@@ -73,7 +72,7 @@ export async function run(options: CreateWebhookOptions, ctx: CommandContext): P
     ? [await readCaFile(resolveDir(io, options.gitCaFile), "--git-ca-file")]
     : undefined;
 
-  const host = await connectGitHost(git, {
+  const host = await ctx.gitHost(git, {
     credentials: { username, password: token },
     ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
     ...(caCertificates ? { caCertificates } : {}),

@@ -15,10 +15,9 @@ import type { ENDPOINTS } from "./endpoints_command.ts";
 import type { CliIO } from "../io.ts";
 import { INGRESSES, ROUTES } from "../../lib/kube/mod.ts";
 import { collectEndpoints, type Endpoint } from "./app_urls.ts";
-import { connect, namespaceOf, requireNamespace } from "./common.ts";
+import { namespaceOf, requireNamespace } from "./common.ts";
 import { formatData } from "../output.ts";
 import { openUrl } from "./browser.ts";
-import { askChoice } from "./prompt.ts";
 
 function printList(io: CliIO, endpoints: readonly Endpoint[]): void {
   for (const e of endpoints) io.stdout.write(`  ${e.name} - ${e.url}\n`);
@@ -30,7 +29,7 @@ export async function run(
   ctx: CommandContext,
 ): Promise<void> {
   const { io } = ctx;
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const namespace = namespaceOf(options.namespace, client);
   await requireNamespace(client, namespace);
   const [ingresses, routes] = await Promise.all([
@@ -52,7 +51,7 @@ export async function run(
     printList(io, endpoints);
     return;
   }
-  const choice = await askChoice(
+  const choice = await ctx.terminal.askChoice(
     `Endpoints in the '${namespace}' namespace. Select one to open it in the browser, or Exit`,
     [
       { value: "exit", label: "Exit" },

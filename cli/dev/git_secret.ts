@@ -24,14 +24,7 @@ import type { OptionsOf } from "../options.ts";
 import type { GIT_SECRET, GITOPS } from "./git_secret_command.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { countOutcomes, describeCounts, objectNameProblem } from "../../lib/kube/mod.ts";
-import {
-  connect,
-  makeLogger,
-  namespaceOf,
-  printReport,
-  requireNamespace,
-  resolveDir,
-} from "./common.ts";
+import { makeLogger, namespaceOf, printReport, requireNamespace, resolveDir } from "./common.ts";
 import {
   currentBranch,
   type GitUrl,
@@ -39,7 +32,6 @@ import {
   parseGitUrl,
   readRemoteUrl,
 } from "../../lib/githost/mod.ts";
-import { askText } from "./prompt.ts";
 import { readValuesFile } from "./values_file.ts";
 import {
   GIT_SECRET_NAME,
@@ -84,7 +76,7 @@ async function repository(
       throw error;
     }
     const branch = git.branch ??
-      await askText(ctx.io, {
+      await ctx.terminal.askText({
         message: "Provide the git branch that should be used:",
         missing: "The branch is not known: give the URL as URL#branch",
         defaultValue: "main",
@@ -94,7 +86,7 @@ async function repository(
   const dir = resolveDir(ctx.io, options.workingDir);
   const git = parseGitUrl(await readRemoteUrl(dir));
   const branch = git.branch ?? await currentBranch(dir) ??
-    await askText(ctx.io, {
+    await ctx.terminal.askText({
       message: "Provide the git branch that should be used:",
       missing: `The branch is not known: HEAD is detached in "${dir}"; check out a branch`,
       defaultValue: "main",
@@ -118,7 +110,7 @@ function runFor(
     const values = valuesPath ? await readValuesFile(resolveDir(ctx.io, valuesPath)) : {};
     const { git, branch } = await repository(options, ctx, gitops);
 
-    using client = await connect(options, ctx);
+    using client = await ctx.kube(options);
     const namespace = namespaceOf(options.namespace, client);
     log.info(`Setting the git credentials in the ${namespace} namespace`);
     log.info(`  Project git repo: ${git.url}`);
@@ -142,12 +134,12 @@ function runFor(
       if (valuesPath) log.warn(`--values is not stored: the secret exists (pass --replace)`);
     } else {
       const username = givenUser ?? (stored ? storedUser : undefined) ??
-        await askText(ctx.io, {
+        await ctx.terminal.askText({
           message: "Provide the git username:",
           missing: "The git username is missing: pass -u/--gitUsername",
         });
       const password = givenPass ?? (stored ? storedPass : undefined) ??
-        await askText(ctx.io, {
+        await ctx.terminal.askText({
           message: "Provide the git password or personal access token:",
           missing: "The git password or token is missing: pass -p/--gitPat",
           secret: true,

@@ -14,7 +14,6 @@ import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { type ApplyResult, type KubeClient, SECRETS } from "../../lib/kube/mod.ts";
 import {
-  connectGitHost,
   currentBranch,
   FLAVOUR_DISPLAY_NAMES,
   type GitHost,
@@ -26,7 +25,6 @@ import {
 } from "../../lib/githost/mod.ts";
 import {
   checkNamespaceName,
-  connect,
   type Logger,
   readCaFile,
   requireNamespace,
@@ -109,7 +107,7 @@ export async function setUpPipeline(
   const caCertificates = options.gitCaFile
     ? [await readCaFile(resolveDir(io, options.gitCaFile), "--git-ca-file")]
     : undefined;
-  const client = await connect(options, ctx);
+  const client = await ctx.kube(options);
   try {
     const namespace = options.pipelineNamespace || client.namespace;
     if (!namespace) {
@@ -127,8 +125,8 @@ export async function setUpPipeline(
       url: git,
       stored,
       replace: options.replaceGitSecret,
-    }, io);
-    const host = await connectGitHost(git, {
+    }, ctx);
+    const host = await ctx.gitHost(git, {
       credentials: { username: credentials.username, password: credentials.password },
       ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
       ...(caCertificates ? { caCertificates } : {}),

@@ -44,7 +44,6 @@ import {
   WEBHOOK_SECRET_KEY,
   webhookSecretValue,
 } from "./pipeline_common.ts";
-import { askConfirm } from "./prompt.ts";
 
 /** The Secret of the template namespace that says how to reach Jenkins. */
 export const JENKINS_ACCESS_SECRET = "jenkins-access";
@@ -161,7 +160,7 @@ export async function runJenkins(
   };
   record(await applyObject(client, SECRETS, secretObject));
 
-  const folder = await jenkins.ensureFolder(namespace);
+  const folder = await jenkins.ensureFolder(namespace, ctx.clock);
   log.info(`Jenkins folder ${namespace} ${folder}`);
   const xml = pipelineJobXml({ gitUrl: git.url, branch, namespace, flavour: host.flavour, secret });
   const existing = await jenkins.jobConfig(job);
@@ -174,7 +173,7 @@ export async function runJenkins(
   } else {
     const replace = options.replace ||
       (io.interactive &&
-        await askConfirm(
+        await ctx.terminal.askConfirm(
           `The build pipeline (${name}) already exists. Do you want to replace it?`,
           false,
         ));

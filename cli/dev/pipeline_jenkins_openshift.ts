@@ -51,7 +51,6 @@ import {
   type PipelineSetup,
   registerWebhook,
 } from "./pipeline_common.ts";
-import { askConfirm } from "./prompt.ts";
 
 /** The template OpenShift installs Jenkins from. */
 export const JENKINS_TEMPLATE = { namespace: "openshift", name: "jenkins-ephemeral" } as const;
@@ -179,7 +178,7 @@ export async function runOpenShiftJenkins(
   if (live && !containsFields(live.spec, wanted.spec)) {
     const replace = options.replace ||
       (io.interactive &&
-        await askConfirm(
+        await ctx.terminal.askConfirm(
           `The build pipeline (${name}) already exists. Do you want to update it?`,
           false,
         ));

@@ -21,7 +21,6 @@ import {
 import {
   batchFailed,
   checkNamespaceName,
-  connect,
   makeLogger,
   printReport,
   requireNamespace,
@@ -43,7 +42,7 @@ export async function run(
   if (given) checkNamespaceName(given);
   const template = checkNamespaceName(options.templateNamespace, "template namespace");
   const serviceAccount = options.serviceAccount;
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const namespace = given ?? client.namespace;
   if (!namespace) {
     throw new UsageError(

@@ -25,7 +25,6 @@ import type { OptionsOf } from "../options.ts";
 import type { ENABLE } from "./enable_command.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { runGit } from "../../lib/githost/mod.ts";
-import { askChoice, askConfirm } from "../dev/prompt.ts";
 import { makeLogger, resolveDir } from "../dev/common.ts";
 
 /** A pipeline release in the index. */
@@ -355,7 +354,7 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
         `Choose the pipeline with -p: ${names.join(", ")} (there is no terminal to ask on)`,
       );
     }
-    pipeline = await askChoice(
+    pipeline = await ctx.terminal.askChoice(
       "Which pipeline should be enabled?",
       names.map((n) => ({ value: n, label: n })),
     );
@@ -411,7 +410,12 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
       );
     }
     for (const c of changed) {
-      if (!await askConfirm(`${c.path} already exists. Do you want to overwrite it?`, false)) {
+      if (
+        !await ctx.terminal.askConfirm(
+          `${c.path} already exists. Do you want to overwrite it?`,
+          false,
+        )
+      ) {
         c.state = "unchanged";
         (c as { skipped?: boolean }).skipped = true;
       }

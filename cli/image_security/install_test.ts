@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import { runCli } from "../app.ts";
 import { bufferedIO } from "../io.ts";
+import { commandContext } from "../context.ts";
 
 async function enable(args: string[]) {
   const io = bufferedIO({});
-  const code = await runCli(["image-security", "enable", ...args], {
-    io,
-    programName: "toolkit",
-  });
+  const code = await runCli(["image-security", "enable", ...args], commandContext(io));
   return { code, out: io.out(), err: io.err() };
 }
 

@@ -15,11 +15,12 @@ import { KEY_SECRET } from "../../cli/image_security/key_secret_command.ts";
 import * as install from "../../cli/image_security/install.ts";
 import * as keySecret from "../../cli/image_security/key_secret.ts";
 import { type BufferedIO, bufferedIO } from "../../cli/io.ts";
+import { commandContext } from "../../cli/context.ts";
 
 /** A fresh buffered context for one command. */
 export function context(cwd?: string): { io: BufferedIO; ctx: CommandContext } {
   const io = bufferedIO(cwd === undefined ? {} : { cwd });
-  return { io, ctx: { io, programName: "toolkit" } };
+  return { io, ctx: commandContext(io) };
 }
 
 /**
