@@ -23,10 +23,13 @@ import {
   parseGitUrl,
   readRemoteUrl,
 } from "../../lib/githost/mod.ts";
+import { formatData } from "../output.ts";
+import { TRIGGER_FLAVOURS } from "../../lib/tekton/mod.ts";
 import {
   checkNamespaceName,
   type Logger,
   readCaFile,
+  reportData,
   requireNamespace,
   requireTemplateNamespace,
   resolveDir,
@@ -240,6 +243,40 @@ export async function registerWebhook(
         `secret ${hook.secret}, event "${hook.event}" (push)`,
     );
   }
+}
+
+/**
+ * The end of a Jenkins registration (a job, or an OpenShift BuildConfig): the push hook to
+ * `hook` (unless `--skipWebhook`), the report on stdout with `-o` (with `data` of its own), the
+ * last lines, and exit 1 naming the steps that failed.
+ */
+export async function finishRegistration(
+  ctx: CommandContext,
+  options: PipelineOptions,
+  host: GitHost,
+  report: PipelineReport,
+  log: Logger,
+  hook: Omit<WebhookRegistration, "event">,
+  more: { readonly data?: Record<string, unknown>; readonly lastLines?: readonly string[] } = {},
+): Promise<number> {
+  if (options.skipWebhook) {
+    log.step("--skipWebhook: no webhook on the git host");
+  } else {
+    await registerWebhook(host, report, log, {
+      ...hook,
+      event: TRIGGER_FLAVOURS[host.flavour].pushEvent,
+    });
+  }
+  if (options.output) {
+    const { results, ...rest } = report;
+    ctx.io.stdout.write(
+      formatData({ ...rest, ...more.data, ...reportData({ results }) }, options.output),
+    );
+  }
+  for (const line of more.lastLines ?? []) log.info(line);
+  const failure = failedSteps(report);
+  if (failure) throw failure;
+  return 0;
 }
 
 /** The end of a registration: exit 1 naming the steps that failed. */

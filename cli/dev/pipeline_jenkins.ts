@@ -20,7 +20,6 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
-import { formatData } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { applyObject, type KubeObject, SECRETS } from "../../lib/kube/mod.ts";
@@ -32,15 +31,14 @@ import {
   pipelineJobXml,
   sameJobConfig,
 } from "../../lib/jenkins/mod.ts";
-import { pipelineNameFor, TRIGGER_FLAVOURS } from "../../lib/tekton/mod.ts";
-import { type Logger, reportData } from "./common.ts";
+import { pipelineNameFor } from "../../lib/tekton/mod.ts";
+import type { Logger } from "./common.ts";
 import { gitSecret, readStoredCredentials, writeRepository } from "./git_repository.ts";
 import {
-  failedSteps,
+  finishRegistration,
   type PipelineOptions,
   type PipelineReport,
   type PipelineSetup,
-  registerWebhook,
   WEBHOOK_SECRET_KEY,
   webhookSecretValue,
 } from "./pipeline_common.ts";
@@ -191,27 +189,14 @@ export async function runJenkins(
     report.build = await jenkins.build(job, { NAMESPACE: namespace, BRANCH: branch }) ?? "queued";
     log.info(`Build queued: ${report.build}`);
   }
-  if (options.skipWebhook) {
-    log.step("--skipWebhook: no webhook on the git host");
-  } else {
-    const url = jenkinsHookUrl(host.flavour, jenkins.url, job, secret);
-    await registerWebhook(host, report, log, {
-      url,
-      shownUrl: url.replace(/token=[^&]*/, "token=<secret>"),
-      secret,
-      secretChanged: fresh,
-      event: TRIGGER_FLAVOURS[host.flavour].pushEvent,
-    });
-  }
-  if (options.output) {
-    const { results, ...rest } = report;
-    io.stdout.write(
-      formatData({ ...rest, job: jobOutcome, folder, ...reportData({ results }) }, options.output),
-    );
-  }
-  log.info("");
-  log.info(`Jenkins job: ${jenkins.url}/${jobPath(job)}`);
-  const failure = failedSteps(report);
-  if (failure) throw failure;
-  return 0;
+  const url = jenkinsHookUrl(host.flavour, jenkins.url, job, secret);
+  return await finishRegistration(ctx, options, host, report, log, {
+    url,
+    shownUrl: url.replace(/token=[^&]*/, "token=<secret>"),
+    secret,
+    secretChanged: fresh,
+  }, {
+    data: { job: jobOutcome, folder },
+    lastLines: ["", `Jenkins job: ${jenkins.url}/${jobPath(job)}`],
+  });
 }
