@@ -5,13 +5,11 @@ import { writeTlsDir } from "./install.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import type { WebhookTls } from "../../lib/install/mod.ts";
 import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
+import { commandContext } from "../context.ts";
 
 async function enable(args: string[]) {
   const io = bufferedIO({});
-  const code = await runCli(["image-security", "enable", ...args], {
-    io,
-    programName: "toolkit",
-  });
+  const code = await runCli(["image-security", "enable", ...args], commandContext(io));
   return { code, out: io.out(), err: io.err() };
 }
 

@@ -7,8 +7,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { KEYGEN } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { KEYGEN } from "./keygen_command.ts";
 import { printData } from "../output.ts";
 import { readPassphrase, resolvePath } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";

@@ -3,13 +3,11 @@ import { runCli } from "../app.ts";
 import { bufferedIO } from "../io.ts";
 import { readPrivateKey, readPublicKeys } from "../../lib/signature/mod.ts";
 import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
+import { commandContext } from "../context.ts";
 
 async function keygen(cwd: string, args: string[]) {
   const io = bufferedIO({ cwd });
-  const status = await runCli(["image-security", "keygen", ...args], {
-    io,
-    programName: "toolkit",
-  });
+  const status = await runCli(["image-security", "keygen", ...args], commandContext(io));
   return { status, out: io.out(), err: io.err() };
 }
 
