@@ -116,9 +116,22 @@ export const KEYGEN = defineOptions({
 export const SIGN = defineOptions({
   positionals: { image: { type: "string", required: true, describe: "The image reference" } },
   flags: {
-    key: { type: "string", describe: "Armoured private key file", demandOption: true },
+    key: {
+      type: "string",
+      describe: "Private key file: armoured OpenPGP, or cosign's (cosign.key)",
+      demandOption: true,
+    },
+    format: {
+      type: "string",
+      choices: ["simple", "cosign", "bundle"],
+      describe:
+        "simple: simple signing (OpenPGP keys); cosign: cosign's sha256-<hex>.sig tag; bundle: a sigstore bundle as an OCI referrer, as cosign v3 (default: simple for OpenPGP keys, bundle for cosign keys)",
+    },
     identity: { type: "string", describe: "The docker reference to sign for (default: IMAGE)" },
-    "passphrase-file": { type: "string", describe: "File with the private key's passphrase" },
+    "passphrase-file": {
+      type: "string",
+      describe: "File with the private key's passphrase (cosign keys: else $COSIGN_PASSWORD)",
+    },
     ...REGISTRY_FLAGS,
     ...OUTPUT,
   },
@@ -357,6 +370,17 @@ const imageSecurity: CommandSpec = {
     command(SIGN, {
       usage: "sign <image>",
       describe: "Sign the image's current digest and store the signature",
+      examples: [
+        ["image-security sign quay.io/team/app:1 --key ci.key.asc", "Simple signing (gpg key)"],
+        [
+          "image-security sign quay.io/team/app:1 --key cosign.key",
+          "A cosign v3 bundle (OCI referrer), keyed, no transparency log",
+        ],
+        [
+          "image-security sign quay.io/team/app:1 --key cosign.key --format cosign",
+          "cosign's legacy sha256-<hex>.sig tag",
+        ],
+      ],
       load: () => import("./image_security/sign.ts").then((m) => m.run),
     }),
     command(VERIFY, {

@@ -19,40 +19,21 @@ import {
 import {
   e2eSkipReason,
   pushTestImage,
+  readFromRegistry,
+  REGISTRY_KINDS,
   startCosign,
-  startReferrersRegistry,
-  startRegistry,
-  type TestRegistry,
+  startRegistryOfKind,
 } from "./env/mod.ts";
 
 const ignore =
   e2eSkipReason(["docker-registry", "referrers-registry", "cosign", "skopeo"]) !== undefined;
 
-const ACCEPT =
-  "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json";
-
-interface Descriptor {
-  mediaType: string;
-  digest: string;
-  size: number;
-  artifactType?: string;
-  annotations?: Record<string, string>;
-}
-
-async function get(registry: TestRegistry, path: string) {
-  const response = await fetch(`${registry.url}/v2/${path}`, { headers: { accept: ACCEPT } });
-  const text = await response.text();
-  return { status: response.status, type: response.headers.get("content-type"), text };
-}
-
-for (const kind of ["distribution", "referrers"] as const) {
+for (const kind of REGISTRY_KINDS) {
   Deno.test({
     name: `cosign signs and verifies both formats on the ${kind} registry`,
     ignore,
     fn: async (t) => {
-      await using registry = kind === "referrers"
-        ? await startReferrersRegistry()
-        : await startRegistry();
+      await using registry = await startRegistryOfKind(kind);
       await using cosign = await startCosign();
       const dir = await Deno.makeTempDir({ prefix: "toolkit-cosign-env-" });
       try {
@@ -68,17 +49,23 @@ for (const kind of ["distribution", "referrers"] as const) {
             password: keys.password,
             format: "bundle",
           });
-          const referrers = await get(registry, `demo/app/referrers/${bundleDigest}`);
-          const fallback = await get(
+          const referrers = await readFromRegistry(registry, `demo/app/referrers/${bundleDigest}`);
+          const fallback = await readFromRegistry(
             registry,
             `demo/app/manifests/${referrersFallbackTag(bundleDigest)}`,
           );
-          let index: { manifests: Descriptor[] };
+          let index: {
+            manifests: {
+              digest: string;
+              artifactType?: string;
+              annotations?: Record<string, string>;
+            }[];
+          };
           if (kind === "referrers") {
             assert.equal(referrers.status, 200);
-            assert.equal(referrers.type, "application/vnd.oci.image.index.v1+json");
+            assert.equal(referrers.contentType, "application/vnd.oci.image.index.v1+json");
             assert.equal(fallback.status, 404, "no fallback tag where the API exists");
-            index = JSON.parse(referrers.text);
+            index = referrers.json;
             // This registry reports the config's media type as artifactType, and the
             // manifest's annotations.
             assert.equal(index.manifests[0]?.artifactType, OCI_EMPTY_MEDIA_TYPE);
@@ -89,14 +76,14 @@ for (const kind of ["distribution", "referrers"] as const) {
           } else {
             assert.equal(referrers.status, 404, "the distribution registry has no referrers API");
             assert.equal(fallback.status, 200);
-            index = JSON.parse(fallback.text);
+            index = fallback.json;
             // cosign's fallback index names the bundle type, without annotations.
             assert.equal(index.manifests[0]?.artifactType, SIGSTORE_BUNDLE_V03_MEDIA_TYPE);
           }
           assert.equal(index.manifests.length, 1);
-          const manifest = JSON.parse(
-            (await get(registry, `demo/app/manifests/${index.manifests[0]!.digest}`)).text,
-          );
+          const manifest =
+            (await readFromRegistry(registry, `demo/app/manifests/${index.manifests[0]!.digest}`))
+              .json;
           assert.equal(manifest.artifactType, SIGSTORE_BUNDLE_V03_MEDIA_TYPE);
           assert.equal(manifest.config.mediaType, OCI_EMPTY_MEDIA_TYPE);
           assert.equal(manifest.subject.digest, bundleDigest);
@@ -109,9 +96,12 @@ for (const kind of ["distribution", "referrers"] as const) {
             password: keys.password,
             format: "legacy",
           });
-          const sig = await get(registry, `demo/app/manifests/${cosignSignatureTag(legacyDigest)}`);
+          const sig = await readFromRegistry(
+            registry,
+            `demo/app/manifests/${cosignSignatureTag(legacyDigest)}`,
+          );
           assert.equal(sig.status, 200);
-          const manifest = JSON.parse(sig.text);
+          const manifest = sig.json;
           assert.equal(manifest.layers[0].mediaType, COSIGN_SIMPLESIGNING_MEDIA_TYPE);
           assert.ok(manifest.layers[0].annotations[COSIGN_SIGNATURE_ANNOTATION]);
         });

@@ -45,6 +45,8 @@ export interface CosignSigner {
   readonly publicKeyDer: Uint8Array;
   /** Signs `payload` (hashing it with the curve's hash) and returns the ASN.1 DER signature. */
   sign(payload: Uint8Array): Promise<Uint8Array>;
+  /** Whether `signature` (ASN.1 DER) is this key's over `payload`. */
+  verify(payload: Uint8Array, signature: Uint8Array): Promise<boolean>;
 }
 
 /** A new key pair in cosign's files. */
@@ -314,6 +316,20 @@ async function signerOf(pkcs8: Uint8Array): Promise<CosignSigner> {
           ),
         );
         return curve.signature.fromBytes(raw, "compact").toBytes("der");
+      },
+      async verify(payload, signature) {
+        let raw: Uint8Array;
+        try {
+          raw = curve.signature.fromBytes(signature, "der").toBytes("compact");
+        } catch {
+          return false;
+        }
+        return await crypto.subtle.verify(
+          { name: "ECDSA", hash: curve.hash },
+          publicKey,
+          raw as Uint8Array<ArrayBuffer>,
+          payload as Uint8Array<ArrayBuffer>,
+        );
       },
     };
   }

@@ -100,3 +100,18 @@ Deno.test("readCosignPrivateKey() refuses a key that is not ECDSA P-256/P-384", 
     (e) => e instanceof InvalidKeyError && /not an ECDSA P-256 or P-384 key/.test(e.message),
   );
 });
+
+Deno.test("CosignSigner.verify() accepts its own signatures only", async () => {
+  const pair = await generateCosignKeyPair({ password: "pw" });
+  const signer = await readCosignPrivateKey(pair.privateKeyPem, "pw");
+  const other = await readCosignPrivateKey(
+    (await generateCosignKeyPair({ password: "pw" })).privateKeyPem,
+    "pw",
+  );
+  const payload = new TextEncoder().encode("payload");
+  const signature = await signer.sign(payload);
+  assert.equal(await signer.verify(payload, signature), true);
+  assert.equal(await signer.verify(new TextEncoder().encode("other"), signature), false);
+  assert.equal(await other.verify(payload, signature), false);
+  assert.equal(await signer.verify(payload, new Uint8Array([1, 2, 3])), false);
+});

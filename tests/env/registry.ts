@@ -107,6 +107,14 @@ export async function startReferrersRegistry(
   return await running({ host, dir, process, tls, referrers: true });
 }
 
+/** The two registries, by whether they have the referrers API. */
+export const REGISTRY_KINDS = ["distribution", "referrers"] as const;
+
+/** Starts the distribution registry or the one with the referrers API (anonymous, plain HTTP). */
+export function startRegistryOfKind(kind: typeof REGISTRY_KINDS[number]): Promise<TestRegistry> {
+  return kind === "referrers" ? startReferrersRegistry() : startRegistry();
+}
+
 /** A serving certificate for 127.0.0.1 from a CA made for this registry. */
 async function servingCert(
   dir: string,
@@ -157,5 +165,37 @@ async function running(started: {
     stop,
     [Symbol.asyncDispose]: stop,
     ...(tls ? { caCertPem: tls.caCertPem, caCertFile: tls.caCertFile } : {}),
+  };
+}
+
+/** What {@linkcode readFromRegistry} got. */
+export interface RegistryAnswer {
+  readonly status: number;
+  readonly contentType: string | null;
+  readonly text: string;
+  /** The body as JSON when the status is 200 (`undefined` otherwise). */
+  // deno-lint-ignore no-explicit-any
+  readonly json: any;
+}
+
+/**
+ * `GET /v2/<path>` of a test registry (anonymous, plain HTTP) accepting OCI indexes and
+ * manifests, for tests that look at what was stored.
+ */
+export async function readFromRegistry(
+  registry: TestRegistry,
+  path: string,
+): Promise<RegistryAnswer> {
+  const response = await fetch(`${registry.url}/v2/${path}`, {
+    headers: {
+      accept: "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json",
+    },
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    text,
+    json: response.status === 200 ? JSON.parse(text) : undefined,
   };
 }
