@@ -7,14 +7,15 @@
  * @module
  */
 
+/** The thresholds stalls are counted over, in milliseconds. */
+export const STALL_THRESHOLDS_MS = [10, 50, 100, 500] as const;
+
 /** What the monitor saw since it started. */
 export interface EventLoopStalls {
   /** The longest delay of the timer beyond its interval, in milliseconds. */
   readonly maxStallMs: number;
-  /** Delays of 10 ms or more. */
-  readonly stallsOver10Ms: number;
-  /** Delays of 100 ms or more. */
-  readonly stallsOver100Ms: number;
+  /** How many delays were at least each of {@linkcode STALL_THRESHOLDS_MS}, in that order. */
+  readonly stallsOver: readonly number[];
 }
 
 /** A running monitor; disposing of it stops its timer. */
@@ -30,19 +31,19 @@ export function monitorEventLoop(
 ): EventLoopMonitor {
   let last = now();
   let maxStallMs = 0;
-  let stallsOver10Ms = 0;
-  let stallsOver100Ms = 0;
+  const over = STALL_THRESHOLDS_MS.map(() => 0);
   const timer = setInterval(() => {
     const at = now();
     const stall = Math.max(0, at - last - intervalMs);
     last = at;
     if (stall > maxStallMs) maxStallMs = stall;
-    if (stall >= 10) stallsOver10Ms++;
-    if (stall >= 100) stallsOver100Ms++;
+    for (let i = 0; i < STALL_THRESHOLDS_MS.length && stall >= STALL_THRESHOLDS_MS[i]!; i++) {
+      over[i]!++;
+    }
   }, intervalMs);
   Deno.unrefTimer(timer);
   return {
-    stalls: () => ({ maxStallMs, stallsOver10Ms, stallsOver100Ms }),
+    stalls: () => ({ maxStallMs, stallsOver: [...over] }),
     [Symbol.dispose]: () => clearInterval(timer),
   };
 }

@@ -18,7 +18,7 @@
  * | `toolkit_admission_read_pool_bytes` | gauge | `state` (reserved, peak, capacity) |
  * | `toolkit_admission_read_pool_waiting` | gauge | |
  * | `toolkit_admission_event_loop_max_stall_seconds` | gauge | |
- * | `toolkit_admission_event_loop_stalls_total` | counter | |
+ * | `toolkit_admission_event_loop_stalls_total` | counter | `over` (10ms, 50ms, 100ms, 500ms) |
  * | `process_resident_memory_bytes`, `deno_heap_used_bytes` | gauge | |
  * | `portieris_pod_admission_decision_allow_count` | counter | |
  * | `portieris_pod_admission_decision_deny_count` | counter | |
@@ -26,7 +26,7 @@
  * @module
  */
 import type { MemoryPoolStats } from "../lib/read_budget.ts";
-import type { EventLoopStalls } from "./event_loop_monitor.ts";
+import { type EventLoopStalls, STALL_THRESHOLDS_MS } from "./event_loop_monitor.ts";
 
 /** Upper bounds of the latency histogram, in seconds. */
 export const LATENCY_BUCKETS = [
@@ -225,10 +225,12 @@ export class WebhookMetrics {
           "The longest time one step held the event loop since the start.",
           [["", loop.maxStallMs / 1000]],
         );
-        counter(
-          "toolkit_admission_event_loop_stalls_total",
-          "Times the event loop was held 10 ms or more.",
-          loop.stallsOver10Ms,
+        lines.push(
+          "# HELP toolkit_admission_event_loop_stalls_total Times the event loop was held at least `over`.",
+          "# TYPE toolkit_admission_event_loop_stalls_total counter",
+          ...STALL_THRESHOLDS_MS.map((ms, i) =>
+            `toolkit_admission_event_loop_stalls_total{over="${ms}ms"} ${loop.stallsOver[i] ?? 0}`
+          ),
         );
       }
     }

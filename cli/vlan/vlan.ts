@@ -15,6 +15,7 @@ import type { CommandContext, OptionsOf } from "../command.ts";
 import type { VLAN } from "../commands.ts";
 import type { CliIO } from "../io.ts";
 import { UsageError } from "../../lib/errors.ts";
+import { writeFileSafely } from "../../lib/file_write.ts";
 import { askChoice } from "../dev/prompt.ts";
 import { makeLogger, resolveDir } from "../dev/common.ts";
 import { IbmcloudError, ibmcloudJson, type IbmcloudRunner, runIbmcloud } from "./ibmcloud.ts";
@@ -245,7 +246,7 @@ export async function run(
     );
     if (options.output) {
       const path = resolveDir(io, options.output);
-      await Deno.writeTextFile(path, text);
+      await writeFileSafely(path, text, { name: options.output });
       log.info(`Wrote the VLAN config to ${options.output}`);
     } else io.stdout.write(text);
     return 0;

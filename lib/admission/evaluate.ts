@@ -36,10 +36,10 @@ import {
 import { imageList, type ImageSite, type WorkloadImages, workloadImages } from "./workload.ts";
 
 /**
- * Character steps of policy matching after which a review lets the event loop run (about a
- * millisecond of work).
+ * Steps of policy matching (characters compared, and a fixed count per pattern tried) after
+ * which a review lets the event loop run: about a millisecond of work.
  */
-export const SELECTION_STEPS_PER_TURN = 200_000;
+export const SELECTION_STEPS_PER_TURN = 100_000;
 
 /** Resolves on a later turn of the event loop, after pending I/O and timers. */
 function nextTurn(): Promise<void> {

@@ -99,22 +99,46 @@ function hostSpellings(domain: string): string[] {
 }
 
 /**
+ * The texts an image is matched against, made once for all the patterns tried on it: its host
+ * spellings, its repository path with and without the tag, and the same as whole names.
+ */
+export interface MatchTexts {
+  readonly hosts: readonly string[];
+  readonly paths: readonly string[];
+  readonly wholes: readonly string[];
+}
+
+/** The texts of {@linkcode MatchTexts} for `image`. */
+export function matchTexts(image: ImageReference): MatchTexts {
+  const paths = image.tag === undefined ? [image.path] : [image.path, `${image.path}:${image.tag}`];
+  return {
+    hosts: hostSpellings(image.domain),
+    paths,
+    wholes: paths.map((path) => `${image.domain}/${path}`),
+  };
+}
+
+/**
+ * The steps counted for trying one pattern, besides its character steps: the fixed work of a
+ * try, so that a counter measures the work of many short tries too.
+ */
+export const STEPS_PER_TRY = 32;
+
+/**
  * True when the image matches the pattern. Matching takes time linear in the pattern and the
  * name (see lib/glob.ts); `counter` receives the character steps taken.
  */
 export function patternMatches(
   pattern: RepositoryPattern,
-  image: ImageReference,
+  image: ImageReference | MatchTexts,
   counter?: StepCounter,
 ): boolean {
-  const candidates = [image.path];
-  if (image.tag !== undefined) candidates.push(`${image.path}:${image.tag}`);
+  const texts = "hosts" in image ? image : matchTexts(image);
+  if (counter) counter.steps += STEPS_PER_TRY;
   const { hostGlob, pathGlob } = pattern;
-  if (hostGlob === undefined) {
-    return candidates.some((c) => pathGlob.matches(`${image.domain}/${c}`, counter));
-  }
-  if (!hostSpellings(image.domain).some((host) => hostGlob.matches(host, counter))) return false;
-  return candidates.some((c) => pathGlob.matches(c, counter));
+  if (hostGlob === undefined) return texts.wholes.some((c) => pathGlob.matches(c, counter));
+  if (!texts.hosts.some((host) => hostGlob.matches(host, counter))) return false;
+  return texts.paths.some((c) => pathGlob.matches(c, counter));
 }
 
 /** The longest repository pattern accepted (the CRD schema says the same). */

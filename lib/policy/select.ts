@@ -14,7 +14,7 @@
  */
 import type { StepCounter } from "../glob.ts";
 import type { ImageReference } from "../image/mod.ts";
-import { parsePattern, patternMatches, type RepositoryPattern } from "./pattern.ts";
+import { matchTexts, parsePattern, patternMatches, type RepositoryPattern } from "./pattern.ts";
 
 /**
  * The most repository patterns that govern one namespace (its ImagePolicies, or the cluster
@@ -173,8 +173,9 @@ export class PolicySet {
     const local = this.#byNamespace.get(namespace);
     const governing = local ?? this.#cluster;
     let best: Compiled | undefined;
+    const texts = matchTexts(image);
     for (const c of governing.candidates(image.domain)) {
-      if (!patternMatches(c.pattern, image, counter)) continue;
+      if (!patternMatches(c.pattern, texts, counter)) continue;
       if (!best || better(c, best)) best = c;
     }
     if (best) {

@@ -7,7 +7,7 @@ import { computeDigest } from "./digest.ts";
 import { RegistryError } from "./errors.ts";
 import { OCI_INDEX, OCI_MANIFEST } from "./media_types.ts";
 import { pushManifest } from "./push.ts";
-import { serve } from "./_testing.ts";
+import { serve } from "../../tests/fakes/loopback_server.ts";
 import {
   COSIGN_SIGNATURE_ANNOTATION,
   cosignSignatureTag,
