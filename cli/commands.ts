@@ -125,9 +125,13 @@ export const SIGN = defineOptions({
       type: "string",
       choices: ["simple", "cosign", "bundle"],
       describe:
-        "simple: simple signing (OpenPGP keys); cosign: cosign's sha256-<hex>.sig tag; bundle: a sigstore bundle as an OCI referrer, as cosign v3 (default: simple for OpenPGP keys, bundle for cosign keys)",
+        "simple: simple signing (OpenPGP keys); cosign: cosign's sha256-<hex>.sig tag; bundle: a sigstore bundle as an OCI referrer, as cosign v3 (default: simple for OpenPGP keys, bundle for cosign keys). cosign formats: keyed, no transparency log (nothing goes to Rekor)",
     },
-    identity: { type: "string", describe: "The docker reference to sign for (default: IMAGE)" },
+    identity: {
+      type: "string",
+      describe:
+        "The docker reference to sign for (default: IMAGE; --format cosign: its repository; not for bundles)",
+    },
     "passphrase-file": {
       type: "string",
       describe: "File with the private key's passphrase (cosign keys: else $COSIGN_PASSWORD)",
@@ -196,7 +200,10 @@ const VAULT_FLAGS = {
     type: "string",
     describe: "The IAM token endpoint (default https://iam.cloud.ibm.com/identity/token)",
   },
-  key: { type: "string", describe: "The private key file" },
+  key: {
+    type: "string",
+    describe: "The private key file: an armoured gpg key, or cosign's cosign.key (kept encrypted)",
+  },
   ...RESULT_OUTPUT,
 } as const satisfies Record<string, FlagSpec>;
 
@@ -215,7 +222,7 @@ export const VAULT_FETCH = defineOptions({
   flags: {
     ...VAULT_FLAGS,
     force: { type: "boolean", describe: "Replace an existing --key file" },
-    import: { type: "boolean", describe: "Import the key into gpg (GNUPGHOME)" },
+    import: { type: "boolean", describe: "Import the key into gpg (GNUPGHOME; gpg keys only)" },
   },
 });
 
