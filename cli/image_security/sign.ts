@@ -147,9 +147,13 @@ async function resolveSubject(
   ctx: CommandContext,
 ): Promise<ManifestDescriptor> {
   const target = ref.digest !== undefined ? ref : withDefaultTag(ref);
-  let head = await access.client.headManifest(target);
+  // A tag is resolved once (a HEAD, or a GET where the registry's HEAD says too little); the
+  // subject is then read by that digest, whatever the tag points to meanwhile.
+  const digest = ref.digest ?? await access.client.resolveDigest(target);
+  const byDigest = { ...target, digest };
+  let head = await access.client.headManifest(byDigest);
   if (head.size < 0 || head.mediaType === "") {
-    const manifest = await access.client.getManifest({ ...target, digest: head.digest });
+    const manifest = await access.client.getManifest(byDigest);
     head = { digest: manifest.digest, mediaType: manifest.mediaType, size: manifest.size };
   }
   if (ref.digest === undefined) {
