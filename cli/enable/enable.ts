@@ -20,12 +20,12 @@
  */
 import tar from "tar-stream";
 import { parse } from "yaml";
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { ENABLE } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { ENABLE } from "./enable_command.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFilesSafely } from "../../lib/file_write.ts";
 import { runGit } from "../../lib/githost/mod.ts";
-import { askChoice, askConfirm } from "../dev/prompt.ts";
 import { makeLogger, resolveDir } from "../dev/common.ts";
 
 /** A pipeline release in the index. */
@@ -355,7 +355,7 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
         `Choose the pipeline with -p: ${names.join(", ")} (there is no terminal to ask on)`,
       );
     }
-    pipeline = await askChoice(
+    pipeline = await ctx.terminal.askChoice(
       "Which pipeline should be enabled?",
       names.map((n) => ({ value: n, label: n })),
     );
@@ -411,7 +411,12 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
       );
     }
     for (const c of changed) {
-      if (!await askConfirm(`${c.path} already exists. Do you want to overwrite it?`, false)) {
+      if (
+        !await ctx.terminal.askConfirm(
+          `${c.path} already exists. Do you want to overwrite it?`,
+          false,
+        )
+      ) {
         c.state = "unchanged";
         (c as { skipped?: boolean }).skipped = true;
       }

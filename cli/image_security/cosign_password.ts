@@ -6,8 +6,7 @@
  *
  * @module
  */
-import type { CliIO } from "../io.ts";
-import { askText } from "../dev/prompt.ts";
+import type { CommandContext } from "../command.ts";
 import { readPassphrase } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
 
@@ -16,19 +15,24 @@ export type PasswordSource = "--passphrase-file" | "COSIGN_PASSWORD" | "terminal
 
 /** Finds the password of a cosign key; undefined when nothing gives one. */
 export async function cosignPassword(
-  io: CliIO,
+  ctx: Pick<CommandContext, "io" | "terminal">,
   options: { readonly passphraseFile: string | undefined },
   question: { readonly message: string; readonly confirm?: boolean },
 ): Promise<{ password: string; source: PasswordSource } | undefined> {
+  const { io, terminal } = ctx;
   const fromFile = await readPassphrase(io.cwd, options);
   if (fromFile !== undefined) return { password: fromFile, source: "--passphrase-file" };
   const fromEnv = io.env.COSIGN_PASSWORD;
   if (fromEnv !== undefined) return { password: fromEnv, source: "COSIGN_PASSWORD" };
   if (!io.interactive) return undefined;
   const missing = "Pass --passphrase-file or set COSIGN_PASSWORD";
-  const password = await askText(io, { message: question.message, missing, secret: true });
+  const password = await terminal.askText({ message: question.message, missing, secret: true });
   if (question.confirm) {
-    const again = await askText(io, { message: "The same password again", missing, secret: true });
+    const again = await terminal.askText({
+      message: "The same password again",
+      missing,
+      secret: true,
+    });
     if (again !== password) throw new UsageError("The two passwords differ: nothing was written");
   }
   return { password, source: "terminal" };

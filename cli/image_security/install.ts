@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "./install_command.ts";
 import { formatData, printData } from "../output.ts";
-import { connect } from "../dev/common.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { namespaceNameProblem } from "../../lib/kube/mod.ts";
 import { parseExemptLabel } from "../../lib/admission/mod.ts";
@@ -162,7 +162,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
       `Cannot use --wait-timeout "${waitTimeout}": expected seconds above 0`,
     );
   }
-  const now = new Date();
+  const now = new Date(ctx.clock.now());
   if (flags.dryRun) {
     const format = flags.output ?? "yaml";
     const { objects } = await prepareInstall(undefined, options, { now });
@@ -179,12 +179,12 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
     }
     return 0;
   }
-  using client = await connect(flags, ctx);
+  using client = await ctx.kube(flags);
   if (await isTerminating(client, "Namespace", undefined, options.namespace)) {
     ctx.io.stderr.write(
       `Waiting for the namespace "${options.namespace}" to finish terminating…\n`,
     );
-    await waitUntilDeleted(client, "Namespace", undefined, options.namespace);
+    await waitUntilDeleted(client, "Namespace", undefined, options.namespace, ctx.clock);
   }
   const { objects, tlsRenewed, tls } = await prepareInstall(client, options, { now });
   if (tlsRenewed) ctx.io.stderr.write(`Making a new serving certificate: ${tlsRenewed}\n`);
@@ -208,6 +208,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
   if (!options.webhookUrl && flags.wait) {
     ctx.io.stderr.write("Waiting for the webhook to be ready before switching enforcement on…\n");
     const ready = await waitForWebhook(client, options.namespace, {
+      ...ctx.clock,
       timeoutMs: waitTimeout * 1000,
       onProgress: (r) => ctx.io.stderr.write(`  ${r.available}/${r.desired} replicas available\n`),
     });
@@ -239,8 +240,8 @@ export async function runStatus(
   ctx: CommandContext,
 ): Promise<number> {
   const format = options.output;
-  using client = await connect(options, ctx);
-  const status = await installationStatus(client, namespaceOf(options), new Date());
+  using client = await ctx.kube(options);
+  const status = await installationStatus(client, namespaceOf(options), new Date(ctx.clock.now()));
   printData(ctx.io.stdout, format, status, () => {
     const lines = [
       `Enforcement: ${status.enabled ? "enabled" : "not enabled"} (namespace ${status.namespace})`,
@@ -278,7 +279,7 @@ export async function runDisable(
   options: OptionsOf<typeof DISABLE>,
   ctx: CommandContext,
 ): Promise<number> {
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const namespace = namespaceOf(options);
   const results = await uninstall(client, namespace, { purge: options.purge });
   if (options.output) {
@@ -294,9 +295,9 @@ export async function runDisable(
   if (options.purge) {
     // Deleting starts the termination: wait until a new enable could create them again.
     ctx.io.stderr.write(`Waiting for the namespace "${namespace}" and the CRDs to be deleted…\n`);
-    await waitUntilDeleted(client, "Namespace", undefined, namespace);
+    await waitUntilDeleted(client, "Namespace", undefined, namespace, ctx.clock);
     for (const crd of POLICY_CRD_NAMES) {
-      await waitUntilDeleted(client, "CustomResourceDefinition", undefined, crd);
+      await waitUntilDeleted(client, "CustomResourceDefinition", undefined, crd, ctx.clock);
     }
   }
   ctx.io.stderr.write(
@@ -312,9 +313,9 @@ export async function runRotateCerts(
   options: OptionsOf<typeof ROTATE_CERTS>,
   ctx: CommandContext,
 ): Promise<number> {
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const tlsDir = tlsDirOf(options);
-  const result = await rotateCertificates(client, namespaceOf(options), new Date());
+  const result = await rotateCertificates(client, namespaceOf(options), new Date(ctx.clock.now()));
   if (tlsDir !== undefined) await writeTlsDir(ctx, tlsDir, result.tls);
   const format = options.output;
   printData(

@@ -6,10 +6,11 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { KEY_SECRET } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { KEY_SECRET } from "./key_secret_command.ts";
 import { formatData } from "../output.ts";
-import { connect, namespaceOf, printReport, requireNamespace } from "../dev/common.ts";
+import { namespaceOf, printReport, requireNamespace } from "../dev/common.ts";
 import { readUserFile } from "./files.ts";
 import { encodeBase64 } from "../../lib/mod.ts";
 import { UsageError } from "../../lib/errors.ts";
@@ -59,7 +60,7 @@ export async function run(
     ctx.io.stdout.write(formatData(manifest, options.output ?? "yaml"));
     return 0;
   }
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const namespace = namespaceOf(options.namespace, client);
   await requireNamespace(client, namespace);
   const result = await applyObject(

@@ -17,8 +17,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { KEYGEN } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { KEYGEN } from "./keygen_command.ts";
 import { printData } from "../output.ts";
 import { cosignPassword } from "./cosign_password.ts";
 import { readPassphrase, resolvePath } from "./files.ts";
@@ -134,7 +135,7 @@ async function cosignKeygen(
     publicKey: "cosign.pub",
     privateKey: "cosign.key",
   });
-  const found = await cosignPassword(io, options, {
+  const found = await cosignPassword(ctx, options, {
     message: "Password for the new private key",
     confirm: true,
   });

@@ -4,13 +4,11 @@ import { bufferedIO } from "../io.ts";
 import { readPrivateKey, readPublicKeys } from "../../lib/signature/mod.ts";
 import { publicKeySha256, readCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
 import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
+import { commandContext } from "../context.ts";
 
 async function keygen(cwd: string, args: string[], env: Record<string, string> = {}) {
   const io = bufferedIO({ cwd, env });
-  const status = await runCli(["image-security", "keygen", ...args], {
-    io,
-    programName: "toolkit",
-  });
+  const status = await runCli(["image-security", "keygen", ...args], commandContext(io));
   return { status, out: io.out(), err: io.err() };
 }
 

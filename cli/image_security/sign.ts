@@ -18,8 +18,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { SIGN } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { SIGN } from "./sign_command.ts";
 import { printData } from "../output.ts";
 import { cosignPassword } from "./cosign_password.ts";
 import { readPassphrase, readUserFile } from "./files.ts";
@@ -84,7 +85,7 @@ export async function run(options: SignOptions, ctx: CommandContext): Promise<nu
   if (keyBytes.byteLength > MAX_COSIGN_KEY_FILE_SIZE) {
     throw new UsageError(`Cannot read --key "${options.key}": the file is too large for a key`);
   }
-  const found = await cosignPassword(ctx.io, options, {
+  const found = await cosignPassword(ctx, options, {
     message: `Password of ${options.key}`,
   });
   if (found === undefined) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { runCli } from "../app.ts";
+import { commandContext } from "../context.ts";
 import { bufferedIO } from "../io.ts";
 import { generateCosignKeyPair } from "../../lib/signature/cosign_keys.ts";
 import { generateKeyPair } from "../../lib/signature/mod.ts";
@@ -8,7 +9,7 @@ async function sign(cwd: string, args: string[], env: Record<string, string> = {
   const io = bufferedIO({ cwd, env });
   const status = await runCli(
     ["image-security", "sign", "127.0.0.1:1/demo/app:1", "--tls-verify=false", ...args],
-    { io, programName: "toolkit" },
+    commandContext(io),
   );
   return { status, out: io.out(), err: io.err() };
 }

@@ -8,16 +8,16 @@
  *
  * @module
  */
-import { resolve } from "node:path";
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { VAULT_FETCH, VAULT_STORE } from "../commands.ts";
+import { dirname, join, resolve } from "node:path";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
 import { formatData } from "../output.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
 import { isCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
 import {
-  createKeyProtectClient,
   DEFAULT_IAM_URL,
   iamTokenSource,
   isKeyId,
@@ -50,7 +50,7 @@ export async function runVaultStore(
         "for cosign: cosign.key)",
     );
   }
-  const vault = connect(options);
+  const vault = await connect(options, ctx);
   const payload = await readKeyFile(keyPath, io.cwd);
 
   // Names are not unique in Key Protect: say so when the name is taken (best effort).
@@ -102,7 +102,7 @@ export async function runVaultFetch(
         "--import imports it into gpg",
     );
   }
-  const vault = connect(options);
+  const vault = await connect(options, ctx);
   const file = keyPath === undefined ? undefined : resolve(io.cwd, keyPath);
   if (file !== undefined && !force && await exists(file)) {
     throw new ToolkitError(
@@ -184,7 +184,10 @@ interface Vault {
 }
 
 /** Checks the connection flags and makes the client; every mistake is a UsageError. */
-function connect(options: OptionsOf<typeof VAULT_STORE | typeof VAULT_FETCH>): Vault {
+async function connect(
+  options: OptionsOf<typeof VAULT_STORE | typeof VAULT_FETCH>,
+  ctx: CommandContext,
+): Promise<Vault> {
   const kmsUrl = blankless(options.kmsUrl);
   if (kmsUrl === undefined) {
     throw new UsageError(
@@ -217,7 +220,7 @@ function connect(options: OptionsOf<typeof VAULT_STORE | typeof VAULT_FETCH>): V
     );
   }
   return {
-    client: createKeyProtectClient({ baseUrl, instanceId, token }),
+    client: await ctx.vault({ baseUrl, instanceId, token }),
     where: `${new URL(baseUrl).origin} (instance ${instanceId})`,
   };
 }

@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import * as vault from "./vault.ts";
 import { bindOptions } from "../command.ts";
-import { VAULT_FETCH, VAULT_STORE } from "../commands.ts";
+import { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
 import { type BufferedIO, bufferedIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
 import { generateCosignKeyPair, readCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
 import { namesIn, readOnlyDir } from "../../tests/env/files.ts";
+import { commandContext } from "../context.ts";
 
 const INSTANCE = "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b";
 const TOKEN = "static-test-token-1234";
@@ -20,7 +21,7 @@ const runVaultFetch = bindOptions(VAULT_FETCH, vault.runVaultFetch);
 
 function context(options: { cwd: string; env?: Record<string, string> }) {
   const io = bufferedIO({ cwd: options.cwd, ...(options.env ? { env: options.env } : {}) });
-  return { io, programName: "toolkit" };
+  return commandContext(io);
 }
 
 /** A temporary directory removed (with anything in it) when disposed. */

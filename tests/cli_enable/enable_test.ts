@@ -10,6 +10,7 @@ import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { git } from "../cli_dev/helpers.ts";
 import { namesIn, readOnlyDir } from "../env/files.ts";
+import { commandContext } from "../../cli/context.ts";
 
 async function sh(cwd: string, ...args: string[]) {
   const out = await new Deno.Command(args[0]!, {
@@ -108,10 +109,7 @@ Deno.test("toolkit enable", async (t) => {
     await git(app, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init");
     const enable = async (args: string[]) => {
       const io = bufferedIO({ cwd: app });
-      const status = await runCli(["enable", "--repo", repo, ...args], {
-        io,
-        programName: "toolkit",
-      });
+      const status = await runCli(["enable", "--repo", repo, ...args], commandContext(io));
       return { status, out: io.out(), err: io.err() };
     };
 

@@ -8,6 +8,7 @@ import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { installIbmcloud } from "../fakes/ibmcloud_cli.ts";
 import { namesIn, readOnlyDir } from "../env/files.ts";
+import { commandContext } from "../../cli/context.ts";
 
 async function setUp(target: { region: string; resourceGroup?: string } | undefined) {
   const dir = await Deno.makeTempDir({ prefix: "toolkit-vlan-" });
@@ -18,7 +19,7 @@ async function setUp(target: { region: string; resourceGroup?: string } | undefi
     dir,
     run: async (args: string[], extra: Record<string, string> = {}) => {
       const io = bufferedIO({ env: { ...env, ...extra }, cwd: dir });
-      const status = await runCli(["vlan", ...args], { io, programName: "toolkit" });
+      const status = await runCli(["vlan", ...args], commandContext(io));
       return { status, out: io.out(), err: io.err() };
     },
     [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),

@@ -9,11 +9,12 @@ import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { tempDir } from "../cli_dev/helpers.ts";
 import { namesIn, readOnlyDir } from "../env/files.ts";
+import { commandContext } from "../../cli/context.ts";
 
 /** Runs `toolkit ARGS` in-process in `cwd`, with `stdin`. */
 async function toolkit(args: string[], options: { cwd?: string; stdin?: string } = {}) {
   const io = bufferedIO(options);
-  const status = await runCli(args, { io, programName: "toolkit" });
+  const status = await runCli(args, commandContext(io));
   return { status, out: io.out(), err: io.err() };
 }
 

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
+import { commandContext } from "../../cli/context.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { readCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
 import { e2eSkipReason, pushTestImage, startCosign, startRegistry } from "../env/mod.ts";
@@ -21,10 +22,10 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "toolkit-cosign-keys-" });
     try {
       const io = bufferedIO({ cwd: dir, env: { COSIGN_PASSWORD: "toolkit pw" } });
-      const status = await runCli(["image-security", "keygen", "--type", "ecdsa-p256"], {
-        io,
-        programName: "toolkit",
-      });
+      const status = await runCli(
+        ["image-security", "keygen", "--type", "ecdsa-p256"],
+        commandContext(io),
+      );
       assert.equal(status, 0, io.err());
       for (const format of ["bundle", "legacy"] as const) {
         const image = `${registry.host}/keys/${format}`;

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
+import { commandContext } from "../../cli/context.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import {
   COSIGN_SIGNATURE_ANNOTATION,
@@ -32,7 +33,7 @@ const ignore =
 
 async function toolkit(cwd: string, args: string[], env: Record<string, string> = {}) {
   const io = bufferedIO({ cwd, env });
-  const status = await runCli(args, { io, programName: "toolkit" });
+  const status = await runCli(args, commandContext(io));
   return { status, out: io.out(), err: io.err() };
 }
 
