@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
@@ -17,16 +17,7 @@ import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
 import { isCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
-import {
-  DEFAULT_IAM_URL,
-  iamTokenSource,
-  isKeyId,
-  type KeyProtectClient,
-  type KeyRecord,
-  VaultError,
-} from "../../lib/vault/mod.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { blankless, connectVault, findKey } from "./vault_access.ts";
 
 /**
  * `vault store <name> --key FILE`: stores the private key file in the vault as a standard key
@@ -50,7 +41,7 @@ export async function runVaultStore(
         "for cosign: cosign.key)",
     );
   }
-  const vault = await connect(options, ctx);
+  const vault = await connectVault(options, ctx);
   const payload = await readKeyFile(keyPath, io.cwd);
 
   // Names are not unique in Key Protect: say so when the name is taken (best effort).
@@ -102,7 +93,7 @@ export async function runVaultFetch(
         "--import imports it into gpg",
     );
   }
-  const vault = await connect(options, ctx);
+  const vault = await connectVault(options, ctx);
   const file = keyPath === undefined ? undefined : resolve(io.cwd, keyPath);
   if (file !== undefined && !force && await exists(file)) {
     throw new ToolkitError(
@@ -165,92 +156,10 @@ export async function runVaultFetch(
   return 0;
 }
 
-/** A string option trimmed; blank counts as absent. */
-function blankless(value: string | undefined): string | undefined {
-  const text = value?.trim();
-  return text ? text : undefined;
-}
-
 function requireName(given: string): string {
   const name = blankless(given);
   if (name === undefined) throw new UsageError("Missing the key's name (or id)");
   return name;
-}
-
-interface Vault {
-  readonly client: KeyProtectClient;
-  /** `https://us-south.kms.cloud.ibm.com (instance 0f1e…)`, for messages. */
-  readonly where: string;
-}
-
-/** Checks the connection flags and makes the client; every mistake is a UsageError. */
-async function connect(
-  options: OptionsOf<typeof VAULT_STORE | typeof VAULT_FETCH>,
-  ctx: CommandContext,
-): Promise<Vault> {
-  const kmsUrl = blankless(options.kmsUrl);
-  if (kmsUrl === undefined) {
-    throw new UsageError(
-      "Missing the vault URL: pass --kms-url or set KMS_URL " +
-        "(Key Protect: https://<region>.kms.cloud.ibm.com)",
-    );
-  }
-  const baseUrl = checkUrl("--kms-url", kmsUrl);
-  const instanceFlag = blankless(options.instanceId);
-  if (instanceFlag === undefined) {
-    throw new UsageError(
-      "Missing the vault's instance id: pass --instance-id or set KMS_INSTANCE_ID",
-    );
-  }
-  const instanceId = instanceIdOf(instanceFlag);
-
-  const tokenFlag = blankless(options.token);
-  const apiKey = blankless(options.apiKey);
-  let token: () => Promise<string>;
-  if (tokenFlag !== undefined) {
-    const value = tokenFlag.replace(/^Bearer\s+/i, "");
-    token = () => Promise.resolve(value);
-  } else if (apiKey !== undefined) {
-    const iamUrl = checkUrl("--iam-url", blankless(options.iamUrl) ?? DEFAULT_IAM_URL);
-    token = iamTokenSource({ apiKey, iamUrl });
-  } else {
-    throw new UsageError(
-      "Missing credentials: pass --token (or set KMS_TOKEN) with an IAM access token, " +
-        "or --api-key (or set IBMCLOUD_API_KEY) to get one from IAM",
-    );
-  }
-  return {
-    client: await ctx.vault({ baseUrl, instanceId, token }),
-    where: `${new URL(baseUrl).origin} (instance ${instanceId})`,
-  };
-}
-
-/** An http(s) URL; plain http only to this machine, since a bearer token goes with it. */
-function checkUrl(flag: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`Cannot use ${flag} "${value}": it is not a URL`);
-  }
-  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
-    throw new UsageError(
-      `Cannot use ${flag} "${value}": it must be an https URL (plain http only for localhost)`,
-    );
-  }
-  return value;
-}
-
-/** The instance id: a UUID, or the instance's CRN (`crn:v1:…:kms:<region>:a/<account>:<id>::`). */
-function instanceIdOf(value: string): string {
-  const candidate = value.startsWith("crn:") ? value.split(":")[7] ?? "" : value;
-  if (!UUID.test(candidate)) {
-    throw new UsageError(
-      `Cannot use --instance-id "${value}": it is neither an instance id (a UUID) nor an instance CRN`,
-    );
-  }
-  return candidate;
 }
 
 /** Reads the key file and refuses what is clearly not a private key. */
@@ -292,28 +201,6 @@ function publicKeyKind(bytes: Uint8Array): string | undefined {
     if (tag === 6) return "an OpenPGP public key (binary)";
   }
   return undefined;
-}
-
-/** Fetches the key by id; else the newest key with that name; else by alias. */
-async function findKey(client: KeyProtectClient, name: string): Promise<KeyRecord> {
-  if (isKeyId(name)) return await client.getKey(name);
-  const byName = await client.findKeyByName(name);
-  if (byName) return await client.getKey(byName.id);
-  try {
-    return await client.getKey(name);
-  } catch (error) {
-    if (error instanceof VaultError && error.status === 404) {
-      const prefix = `Cannot fetch key "${name}": `;
-      const detail = error.message.startsWith(prefix)
-        ? error.message.slice(prefix.length)
-        : error.message;
-      throw new VaultError(`${prefix}no key has this name or alias: ${detail}`, {
-        status: 404,
-        reasons: error.reasons,
-      });
-    }
-    throw error;
-  }
 }
 
 async function exists(path: string): Promise<boolean> {
