@@ -188,6 +188,7 @@ export function signTask(options: SignTaskOptions): KubeObject {
           `$(params.${P.imageUrl})`,
           `--digest=$(params.${P.imageDigest})`,
           `--signing-secret-dir=${SIGNING_SECRET_MOUNT}`,
+          `--signing-secret=$(context.taskRun.namespace)/$(params.${P.signingSecret})`,
           `--registry-secret-dir=${REGISTRY_SECRET_MOUNT}`,
           `--tls-verify=$(params.${P.tlsVerify})`,
           `--lookaside-staging=$(workspaces.${SIGNATURES_WORKSPACE}.path)`,
