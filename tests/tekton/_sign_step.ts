@@ -4,10 +4,22 @@
  * `/usr/local/bin/toolkit` (the CLI image's binary, compiled from `cli/main.ts`) is `cli/main.ts`
  * run by Deno, allowed to write only to the step's writable volumes (the container's root
  * filesystem is read-only); the Secrets are those of the cluster's namespace, read with kubectl.
+ * And the enforcement the signature is for: the webhook registered with the API server, and Pods
+ * created through it.
  *
  * @module
  */
 import { kubectlOk, type TestCluster } from "../env/cluster.ts";
+import {
+  CONTROLLER_NAMESPACE,
+  dryRunPod,
+  eventually,
+  podManifest,
+  startWebhook,
+  type TestWebhook,
+  WEBHOOK_NAME,
+  webhookConfiguration,
+} from "../admission/_webhook.ts";
 import { type Json, runStep, type StepResult, taskRunPod } from "../env/tekton_pipeline.ts";
 import { TOOLKIT_BINARY } from "../../lib/tekton/mod.ts";
 import { createKeyProtectClient } from "../../lib/vault/mod.ts";
@@ -31,10 +43,17 @@ export function toolkitInStep(writable: readonly string[]): string[] {
   ];
 }
 
-/** Deno's own cache for the step (the image's binary is compiled and needs none). */
-export function runtimeEnv(): Record<string, string> {
+/**
+ * What the runtime brings besides the container's environment: Deno's own cache (the image's
+ * binary is compiled and needs none) and, with `trust`, the CA of a test registry served over
+ * HTTPS as the image's trust store (a real registry's certificate is publicly trusted).
+ */
+export function runtimeEnv(trust?: string): Record<string, string> {
   const home = Deno.env.get("HOME") ?? "/root";
-  return { DENO_DIR: Deno.env.get("DENO_DIR") ?? `${home}/.cache/deno` };
+  return {
+    DENO_DIR: Deno.env.get("DENO_DIR") ?? `${home}/.cache/deno`,
+    ...(trust ? { DENO_CERT: trust } : {}),
+  };
 }
 
 /** The Secrets of `namespace`, as the API server has them. */
@@ -55,6 +74,8 @@ export async function runSignStep(options: {
   readonly secrets: Record<string, Json>;
   /** Directories of workspaces, by mount path. */
   readonly volumes?: Record<string, string>;
+  /** A CA file the step trusts (see {@link runtimeEnv}). */
+  readonly trust?: string;
 }): Promise<StepResult & { readonly pod: Json }> {
   const pod = await taskRunPod(options.task, options.taskRun);
   const result = await runStep({
@@ -63,7 +84,7 @@ export async function runSignStep(options: {
     secrets: options.secrets,
     ...(options.volumes ? { volumes: options.volumes } : {}),
     commands: { [TOOLKIT_BINARY]: toolkitInStep },
-    runtimeEnv: runtimeEnv(),
+    runtimeEnv: runtimeEnv(options.trust),
   });
   return { ...result, pod };
 }
@@ -131,4 +152,57 @@ export async function startSigningVault(): Promise<SigningVault> {
     },
     [Symbol.asyncDispose]: () => vault.stop(),
   };
+}
+
+/** The webhook started for `cluster` and registered with its API server, which now calls it. */
+export async function startEnforcement(
+  cluster: TestCluster,
+  options: {
+    /** Webhook flags besides the cluster's (`--insecure-registry`, `--registries.d`, …). */
+    readonly args: readonly string[];
+    /** A namespace and an image the webhook denies, to tell when the API server calls it. */
+    readonly probe: { readonly namespace: string; readonly image: string };
+  },
+): Promise<TestWebhook> {
+  const webhook = await startWebhook([
+    "--kubeconfig",
+    cluster.kubeconfigPath,
+    "--namespace",
+    CONTROLLER_NAMESPACE,
+    ...options.args,
+  ]);
+  try {
+    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
+    await eventually("the API server to call the webhook", async () => {
+      const r = await dryRunPod(cluster, "probe", options.probe.namespace, options.probe.image);
+      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+    });
+    return webhook;
+  } catch (error) {
+    await webhook.stop();
+    throw error;
+  }
+}
+
+/** Creates a Pod of `image`: the image as the API server stored it, or why it was refused. */
+export async function createPod(
+  cluster: TestCluster,
+  namespace: string,
+  name: string,
+  image: string,
+): Promise<{ admitted: true; image: string } | { admitted: false; message: string }> {
+  const r = await cluster.kubectl(["create", "-f", "-"], {
+    stdin: podManifest(name, namespace, { containers: [image] }),
+  });
+  if (r.code !== 0) return { admitted: false, message: r.stderr };
+  const stored = await kubectlOk(cluster, [
+    "get",
+    "pod",
+    name,
+    "-n",
+    namespace,
+    "-o",
+    "jsonpath={.spec.containers[0].image}",
+  ]);
+  return { admitted: true, image: stored };
 }

@@ -26,15 +26,15 @@ import {
   tektonValidate,
 } from "../env/mod.ts";
 import { copyKubeconfig, kubectl, tempDir, toolkit } from "../cli_dev/helpers.ts";
+import { createNamespaces } from "../admission/_webhook.ts";
 import {
-  createNamespaces,
-  eventually,
-  podManifest,
-  startWebhook,
-  WEBHOOK_NAME,
-  webhookConfiguration,
-} from "../admission/_webhook.ts";
-import { filesHolding, namespaceSecrets, runSignStep, startSigningVault } from "./_sign_step.ts";
+  createPod,
+  filesHolding,
+  namespaceSecrets,
+  runSignStep,
+  startEnforcement,
+  startSigningVault,
+} from "./_sign_step.ts";
 import { signTask } from "../../lib/tekton/mod.ts";
 import { parseYaml } from "../../lib/yaml.ts";
 import { serve } from "../fakes/loopback_server.ts";
@@ -171,42 +171,20 @@ Deno.test({
     await t.step(
       "through the API server, the webhook admits and pins it, and denies the unsigned one",
       async () => {
-        await using webhook = await startWebhook([
-          "--kubeconfig",
-          cluster.kubeconfigPath,
-          "--namespace",
-          "toolkit-system",
-          "--insecure-registry",
-          registry.host,
-          "--registries.d",
-          registriesD,
-        ]);
-        await kubectl(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
-        await eventually("the API server to call the webhook", async () => {
-          const r = await cluster.kubectl(["create", "-f", "-", "--dry-run=server"], {
-            stdin: podManifest("probe", NAMESPACE, { containers: [unsigned] }),
-          });
-          return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+        await using _webhook = await startEnforcement(cluster, {
+          args: ["--insecure-registry", registry.host, "--registries.d", registriesD],
+          probe: { namespace: NAMESPACE, image: unsigned },
         });
-        const admitted = await cluster.kubectl(["create", "-f", "-"], {
-          stdin: podManifest("app", NAMESPACE, { containers: [image] }),
+        assert.deepEqual(await createPod(cluster, NAMESPACE, "app", image), {
+          admitted: true,
+          image: `${repository}/app@${digest}`,
         });
-        assert.equal(admitted.code, 0, admitted.stderr);
-        const pinned = await kubectl(cluster, [
-          "get",
-          "pod",
-          "app",
-          "-n",
-          NAMESPACE,
-          "-o",
-          "jsonpath={.spec.containers[0].image}",
-        ]);
-        assert.equal(pinned, `${repository}/app@${digest}`);
-        const denied = await cluster.kubectl(["create", "-f", "-"], {
-          stdin: podManifest("intruder", NAMESPACE, { containers: [unsigned] }),
-        });
-        assert.notEqual(denied.code, 0);
-        assert.match(denied.stderr, /A signature was required, but no signature exists/);
+        const denied = await createPod(cluster, NAMESPACE, "intruder", unsigned);
+        assert.equal(denied.admitted, false);
+        assert.match(
+          (denied as { message: string }).message,
+          /A signature was required, but no signature exists/,
+        );
       },
     );
 
