@@ -24,6 +24,7 @@ import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { ENABLE } from "./enable_command.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { writeFilesSafely } from "../../lib/file_write.ts";
 import { runGit } from "../../lib/githost/mod.ts";
 import { makeLogger, resolveDir } from "../dev/common.ts";
 
@@ -426,22 +427,20 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
     for (const p of plan) {
       if (p.state !== "unchanged") await refuseLinks(dir, p.path);
     }
-    for (const p of plan) {
-      if (p.state === "unchanged") continue;
+    const writes = plan.filter((p) => p.state !== "unchanged");
+    for (const p of writes) {
       const target = `${dir}/${p.path}`;
-      const parent = target.slice(0, target.lastIndexOf("/"));
-      await Deno.mkdir(parent, { recursive: true });
-      // Written beside and renamed: a failure leaves no half-written file.
-      const temp = await Deno.makeTempFile({ dir: parent, prefix: ".toolkit-enable-" });
-      try {
-        await Deno.writeFile(temp, p.data);
-        await Deno.chmod(temp, p.mode & 0o777 || 0o644);
-        await Deno.rename(temp, target);
-      } catch (error) {
-        await Deno.remove(temp).catch(() => {});
-        throw error;
-      }
+      await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
     }
+    // Written beside and renamed (lib/file_write.ts), none renamed before all are written:
+    // a failure leaves no half-written file and, before the renames, no file changed.
+    await writeFilesSafely(writes.map((p) => ({
+      path: `${dir}/${p.path}`,
+      name: p.path,
+      data: p.data,
+      mode: p.mode & 0o777 || 0o644,
+      exactMode: true,
+    })));
   }
   const report = {
     repository: base,

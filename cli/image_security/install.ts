@@ -32,7 +32,8 @@ import {
   waitUntilDeleted,
   type WebhookTls,
 } from "../../lib/install/mod.ts";
-import { resolvePath, writeNewFile } from "./files.ts";
+import { resolvePath } from "./files.ts";
+import { writeFilesSafely } from "../../lib/file_write.ts";
 
 type EnableOptions = OptionsOf<typeof ENABLE_ENFORCEMENT>;
 
@@ -112,14 +113,23 @@ function tlsDirOf(
 /**
  * Writes the serving certificate into `dir` (`tls.crt`, `tls.key` readable by the owner only,
  * `ca.crt`) for a webhook run outside the cluster (`--webhook-url`). The key is written first,
- * each file by a rename, so a webhook watching the files never reads half a file.
+ * each file by a rename (lib/file_write.ts: through symbolic links, nothing renamed before all
+ * three are written beside), so a webhook watching the files never reads half a file.
  */
-async function writeTlsDir(ctx: CommandContext, dir: string, tls: WebhookTls): Promise<void> {
+export async function writeTlsDir(
+  ctx: CommandContext,
+  dir: string,
+  tls: WebhookTls,
+): Promise<void> {
   const path = resolvePath(ctx.io.cwd, dir);
-  await Deno.mkdir(path, { recursive: true, mode: 0o700 });
-  await writeNewFile(`${path}/tls.key`, tls.keyPem, { mode: 0o600, force: true });
-  await writeNewFile(`${path}/tls.crt`, tls.certPem, { mode: 0o644, force: true });
-  await writeNewFile(`${path}/ca.crt`, tls.caCertPem, { mode: 0o644, force: true });
+  await Deno.mkdir(path, { recursive: true, mode: 0o700 }).catch((error) => {
+    throw new ToolkitError(`Cannot create --tls-dir "${dir}"`, { cause: error });
+  });
+  await writeFilesSafely([
+    { path: `${path}/tls.key`, data: tls.keyPem, mode: 0o600, exactMode: true },
+    { path: `${path}/tls.crt`, data: tls.certPem, mode: 0o644 },
+    { path: `${path}/ca.crt`, data: tls.caCertPem, mode: 0o644 },
+  ].map((file) => ({ ...file, name: `${dir}/${file.path.slice(path.length + 1)}` })));
   ctx.io.stderr.write(`Serving certificate written to ${dir} (tls.crt, tls.key, ca.crt)\n`);
 }
 

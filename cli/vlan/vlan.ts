@@ -15,6 +15,7 @@ import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VLAN } from "./vlan_command.ts";
 import { UsageError } from "../../lib/errors.ts";
+import { writeFileSafely } from "../../lib/file_write.ts";
 import { makeLogger, resolveDir } from "../dev/common.ts";
 import { IbmcloudError, ibmcloudJson, type IbmcloudRunner, runIbmcloud } from "./ibmcloud.ts";
 
@@ -244,7 +245,7 @@ export async function run(
     );
     if (options.output) {
       const path = resolveDir(io, options.output);
-      await Deno.writeTextFile(path, text);
+      await writeFileSafely(path, text, { name: options.output });
       log.info(`Wrote the VLAN config to ${options.output}`);
     } else io.stdout.write(text);
     return 0;

@@ -28,6 +28,7 @@
  * @module
  */
 
+import type { ReadBudget } from "../read_budget.ts";
 import { canonicalDomain, formatReference, type ImageReference, isDigest } from "../image/mod.ts";
 import { TtlCache } from "../cache.ts";
 import {
@@ -80,6 +81,8 @@ export interface RegistryClientOptions extends TransportOptions {
 export interface RequestOptions {
   /** Aborts the call. */
   signal?: AbortSignal | undefined;
+  /** Charged for every byte the call reads (see lib/read_budget.ts). */
+  budget?: ReadBudget | undefined;
 }
 
 /** A manifest's identity, as a HEAD tells it. */
@@ -134,6 +137,8 @@ export interface RegistryRequest {
   readonly subject: string;
   /** Aborts the request. */
   readonly signal?: AbortSignal | undefined;
+  /** Charged for every byte the request reads. */
+  readonly budget?: ReadBudget | undefined;
 }
 
 /** A registry answer with, on a 401, why authentication failed. */
@@ -370,6 +375,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
           headers,
           maxBytes: req.maxBytes,
           signal: req.signal,
+          budget: req.budget,
           ...(req.body !== undefined ? { body: req.body } : {}),
         };
         return built;
@@ -396,7 +402,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     ref: ImageReference,
     method: "GET" | "HEAD",
     action: string,
-    signal: AbortSignal | undefined,
+    opts: RequestOptions,
   ): Promise<RegistryResponse> {
     const path = `/v2/${repositoryPath(ref, action)}/manifests/${manifestReference(ref, action)}`;
     return request({
@@ -409,7 +415,8 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
       maxBytes: maxManifestBytes,
       action,
       subject: formatReference(ref),
-      signal,
+      signal: opts.signal,
+      budget: opts.budget,
     });
   }
 
@@ -429,7 +436,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     opts: RequestOptions = {},
   ): Promise<ManifestDescriptor> {
     const action = "read manifest of";
-    const response = await manifestRequest(ref, "HEAD", action, opts.signal);
+    const response = await manifestRequest(ref, "HEAD", action, opts);
     return describeHead(ref, response, action);
   }
 
@@ -463,7 +470,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
 
   async function getManifest(ref: ImageReference, opts: RequestOptions = {}): Promise<Manifest> {
     const action = "read manifest of";
-    const response = await manifestRequest(ref, "GET", action, opts.signal);
+    const response = await manifestRequest(ref, "GET", action, opts);
     const subject = formatReference(ref);
     const target = { registry: ref.domain, repository: ref.path };
     if (response.status < 200 || response.status >= 300) {
@@ -491,7 +498,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
 
   async function resolveDigest(ref: ImageReference, opts: RequestOptions = {}): Promise<string> {
     const action = "read manifest of";
-    const response = await manifestRequest(ref, "HEAD", action, opts.signal);
+    const response = await manifestRequest(ref, "HEAD", action, opts);
     const ok = response.status >= 200 && response.status < 300;
     if (ok && response.headers.has("docker-content-digest")) {
       const header = response.headers.get("docker-content-digest")!.trim();
@@ -520,6 +527,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
           url,
           maxBytes: 64 * 1024,
           signal: opts.signal,
+          budget: opts.budget,
         });
       } catch (error) {
         throw new RegistryError(`Cannot reach registry "${registry}": ${errorDetail(error)}`, {

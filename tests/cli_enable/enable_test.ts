@@ -10,6 +10,7 @@ import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { git } from "../cli_dev/helpers.ts";
 import { commandContext } from "../../cli/context.ts";
+import { namesIn, readOnlyDir } from "../env/files.ts";
 
 async function sh(cwd: string, ...args: string[]) {
   const out = await new Deno.Command(args[0]!, {
@@ -156,6 +157,26 @@ Deno.test("toolkit enable", async (t) => {
         assert.equal(r.status, 0, r.err);
         assert.match(r.out, /changed +Jenkinsfile/);
         assert.equal(await Deno.readTextFile(`${app}/Jenkinsfile`), "old\n");
+      },
+    );
+
+    await t.step(
+      "a read-only directory fails clearly (exit 1) and no file is changed, not even elsewhere",
+      async () => {
+        await Deno.writeTextFile(`${app}/chart/app/Chart.yaml`, "name: mine\n");
+        {
+          await using _ = await readOnlyDir(`${app}/chart/app`);
+          const r = await enable(["-p", "nodejs", "--force"]);
+          assert.equal(r.status, 1, r.err);
+          assert.match(
+            r.err,
+            /Cannot write "chart\/app\/Chart.yaml": its directory ".*chart\/app" cannot be written/,
+          );
+          assert.equal(await Deno.readTextFile(`${app}/chart/app/Chart.yaml`), "name: mine\n");
+          assert.equal(await Deno.readTextFile(`${app}/Jenkinsfile`), "old\n", "not renamed");
+          assert.deepEqual(await namesIn(`${app}/chart/app`), ["Chart.yaml"]);
+        }
+        await Deno.writeTextFile(`${app}/chart/app/Chart.yaml`, "name: app\n");
       },
     );
 
