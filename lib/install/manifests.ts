@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { policyCrds } from "../policy/crds.ts";
-import type { KubeObject } from "../kube/resources.ts";
+import { policyCrds } from "../policy/mod.ts";
+import type { KubeObject } from "../kube/mod.ts";
 import { certificateManifest, issuerManifest } from "./cert_manager.ts";
 import {
   deploymentManifest,

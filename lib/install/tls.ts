@@ -11,7 +11,7 @@
 import { X509Certificate } from "node:crypto";
 import { decodeBase64Text, encodeBase64 } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
-import type { KubeObject } from "../kube/resources.ts";
+import type { KubeObject } from "../kube/mod.ts";
 import {
   bitString,
   boolean,
