@@ -12,9 +12,9 @@ import {
   GitHostNotFoundError,
   GitHostUnreachableError,
 } from "./errors.ts";
+import type { FetchFunction } from "../fetch.ts";
 
-/** A `fetch` (injected in tests). */
-export type FetchFunction = (input: string | URL, init?: RequestInit) => Promise<Response>;
+export type { FetchFunction } from "../fetch.ts";
 
 /** How to reach a host's API. */
 export interface GitHostHttpOptions {
