@@ -57,7 +57,7 @@ import {
 
 import { InstallError } from "./install_error.ts";
 import { pollUntil } from "../poll.ts";
-import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d.ts";
+import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d_config_map.ts";
 
 /** The resources an installation writes (from `lib/kube`'s resource table). */
 const INSTALLED_TYPES: readonly ResourceType[] = [

@@ -16,7 +16,7 @@ import {
 } from "./deployment.ts";
 import type { InstallOptions } from "./options.ts";
 import { defaultPolicyManifests, releaseKeySecretManifest } from "./policies.ts";
-import { registriesDConfigMapManifest } from "./registries_d.ts";
+import { registriesDConfigMapManifest } from "./registries_d_config_map.ts";
 import { clusterRoleBindingManifest, clusterRoleManifest, serviceAccountManifest } from "./rbac.ts";
 import { tlsSecretManifest, type WebhookTls } from "./tls.ts";
 import { webhookConfigurationManifest } from "./webhook_configuration.ts";
