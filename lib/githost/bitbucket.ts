@@ -87,15 +87,11 @@ export function bitbucketHost(
       );
       return entries.filter((e) => e.type === "commit_file").map((e) => e.path).sort();
     },
-    async readFile(branch, path) {
-      const { status, body } = await api.request<string>(
-        "GET",
+    readFile: (branch, path) =>
+      api.optionalText(
         `${repo}/src/${ref(branch)}/${path.split("/").map(encodeURIComponent).join("/")}`,
         `read ${path}`,
-        { accept: [404], text: true },
-      );
-      return status === 404 ? undefined : body;
-    },
+      ),
     ...restHooks(api, {
       path: `${repo}/hooks`,
       list: hooks,

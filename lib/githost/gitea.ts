@@ -89,17 +89,13 @@ export function giteaHost(
       return body.default_branch;
     },
     listFiles: (branch) => (gogs ? gogsFiles(branch) : giteaFiles(branch)),
-    async readFile(branch, file) {
-      const { status, body } = await api.request<string>(
-        "GET",
+    readFile: (branch, file) =>
+      api.optionalText(
         gogs
           ? `${repo}/raw/${ref(branch)}/${path(file)}`
           : `${repo}/raw/${path(file)}?ref=${ref(branch)}`,
         `read ${file}`,
-        { accept: [404], text: true },
-      );
-      return status === 404 ? undefined : body;
-    },
+      ),
     ...restHooks(api, {
       ...CONFIG_HOOKS,
       path: `${repo}/hooks`,

@@ -63,17 +63,13 @@ export function gitlabHost(
       );
       return entries.filter((e) => e.type === "blob").map((e) => e.path).sort();
     },
-    async readFile(branch, path) {
-      const { status, body } = await api.request<string>(
-        "GET",
+    readFile: (branch, path) =>
+      api.optionalText(
         `${project}/repository/files/${encodeURIComponent(path)}/raw?ref=${
           encodeURIComponent(branch)
         }`,
         `read ${path}`,
-        { accept: [404], text: true },
-      );
-      return status === 404 ? undefined : body;
-    },
+      ),
     ...restHooks(api, {
       path: `${project}/hooks`,
       list: hooks,

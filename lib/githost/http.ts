@@ -88,6 +88,15 @@ export class GitHostHttp {
     this.#client?.close();
   }
 
+  /** The text at `path` (a raw file), or undefined when the host answers 404. */
+  async optionalText(path: string, action: string): Promise<string | undefined> {
+    const { status, body } = await this.request<string>("GET", path, action, {
+      accept: [404],
+      text: true,
+    });
+    return status === 404 ? undefined : body;
+  }
+
   /**
    * Sends a request (`path` below the base URL, or an absolute URL from a `next` link) and
    * returns the answer; `accept` lists the statuses that are answers, not errors (404 is turned
