@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { git } from "../cli_dev/helpers.ts";
-import { commandContext } from "../../cli/context.ts";
 import { namesIn, readOnlyDir } from "../env/files.ts";
+import { commandContext } from "../../cli/context.ts";
 
 async function sh(cwd: string, ...args: string[]) {
   const out = await new Deno.Command(args[0]!, {

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { installIbmcloud } from "../fakes/ibmcloud_cli.ts";
-import { commandContext } from "../../cli/context.ts";
 import { namesIn, readOnlyDir } from "../env/files.ts";
+import { commandContext } from "../../cli/context.ts";
 
 async function setUp(target: { region: string; resourceGroup?: string } | undefined) {
   const dir = await Deno.makeTempDir({ prefix: "toolkit-vlan-" });

@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { tempDir } from "../cli_dev/helpers.ts";
-import { commandContext } from "../../cli/context.ts";
 import { namesIn, readOnlyDir } from "../env/files.ts";
+import { commandContext } from "../../cli/context.ts";
 
 /** Runs `toolkit ARGS` in-process in `cwd`, with `stdin`. */
 async function toolkit(args: string[], options: { cwd?: string; stdin?: string } = {}) {
