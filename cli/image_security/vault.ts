@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
@@ -16,7 +16,7 @@ import { formatData } from "../output.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
-import { isCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
+import { isCosignPrivateKey } from "../../lib/signature/mod.ts";
 import {
   DEFAULT_IAM_URL,
   iamTokenSource,

@@ -8,9 +8,7 @@
  */
 import { safeExcerpt } from "../errors.ts";
 import { VaultError } from "./vault_error.ts";
-
-/** A fetch function (the global one, or one passed in by tests). */
-export type FetchFn = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
+import type { FetchFunction } from "../fetch.ts";
 
 /** An answer whose body has been read. */
 export interface Answer {
@@ -54,7 +52,7 @@ export function statusLine(answer: Pick<Answer, "status" | "statusText">): strin
  * failure becomes a {@link VaultError} without a status whose message starts with `action`.
  */
 export async function exchange(
-  fetchFn: FetchFn,
+  fetchFn: FetchFunction,
   url: string,
   init: RequestInit,
   options: { action: string; timeoutMs: number; secrets: readonly string[] },

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { exchange, type FetchFn, isRecord, statusLine } from "./_http.ts";
+import { exchange, isRecord, statusLine } from "./_http.ts";
+import type { FetchFunction } from "../fetch.ts";
 import { safeExcerpt } from "../errors.ts";
 import { VaultError } from "./vault_error.ts";
 
@@ -24,7 +25,7 @@ export interface IamTokenSourceOptions {
    */
   iamUrl?: string;
   /** The fetch function. @default {globalThis.fetch} */
-  fetch?: FetchFn;
+  fetch?: FetchFunction;
   /** The current time in milliseconds since the epoch. @default {Date.now} */
   clock?: () => number;
   /** How long to wait for IAM. @default {30000} */
@@ -57,7 +58,7 @@ interface CachedToken {
  */
 export function iamTokenSource(options: IamTokenSourceOptions): () => Promise<string> {
   const iamUrl = options.iamUrl ?? DEFAULT_IAM_URL;
-  const fetchFn: FetchFn = options.fetch ?? fetch;
+  const fetchFn: FetchFunction = options.fetch ?? fetch;
   const clock = options.clock ?? Date.now;
   const timeoutMs = options.timeoutMs ?? 30_000;
   let cached: CachedToken | undefined;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { DEFAULT_IAM_URL, iamTokenSource } from "./iam.ts";
 import { createKeyProtectClient } from "./key_protect.ts";
 import { VaultError } from "./vault_error.ts";
-import type { FetchFn } from "./_http.ts";
+import type { FetchFunction } from "../fetch.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
 import { assertNoCanary, canary, rejection } from "../../tests/fakes/secret_canary.ts";
 
@@ -16,7 +16,7 @@ function tokenRequests(requests: readonly { path: string }[]): number {
 Deno.test("iamTokenSource() posts the API key grant as a form and the token opens the vault", async () => {
   await using kp = await startKeyProtectServer({ instanceId: INSTANCE, apiKeys: [API_KEY] });
   const seen: Request[] = [];
-  const recording: FetchFn = (input, init) => {
+  const recording: FetchFunction = (input, init) => {
     const request = new Request(input, init);
     seen.push(request.clone());
     return fetch(request);
@@ -78,7 +78,7 @@ Deno.test("iamTokenSource() reports an unknown API key with IAM's text and not t
 
 Deno.test("iamTokenSource() does not cache a failure", async () => {
   let calls = 0;
-  const flaky: FetchFn = () => {
+  const flaky: FetchFunction = () => {
     calls++;
     return Promise.resolve(
       calls === 1
@@ -97,7 +97,7 @@ Deno.test("iamTokenSource() does not cache a failure", async () => {
 });
 
 Deno.test("iamTokenSource() redacts the API key from IAM's details and handles odd answers", async () => {
-  const echo: FetchFn = (_input, init) => {
+  const echo: FetchFunction = (_input, init) => {
     const key = new URLSearchParams(String(init?.body)).get("apikey");
     return Promise.resolve(Response.json({
       errorCode: "BXNIM0415E",
@@ -112,13 +112,13 @@ Deno.test("iamTokenSource() redacts the API key from IAM's details and handles o
     return true;
   });
 
-  const plain: FetchFn = () => Promise.resolve(new Response("Unauthorized", { status: 401 }));
+  const plain: FetchFunction = () => Promise.resolve(new Response("Unauthorized", { status: 401 }));
   await assert.rejects(iamTokenSource({ apiKey: API_KEY, fetch: plain })(), {
     status: 401,
     message: `Cannot get an IAM token from "${DEFAULT_IAM_URL}": 401 Unauthorized: Unauthorized`,
   });
 
-  const empty: FetchFn = () => Promise.resolve(Response.json({ token_type: "Bearer" }));
+  const empty: FetchFunction = () => Promise.resolve(Response.json({ token_type: "Bearer" }));
   await assert.rejects(iamTokenSource({ apiKey: API_KEY, fetch: empty })(), {
     message: `Cannot get an IAM token from "${DEFAULT_IAM_URL}": the answer has no access_token`,
   });

@@ -6,7 +6,8 @@
  * @module
  */
 import { decodeBase64 as decodeBytes, encodeBase64 } from "../base64.ts";
-import { exchange, type FetchFn, isRecord, statusLine } from "./_http.ts";
+import { exchange, isRecord, statusLine } from "./_http.ts";
+import type { FetchFunction } from "../fetch.ts";
 import { safeExcerpt } from "../errors.ts";
 import { VaultError, type VaultReason } from "./vault_error.ts";
 
@@ -38,7 +39,7 @@ export interface KeyProtectClientOptions {
   /** Yields a bearer token (IAM access token) for each request; see `iamTokenSource`. */
   token: () => Promise<string>;
   /** The fetch function. @default {globalThis.fetch} */
-  fetch?: FetchFn;
+  fetch?: FetchFunction;
   /** How long to wait for each answer. @default {30000} */
   timeoutMs?: number;
   /** How many keys to ask for per page when listing. @default {200} */
@@ -130,7 +131,7 @@ export function isKeyId(value: string): boolean {
 export function createKeyProtectClient(options: KeyProtectClientOptions): KeyProtectClient {
   const base = options.baseUrl.trim().replace(/\/+$/, "").replace(/\/api\/v2$/, "");
   const keysUrl = `${base}/api/v2/keys`;
-  const fetchFn: FetchFn = options.fetch ?? fetch;
+  const fetchFn: FetchFunction = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const pageSize = options.pageSize ?? 200;
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { generateKey } from "openpgp";
 import { createKeyProtectClient, isKeyId, KEY_MEDIA_TYPE } from "./key_protect.ts";
 import { VaultError } from "./vault_error.ts";
-import type { FetchFn } from "./_http.ts";
+import type { FetchFunction } from "../fetch.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
 import { assertNoCanary, canary, rejection } from "../../tests/fakes/secret_canary.ts";
 
@@ -16,7 +16,7 @@ function staticToken(value = TOKEN): () => Promise<string> {
 }
 
 /** A fetch that records every request before passing it on. */
-function recordingFetch(seen: Request[]): FetchFn {
+function recordingFetch(seen: Request[]): FetchFunction {
   return (input, init) => {
     const request = new Request(input, init);
     seen.push(request.clone());
@@ -233,7 +233,7 @@ Deno.test("listKeys() reads every page and findKeyByName() returns the newest ma
 });
 
 Deno.test("a vault that does not answer in time gives a clear error", async () => {
-  const hanging: FetchFn = (_input, init) =>
+  const hanging: FetchFunction = (_input, init) =>
     new Promise((_resolve, reject) => {
       init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
     });
@@ -271,7 +271,7 @@ Deno.test("a vault that cannot be reached gives a clear error", async () => {
 });
 
 Deno.test("an error answer that is not Key Protect's keeps the status and a snippet", async () => {
-  const proxy: FetchFn = () =>
+  const proxy: FetchFunction = () =>
     Promise.resolve(new Response("<html><body>upstream down</body></html>", { status: 502 }));
   const client = createKeyProtectClient({
     baseUrl: "https://kms.example.com",
@@ -287,7 +287,7 @@ Deno.test("an error answer that is not Key Protect's keeps the status and a snip
 });
 
 Deno.test("an error text that echoes the token is redacted", async () => {
-  const echo: FetchFn = (_input, init) => {
+  const echo: FetchFunction = (_input, init) => {
     const auth = new Headers(init?.headers).get("authorization") ?? "";
     return Promise.resolve(Response.json({
       metadata: { collectionType: "application/vnd.ibm.kms.error+json", collectionTotal: 1 },
