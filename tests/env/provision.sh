@@ -20,14 +20,20 @@
 #   embedded (the bindata tag), so the binary is all it needs.
 # - Tekton Triggers' eventlistenersink, interceptors, cel-eval and binding-eval: built from the
 #   Triggers Go module at the version of its CRDs.
-# Gitea and Triggers are built in the background while the Kubernetes binaries build (they share
-# no packages worth waiting for), all under `nice`; their logs are printed if they fail.
+# - keyprotect-sdk: tests/env/keyprotect-sdk/main.go, a small command line around IBM's Go SDK for
+#   Key Protect (github.com/IBM/keyprotect-go-client at KEYPROTECT_SDK_VERSION), so tests check
+#   the Key Protect stand-in and toolkit's vault client against a client nobody here wrote
+#   (rebuilt when that source changes).
+# Gitea, Triggers and keyprotect-sdk are built in the background while the Kubernetes binaries
+# build (they share no packages worth waiting for), all under `nice`; their logs are printed if
+# they fail.
 #
 # One run at a time: a run holds an exclusive lock on <cache>/.provision.lock, and a second run
 # waits for it, then finds everything built.
 #
-# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm, gitea and Triggers:
-# .../helm-<version>/, .../gitea-<version>/, .../tekton-triggers-<version>/)
+# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm, gitea, Triggers and
+# keyprotect-sdk: .../helm-<version>/, .../gitea-<version>/, .../tekton-triggers-<version>/,
+# .../keyprotect-sdk-<SDK version>/)
 # The last line printed is the directory that holds kube-apiserver and etcd.
 set -euo pipefail
 
@@ -40,7 +46,9 @@ CERT_MANAGER_VERSION=v1.19.2
 HELM_VERSION=v3.22.0
 GITEA_VERSION=v1.26.0
 GITEA_TAGS="bindata sqlite sqlite_unlock_notify"
+KEYPROTECT_SDK_VERSION=v0.15.1
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=${TOOLKIT_TEST_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolkit-test-env}
 version="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}"
 cache="$root/$version"
@@ -129,6 +137,27 @@ build_triggers() {
   rm -rf "$triggers_bin.tmp" "$src"
 }
 
+# keyprotect-sdk: tests/env/keyprotect-sdk/main.go against IBM's Go SDK for Key Protect, in a
+# module made for it (the source's checksum is kept beside the binary). The version is explicit:
+# the module proxy refuses @latest.
+kpsdk_dir="$root/keyprotect-sdk-${KEYPROTECT_SDK_VERSION}"
+kpsdk_bin="$kpsdk_dir/bin/keyprotect-sdk"
+kpsdk_src="$here/keyprotect-sdk/main.go"
+kpsdk_sum=$(sha256sum "$kpsdk_src" | cut -d' ' -f1)
+build_keyprotect_sdk() {
+  need_go keyprotect-sdk
+  local src="$kpsdk_dir/src"
+  say "building keyprotect-sdk (github.com/IBM/keyprotect-go-client ${KEYPROTECT_SDK_VERSION})"
+  rm -rf "$src" && mkdir -p "$src" "$kpsdk_dir/bin"
+  cp "$kpsdk_src" "$src/main.go"
+  (cd "$src" && go mod init toolkit-test-bins/keyprotect-sdk >/dev/null 2>&1 &&
+    go get "github.com/IBM/keyprotect-go-client@${KEYPROTECT_SDK_VERSION}" &&
+    go build -trimpath -ldflags "-s -w" -o "$kpsdk_bin.tmp" .)
+  mv "$kpsdk_bin.tmp" "$kpsdk_bin"
+  echo "$kpsdk_sum" >"$kpsdk_bin.sum"
+  rm -rf "$src"
+}
+
 background=()
 start_build() { # name function: runs it in the background, output in <root>/logs/<name>.log
   mkdir -p "$root/logs"
@@ -140,6 +169,9 @@ start_build() { # name function: runs it in the background, output in <root>/log
 for b in "${triggers_tools[@]}"; do
   [ -x "$triggers_bin/$b" ] || { start_build tekton-triggers build_triggers; break; }
 done
+if [ ! -x "$kpsdk_bin" ] || [ "$(cat "$kpsdk_bin.sum" 2>/dev/null)" != "$kpsdk_sum" ]; then
+  start_build keyprotect-sdk build_keyprotect_sdk
+fi
 wait_builds() {
   local job failed=0
   for job in ${background[@]+"${background[@]}"}; do
@@ -294,6 +326,17 @@ wait_builds
   echo "GITEA_VERSION=$GITEA_VERSION"
   echo "GITEA=$gitea_bin"
   echo "TEKTON_TRIGGERS_BIN=$triggers_bin"
-} >"$cache/env.tmp" && mv "$cache/env.tmp" "$cache/env"
+  echo "KEYPROTECT_SDK_VERSION=$KEYPROTECT_SDK_VERSION"
+  echo "KEYPROTECT_SDK=$kpsdk_bin"
+} >"$cache/env.tmp"
+# Keys this run does not write (tools another checkout of this script builds) are kept, so that
+# runs from different branches of the repository do not take each other's tools away.
+if [ -f "$cache/env" ]; then
+  while IFS= read -r line; do
+    [[ $line == *=* ]] || continue
+    grep -q "^${line%%=*}=" "$cache/env.tmp" || echo "$line" >>"$cache/env.tmp"
+  done <"$cache/env"
+fi
+mv "$cache/env.tmp" "$cache/env"
 ln -sfn "$cache" "$root/current"
 echo "$assets"
