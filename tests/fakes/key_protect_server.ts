@@ -113,6 +113,10 @@ export interface InjectedFault {
   readonly retryAfter?: string;
   /** Which service: Key Protect (`kms`, the default) or IAM. */
   readonly service?: "kms" | "iam";
+  /** Only requests with this method (default: any). */
+  readonly method?: string;
+  /** Only requests to this path (default: any). */
+  readonly path?: string;
   /**
    * Carry the request out, then answer with the failure (an answer lost on the way back).
    * Default: fail before doing anything.
@@ -865,7 +869,10 @@ export function startKeyProtectServer(
     requests.push(recorded);
     const iam = url.pathname === "/identity/token" || url.pathname === "/oidc/token";
     const service = iam ? "iam" : "kms";
-    const index = faults.findIndex((f) => (f.service ?? "kms") === service);
+    const index = faults.findIndex((f) =>
+      (f.service ?? "kms") === service && (f.method === undefined || f.method === request.method) &&
+      (f.path === undefined || f.path === url.pathname)
+    );
     const fault = index >= 0 ? faults.splice(index, 1)[0] : undefined;
     let response: Response;
     if (fault && !fault.afterHandling) {
@@ -899,8 +906,9 @@ export function startKeyProtectServer(
     url: base,
     iamUrl: `${base}/identity/token`,
     requests,
-    keys: () =>
-      keys.map((k) => ({
+    keys: () => {
+      expire();
+      return keys.map((k) => ({
         id: k.id,
         name: k.name,
         ...(k.description !== undefined ? { description: k.description } : {}),
@@ -911,7 +919,8 @@ export function startKeyProtectServer(
         creationDate: k.creationDate,
         ...(k.expirationDate ? { expirationDate: k.expirationDate } : {}),
         ...(k.payload !== undefined ? { payload: k.payload } : {}),
-      })),
+      }));
+    },
     failNext: (...more: InjectedFault[]) => void faults.push(...more),
     stop,
     [Symbol.asyncDispose]: stop,
