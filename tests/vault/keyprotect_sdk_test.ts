@@ -3,13 +3,20 @@
  * (`github.com/IBM/keyprotect-go-client` v0.15.1, `keyprotect-sdk`). Whatever the SDK sends —
  * a create without a content type, `GET …/metadata`, list filters, aliases, key rings, `DELETE`,
  * retries with the same `correlation-id` — the stand-in must take as the service does, and its
- * errors must reach the SDK's error type intact.
+ * errors must reach the SDK's error type intact. Then toolkit and the SDK each read the keys the
+ * other stored, by id, alias and name, byte for byte.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startKeyProtectServer } from "../fakes/key_protect_server.ts";
+import { fakeClock } from "../fakes/clock.ts";
+import { e2eSkipReason } from "../env/tools.ts";
+import { startGpg } from "../env/gpg.ts";
+import { runCli } from "../../cli/app.ts";
+import { commandContext } from "../../cli/context.ts";
+import { bufferedIO } from "../../cli/io.ts";
 import { resourcesOf, sdk, sdkSkipReason } from "./_sdk.ts";
 
 const INSTANCE = "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b";
@@ -184,5 +191,219 @@ Deno.test({
     const notImplemented = await sdk(kp, INSTANCE, { token: TOKEN }, ["list"]);
     assert.equal(notImplemented.json.status, 501);
     assert.equal(kp.requests.filter((r) => r.path === "/api/v2/keys").length, 4, "no retry");
+  },
+});
+
+// ---- toolkit and IBM's SDK, each reading the other's keys -------------------------------------
+
+/** Runs `toolkit image-security vault ARGS` in-process, with a fake clock (no real waits). */
+async function toolkit(cwd: string, args: string[], env: Record<string, string> = {}) {
+  const io = bufferedIO({ cwd, env });
+  const status = await runCli(
+    ["image-security", "vault", ...args],
+    commandContext(io, "toolkit", { clock: fakeClock() }),
+  );
+  return { status, out: io.out(), err: io.err() };
+}
+
+const gpgIgnore = ignore || e2eSkipReason(["gpg", "gpgconf"]) !== undefined;
+
+Deno.test({
+  name: "keys IBM's SDK stores, toolkit fetches by id, alias and name, byte for byte, into gpg",
+  ignore: gpgIgnore,
+  async fn() {
+    await using dir = await tempDir();
+    await using kp = await startKeyProtectServer({ instanceId: INSTANCE, apiKeys: [API_KEY] });
+    await using source = await startGpg();
+    await using target = await startGpg();
+    const { fingerprint, privateKeyArmored: armoured } = await source.generateKey({
+      type: "ed25519",
+    });
+    await Deno.writeTextFile(join(dir.path, "secret.asc"), armoured);
+    const created = await sdk(kp, INSTANCE, { apiKey: API_KEY }, [
+      "create",
+      "sdk signing key",
+      "-payload-file",
+      join(dir.path, "secret.asc"),
+      "-alias",
+      "sdk-signing",
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    const id = created.json.id as string;
+
+    const env = {
+      KMS_URL: kp.url,
+      KMS_INSTANCE_ID: INSTANCE,
+      IBMCLOUD_API_KEY: API_KEY,
+    };
+    const iam = ["--iam-url", kp.iamUrl];
+    for (const [ref, via] of [[id, "id"], ["sdk-signing", "alias"], ["sdk signing key", "name"]]) {
+      const file = `${via}.asc`;
+      const run = await toolkit(dir.path, ["fetch", ref!, "--key", file, ...iam], env);
+      assert.equal(run.status, 0, run.err);
+      assert.equal(
+        await Deno.readTextFile(join(dir.path, file)),
+        armoured,
+        `byte for byte by ${via}`,
+      );
+      assert.match(run.err, new RegExp(`Using key ${id} .*, found by ${via}`));
+    }
+    const imported = await toolkit(
+      dir.path,
+      ["fetch", "sdk-signing", "--import", ...iam],
+      { ...env, GNUPGHOME: target.home },
+    );
+    assert.equal(imported.status, 0, imported.err);
+    assert.equal(imported.out.trim(), fingerprint);
+    const secrets = await target.run("gpg", ["--batch", "--with-colons", "--list-secret-keys"]);
+    assert.match(secrets.stdout, new RegExp(`^fpr:+${fingerprint}:`, "m"));
+  },
+});
+
+Deno.test({
+  name: "keys toolkit stores, IBM's SDK reads by id and alias, byte for byte, rotation included",
+  ignore,
+  async fn() {
+    await using dir = await tempDir();
+    await using kp = await startKeyProtectServer({ instanceId: INSTANCE, tokens: [TOKEN] });
+    const material = new Uint8Array(4096).map((_, i) => (i * 7 + 3) % 256);
+    await Deno.writeFile(join(dir.path, "v1.bin"), material);
+    const env = { KMS_URL: kp.url, KMS_INSTANCE_ID: INSTANCE, KMS_TOKEN: TOKEN };
+    const stored = await toolkit(
+      dir.path,
+      [
+        "store",
+        "signing",
+        "--key",
+        "v1.bin",
+        "--alias",
+        "signing",
+        "--alias",
+        "prod",
+        "-o",
+        "json",
+      ],
+      env,
+    );
+    assert.equal(stored.status, 0, stored.err);
+    const { id } = JSON.parse(stored.out);
+    for (const ref of [id, "signing", "prod"]) {
+      const out = join(dir.path, `sdk-${ref}.bin`);
+      const got = await sdk(kp, INSTANCE, { token: TOKEN }, ["get", ref, "-payload-out", out]);
+      assert.equal(got.code, 0, got.stderr);
+      assert.equal(got.json.extractable, true);
+      assert.deepEqual(got.json.aliases, ["signing", "prod"]);
+      assert.deepEqual(await Deno.readFile(out), material, `byte for byte by ${ref}`);
+    }
+
+    // Rotation: the SDK's GetKey(alias) follows to the new key; the old one is destroyed.
+    const v2 = material.map((b) => 255 - b);
+    await Deno.writeFile(join(dir.path, "v2.bin"), v2);
+    const rotated = await toolkit(
+      dir.path,
+      [
+        "store",
+        "signing",
+        "--key",
+        "v2.bin",
+        "--alias",
+        "signing",
+        "--alias",
+        "prod",
+        "--replace",
+        "--old-key",
+        "delete",
+      ],
+      env,
+    );
+    assert.equal(rotated.status, 0, rotated.err);
+    const [newId, aliases] = rotated.out.trim().split(" ");
+    assert.notEqual(newId, id);
+    assert.equal(aliases, "signing,prod");
+    const out = join(dir.path, "sdk-v2.bin");
+    assert.equal(
+      (await sdk(kp, INSTANCE, { token: TOKEN }, ["get", "prod", "-payload-out", out])).json.id,
+      newId,
+    );
+    assert.deepEqual(await Deno.readFile(out), v2);
+    const old = await sdk(kp, INSTANCE, { token: TOKEN }, ["metadata", id]);
+    assert.equal(old.json.state, 5);
+  },
+});
+
+Deno.test({
+  name:
+    "toolkit pages past the 200 keys the SDK's plain ListKeys stops at, and finds a key by name",
+  ignore,
+  async fn() {
+    await using dir = await tempDir();
+    await using kp = await startKeyProtectServer({ instanceId: INSTANCE, tokens: [TOKEN] });
+    const headers = { "authorization": `Bearer ${TOKEN}`, "bluemix-instance": INSTANCE };
+    for (let i = 0; i < 205; i++) {
+      const response = await fetch(`${kp.url}/api/v2/keys`, {
+        method: "POST",
+        headers,
+        body: new TextEncoder().encode(JSON.stringify({
+          metadata: { collectionType: "application/vnd.ibm.kms.key+json", collectionTotal: 1 },
+          resources: [{
+            type: "application/vnd.ibm.kms.key+json",
+            name: `key-${i}`,
+            extractable: true,
+            payload: btoa(`material ${i}`),
+          }],
+        })),
+      });
+      assert.equal(response.status, 201);
+      await response.body?.cancel();
+    }
+    const listed = await sdk(kp, INSTANCE, { token: TOKEN }, ["list"]);
+    assert.equal(resourcesOf(listed).length, 200);
+    const env = { KMS_URL: kp.url, KMS_INSTANCE_ID: INSTANCE, KMS_TOKEN: TOKEN };
+    const run = await toolkit(dir.path, ["fetch", "key-204", "--key", "k"], env);
+    assert.equal(run.status, 0, run.err);
+    assert.equal(await Deno.readTextFile(join(dir.path, "k")), "material 204");
+    assert.match(run.err, /found by name/);
+  },
+});
+
+Deno.test({
+  name: "a key the SDK stores in a key ring: toolkit finds it in that ring, or in every ring",
+  ignore,
+  async fn() {
+    await using dir = await tempDir();
+    await using kp = await startKeyProtectServer({
+      instanceId: INSTANCE,
+      tokens: [TOKEN],
+      keyRings: ["signing-keys"],
+    });
+    await Deno.writeTextFile(join(dir.path, "k"), "ringed material");
+    const created = await sdk(
+      kp,
+      INSTANCE,
+      { token: TOKEN },
+      ["create", "ringed", "-payload-file", join(dir.path, "k"), "-alias", "ringed"],
+      { keyRing: "signing-keys" },
+    );
+    assert.equal(created.json.keyRingID, "signing-keys");
+    const env = { KMS_URL: kp.url, KMS_INSTANCE_ID: INSTANCE, KMS_TOKEN: TOKEN };
+    for (const ring of [["--key-ring", "signing-keys"], []]) {
+      const run = await toolkit(
+        dir.path,
+        ["fetch", "ringed", "--key", "out", "--force", ...ring],
+        env,
+      );
+      assert.equal(run.status, 0, run.err);
+      assert.equal(await Deno.readTextFile(join(dir.path, "out")), "ringed material");
+    }
+    const wrong = await toolkit(dir.path, [
+      "fetch",
+      "ringed",
+      "--key",
+      "x",
+      "--key-ring",
+      "default",
+    ], env);
+    assert.equal(wrong.status, 1);
+    assert.match(wrong.err, /no key has this alias or name in key ring "default"/);
   },
 });
