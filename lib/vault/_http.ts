@@ -132,6 +132,11 @@ export interface Answer {
   readonly attempts: number;
   /** How long all attempts took, waits included. */
   readonly elapsedMs: number;
+  /**
+   * Why a retryable answer was not retried, for its error message (`; it asked to retry after
+   * 2 min, beyond the retry budget of 60 s`), or "".
+   */
+  readonly stopped: string;
 }
 
 /** The standard reason phrases of the statuses a vault or IAM answers with. */
@@ -196,7 +201,7 @@ export async function exchange(
   const { pathname, search } = new URL(url);
   for (let attempt = 1;; attempt++) {
     const attemptStart = transport.now();
-    let answer: Omit<Answer, "attempts" | "elapsedMs"> | undefined;
+    let answer: Omit<Answer, "attempts" | "elapsedMs" | "stopped"> | undefined;
     let failure: VaultError | undefined;
     try {
       answer = await once(transport, url, init, context);
@@ -233,7 +238,7 @@ export async function exchange(
     });
     if (wait === undefined) {
       const elapsedMs = transport.now() - start;
-      if (answer) return { ...answer, attempts: attempt, elapsedMs };
+      if (answer) return { ...answer, attempts: attempt, elapsedMs, stopped };
       throw new VaultError(
         `${failure!.message}${attemptsNote(attempt, elapsedMs)}${stopped}` +
           correlationNote(context.correlationId),
@@ -254,7 +259,7 @@ async function once(
   url: string,
   init: { method: string; headers: Record<string, string>; body?: string | URLSearchParams },
   context: RequestContext,
-): Promise<Omit<Answer, "attempts" | "elapsedMs">> {
+): Promise<Omit<Answer, "attempts" | "elapsedMs" | "stopped">> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), transport.timeoutMs);
   const origin = new URL(url).origin;

@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  type Answer,
   attemptsNote,
   exchange,
   isRecord,
@@ -121,13 +122,13 @@ function refreshTime(body: Record<string, unknown>, requestedAt: number): number
 
 function iamError(
   action: string,
-  answer: { status: number; statusText: string; text: string; attempts: number; elapsedMs: number },
+  answer: Answer,
   body: unknown,
   apiKey: string,
 ): VaultError {
   const { status } = answer;
   const line = statusLine(answer);
-  const tries = attemptsNote(answer.attempts, answer.elapsedMs);
+  const tries = `${attemptsNote(answer.attempts, answer.elapsedMs)}${answer.stopped}`;
   const context = isRecord(body) && isRecord(body.context) ? body.context : undefined;
   const requestId =
     typeof context?.requestId === "string" && /^[\w.-]{1,128}$/.test(context.requestId)

@@ -12,6 +12,7 @@
  */
 import { decodeBase64 as decodeBytes, encodeBase64 } from "../base64.ts";
 import {
+  type Answer,
   attemptsNote,
   correlationNote,
   exchange,
@@ -391,14 +392,14 @@ function toKeyRecord(action: string, item: unknown): KeyRecord {
  */
 function vaultError(
   action: string,
-  answer: { status: number; statusText: string; text: string; attempts: number; elapsedMs: number },
+  answer: Answer,
   body: unknown,
   token: string,
   correlationId: string,
 ): VaultError {
   const { status } = answer;
   const line = statusLine(answer);
-  const trailer = `${attemptsNote(answer.attempts, answer.elapsedMs)}${
+  const trailer = `${attemptsNote(answer.attempts, answer.elapsedMs)}${answer.stopped}${
     correlationNote(correlationId)
   }`;
   const common = { status, attempts: answer.attempts, correlationId };
