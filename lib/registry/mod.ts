@@ -28,7 +28,7 @@ export * from "./errors.ts";
 export * from "./extension_store.ts";
 export * from "./keyring.ts";
 export * from "./media_types.ts";
-export * from "./retry.ts";
+export * from "../retry.ts";
 export * from "./signature_store.ts";
 export * from "./token_cache.ts";
 export * from "./transport.ts";

@@ -22,7 +22,7 @@ import {
   isRetryableStatus,
   parseRetryAfter,
   type RetryPolicy,
-} from "./retry.ts";
+} from "../retry.ts";
 import type { FetchFunction } from "../fetch.ts";
 
 export type { FetchFunction } from "../fetch.ts";

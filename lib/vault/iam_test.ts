@@ -37,7 +37,7 @@ Deno.test("iamTokenSource() posts the API key grant as a form and the token open
 Deno.test("iamTokenSource() reuses the token until shortly before it expires", async () => {
   await using kp = await startKeyProtectServer({ instanceId: INSTANCE, apiKeys: [API_KEY] });
   let now = Date.now();
-  const token = iamTokenSource({ apiKey: API_KEY, iamUrl: kp.iamUrl, clock: () => now });
+  const token = iamTokenSource({ apiKey: API_KEY, iamUrl: kp.iamUrl, now: () => now });
 
   const first = await token();
   now += 3500_000; // 100 s before the hour is up
@@ -66,10 +66,12 @@ Deno.test("iamTokenSource() reports an unknown API key with IAM's text and not t
     assert.ok(error instanceof VaultError);
     assert.equal(error.status, 400);
     assert.equal(error.code, "BXNIM0415E");
+    assert.equal(error.attempts, 1, "a 400 is not retried");
+    assert.match(error.correlationId ?? "", /^[0-9a-f]{32}$/);
     assert.equal(
       error.message,
       `Cannot get an IAM token from "${kp.iamUrl}": 400 Bad Request: ` +
-        "Provided API key could not be found. (BXNIM0415E)",
+        `Provided API key could not be found. (BXNIM0415E) [IAM request id: ${error.correlationId}]`,
     );
     assert.ok(!error.message.includes("wrong-api-key-98765"));
     return true;
@@ -82,13 +84,13 @@ Deno.test("iamTokenSource() does not cache a failure", async () => {
     calls++;
     return Promise.resolve(
       calls === 1
-        ? Response.json({ errorCode: "BXNIM0999E", errorMessage: "Try later." }, { status: 503 })
+        ? Response.json({ errorCode: "BXNIM0999E", errorMessage: "Try later." }, { status: 400 })
         : Response.json({ access_token: "tok", expires_in: 3600 }),
     );
   };
   const token = iamTokenSource({ apiKey: API_KEY, fetch: flaky });
   await assert.rejects(token(), {
-    message: `Cannot get an IAM token from "${DEFAULT_IAM_URL}": 503 Service Unavailable: ` +
+    message: `Cannot get an IAM token from "${DEFAULT_IAM_URL}": 400 Bad Request: ` +
       "Try later. (BXNIM0999E)",
   });
   assert.equal(await token(), "tok");
