@@ -95,6 +95,11 @@ export const VAULT_FLAGS = {
     type: "string",
     describe: "The IAM token endpoint (default https://iam.cloud.ibm.com/identity/token)",
   },
+  "key-ring": {
+    type: "string",
+    env: "KMS_KEY_RING",
+    describe: "The key ring (x-kms-key-ring): keys are stored in it and looked up only in it",
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 /** `--git-host-type` and `--git-ca-file`, for the commands that call a git host's API. */

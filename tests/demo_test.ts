@@ -40,7 +40,7 @@ Deno.test({
     );
     assert.match(
       text,
-      /Vault: stored the private key as "toolkit-image-signing" \(id [0-9a-f-]{36}, extractable\)/,
+      /Vault: stored the private key as "toolkit-image-signing" \(id [0-9a-f-]{36}, alias toolkit-image-signing, extractable\)/,
     );
     assert.match(text, /ClusterImagePolicy "image-signing" created/);
     // A repository connected to Tekton: the pipeline signs what it builds; the first run, then a

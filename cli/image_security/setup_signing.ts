@@ -41,7 +41,7 @@ import {
   toolLabels,
 } from "../dev/common.ts";
 import { cosignPassword } from "./cosign_password.ts";
-import { apiKeyOf, connectVault, findKey, type Vault } from "./vault_access.ts";
+import { apiKeyOf, connectVault, type KeyInMemory, readKey, type Vault } from "./vault_access.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -54,12 +54,22 @@ import {
   type ResourceType,
   SECRETS,
 } from "../../lib/kube/mod.ts";
-import { API_GROUP, API_VERSION, PORTIERIS_API_GROUP } from "../../lib/policy/crds.ts";
-import { parsePattern, patternProblem } from "../../lib/policy/pattern.ts";
-import { InvalidPolicyError, validatePolicy } from "../../lib/policy/validate.ts";
+import {
+  API_GROUP,
+  API_VERSION,
+  InvalidPolicyError,
+  parsePattern,
+  patternProblem,
+  PORTIERIS_API_GROUP,
+  validatePolicy,
+} from "../../lib/policy/mod.ts";
 import { decodePem, encodePem } from "../../lib/pem.ts";
-import { keyFingerprint, readPublicKeys } from "../../lib/signature/mod.ts";
-import { publicKeySha256 } from "../../lib/signature/cosign_keys.ts";
+import {
+  isCosignPrivateKey,
+  keyFingerprint,
+  publicKeySha256,
+  readPublicKeys,
+} from "../../lib/signature/mod.ts";
 import {
   IMAGE_SIGNING_SECRET,
   makeSigningKeyPair,
@@ -74,7 +84,14 @@ import {
 } from "../../lib/signing/mod.ts";
 import { discoverPipelinesVersion, signTask, tektonApisAt } from "../../lib/tekton/mod.ts";
 import { encodeBase64 } from "../../lib/base64.ts";
-import { KEY_STATES, type KeyRecord, VaultError } from "../../lib/vault/mod.ts";
+import {
+  KeyNotActiveError,
+  KeyNotFoundError,
+  type KeyRecord,
+  resolveKey,
+  storeKey,
+  VaultError,
+} from "../../lib/vault/mod.ts";
 
 type SetupOptions = OptionsOf<typeof SETUP_SIGNING>;
 
@@ -123,17 +140,35 @@ export async function run(options: SetupOptions, ctx: CommandContext): Promise<n
 
   let keyId = key.record?.id;
   if (key.action === "made") {
-    const stored = await vault.client.createKey({
+    // The alias is the name: IBM's tools reach the key by it too. A rotation moves it to the new
+    // key and keeps the old one (active, without the alias) until the user deletes it.
+    const stored = await storeKey(vault.client, {
       name: flags.keyName,
       payload: key.pair!.privateKey,
-      extractable: true,
+      aliases: [flags.keyName],
       description: `Image signing key (${key.pair!.description}, fingerprint ${
         key.pair!.fingerprint
       }), made by toolkit image-security setup-signing`,
+      ...(options.replace ? { replace: "keep" as const } : {}),
+    }, {
+      now: ctx.clock.now,
+      sleep: ctx.clock.sleep,
+      progress: (message) => log.step(message),
     });
     keyId = stored.id;
     steps.push({ step: "vault", outcome: "stored", detail: `key "${flags.keyName}" ${stored.id}` });
-    log.info(`Vault: stored the private key as "${flags.keyName}" (id ${stored.id}, extractable)`);
+    log.info(
+      `Vault: stored the private key as "${flags.keyName}" (id ${stored.id}, alias ${
+        stored.aliases.join(", ")
+      }, extractable)`,
+    );
+    for (const replaced of stored.replaced) {
+      log.info(
+        `Vault: key ${replaced.key.id} kept, without the alias ${
+          replaced.aliasesMoved.join(", ")
+        }: delete it once nothing signs with it`,
+      );
+    }
   } else {
     steps.push({ step: "vault", outcome: "unchanged", detail: `key ${keyId}` });
     log.info(`Vault: the private key is key ${keyId}`);
@@ -373,8 +408,8 @@ async function chooseKey(
     }
     if (setup.format !== flags.format) differences.push(`its key is a ${setup.format} key`);
     if (differences.length === 0 && options.vaultKey) {
-      const wanted = await vaultKey(vault, options.vaultKey);
-      if (wanted.id !== setup.keyId) differences.push(`it signs with vault key ${setup.keyId}`);
+      const wanted = await resolveKey(vault.client, options.vaultKey);
+      if (wanted.key.id !== setup.keyId) differences.push(`it signs with vault key ${setup.keyId}`);
     }
     if (differences.length > 0) {
       throw new ToolkitError(
@@ -382,55 +417,57 @@ async function chooseKey(
           "Pass --replace to replace it (the old public key stays trusted until --retire-old-keys)",
       );
     }
-    let record: KeyRecord;
+    let held: KeyInMemory;
     try {
-      record = await vaultKey(vault, setup.keyId);
+      held = await readKey(vault, setup.keyId, ctx.io);
     } catch (error) {
-      if (error instanceof VaultError && error.status === 404) {
+      if (error instanceof KeyNotFoundError || error instanceof KeyNotActiveError) {
         throw new ToolkitError(
-          `${where} names vault key ${setup.keyId}, which ${vault.where} does not have: ` +
+          `${where} names vault key ${setup.keyId}, which cannot be used (${error.message}): ` +
             "pass --replace to make a new key",
           { cause: error },
         );
       }
       throw error;
     }
-    const pair = await signingKeyPairOf(record.payload!, `vault key ${record.id}`, {
+    const pair = await signingKeyPairOf(held.material, `vault key ${held.key.id}`, {
       cosignPassword: setup.cosignPassword,
     });
+    held.material.fill(0);
     if (setup.fingerprint && setup.fingerprint.toLowerCase() !== pair.fingerprint.toLowerCase()) {
       throw new ToolkitError(
-        `${where} names the fingerprint ${setup.fingerprint}, but vault key ${record.id} is ` +
+        `${where} names the fingerprint ${setup.fingerprint}, but vault key ${held.key.id} is ` +
           `${pair.fingerprint}: pass --replace to set signing up with one key again`,
       );
     }
-    pair.privateKey.fill(0);
     log.step(`Reusing the signing key of ${where}`);
-    return keyFrom("reused", pair, record);
+    return keyFrom("reused", pair, held.key);
   }
   if (options.vaultKey) {
-    const record = await vaultKey(vault, options.vaultKey);
-    const password = isCosign(record)
-      ? (await cosignPassword(ctx, options, { message: `Password of vault key ${record.id}` }))
+    const held = await readKey(vault, options.vaultKey, ctx.io);
+    const password = isCosignPrivateKey(held.material)
+      ? (await cosignPassword(ctx, options, { message: `Password of vault key ${held.key.id}` }))
         ?.password
       : undefined;
-    const pair = await signingKeyPairOf(record.payload!, `vault key "${options.vaultKey}"`, {
+    const pair = await signingKeyPairOf(held.material, `vault key "${options.vaultKey}"`, {
       cosignPassword: password,
     });
+    held.material.fill(0);
     if (pair.format !== flags.format) {
       throw new UsageError(
         `Vault key "${options.vaultKey}" is a ${pair.format} key: pass --format ${pair.format}`,
       );
     }
-    pair.privateKey.fill(0);
-    return keyFrom("adopted", pair, record);
+    return keyFrom("adopted", pair, held.key);
   }
-  // The vault is reached, and the credentials checked, before a key is made.
-  const named = await vault.client.findKeyByName(flags.keyName);
-  if (named) {
-    log.warn(
-      `${vault.where} has a key named "${flags.keyName}" already (id ${named.id}); the new key ` +
-        "gets the same name, and the setup records its id",
+  // The vault is reached, and the credentials checked, before a key is made; a key holding the
+  // alias the new key takes is in the way unless this is a rotation.
+  const holder = await keyWithAlias(vault, flags.keyName);
+  if (holder && !replace) {
+    throw new ToolkitError(
+      `${vault.where} has a key with the alias "${flags.keyName}" already (id ${holder.id}): ` +
+        `use it with --vault-key ${holder.id}, rotate to a new key with --replace, or name the ` +
+        "new key with --key-name",
     );
   }
   if (options.dryRun) {
@@ -452,9 +489,14 @@ async function chooseKey(
   return { ...keyFrom("made", pair), pair };
 }
 
-function isCosign(record: KeyRecord): boolean {
-  const head = new TextDecoder().decode(record.payload?.subarray(0, 64));
-  return head.includes("PRIVATE KEY-----") && !head.includes("PGP");
+/** The key holding `alias`, if any (its metadata: no material). */
+async function keyWithAlias(vault: Vault, alias: string): Promise<KeyRecord | undefined> {
+  try {
+    return await vault.client.getKeyMetadata(alias);
+  } catch (error) {
+    if (error instanceof VaultError && error.status === 404) return undefined;
+    throw error;
+  }
 }
 
 function keyFrom(
@@ -471,25 +513,6 @@ function keyFrom(
     description: pair.description,
     ...(record ? { record } : {}),
   };
-}
-
-/** A vault key that can sign: found, standard (extractable), active, with its material. */
-async function vaultKey(vault: Vault, name: string): Promise<KeyRecord> {
-  const record = await findKey(vault.client, name);
-  const label = `Vault key "${name}"${record.id !== name ? ` (id ${record.id})` : ""}`;
-  if (!record.extractable) {
-    throw new ToolkitError(
-      `${label} is a root key, whose material never leaves the vault: a signing key must be a ` +
-        "standard key (setup-signing makes one when --vault-key is not given)",
-    );
-  }
-  if (record.state !== KEY_STATES.active) {
-    throw new ToolkitError(`${label} is not active (state ${record.state})`);
-  }
-  if (!record.payload || record.payload.byteLength === 0) {
-    throw new ToolkitError(`${label}: the vault returned no key material`);
-  }
-  return record;
 }
 
 /** Everything to write, made before the first write. */

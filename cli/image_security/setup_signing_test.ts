@@ -129,7 +129,7 @@ Deno.test("setup-signing stores the key in the vault and writes the Secrets, Tas
   // Each step is said on stderr; the API key never.
   assert.match(
     r.err,
-    /Vault: stored the private key as "toolkit-image-signing" \(id [0-9a-f-]{36}, extractable\)/,
+    /Vault: stored the private key as "toolkit-image-signing" \(id [0-9a-f-]{36}, alias toolkit-image-signing, extractable\)/,
   );
   assert.doesNotMatch(r.err + r.out, new RegExp(API_KEY));
 
@@ -309,7 +309,19 @@ Deno.test("setup-signing fails clearly on bad input, leaving no policy behind", 
     payload: new TextEncoder().encode("this is no key"),
     extractable: true,
   });
+  await client.createKey({
+    name: "another-setup",
+    payload: new TextEncoder().encode("whatever it holds"),
+    extractable: true,
+    aliases: ["taken-alias"],
+  });
   const cases: [string[], Record<string, string>, number, RegExp][] = [
+    [
+      ["--key-name", "taken-alias"],
+      env,
+      1,
+      /has a key with the alias "taken-alias" already \(id [0-9a-f-]{36}\): use it with --vault-key [0-9a-f-]{36}, rotate to a new key with --replace, or name the new key with --key-name/,
+    ],
     [
       withFlag(args, "--kms-url", "http://127.0.0.1:1"),
       env,
@@ -321,8 +333,18 @@ Deno.test("setup-signing fails clearly on bad input, leaving no policy behind", 
     [["--repository", "us.icr.io/Team/*"], env, 2, /upper case/],
     [[], {}, 2, /Missing the IAM API key the pipelines sign in with/],
     [[], { IBMCLOUD_API_KEY: "wrong-key" }, 1, /IAM token.*400.*BXNIM0415E/],
-    [["--vault-key", "0d1c2b3a-4c1d-4e8f-9a7b-000000000000"], env, 1, /404/],
-    [["--vault-key", "no-such-name"], env, 1, /no key has this name or alias/],
+    [
+      ["--vault-key", "0d1c2b3a-4c1d-4e8f-9a7b-000000000000"],
+      env,
+      1,
+      /Cannot fetch key "0d1c2b3a-4c1d-4e8f-9a7b-000000000000": no key has this id in instance/,
+    ],
+    [
+      ["--vault-key", "no-such-name"],
+      env,
+      1,
+      /Cannot fetch key "[a-z-]*": no key has this alias or name in instance/,
+    ],
     [
       ["--vault-key", root],
       env,
@@ -341,7 +363,7 @@ Deno.test("setup-signing fails clearly on bad input, leaving no policy behind", 
   for (const [extra, runEnv, status, message] of cases) {
     const r = await cli.run(extra[0] === args[0] ? extra : [...args, ...extra], { env: runEnv });
     assert.equal(r.status, status, `${extra.join(" ")}\n${r.err}`);
-    assert.match(r.err, message, extra.join(" "));
+    assert.match(r.err, message, `${extra.join(" ")}\n${r.err}`);
     assert.doesNotMatch(r.err, new RegExp(API_KEY));
   }
   assert.equal(cli.kube.list(CLUSTER_POLICIES).length, 0);

@@ -143,9 +143,14 @@ Deno.test("sign with a key of the vault fails clearly, before the registry, on e
         ["--vault-key", "0d1c2b3a-4c1d-4e8f-9a7b-000000000000", ...flags],
         env,
         1,
-        /404 Not Found.*KEY_NOT_FOUND_ERR/,
+        /Cannot fetch key "0d1c2b3a-4c1d-4e8f-9a7b-000000000000": no key has this id in instance/,
       ],
-      [["--vault-key", "nobody", ...flags], env, 1, /no key has this name or alias/],
+      [
+        ["--vault-key", "nobody", ...flags],
+        env,
+        1,
+        /Cannot fetch key "[a-z-]*": no key has this alias or name in instance/,
+      ],
       [
         ["--vault-key", root, ...flags],
         env,
@@ -199,7 +204,7 @@ Deno.test("sign with a key of the vault fails clearly, before the registry, on e
     for (const [args, runEnv, status, message] of cases) {
       const r = await sign(dir, args, runEnv);
       assert.equal(r.status, status, `${args.join(" ")}\n${r.err}`);
-      assert.match(r.err, message, args.join(" "));
+      assert.match(r.err, message, `${args.join(" ")}\n${r.err}`);
       assert.doesNotMatch(r.err + r.out, new RegExp(API_KEY));
       assert.doesNotMatch(r.err + r.out, /-----BEGIN/);
       assert.ok(!(r.err + r.out).includes(secretLine), "a line of the private key was printed");

@@ -3,9 +3,9 @@
  * (`--vault-key NAME|ID` with the vault flags, or the `image-signing` Secret of `setup-signing`
  * mounted at `--signing-secret-dir`, whose entries fill in what the flags do not give).
  *
- * A vault key is checked before use: it exists, is active, is a standard (extractable) key whose
- * material the vault hands out, and, once parsed, has the fingerprint the Secret names (the
- * public key the policy trusts). Its bytes live in this process only and are overwritten by
+ * A vault key is checked before use: one active standard (extractable) key has that id, alias or
+ * name (lib/vault's `resolveKey`), its material is read into memory (`fetchKeyMaterial`), and,
+ * once parsed, it has the fingerprint the Secret names (the public key the policy trusts). Its bytes live in this process only and are overwritten by
  * {@link SigningKey.forget} when the signing is done.
  *
  * @module
@@ -14,10 +14,9 @@ import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { SIGN } from "./sign_command.ts";
 import { readUserFile, resolvePath } from "./files.ts";
-import { blankless, connectVault, findKey } from "./vault_access.ts";
+import { blankless, connectVault, readKey } from "./vault_access.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { readSecretDir, type SigningSetup, signingSetupOf } from "../../lib/signing/mod.ts";
-import { KEY_STATES } from "../../lib/vault/mod.ts";
 
 type SignOptions = OptionsOf<typeof SIGN>;
 
@@ -67,27 +66,13 @@ export async function signingKey(options: SignOptions, ctx: CommandContext): Pro
     instanceId: setup?.instanceId,
     apiKey: setup?.apiKey,
     iamUrl: setup?.iamUrl,
+    keyRing: setup?.keyRing,
   });
   const name = vaultKey ?? setup!.keyId;
   ctx.io.stderr.write(`Reading key "${name}" from ${vault.where} into memory…\n`);
-  const record = await findKey(vault.client, name);
-  const label = `vault key "${name}"${record.id !== name ? ` (id ${record.id})` : ""}`;
-  if (!record.extractable) {
-    throw new ToolkitError(
-      `Cannot sign with ${label}: it is a root key, whose material never leaves the vault; ` +
-        "keep the signing key as a standard (extractable) key, as setup-signing and vault store do",
-    );
-  }
-  if (record.state !== KEY_STATES.active) {
-    throw new ToolkitError(
-      `Cannot sign with ${label}: the key is not active (state ${record.state}); ` +
-        "rotate it with setup-signing --replace",
-    );
-  }
-  if (!record.payload || record.payload.byteLength === 0) {
-    throw new ToolkitError(`Cannot sign with ${label}: the vault returned no key material`);
-  }
-  return heldKey(record.payload, {
+  const { key, material } = await readKey(vault, name, ctx.io);
+  const label = `vault key "${name}"${key.id !== name ? ` (id ${key.id})` : ""}`;
+  return heldKey(material, {
     label,
     fromVault: true,
     fingerprint: setup?.fingerprint || undefined,

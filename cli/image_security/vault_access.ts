@@ -1,9 +1,11 @@
 /**
  * Reaching the vault from the vault flags (`VAULT_FLAGS` of `cli/flags.ts`), for `vault store`,
- * `vault fetch`, `sign --vault-key` and `setup-signing`: the URL and instance checked, the
- * credentials (a bearer token, or an IAM API key from `--api-key`, `--api-key-file` or
- * `IBMCLOUD_API_KEY` exchanged at `--iam-url`), and a key found by id, name or alias. Every mistake
- * in the flags is a usage error naming the flag; no message ever holds a token or an API key.
+ * `vault fetch`, `sign --vault-key` and `setup-signing`: the URL, instance and key ring checked,
+ * the credentials (a bearer token, or an IAM API key from `--api-key`, `--api-key-file` or
+ * `IBMCLOUD_API_KEY` exchanged at `--iam-url`), each attempt traced with `-v` (a retry always),
+ * and a key's material read into memory (lib/vault's `resolveKey` and `fetchKeyMaterial`). Every
+ * mistake in the flags is a usage error naming the flag; no message ever holds a token or an API
+ * key.
  *
  * @module
  */
@@ -14,15 +16,18 @@ import { readUserFile } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   DEFAULT_IAM_URL,
+  describeTraceEvent,
+  fetchKeyMaterial,
   iamTokenSource,
-  isKeyId,
   type KeyProtectClient,
   type KeyRecord,
-  VaultError,
+  type ResolvedVia,
+  resolveKey,
+  type VaultTraceEvent,
 } from "../../lib/vault/mod.ts";
 
-/** The vault flags as a command receives them. */
-export type VaultOptions = Omit<OptionsOf<{ flags: typeof VAULT_FLAGS }>, "verbose" | "quiet">;
+/** The vault flags as a command receives them (with `-v`, which traces each attempt). */
+export type VaultOptions = Omit<OptionsOf<{ flags: typeof VAULT_FLAGS }>, "quiet">;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -35,7 +40,7 @@ export function blankless(value: string | undefined): string | undefined {
 /** A vault, connected. */
 export interface Vault {
   readonly client: KeyProtectClient;
-  /** `https://us-south.kms.cloud.ibm.com (instance 0f1e…)`, for messages. */
+  /** `https://us-south.kms.cloud.ibm.com (instance 0f1e…, key ring r)`, for messages. */
   readonly where: string;
   /** The base URL, as given. */
   readonly baseUrl: string;
@@ -43,6 +48,8 @@ export interface Vault {
   readonly instanceId: string;
   /** The IAM token endpoint. */
   readonly iamUrl: string;
+  /** The key ring the client is bound to, if any. */
+  readonly keyRing: string | undefined;
   /** The IAM API key, when the credentials are one (not a bare token). */
   readonly apiKey: string | undefined;
 }
@@ -53,6 +60,7 @@ export interface VaultDefaults {
   readonly instanceId?: string | undefined;
   readonly apiKey?: string | undefined;
   readonly iamUrl?: string | undefined;
+  readonly keyRing?: string | undefined;
 }
 
 /**
@@ -97,28 +105,48 @@ export async function connectVault(
 
   const tokenFlag = blankless(options.token);
   const apiKey = await apiKeyOf(options, ctx.io.cwd) ?? blankless(defaults.apiKey);
-  const iamUrl = checkUrl(
-    "--iam-url",
-    blankless(options.iamUrl) ?? blankless(defaults.iamUrl) ?? DEFAULT_IAM_URL,
-  );
-  let token: () => Promise<string>;
-  if (tokenFlag !== undefined) {
-    const value = tokenFlag.replace(/^Bearer\s+/i, "");
-    token = () => Promise.resolve(value);
-  } else if (apiKey !== undefined) {
-    token = iamTokenSource({ apiKey, iamUrl });
-  } else {
+  if (tokenFlag === undefined && apiKey === undefined) {
     throw new UsageError(
       "Missing credentials: pass --token (or set KMS_TOKEN) with an IAM access token, " +
         "or --api-key, --api-key-file (or set IBMCLOUD_API_KEY) to get one from IAM",
     );
   }
+  const iamUrl = checkUrl(
+    "--iam-url",
+    blankless(options.iamUrl) ?? blankless(defaults.iamUrl) ?? DEFAULT_IAM_URL,
+  );
+  const keyRing = blankless(options.keyRing) ?? blankless(defaults.keyRing);
+  // Every attempt with -v; a retry always, so a slow vault is not silent.
+  const transport = {
+    now: ctx.clock.now,
+    sleep: ctx.clock.sleep,
+    trace: (event: VaultTraceEvent) => {
+      if (options.verbose || event.retryInMs !== undefined) {
+        ctx.io.stderr.write(`${describeTraceEvent(event)}\n`);
+      }
+    },
+  };
+  let token: () => Promise<string>;
+  if (tokenFlag !== undefined) {
+    const value = tokenFlag.replace(/^Bearer\s+/i, "");
+    token = () => Promise.resolve(value);
+  } else {
+    token = iamTokenSource({ apiKey: apiKey!, iamUrl, ...transport });
+  }
   return {
-    client: await ctx.vault({ baseUrl, instanceId, token }),
-    where: `${new URL(baseUrl).origin} (instance ${instanceId})`,
+    client: await ctx.vault({
+      baseUrl,
+      instanceId,
+      token,
+      ...(keyRing !== undefined ? { keyRing } : {}),
+      ...transport,
+    }),
+    where: `${new URL(baseUrl).origin} (instance ${instanceId}` +
+      `${keyRing !== undefined ? `, key ring ${keyRing}` : ""})`,
     baseUrl,
     instanceId,
     iamUrl,
+    keyRing,
     apiKey,
   };
 }
@@ -151,24 +179,27 @@ function instanceIdOf(value: string): string {
   return candidate;
 }
 
-/** Fetches the key by id; else the newest key with that name; else by alias. */
-export async function findKey(client: KeyProtectClient, name: string): Promise<KeyRecord> {
-  if (isKeyId(name)) return await client.getKey(name);
-  const byName = await client.findKeyByName(name);
-  if (byName) return await client.getKey(byName.id);
-  try {
-    return await client.getKey(name);
-  } catch (error) {
-    if (error instanceof VaultError && error.status === 404) {
-      const prefix = `Cannot fetch key "${name}": `;
-      const detail = error.message.startsWith(prefix)
-        ? error.message.slice(prefix.length)
-        : error.message;
-      throw new VaultError(`${prefix}no key has this name or alias: ${detail}`, {
-        status: 404,
-        reasons: error.reasons,
-      });
-    }
-    throw error;
-  }
+/** A key of the vault and its material, read into memory. */
+export interface KeyInMemory {
+  /** The key's record (no material). */
+  readonly key: KeyRecord;
+  /** Whether the reference was its id, an alias or its name. */
+  readonly via: ResolvedVia;
+  /** The private key's bytes: overwrite them when done. */
+  readonly material: Uint8Array;
+}
+
+/**
+ * Finds one active standard key by id, alias or name (notes about the choice on stderr) and reads
+ * its material into memory: lib/vault's `resolveKey` and `fetchKeyMaterial`.
+ */
+export async function readKey(
+  vault: Vault,
+  ref: string,
+  io: { readonly stderr: { write(text: string): unknown } },
+): Promise<KeyInMemory> {
+  const resolved = await resolveKey(vault.client, ref);
+  for (const note of resolved.notes) io.stderr.write(`note: ${note}\n`);
+  const material = await fetchKeyMaterial(vault.client, resolved.key);
+  return { key: resolved.key, via: resolved.via, material };
 }

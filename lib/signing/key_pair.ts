@@ -11,15 +11,13 @@ import { encodeBase64 } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
 import {
   generateCosignKeyPair,
-  isCosignPrivateKey,
-  publicKeySha256,
-  readCosignPrivateKey,
-} from "../signature/cosign_keys.ts";
-import {
   generateKeyPair,
   InvalidKeyError,
+  isCosignPrivateKey,
   keyFingerprint,
   type PrivateKey,
+  publicKeySha256,
+  readCosignPrivateKey,
   readPrivateKey,
 } from "../signature/mod.ts";
 import type { SigningFormat } from "./signing_secret.ts";

@@ -12,6 +12,7 @@
  * | `vault-url`         | the vault's base URL (Key Protect or Hyper Protect Crypto Services) |
  * | `vault-instance-id` | its instance id                                                   |
  * | `vault-key-id`      | the id of the key holding the private key (extractable)           |
+ * | `vault-key-ring`    | the key ring the key is in, when one was named                    |
  * | `iam-url`           | the IAM token endpoint                                            |
  * | `apikey`            | the IBM Cloud API key the pipeline signs in to IAM with           |
  * | `fingerprint`       | the signing key's fingerprint (the key read is checked against it)  |
@@ -24,7 +25,7 @@
  */
 import { decodeBase64Text, encodeBase64 } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
-import type { KubeObject } from "../kube/resources.ts";
+import type { KubeObject } from "../kube/mod.ts";
 
 /** The Secret's name. */
 export const IMAGE_SIGNING_SECRET = "image-signing";
@@ -34,6 +35,7 @@ export const SIGNING_ENTRIES = {
   vaultUrl: "vault-url",
   instanceId: "vault-instance-id",
   keyId: "vault-key-id",
+  keyRing: "vault-key-ring",
   iamUrl: "iam-url",
   apiKey: "apikey",
   fingerprint: "fingerprint",
@@ -54,6 +56,8 @@ export interface SigningSetup {
   readonly vaultUrl: string;
   readonly instanceId: string;
   readonly keyId: string;
+  /** The key ring of the key, when one was named. */
+  readonly keyRing?: string;
   readonly iamUrl: string;
   readonly apiKey: string;
   readonly fingerprint: string;
@@ -82,6 +86,7 @@ export function signingEntries(setup: SigningSetup): Record<string, string> {
     [E.vaultUrl]: setup.vaultUrl,
     [E.instanceId]: setup.instanceId,
     [E.keyId]: setup.keyId,
+    ...(setup.keyRing !== undefined ? { [E.keyRing]: setup.keyRing } : {}),
     [E.iamUrl]: setup.iamUrl,
     [E.apiKey]: setup.apiKey,
     [E.fingerprint]: setup.fingerprint,
@@ -162,11 +167,13 @@ export function signingSetupOf(
   }
   const repositories = value(E.repositories)?.split("\n").map((r) => r.trim()).filter(Boolean);
   const keySecret = value(E.keySecret);
+  const keyRing = value(E.keyRing);
   const cosignPassword = entries[E.cosignPassword];
   return {
     vaultUrl: value(E.vaultUrl)!,
     instanceId: value(E.instanceId)!,
     keyId: value(E.keyId)!,
+    ...(keyRing !== undefined ? { keyRing } : {}),
     iamUrl: value(E.iamUrl) ?? "",
     apiKey: value(E.apiKey)!,
     fingerprint: value(E.fingerprint) ?? "",

@@ -22,8 +22,8 @@
  *
  * @module
  */
-import type { KubeObject } from "../kube/resources.ts";
-import { TOOLKIT_CLI_IMAGE_REPOSITORY } from "../install/options.ts";
+import type { KubeObject } from "../kube/mod.ts";
+import { TOOLKIT_CLI_IMAGE_REPOSITORY } from "../install/mod.ts";
 import { VERSION } from "../version.ts";
 import { ToolkitError } from "../errors.ts";
 import type { PipelinesVersion } from "./versions.ts";

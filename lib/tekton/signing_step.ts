@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../kube/resources.ts";
+import type { KubeObject } from "../kube/mod.ts";
 import { UsageError } from "../errors.ts";
 import type { PipelineTask, TektonPipeline } from "./templates.ts";
 import { SIGN_TASK_NAME, SIGN_TASK_PARAMS } from "./sign_task.ts";

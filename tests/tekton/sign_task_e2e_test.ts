@@ -232,7 +232,7 @@ Deno.test({
             "no key",
             params,
             { "image-signing": noKey },
-            /Cannot fetch key "0d1c2b3a-4c1d-4e8f-9a7b-000000000000": 404 Not Found/,
+            /Cannot fetch key "0d1c2b3a-4c1d-4e8f-9a7b-000000000000": no key has this id in instance/,
           ],
           [
             "a registry refusing the signature",
