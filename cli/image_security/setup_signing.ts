@@ -539,6 +539,7 @@ async function plan(
     vaultUrl: vault.baseUrl,
     instanceId: vault.instanceId,
     keyId,
+    ...(vault.keyRing !== undefined ? { keyRing: vault.keyRing } : {}),
     iamUrl: vault.iamUrl,
     apiKey: flags.apiKey,
     fingerprint: key.fingerprint,
