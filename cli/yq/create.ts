@@ -10,7 +10,7 @@ import { isMap, type Node, YAMLMap, YAMLSeq } from "yaml";
 import type { DocumentEditor } from "./editor.ts";
 import { isBlock } from "./layout.ts";
 import { joinPath, type Missing, PathTargetError } from "./locate.ts";
-import { formatPath, type Segment } from "./path.ts";
+import { formatPath, isGlobText, type MatchSegment, plainFields, type Segment } from "./path.ts";
 import type { ForcedTag } from "./scalar.ts";
 
 /** A value typed by the user and its `--tag`. */
@@ -66,6 +66,8 @@ class Builder {
       case "match":
         return this.#seq(this.matchItem(segment, rest, done));
       case "wildcard":
+      case "glob":
+      case "deep":
         return undefined;
     }
   }
@@ -79,11 +81,20 @@ class Builder {
 
   /** A new item for `[field==value]` followed by `rest`: `{field: value, …rest}`. */
   matchItem(
-    segment: Extract<Segment, { kind: "match" }>,
+    segment: MatchSegment,
     rest: readonly Segment[],
     done: readonly Segment[],
   ): Node | undefined {
     const [next, ...after] = rest;
+    const fields = plainFields(segment);
+    if (fields === undefined || isGlobText(segment.value, segment.quoted)) {
+      this.fail(
+        done,
+        `has no item ${formatPath([segment])}, and a filter ${
+          fields === undefined ? "on anything but plain keys" : "with a glob"
+        } cannot make one`,
+      );
+    }
     if (next === undefined || next.kind !== "key") {
       this.fail(
         done,
@@ -94,8 +105,8 @@ class Builder {
     }
     const item = new YAMLMap();
     let map = item;
-    segment.field.forEach((name, i) => {
-      if (i === segment.field.length - 1) {
+    fields.forEach((name, i) => {
+      if (i === fields.length - 1) {
         map.set(name, this.leaf(segment.value, segment.quoted ? "!!str" : undefined));
       } else {
         const inner = new YAMLMap();
@@ -103,7 +114,7 @@ class Builder {
         map = inner;
       }
     });
-    if (segment.field.length === 1 && segment.field[0] === next.name) {
+    if (fields.length === 1 && fields[0] === next.name) {
       this.fail(
         done,
         `has no item ${
