@@ -15,7 +15,7 @@ import { parseDocumentChoice } from "./documents.ts";
 import { readSource } from "./files.ts";
 import { printMatches } from "./output.ts";
 import { parsePath } from "./path.ts";
-import { matchesIn, printOptions } from "./read.ts";
+import { matchesIn, printOptions } from "./query.ts";
 
 /** Runs `yq compare`; exits 1 when the files differ. */
 export async function run(

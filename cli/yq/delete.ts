@@ -13,7 +13,7 @@ import { pathToChange } from "./change.ts";
 import { parseDocumentChoice } from "./documents.ts";
 import { checkInPlace, readSource } from "./files.ts";
 import { checkIndent, emitResult } from "./output.ts";
-import { applyChanges, reporter } from "./write.ts";
+import { applyChanges, reporter } from "./plan.ts";
 
 /** Runs `yq d`. */
 export async function run(

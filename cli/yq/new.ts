@@ -11,7 +11,7 @@ import type { OptionsOf } from "../options.ts";
 import type { YQ_NEW } from "./new_command.ts";
 import { checkCreatable } from "./create.ts";
 import { checkIndent, emitResult } from "./output.ts";
-import { applyChanges, changesOf, reporter } from "./write.ts";
+import { applyChanges, changesOf, reporter } from "./plan.ts";
 
 /** Runs `yq new`. */
 export async function run(options: OptionsOf<typeof YQ_NEW>, ctx: CommandContext): Promise<void> {

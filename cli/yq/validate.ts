@@ -12,7 +12,7 @@ import type { YQ_VALIDATE } from "./validate_command.ts";
 import { parseDocumentChoice } from "./documents.ts";
 import { readSource } from "./files.ts";
 import { parsePath } from "./path.ts";
-import { matchesIn } from "./read.ts";
+import { matchesIn } from "./query.ts";
 
 /** Runs `yq validate`. */
 export async function run(
