@@ -2,7 +2,8 @@
  * `toolkit yq compare <file1> <file2> [path]`: prints what the path matches in each file as `r`
  * prints it (with the same flags: `-P` to compare the data rather than the formatting, `-p pv`
  * for paths, `--stripComments`, `-X`), and the line differences of the two, as yq v3 did:
- * nothing and exit 0 when they are the same, else the diff and exit 1.
+ * nothing and exit 0 when they are the same, else the diff and exit 1. A path that matches
+ * nothing in a file is said on stderr (unless `--quiet`).
  *
  * @module
  */
@@ -31,7 +32,11 @@ export async function run(
   const printed: string[] = [];
   for (const file of [options.file1, options.file2]) {
     const source = await readSource(ctx.io, file);
-    printed.push(printMatches(matchesIn(source, options.path ?? "", options.doc), print));
+    const matches = matchesIn(source, options.path ?? "", options.doc);
+    if (matches.length === 0 && options.path !== undefined && !options.quiet) {
+      ctx.io.stderr.write(`warning: path "${options.path}" matches nothing in "${source.name}"\n`);
+    }
+    printed.push(printMatches(matches, print));
   }
   const diff = diffText(printed[0]!.replace(/\n$/, ""), printed[1]!.replace(/\n$/, ""));
   if (diff === "") return 0;

@@ -140,9 +140,12 @@ export class DocumentEditor {
     this.edits.push({ start, end, text, depth });
   }
 
-  /** Inserts `text` at `offset` of the original text (a comment after a value). */
+  /**
+   * Inserts `text` at `offset` of the original text: a comment after a value, which goes
+   * before whatever else is inserted there (the next key added at the end of the file).
+   */
   insert(offset: number, text: string): void {
-    this.#add(offset, offset, text);
+    this.#add(offset, offset, text, Number.MAX_SAFE_INTEGER);
   }
 
   /** Replaces the original text between two offsets (a comment). */
@@ -176,12 +179,16 @@ export class DocumentEditor {
     if (!slot) throw new UneditableError('a key without a value indicator (":")');
     const newTag = "text" in value ? value.tag : undefined;
     const newAnchor = "text" in value ? value.anchor : undefined;
+    const alias = "text" in value && value.alias === true;
     const tagToken = slot.props.find((t) => t.type === "tag");
-    const dropTag = tagToken !== undefined && (options.forcedTag || newTag !== undefined);
+    const dropTag = tagToken !== undefined &&
+      (options.forcedTag || newTag !== undefined || alias);
+    const dropAnchor = alias && slot.props.some((t) => t.type === "anchor");
     const oldInline = !endsWithLine(old);
 
     if (
-      oldInline && "text" in value && !dropTag && newTag === undefined && newAnchor === undefined
+      oldInline && "text" in value && !dropTag && !dropAnchor && newTag === undefined &&
+      newAnchor === undefined
     ) {
       if (hasText(old)) return this.#add(rangeOf(old!)[0], rangeOf(old!)[1], value.text);
       const at = old?.range ? old.range[0] : slot.indicatorEnd;
@@ -203,7 +210,8 @@ export class DocumentEditor {
     }
     const props = [
       ...(newAnchor ? [`&${newAnchor}`] : []),
-      ...slot.props.filter((t) => t.type === "anchor" ? !newAnchor : !dropTag).map((t) => t.source),
+      ...slot.props.filter((t) => t.type === "anchor" ? !newAnchor && !alias : !dropTag)
+        .map((t) => t.source),
       ...(newTag ? [newTag] : []),
     ].join(" ");
     const comment = slot.comment?.source ?? trailingComment;

@@ -296,6 +296,12 @@ function bracketSegment(r: PathReader): Segment {
       segment = matchBody(r, "]");
     } else {
       r.until((ch) => ch === "]");
+      if (/^\s*-?[0-9]*\s*:\s*-?[0-9]*\s*(:\s*-?[0-9]*\s*)?$/.test(word)) {
+        r.fail("slices ([a:b]) are not supported (quote a key that has a colon)", start);
+      }
+      if (/^\s*-?[0-9]+(\s*,\s*-?[0-9]+)+\s*$/.test(word)) {
+        r.fail("unions ([a,b]) are not supported (quote a key that has a comma)", start);
+      }
       segment = /^-?[0-9]+$/.test(word.trimEnd())
         ? { kind: "index", index: Number(word) === 0 ? 0 : Number(word) }
         : bareSegment(r, word.trimEnd(), start);

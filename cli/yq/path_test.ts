@@ -128,6 +128,9 @@ Deno.test("parsePath() says where a path goes wrong", () => {
     ["a]b", /"]" in a key \(put the key in quotes\) at character 2$/],
     ["a[0]b", /"\." or "\[" expected, found "b" at character 5$/],
     ["a(b==c", /"\)" expected at character 7$/],
+    ["a[0:2]", /slices \(\[a:b\]\) are not supported .* at character 3$/],
+    ["a[:-1]", /slices/],
+    ["a[0,1]", /unions \(\[a,b\]\) are not supported .* at character 3$/],
     ["a.(x)", /"==" expected, found "\)" \(a filter is \(field==value\)\) at character 5$/],
   ];
   for (const [path, message] of cases) {

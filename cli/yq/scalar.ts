@@ -73,7 +73,13 @@ export type Leaf =
    * One line of YAML written as it is; `tag` is an explicit tag and `anchor` an anchor name
    * to put before it.
    */
-  | { readonly text: string; readonly tag?: string; readonly anchor?: string }
+  | {
+    readonly text: string;
+    readonly tag?: string;
+    readonly anchor?: string;
+    /** The text is an alias, which takes no anchor or tag: those of the old value go. */
+    readonly alias?: boolean;
+  }
   /** A block or multi-line string, for the YAML writer to write in the node's style. */
   | { readonly node: Scalar };
 
@@ -226,7 +232,7 @@ export function leafFor(value: string, options: LeafOptions = {}): Leaf {
   if (options.alias) {
     if (anchor !== undefined) throw new UsageError("An alias cannot have an anchor (--anchorName)");
     checkTagAndAnchor(undefined, value);
-    return { text: `*${value}` };
+    return { text: `*${value}`, alias: true };
   }
   const withAnchor = (leaf: Leaf): Leaf => {
     if (anchor === undefined) return leaf;

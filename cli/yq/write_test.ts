@@ -87,6 +87,11 @@ Deno.test("yq w writes with --style, --anchorName, --makeAlias, [] and {}, and r
     "a: &x 1\nb: *x\n",
   );
   assert.equal(await write("a: 1\n", { path: "a", value: "2", anchorName: "n" }), "a: &n 2\n");
+  assert.equal(
+    await write("x: &x 1\na: &y !!str 2 # c\n", { path: "a", value: "x", makeAlias: true }),
+    "x: &x 1\na: *x # c\n",
+    "an alias takes the place of the old anchor and tag",
+  );
   assert.equal(await write("a: yes\nb: 1\n", { path: "*", tag: "!!str" }), 'a: "yes"\nb: "1"\n');
   assert.equal(await write("a: x\n", { path: "a", style: "single" }), "a: 'x'\n");
   assert.equal(await write("a: x\n", { path: "a", value: "y", tag: "!mine" }), "a: !mine y\n");
