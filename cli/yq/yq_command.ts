@@ -1,7 +1,7 @@
 /**
  * `toolkit yq`: the group of the YAML commands — its usage, help text and examples, as `--help`
  * and completion read them, and yq v3's spellings of their flags (`args.ts`). Its commands are
- * listed in `cli/commands.ts`.
+ * listed in `cli/commands.ts`; docs/yq.md says what they do and where they differ from yq v3.
  *
  * @module
  */
@@ -43,6 +43,8 @@ export const YQ = defineCommand({
     ["yq d values.yaml 'metadata.annotations.\"app.kubernetes.io/name\"'", "Delete a key"],
     ["yq merge -x base.yaml overrides.yaml", "Deep-merge, later values winning"],
     ["yq new a.b[0].c 3.0", "Print a new document"],
+    ["yq prefix -i values.yaml app", "Put the document under app:"],
+    ["yq compare -P old.yaml new.yaml", "Diff the data (exit 1 when it differs)"],
   ],
   rewriteArgs: (args) => rewriteYqArgs(COMMANDS, args),
 });
