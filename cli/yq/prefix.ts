@@ -15,7 +15,7 @@ import type { YQ_PREFIX } from "./prefix_command.ts";
 import { chosenIndices, editDocuments, parseDocumentChoice } from "./documents.ts";
 import { checkInPlace, readSource } from "./files.ts";
 import { withDocument } from "./change.ts";
-import { columnOf, isBlock, rangeOf } from "./layout.ts";
+import { columnOf, isBlock, lineStart, rangeOf } from "./layout.ts";
 import { checkIndent, emitResult } from "./output.ts";
 import { formatPath, parsePath, type Segment } from "./path.ts";
 import { RawTexts, renderBlock, type Style } from "./render.ts";
@@ -129,7 +129,11 @@ export async function run(
         const before = start > 0 && base[start - 1] !== "\n" ? "\n" : "";
         editor.insert(start, `${before}${piece.text}\n`);
       } else {
-        editor.replace(start, end, `${piece.text}${tail}`);
+        // A document that starts on its `---` line (`--- &a`) gets its block on the next one.
+        const sameLine = !/^[ \t]*$/.test(base.slice(lineStart(base, start), start));
+        let from = start;
+        while (sameLine && (base[from - 1] === " " || base[from - 1] === "\t")) from--;
+        editor.replace(from, end, `${sameLine ? "\n" : ""}${piece.text}${tail}`);
       }
     },
     options.indent,
