@@ -452,7 +452,10 @@ class Walk {
       case "index":
       case "key": {
         const name = segment.kind === "key" ? segment.name : String(segment.index);
-        const entry = entriesOf(this.doc, map, merged).find((e) => scalarReads(e.pair.key, name));
+        const mergeKey = name === "<<" ? map.items.find(isMergeKey) : undefined;
+        const entry = mergeKey
+          ? { pair: mergeKey, map, key: name }
+          : entriesOf(this.doc, map, merged).find((e) => scalarReads(e.pair.key, name));
         if (entry) return follow(entry, { kind: "key", name });
         if (segment.kind === "index") {
           if (this.mode === "write") this.fail(trail, "holds a mapping, which has no items");

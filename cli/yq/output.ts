@@ -124,22 +124,16 @@ export function collectionText(text: string, doc: Document, node: Node): string 
   });
 }
 
-/** A scalar as YAML: its anchor and tag, its text as written, its comment. */
+/** A scalar as YAML: its anchor and tag and its text as written, and its comment. */
 function scalarYaml(text: string, node: Scalar): string {
   const [start, end] = rangeOf(node);
-  const props = [node.anchor ? `&${node.anchor}` : "", explicitTag(text, node)]
-    .filter((p) => p !== "").join(" ");
   const value = start < end ? text.slice(start, end) : "";
+  // Its anchor and tag are the `&a` and `!t` words just before it on its line.
+  const props = node.anchor || node.tag
+    ? (/((?:[&!][^\s]*[ \t]+)+)$/.exec(text.slice(Math.max(0, start - 500), start))?.[1] ?? "")
+    : "";
   const comment = node.comment ? ` #${node.comment.split("\n")[0]}` : "";
-  return `${props}${props && value ? " " : ""}${value}${comment}`;
-}
-
-/** The tag of a scalar as written in the file (`!!str`), or "". */
-function explicitTag(text: string, node: Scalar): string {
-  if (!node.tag) return "";
-  const before = text.slice(Math.max(0, rangeOf(node)[0] - 200), rangeOf(node)[0]);
-  const match = /(![^\s]*)\s*$/.exec(before);
-  return match ? match[1]! : "";
+  return `${props}${value}`.trimEnd() + comment;
 }
 
 /** Lines that start with `#` (after spaces) or trailing ` # …` removed (not inside scalars). */
