@@ -24,7 +24,7 @@ import {
   YAMLSeq,
 } from "yaml";
 import { ToolkitError } from "../../lib/errors.ts";
-import { entriesOf, isMergeKey } from "./locate.ts";
+import { entriesOf } from "./locate.ts";
 import { RawTexts, renderBlock } from "./render.ts";
 
 /** What to change. */
@@ -70,7 +70,7 @@ export function restyled(
     map.flow = options.pretty ? false : Boolean(node.flow);
     const pairs = options.explode
       ? entriesOf(doc, node, true).map((entry) => entry.pair)
-      : node.items.filter((pair) => !options.explode || !isMergeKey(pair));
+      : node.items;
     for (const pair of pairs) {
       const key = restyled((pair.key as Node | null) ?? null, doc, options, raw, inner);
       const value = pair.value === null || pair.value === undefined
