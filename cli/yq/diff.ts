@@ -1,8 +1,12 @@
 /**
  * A line diff for `yq compare`, printed as yq printed it: each line of the first text that the
  * second lacks with `-`, each line the second adds with `+`, common lines with a space; in a
- * changed run, the removed lines come before the added ones. Myers' algorithm: time and memory
- * grow with the size of the texts times the number of differences, not with their product.
+ * changed run, the removed lines come before the added ones.
+ *
+ * Myers' algorithm on what remains between the common first and last lines. Its time grows with
+ * the lines times the differences and its memory with the square of the differences, so past
+ * {@link MAX_EDITS} differences the rest is shown as removed, then added: a correct diff, if not
+ * the shortest, in bounded memory.
  *
  * @module
  */
@@ -13,50 +17,51 @@ export interface DiffLine {
   readonly line: string;
 }
 
-/** The shortest edit from lines `a` to lines `b`. */
-export function diffLines(a: readonly string[], b: readonly string[]): DiffLine[] {
+/** The most differences searched for a shortest diff. */
+export const MAX_EDITS = 2000;
+
+/** A shortest edit from `a` to `b` (no common first or last line), or `undefined` past `max`. */
+function myers(a: readonly string[], b: readonly string[], max: number): DiffLine[] | undefined {
   const n = a.length;
   const m = b.length;
-  const max = n + m;
-  const offset = max + 1;
+  // trace[d][k + d]: the furthest x on diagonal k after d differences.
   const trace: Int32Array[] = [];
-  let v: Int32Array = new Int32Array(2 * max + 3);
-  let found = false;
-  for (let d = 0; d <= max && !found; d++) {
-    trace.push(v.slice());
+  const at = (d: number, k: number) => trace[d]![k + d]!;
+  let end = -1;
+  for (let d = 0; d <= Math.min(n + m, max) && end === -1; d++) {
+    const v = new Int32Array(2 * d + 1);
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!)
-        ? v[offset + k + 1]!
-        : v[offset + k - 1]! + 1;
+      let x: number;
+      if (d === 0) x = 0;
+      else if (k === -d || (k !== d && at(d - 1, k - 1) < at(d - 1, k + 1))) x = at(d - 1, k + 1);
+      else x = at(d - 1, k - 1) + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
         y++;
       }
-      v[offset + k] = x;
+      v[k + d] = x;
       if (x >= n && y >= m) {
-        found = true;
+        end = d;
         break;
       }
     }
+    trace.push(v);
   }
-  trace.push(v);
-  // Walk back through the trace.
+  if (end === -1) return undefined;
   const ops: DiffLine[] = [];
   let x = n;
   let y = m;
-  for (let d = trace.length - 2; d >= 0 && (x > 0 || y > 0); d--) {
-    v = trace[d]!;
+  for (let d = end; d > 0; d--) {
     const k = x - y;
-    const down = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!);
+    const down = k === -d || (k !== d && at(d - 1, k - 1) < at(d - 1, k + 1));
     const prevK = down ? k + 1 : k - 1;
-    const prevX = d === 0 ? 0 : v[offset + prevK]!;
+    const prevX = at(d - 1, prevK);
     const prevY = prevX - prevK;
-    while (x > prevX && y > prevY && x > 0 && y > 0) {
+    while (x > prevX && y > prevY) {
       ops.push({ op: " ", line: a[--x]! });
       y--;
     }
-    if (d === 0) break;
     if (down) ops.push({ op: "+", line: b[--y]! });
     else ops.push({ op: "-", line: a[--x]! });
   }
@@ -64,8 +69,29 @@ export function diffLines(a: readonly string[], b: readonly string[]): DiffLine[
     ops.push({ op: " ", line: a[--x]! });
     y--;
   }
-  ops.reverse();
-  // In each changed run, removed lines first.
+  return ops.reverse();
+}
+
+/** The edit from lines `a` to lines `b`, removed lines first in each changed run. */
+export function diffLines(a: readonly string[], b: readonly string[]): DiffLine[] {
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (
+    tail < a.length - head && tail < b.length - head &&
+    a[a.length - 1 - tail] === b[b.length - 1 - tail]
+  ) tail++;
+  const midA = a.slice(head, a.length - tail);
+  const midB = b.slice(head, b.length - tail);
+  const middle = myers(midA, midB, MAX_EDITS) ?? [
+    ...midA.map((line) => ({ op: "-" as const, line })),
+    ...midB.map((line) => ({ op: "+" as const, line })),
+  ];
+  const ops = [
+    ...a.slice(0, head).map((line) => ({ op: " " as const, line })),
+    ...middle,
+    ...a.slice(a.length - tail).map((line) => ({ op: " " as const, line })),
+  ];
   const out: DiffLine[] = [];
   let run: DiffLine[] = [];
   const flush = () => {
@@ -87,6 +113,5 @@ export function diffLines(a: readonly string[], b: readonly string[]): DiffLine[
 /** The diff of two texts as yq printed it, or "" when they are the same. */
 export function diffText(a: string, b: string): string {
   if (a === b) return "";
-  const lines = diffLines(a.split("\n"), b.split("\n"));
-  return lines.map((l) => `${l.op}${l.line}`).join("\n");
+  return diffLines(a.split("\n"), b.split("\n")).map((l) => `${l.op}${l.line}`).join("\n");
 }

@@ -23,3 +23,14 @@ Deno.test("diffLines() finds a shortest edit", () => {
   assert.deepEqual(ops.filter((o) => o.op !== "+").map((o) => o.line), a);
   assert.deepEqual(ops.filter((o) => o.op !== "-").map((o) => o.line), b);
 });
+
+Deno.test("diffLines() stays correct past MAX_EDITS, in bounded memory", () => {
+  const a = Array.from({ length: 6000 }, (_, i) => `a${i}`);
+  const b = Array.from({ length: 6000 }, (_, i) => `b${i}`);
+  const ops = diffLines(["same", ...a, "end"], ["same", ...b, "end"]);
+  assert.equal(ops.length, 12002);
+  assert.deepEqual(ops[0], { op: " ", line: "same" });
+  assert.deepEqual(ops.at(-1), { op: " ", line: "end" });
+  assert.deepEqual(ops.filter((o) => o.op !== "+").map((o) => o.line), ["same", ...a, "end"]);
+  assert.deepEqual(ops.filter((o) => o.op !== "-").map((o) => o.line), ["same", ...b, "end"]);
+});
