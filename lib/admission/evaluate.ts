@@ -16,6 +16,7 @@
  *
  * @module
  */
+import type { StepCounter } from "../glob.ts";
 import { formatReference, type ImageReference, parseReference } from "../image/mod.ts";
 import type { NoPolicyMatch, PolicyMatch, PolicySet } from "../policy/mod.ts";
 import { quoteInput } from "../quote.ts";
@@ -33,6 +34,17 @@ import {
   pinnedReference,
 } from "./verifier.ts";
 import { imageList, type ImageSite, type WorkloadImages, workloadImages } from "./workload.ts";
+
+/**
+ * Steps of policy matching (characters compared, and a fixed count per pattern tried) after
+ * which a review lets the event loop run: about a millisecond of work.
+ */
+export const SELECTION_STEPS_PER_TURN = 100_000;
+
+/** Resolves on a later turn of the event loop, after pending I/O and timers. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 
 /** `enforce`: deny what fails; `warn`: admit it with a warning. */
 export type EnforcementMode = "enforce" | "warn";
@@ -213,6 +225,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     namespace: string,
     ref: ImageReference,
     image: string,
+    counter: StepCounter,
   ): PolicyMatch | NoPolicyMatch {
     let cache = selections.get(policies);
     if (cache === undefined) {
@@ -223,7 +236,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     const key = `${namespace}\n${image}`;
     let match = cache.get(key);
     if (match === undefined) {
-      match = policies.select(namespace, ref, image);
+      match = policies.select(namespace, ref, image, counter);
       cache.set(key, match);
     }
     selectionStats = cache.stats();
@@ -257,10 +270,17 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     const verdicts: (ImageVerdict | undefined)[] = [];
     const running: Promise<void>[] = [];
     const pending: Pending[] = [];
-    const problem = source.policyProblem?.(namespace);
+    const problem = source.policyProblem?.(namespace) ?? policies.problem(namespace);
     let deadline: Deadline | undefined;
+    // Choosing policies is bounded per image; between images the event loop gets its turn
+    // whenever the choices so far took many steps, so /healthz and other reviews never wait.
+    const counter: StepCounter = { steps: 0 };
     try {
       for (const site of workload.sites) {
+        if (counter.steps > SELECTION_STEPS_PER_TURN) {
+          counter.steps = 0;
+          await nextTurn();
+        }
         if (problem !== undefined) {
           pending.push({ site, immediate: { outcome: "deny", reason: problem } });
           continue;
@@ -273,7 +293,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           });
           continue;
         }
-        const match = select(policies, namespace, p.ref, site.image);
+        const match = select(policies, namespace, p.ref, site.image, counter);
         if (match.policy === undefined) {
           const action = settings.noMatch;
           pending.push({

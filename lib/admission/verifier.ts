@@ -52,8 +52,9 @@ import {
   type IdentityRule,
   parseIdentityRule,
   type VerifiedSignature,
-  verifyImageSignatures,
+  verifyRequirements,
 } from "../signature/mod.ts";
+import { MemoryPool, type MemoryPoolStats, type ReadBudget } from "../read_budget.ts";
 import type { RegistriesD } from "../lookaside/mod.ts";
 import { type CacheStats, SingleFlight, TtlCache } from "./cache.ts";
 import type { PullCredentials } from "./credentials.ts";
@@ -109,6 +110,8 @@ export interface ImageVerifier {
   verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict>;
   /** Its caches (verdicts, digests, registry clients, tokens), for metrics. */
   caches?(): readonly CacheStats[];
+  /** The pool of bytes its reads reserve from, for metrics. */
+  readPool?(): MemoryPoolStats;
 }
 
 /** A cache's lifetime and bounds (by count, and by estimated bytes). */
@@ -175,7 +178,34 @@ export interface VerifierOptions {
   readonly clock?: () => Date;
   /** Counts for metrics. */
   readonly observer?: VerifierObserver;
+  /**
+   * What one image's registry and store answers may hold, and the process-wide pool each
+   * verification and tag resolution reserves that much from before it reads.
+   * @default {@linkcode DEFAULT_IMAGE_READ_BYTES} from a pool of {@linkcode DEFAULT_READ_POOL_BYTES}
+   */
+  readonly memory?: { readonly pool: MemoryPool; readonly imageReadBytes: number };
 }
+
+/**
+ * The most one image's verification (or tag resolution) reads from registries, token services
+ * and signature stores, in all: manifests, signature lists, each signature, error answers,
+ * retries. A store of many large signatures is read one at a time and given up at this bound.
+ */
+export const DEFAULT_IMAGE_READ_BYTES = 1024 * 1024;
+
+/**
+ * The process-wide pool of reads in flight: the webhook's 64 verifications at
+ * {@linkcode DEFAULT_IMAGE_READ_BYTES} each fit, and the rest of the pool takes work that
+ * outlives the review that started it until its own deadline.
+ */
+export const DEFAULT_READ_POOL_BYTES = 96 * 1024 * 1024;
+
+/**
+ * The largest signature the verifier reads from a store or accepts (containers/image allows
+ * 4 MiB; a simple signature is a few hundred bytes, so a quarter of a MiB leaves room for any
+ * real one while a verification's memory stays small).
+ */
+export const MAX_ADMITTED_SIGNATURE_BYTES = 256 * 1024;
 
 /** The prefix of every denial reason. */
 export const DENIAL_PREFIX = "policy denied the request: ";
@@ -238,6 +268,8 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const verifying = new SingleFlight<string, ImageVerdict>();
   const rules = new Map<string, { rule: IdentityRule; id: string }>();
   const observer = options.observer ?? {};
+  const memory = options.memory ??
+    { pool: new MemoryPool(DEFAULT_READ_POOL_BYTES), imageReadBytes: DEFAULT_IMAGE_READ_BYTES };
 
   function clientFor(credentials: PullCredentials): RegistryClient {
     let client = clients.get(credentials.id);
@@ -310,8 +342,10 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     if (cached !== undefined) return cached;
     const flight = resolving.run(key, async () => {
       using deadline = startDeadline(options.flightTimeoutMs);
+      using budget = await memory.pool.reserve(memory.imageReadBytes, deadline.signal);
       const digest = await clientFor(credentials).resolveDigest(ref, {
         signal: deadline.signal,
+        budget,
       });
       digests.set(key, digest);
       return digest;
@@ -358,6 +392,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     credentials: PullCredentials,
     digestRef: ImageReference,
     signal: AbortSignal,
+    budget: ReadBudget,
   ): Promise<SignatureStoreChoice | undefined> {
     return await selectSignatureStore({
       client: clientFor(credentials),
@@ -367,7 +402,9 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       registriesD: options.registriesD,
       fetch: options.fetch as typeof fetch | undefined,
       timeoutMs: options.requestTimeoutMs ?? 5000,
+      maxSignatureBytes: MAX_ADMITTED_SIGNATURE_BYTES,
       signal,
+      budget,
     });
   }
 
@@ -377,28 +414,27 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     digest: string,
     plans: readonly RequirementPlan[],
     signal: AbortSignal,
+    budget: ReadBudget,
   ): Promise<{ verdict: ImageVerdict; validUntil?: number | undefined }> {
     const digestRef: ImageReference = { ...task.reference, digest };
-    const choice = await storeFor(task, credentials, digestRef, signal);
+    const choice = await storeFor(task, credentials, digestRef, signal, budget);
     if (choice === undefined) {
       return { verdict: deny(noSignatureStore(task.reference.domain), "error", digest) };
     }
-    const signatures = await choice.store.readSignatures(digestRef, digest);
-    const reference = withDefaultTag(task.reference);
-    const accepted: VerifiedSignature[] = [];
+    // Read one signature at a time, only as far as the requirements need.
+    const result = await verifyRequirements({
+      signatures: choice.store.signatures(digestRef, digest, { budget, signal }),
+      requirements: plans.map((plan) => ({ publicKeys: plan.keys.keys, identityRule: plan.rule })),
+      expected: { manifestDigest: digest, reference: withDefaultTag(task.reference) },
+      clock,
+      maxSize: MAX_ADMITTED_SIGNATURE_BYTES,
+    });
+    if (!result.verified) return { verdict: deny(result.reason, "policy", digest) };
+    const accepted = result.signatures;
     let validUntil: number | undefined;
-    for (const plan of plans) {
-      const result = await verifyImageSignatures({
-        signatures,
-        publicKeys: plan.keys.keys,
-        expected: { manifestDigest: digest, reference },
-        identityRule: plan.rule,
-        clock,
-      });
-      if (!result.verified) return { verdict: deny(result.reason, "policy", digest) };
-      const until = result.signature.validUntil?.getTime();
+    for (const signature of accepted) {
+      const until = signature.validUntil?.getTime();
       if (until !== undefined) validUntil = Math.min(validUntil ?? until, until);
-      accepted.push(result.signature);
     }
     const signers = accepted.map((s) => s.keyFingerprint);
     const explained = options.explain ? { store: choice.where, accepted } : {};
@@ -426,8 +462,9 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     observer.cacheMiss?.();
     const flight = verifying.run(key, async () => {
       using deadline = startDeadline(options.flightTimeoutMs);
+      using budget = await memory.pool.reserve(memory.imageReadBytes, deadline.signal);
       const { verdict, validUntil } = await raceSignal(
-        verifySignatures(task, credentials, digest, plans, deadline.signal),
+        verifySignatures(task, credentials, digest, plans, deadline.signal, budget),
         deadline.signal,
       );
       if (verdict.allowed) {
@@ -508,6 +545,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       tokens.stats(),
       keyStore.stats(),
     ],
+    readPool: () => memory.pool.stats(),
   };
 }
 

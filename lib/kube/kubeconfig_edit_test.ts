@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import { assertNoCanary, canary, thrown } from "../_canary_testing.ts";
+import { assertNoCanary, canary, thrown } from "../../tests/fakes/secret_canary.ts";
 import {
   KubeconfigEditError,
   setContextNamespace,

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
 import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
-import { serveDirectory } from "./_static_server.ts";
+import { serveDirectory } from "../../tests/fakes/static_file_server.ts";
+import { BudgetExceededError, readBudget } from "../read_budget.ts";
 import {
+  collectSignatures,
   lookasideSignatureURL,
   lookasideStore,
   lookasideStoreFor,
@@ -374,4 +376,43 @@ Deno.test("lookasideSignatureURL() ignores trailing slashes of the base", () => 
     lookasideSignatureURL(new URL("file:///srv/s/"), REF, DIGEST, 3).pathname,
     `/srv/s/team/app@sha256=${HEX}/signature-3`,
   );
+});
+
+Deno.test("lookasideStore().signatures() reads one signature at a time, only as far as asked", async () => {
+  const asked: string[] = [];
+  const fetchFn: typeof fetch = (input) => {
+    const url = String(input);
+    asked.push(url.slice(url.lastIndexOf("/") + 1));
+    return Promise.resolve(new Response(new Uint8Array(100), { status: 200 }));
+  };
+  const store = lookasideStore({ readBase: new URL("http://sigs.invalid/"), fetch: fetchFn });
+  for await (const _ of store.signatures(REF, DIGEST)) {
+    if (asked.length === 2) break;
+  }
+  assert.deepEqual(asked, ["signature-1", "signature-2"]);
+});
+
+Deno.test("lookasideStore() charges every byte to the budget and stops at it", async () => {
+  let served = 0;
+  const endless: typeof fetch = () => {
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        served += 4096;
+        controller.enqueue(new Uint8Array(4096));
+      },
+    });
+    return Promise.resolve(new Response(body, { status: 200 }));
+  };
+  const store = lookasideStore({
+    readBase: new URL("http://sigs.invalid/"),
+    fetch: endless,
+    maxBytes: 1024 * 1024,
+  });
+  const budget = readBudget(64 * 1024);
+  await assert.rejects(
+    collectSignatures(store.signatures(REF, DIGEST, { budget })),
+    BudgetExceededError,
+  );
+  assert.equal(budget.used, budget.limit);
+  assert.ok(served <= 64 * 1024 + 3 * 4096, `${served} bytes served before the reader stopped`);
 });

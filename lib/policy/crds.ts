@@ -8,6 +8,8 @@
  * @module
  */
 
+import { MAX_PATTERN_LENGTH } from "./pattern.ts";
+
 /** toolkit's API group for image policies. */
 export const API_GROUP = "toolkit.dev";
 
@@ -33,14 +35,33 @@ export const SIGNED_IDENTITY_TYPES = [
   "remapIdentity",
 ] as const;
 
+/** The most repositories one policy lists (one namespace is governed by at most 512). */
+export const MAX_REPOSITORIES = 512;
+
+/** The most requirements of one repository's simple policy. */
+export const MAX_REQUIREMENTS = 32;
+
+/** The longest value of a string field without a bound of its own. */
+export const MAX_STRING_LENGTH = 1024;
+
+/** The longest value of string fields with a bound of their own (object names, URLs). */
+export const MAX_FIELD_LENGTHS: Readonly<Record<string, number>> = {
+  keySecret: 253,
+  keySecretNamespace: 63,
+  storeSecret: 253,
+  storeURL: 2048,
+};
+
 /** Enforcement modes of a policy. */
 export const POLICY_MODES = ["enforce", "warn"] as const;
 
 type Schema = Record<string, unknown>;
 
-const str = (description: string, extra: Schema = {}): Schema => ({
+/** A string field, bounded like the validator bounds it (by name, else MAX_STRING_LENGTH). */
+const str = (description: string, extra: Schema = {}, field?: string): Schema => ({
   type: "string",
   description,
+  maxLength: (field && MAX_FIELD_LENGTHS[field]) || MAX_STRING_LENGTH,
   ...extra,
 });
 
@@ -87,8 +108,16 @@ function requirementSchema(): Schema {
       type: str("signedBy: a valid signature by one of the keys; reject; insecureAcceptAnything", {
         enum: [...REQUIREMENT_TYPES],
       }),
-      keySecret: str("Secret whose `key` entry holds armoured OpenPGP public keys"),
-      keySecretNamespace: str("Namespace of keySecret (default: the workload's namespace)"),
+      keySecret: str(
+        "Secret whose `key` entry holds armoured OpenPGP public keys",
+        {},
+        "keySecret",
+      ),
+      keySecretNamespace: str(
+        "Namespace of keySecret (default: the workload's namespace)",
+        {},
+        "keySecretNamespace",
+      ),
       signedIdentity: signedIdentitySchema(),
     },
     "x-kubernetes-validations": [{
@@ -116,11 +145,12 @@ function policySchema(nullable: boolean): Schema {
         type: "object",
         description: "Simple signing (GnuPG) requirements",
         properties: {
-          storeURL: str("Base URL of a lookaside signature store"),
-          storeSecret: str("Secret with `username` and `password` for storeURL"),
+          storeURL: str("Base URL of a lookaside signature store", {}, "storeURL"),
+          storeSecret: str("Secret with `username` and `password` for storeURL", {}, "storeSecret"),
           requirements: {
             type: "array",
             nullable: true,
+            maxItems: MAX_REQUIREMENTS,
             description: "Every requirement must be met",
             items: requirementSchema(),
           },
@@ -161,11 +191,16 @@ function specSchema(namespaced: boolean): Schema {
       repositories: {
         type: "array",
         description: "Image name patterns and their policies; the most specific pattern wins",
+        maxItems: MAX_REPOSITORIES,
         items: {
           type: "object",
           required: ["name"],
           properties: {
-            name: str("Image name pattern; `*` matches any characters", { minLength: 1 }),
+            name: str("Image name pattern; `*` matches any characters", {
+              minLength: 1,
+              maxLength: MAX_PATTERN_LENGTH,
+              pattern: "^\\s*[A-Za-z0-9._:/*\\[\\]-]+\\s*$",
+            }),
             policy: policySchema(namespaced),
           },
         },

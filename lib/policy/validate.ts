@@ -5,7 +5,15 @@
  * @module
  */
 import { ToolkitError } from "../errors.ts";
+import { quoteInput } from "../quote.ts";
 import { POLICY_MODES, REQUIREMENT_TYPES, SIGNED_IDENTITY_TYPES } from "./crds.ts";
+import {
+  MAX_FIELD_LENGTHS,
+  MAX_REPOSITORIES,
+  MAX_REQUIREMENTS,
+  MAX_STRING_LENGTH,
+} from "./crds.ts";
+import { patternProblem } from "./pattern.ts";
 import type {
   ImagePolicy,
   RepositoryPolicy,
@@ -49,6 +57,11 @@ class Checker {
     if (v === undefined || v === null) return undefined;
     if (typeof v !== "string") {
       this.fail(`${path}.${key}`, `must be a string, not ${typeof v}`);
+      return undefined;
+    }
+    const max = MAX_FIELD_LENGTHS[key] ?? MAX_STRING_LENGTH;
+    if (v.length > max) {
+      this.fail(`${path}.${key}`, `is ${v.length} characters long; at most ${max} are allowed`);
       return undefined;
     }
     return v;
@@ -168,7 +181,12 @@ function repositoryPolicy(c: Checker, raw: unknown, path: string): RepositoryPol
       }
       const rawRequirements = raw.simple.requirements;
       const requirements: Requirement[] = [];
-      if (Array.isArray(rawRequirements)) {
+      if (Array.isArray(rawRequirements) && rawRequirements.length > MAX_REQUIREMENTS) {
+        c.fail(
+          `${simplePath}.requirements`,
+          `has ${rawRequirements.length} requirements; at most ${MAX_REQUIREMENTS} are allowed`,
+        );
+      } else if (Array.isArray(rawRequirements)) {
         rawRequirements.forEach((r, i) => {
           const parsed = requirement(c, r, `${simplePath}.requirements[${i}]`);
           if (parsed) requirements.push(parsed);
@@ -218,6 +236,11 @@ export function validatePolicy(raw: unknown, groups: readonly string[]): ImagePo
     c.fail("spec", "is required");
   } else if (!Array.isArray(spec.repositories)) {
     c.fail("spec.repositories", "must be a list");
+  } else if (spec.repositories.length > MAX_REPOSITORIES) {
+    c.fail(
+      "spec.repositories",
+      `has ${spec.repositories.length} entries; at most ${MAX_REPOSITORIES} are allowed`,
+    );
   } else {
     spec.repositories.forEach((r: unknown, i: number) => {
       const path = `spec.repositories[${i}]`;
@@ -225,6 +248,11 @@ export function validatePolicy(raw: unknown, groups: readonly string[]): ImagePo
       c.unknownKeys(r, ["name", "policy"], path);
       if (typeof r.name !== "string" || r.name === "") {
         c.fail(`${path}.name`, "is required");
+        return;
+      }
+      const problem = patternProblem(r.name);
+      if (problem !== undefined) {
+        c.fail(`${path}.name`, `"${quoteInput(r.name)}" ${problem}`);
         return;
       }
       repositories.push({ name: r.name, policy: repositoryPolicy(c, r.policy, `${path}.policy`) });

@@ -104,3 +104,22 @@ Deno.test("validatePolicy() rejects a missing spec and a bad store URL", () => {
     /storeURL: "ftp:\/\/x" is not an http\(s\) or file URL/,
   );
 });
+
+Deno.test("validatePolicy() bounds patterns, strings and lists with field paths", () => {
+  assert.deepEqual(problems(policy({ repositories: [{ name: "icr.io/Team/*" }] })), [
+    'spec.repositories[0].name: "icr.io/Team/*" has upper case in the repository path "Team/*", which image names never have',
+  ]);
+  const long = problems(policy({ repositories: [{ name: "x".repeat(600) }] }));
+  assert.match(long[0] ?? "", /^spec\.repositories\[0\]\.name: "x{256}…\(600 bytes\)" is 600/);
+  assert.match(
+    problems(policy({
+      repositories: [{
+        name: "*",
+        policy: { simple: { requirements: [{ type: "signedBy", keySecret: "k".repeat(300) }] } },
+      }],
+    }))[0] ?? "",
+    /requirements\[0\]\.keySecret: is 300 characters long; at most 253/,
+  );
+  const many = Array.from({ length: 513 }, () => ({ name: "*" }));
+  assert.match(problems(policy({ repositories: many }))[0] ?? "", /at most 512/);
+});

@@ -28,6 +28,7 @@
  * @module
  */
 
+import type { ReadBudget } from "../read_budget.ts";
 import { canonicalDomain, formatReference, type ImageReference, isDigest } from "../image/mod.ts";
 import { TtlCache } from "../cache.ts";
 import {
@@ -80,6 +81,8 @@ export interface RegistryClientOptions extends TransportOptions {
 export interface RequestOptions {
   /** Aborts the call. */
   signal?: AbortSignal | undefined;
+  /** Charged for every byte the call reads (see lib/read_budget.ts). */
+  budget?: ReadBudget | undefined;
 }
 
 /** Options of a read whose caller bounds the size (below the client's own bound). */
@@ -146,6 +149,8 @@ export interface RegistryRequest {
   readonly subject: string;
   /** Aborts the request. */
   readonly signal?: AbortSignal | undefined;
+  /** Charged for every byte the request reads. */
+  readonly budget?: ReadBudget | undefined;
 }
 
 /** A registry answer with, on a 401, why authentication failed. */
@@ -425,6 +430,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
           headers,
           maxBytes: req.maxBytes,
           signal: req.signal,
+          budget: req.budget,
           ...(req.body !== undefined ? { body: req.body } : {}),
         };
         return built;
@@ -451,8 +457,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     ref: ImageReference,
     method: "GET" | "HEAD",
     action: string,
-    signal: AbortSignal | undefined,
-    maxBytes: number = maxManifestBytes,
+    opts: BoundedRequestOptions,
   ): Promise<RegistryResponse> {
     const path = `/v2/${repositoryPath(ref, action)}/manifests/${manifestReference(ref, action)}`;
     return request({
@@ -462,10 +467,11 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
       repository: ref.path,
       actions: ["pull"],
       headers: { accept: MANIFEST_ACCEPT },
-      maxBytes: Math.min(maxBytes, maxManifestBytes),
+      maxBytes: Math.min(opts.maxBytes ?? maxManifestBytes, maxManifestBytes),
       action,
       subject: formatReference(ref),
-      signal,
+      signal: opts.signal,
+      budget: opts.budget,
     });
   }
 
@@ -485,7 +491,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     opts: RequestOptions = {},
   ): Promise<ManifestDescriptor> {
     const action = "read manifest of";
-    const response = await manifestRequest(ref, "HEAD", action, opts.signal);
+    const response = await manifestRequest(ref, "HEAD", action, opts);
     return describeHead(ref, response, action);
   }
 
@@ -522,7 +528,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     opts: BoundedRequestOptions = {},
   ): Promise<Manifest> {
     const action = "read manifest of";
-    const response = await manifestRequest(ref, "GET", action, opts.signal, opts.maxBytes);
+    const response = await manifestRequest(ref, "GET", action, opts);
     const subject = formatReference(ref);
     const target = { registry: ref.domain, repository: ref.path };
     if (response.status < 200 || response.status >= 300) {
@@ -550,7 +556,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
 
   async function resolveDigest(ref: ImageReference, opts: RequestOptions = {}): Promise<string> {
     const action = "read manifest of";
-    const response = await manifestRequest(ref, "HEAD", action, opts.signal);
+    const response = await manifestRequest(ref, "HEAD", action, opts);
     const ok = response.status >= 200 && response.status < 300;
     if (ok && response.headers.has("docker-content-digest")) {
       const header = response.headers.get("docker-content-digest")!.trim();
@@ -585,6 +591,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
       action,
       subject,
       signal: opts.signal,
+      budget: opts.budget,
     });
     if (response.status < 200 || response.status >= 300) {
       throw registryErrorFromResponse(action, subject, target, response);
@@ -624,6 +631,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
         action,
         subject,
         signal: opts.signal,
+        budget: opts.budget,
       });
       if (page === 0 && [400, 404, 405].includes(response.status)) return undefined;
       if (response.status !== 200) {
@@ -661,6 +669,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
           url,
           maxBytes: 64 * 1024,
           signal: opts.signal,
+          budget: opts.budget,
         });
       } catch (error) {
         throw new RegistryError(`Cannot reach registry "${registry}": ${errorDetail(error)}`, {

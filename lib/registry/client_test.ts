@@ -3,13 +3,12 @@ import { e2eSkipReason, startRegistry, type TestRegistry } from "../../tests/env
 import { formatReference, parseReference } from "../image/mod.ts";
 import {
   buildOciLayout,
-  fakeSleep,
   type OciLayout,
-  serve,
   skopeoInspectDigest,
   skopeoPush,
   skopeoRawSha256,
-} from "./_testing.ts";
+} from "../../tests/env/oci_layout.ts";
+import { fakeSleep, serve } from "../../tests/fakes/loopback_server.ts";
 import { MAX_REGISTRY_HOSTS } from "./auth.ts";
 import { createRegistryClient, insecureRegistryEntry, nextPage } from "./client.ts";
 import { credentialsFromSecret, type SecretLike } from "./credentials.ts";

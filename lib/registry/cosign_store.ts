@@ -19,9 +19,9 @@
  *
  * Everything is bounded before it is read: the referrers index and each manifest by bytes, the
  * number of signature layers and of candidate referrers (more denies, rather than reading a
- * chosen few), each blob by its descriptor's size, and all bytes read for one image by a budget
- * (reserved before each read, the unused part given back). What cannot be a signature of the
- * image is reported in `skipped`, so a denial can say why.
+ * chosen few), each blob by its descriptor's size, and all bytes read for one image by the
+ * caller's budget (lib/read_budget.ts, charged before each chunk is kept). What cannot be a
+ * signature of the image is reported in `skipped`, so a denial can say why.
  *
  * @module
  */
@@ -51,8 +51,6 @@ export interface CosignReadBounds {
   readonly maxIndexBytes: number;
   /** Bytes of one payload or bundle blob. @default 256 KiB */
   readonly maxBlobBytes: number;
-  /** Bytes read for one image in all. @default 8 MiB */
-  readonly maxTotalBytes: number;
   /** Blobs and manifests read at the same time. @default 8 */
   readonly concurrency: number;
 }
@@ -63,11 +61,13 @@ export const DEFAULT_COSIGN_READ_BOUNDS: CosignReadBounds = Object.freeze({
   maxManifestBytes: 256 * 1024,
   maxIndexBytes: 1024 * 1024,
   maxBlobBytes: 256 * 1024,
-  maxTotalBytes: 8 * 1024 * 1024,
   concurrency: 8,
 });
 
-/** Options of {@linkcode readCosignSignatures}. */
+/**
+ * Options of {@linkcode readCosignSignatures}; its `budget` (lib/read_budget.ts) is charged for
+ * every byte read, error answers and index pages included.
+ */
 export interface CosignReadOptions extends RequestOptions {
   readonly bounds?: Partial<CosignReadBounds>;
 }
@@ -103,37 +103,6 @@ function descriptor(value: unknown): Descriptor | undefined {
   };
 }
 
-/** The bytes one image's reads may still take: reserved before a read, settled after it. */
-class ReadBudget {
-  #left: number;
-  readonly #limit: number;
-  readonly #subject: string;
-  readonly #registry: string;
-
-  constructor(limit: number, subject: string, registry: string) {
-    this.#left = limit;
-    this.#limit = limit;
-    this.#subject = subject;
-    this.#registry = registry;
-  }
-
-  /** Reserves `bytes`; throws when the budget cannot hold them. */
-  reserve(bytes: number): void {
-    if (bytes > this.#left) {
-      throw new RegistryError(
-        `Cannot read signatures of "${this.#subject}": they take more than ${this.#limit} bytes`,
-        { registry: this.#registry },
-      );
-    }
-    this.#left -= bytes;
-  }
-
-  /** Gives back what a read reserved and did not use. */
-  settle(reserved: number, used: number): void {
-    this.#left += Math.max(0, reserved - used);
-  }
-}
-
 /** Whether a registry error means "no such manifest". */
 function isNotFound(error: unknown): boolean {
   return error instanceof RegistryError && error.status === 404;
@@ -148,8 +117,7 @@ export async function readCosignSignatures(
 ): Promise<StoredCosignSignatures> {
   const bounds: CosignReadBounds = { ...DEFAULT_COSIGN_READ_BOUNDS, ...options.bounds };
   const subject = `${ref.domain}/${ref.path}@${digest}`;
-  const budget = new ReadBudget(bounds.maxTotalBytes, subject, ref.domain);
-  const signal = options.signal;
+  const { signal, budget } = options;
   const repository: ImageReference = { domain: ref.domain, path: ref.path };
   const skipped: string[] = [];
 
@@ -157,11 +125,8 @@ export async function readCosignSignatures(
     const target: ImageReference = tag !== undefined
       ? { ...repository, tag }
       : { ...repository, digest: at };
-    budget.reserve(limit);
-    let used = 0;
     try {
-      const manifest = await client.getManifest(target, { signal, maxBytes: limit });
-      used = manifest.bytes.byteLength;
+      const manifest = await client.getManifest(target, { signal, budget, maxBytes: limit });
       const json: unknown = JSON.parse(new TextDecoder().decode(manifest.bytes));
       if (!isObject(json)) throw new SyntaxError("not an object");
       return { json, digest: manifest.digest };
@@ -175,8 +140,6 @@ export async function readCosignSignatures(
         );
       }
       throw error;
-    } finally {
-      budget.settle(limit, used);
     }
   }
 
@@ -185,15 +148,7 @@ export async function readCosignSignatures(
       skipped.push(`${what}: its blob of ${d.size} bytes is larger than ${bounds.maxBlobBytes}`);
       return undefined;
     }
-    budget.reserve(d.size);
-    let used = 0;
-    try {
-      const bytes = await client.getBlob(repository, d.digest, { signal, maxBytes: d.size });
-      used = bytes.byteLength;
-      return bytes;
-    } finally {
-      budget.settle(d.size, used);
-    }
+    return await client.getBlob(repository, d.digest, { signal, budget, maxBytes: d.size });
   }
 
   async function legacy(): Promise<StoredCosignSignature[]> {
@@ -233,18 +188,12 @@ export async function readCosignSignatures(
 
   /** The referrers from the API, or undefined when the registry has none. */
   async function apiReferrers(): Promise<unknown[] | undefined> {
-    budget.reserve(bounds.maxIndexBytes);
-    let used = 0;
-    try {
-      const answer = await client.getReferrers(repository, digest, {
-        signal,
-        maxBytes: bounds.maxIndexBytes,
-      });
-      used = answer?.bytes ?? 0;
-      return answer?.manifests;
-    } finally {
-      budget.settle(bounds.maxIndexBytes, used);
-    }
+    const answer = await client.getReferrers(repository, digest, {
+      signal,
+      budget,
+      maxBytes: bounds.maxIndexBytes,
+    });
+    return answer?.manifests;
   }
 
   async function tagReferrers(): Promise<unknown[]> {

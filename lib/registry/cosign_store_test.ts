@@ -8,11 +8,12 @@ import {
   pushCosignSignatures,
   serveReferrersRegistry,
   unrelatedReferrer,
-} from "./_cosign_testing.ts";
-import { buildOciLayout, skopeoPush } from "./_testing.ts";
+} from "../../tests/fakes/cosign_registry.ts";
+import { buildOciLayout, skopeoPush } from "../../tests/env/oci_layout.ts";
 import { createRegistryClient } from "./client.ts";
 import { readCosignSignatures } from "./cosign_store.ts";
-import { DigestMismatchError, RegistryError } from "./errors.ts";
+import { DigestMismatchError } from "./errors.ts";
+import { readBudget } from "../read_budget.ts";
 
 const encoder = new TextEncoder();
 
@@ -171,10 +172,10 @@ Deno.test("readCosignSignatures() bounds the signature layers, each blob and the
   assert.match(small.skipped[0]!, /its blob of 14 bytes is larger than 13/);
   await assert.rejects(
     readCosignSignatures(client, ref, DIGEST, {
-      bounds: { maxSignatures: 100, maxTotalBytes: 4096 },
+      bounds: { maxSignatures: 100 },
+      budget: readBudget(4096),
     }),
-    (error: unknown) =>
-      error instanceof RegistryError && /take more than 4096 bytes/.test(error.message),
+    /passed the limit of 4 KiB read for one image/,
   );
 });
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { InvalidKeyError } from "../signature/keys.ts";
-import { signBytes, testKeyPair } from "./_testing.ts";
+import { signBytes, testKeyPair } from "../../tests/fakes/sigstore_instance.ts";
 import { isPemPublicKey, readSigstorePublicKeys, verifyWithKey } from "./public_keys.ts";
 
 Deno.test("readSigstorePublicKeys() reads the accepted key types, several in one text, once each", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { testFulcio, testRekor, testTrustRoot } from "./_testing.ts";
+import { testFulcio, testRekor, testTrustRoot } from "../../tests/fakes/sigstore_instance.ts";
 import { InvalidTrustRootError, MAX_TRUST_ROOT_BYTES, parseTrustRoot } from "./trust_root.ts";
 
 const PUBLIC_GOOD = new URL(

@@ -14,7 +14,7 @@ import {
   testKeyPair,
   testRekor,
   testTrustRoot,
-} from "./_testing.ts";
+} from "../../tests/fakes/sigstore_instance.ts";
 import { compileIdentities } from "./identities.ts";
 import { readSigstorePublicKeys } from "./public_keys.ts";
 import { parseTrustRoot } from "./trust_root.ts";

@@ -4,7 +4,7 @@ import { createKeyProtectClient } from "./key_protect.ts";
 import { VaultError } from "./vault_error.ts";
 import type { FetchFn } from "./_http.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
-import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
+import { assertNoCanary, canary, rejection } from "../../tests/fakes/secret_canary.ts";
 
 const INSTANCE = "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b";
 const API_KEY = "test-api-key-0123456789";

@@ -1,6 +1,6 @@
 /**
  * The admission fuzz in its long mode, run by `deno task bench`: many more reviews and raw
- * bodies than the unit suite's run of `lib/admission/fuzz_test.ts`, through the same harness
+ * bodies than the unit suite's run of `tests/admission/fuzz_test.ts`, through the same harness
  * (the webhook's handler and the real decision path, in-process), judged by the same oracle.
  * It prints its figures and every failure with the seed that replays it, and exits 1 on a
  * failure.
@@ -11,8 +11,8 @@
  *
  * @module
  */
-import { describeFailure, runAdmissionFuzz } from "../../lib/admission/_fuzz_harness.ts";
-import { KNOWN_OPEN_CLASSES } from "../../lib/admission/_fuzz_generator.ts";
+import { describeFailure, runAdmissionFuzz } from "../admission/_fuzz_harness.ts";
+import { KNOWN_OPEN_CLASSES } from "../admission/_fuzz_generator.ts";
 
 // deno-lint-ignore no-console
 const print = console.log;

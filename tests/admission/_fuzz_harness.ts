@@ -14,10 +14,10 @@
 import { createHandler } from "../../webhook/handler.ts";
 import type { LogRecord } from "../../webhook/log.ts";
 import { WebhookMetrics } from "../../webhook/metrics.ts";
-import { type AdmissionEvaluator, createAdmissionEvaluator } from "./evaluate.ts";
-import { filePolicySource } from "./file_source.ts";
-import { DEFAULT_EXEMPT_LABEL, type PolicySource } from "./source.ts";
-import { createImageVerifier } from "./verifier.ts";
+import { type AdmissionEvaluator, createAdmissionEvaluator } from "../../lib/admission/evaluate.ts";
+import { filePolicySource } from "../../lib/admission/file_source.ts";
+import { DEFAULT_EXEMPT_LABEL, type PolicySource } from "../../lib/admission/source.ts";
+import { createImageVerifier } from "../../lib/admission/verifier.ts";
 import {
   type ClassFilter,
   generateBody,
@@ -315,7 +315,7 @@ export function describeFailure(failure: FuzzFailure): string {
       failure.classes.join(", ")
     })`,
     `  ${failure.message}`,
-    `  replay: TOOLKIT_FUZZ_SEED=${failure.seed} tools/deno test -A lib/admission/fuzz_test.ts`,
+    `  replay: TOOLKIT_FUZZ_SEED=${failure.seed} tools/deno test -A tests/admission/fuzz_test.ts`,
     `  review: ${failure.minimal}`,
   ].join("\n");
 }

@@ -19,7 +19,7 @@
  * @module
  */
 
-import { serve, type TestServer } from "./_testing.ts";
+import { serve, type TestServer } from "./loopback_server.ts";
 
 /** A stored signature object, as the extension serves it. */
 export interface StoredSignature {

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { KubeClient } from "./client.ts";
-import type { ResolvedContext } from "./kubeconfig.ts";
-import { sendThrough, type TransportRequest } from "./transport.ts";
+import { KubeClient } from "../../lib/kube/client.ts";
+import type { ResolvedContext } from "../../lib/kube/kubeconfig.ts";
+import { sendThrough, type TransportRequest } from "../../lib/kube/transport.ts";
 
 /** A client whose requests `answer` answers. */
 export function fakeKubeClient(

@@ -4,9 +4,9 @@
  * that serves manifests by tag and digest for a few registry hosts, a lookaside store of the
  * signatures over HTTP, and the policy worlds the reviews are decided under.
  *
- * Everything runs in-process. The registry is {@linkcode serve} of `lib/registry/_testing.ts`
+ * Everything runs in-process. The registry is {@linkcode serve} of `tests/fakes/loopback_server.ts`
  * with a small manifest handler, the lookaside store is {@linkcode serveDirectory} of
- * `lib/lookaside/_static_server.ts`, and a `fetch` given to the verifier stands in for DNS: it
+ * `tests/fakes/static_file_server.ts`, and a `fetch` given to the verifier stands in for DNS: it
  * sends every request for a registry host to the loopback registry, whatever the spelling of the
  * host (case, port with leading zeros, `:443`, a trailing dot, `registry-1.docker.io`), the way
  * the network would. That makes the network as permissive as it can be, so that any admission
@@ -19,13 +19,13 @@
  * @module
  */
 import * as openpgp from "openpgp";
-import { computeDigest } from "../registry/digest.ts";
-import { OCI_MANIFEST } from "../registry/media_types.ts";
-import { serve, type TestServer } from "../registry/_testing.ts";
-import { generateKeyPair, signImage } from "../signature/mod.ts";
-import { parseRegistriesYaml, type RegistriesD } from "../lookaside/mod.ts";
-import { serveDirectory, type StaticServer } from "../lookaside/_static_server.ts";
-import { parsePolicyManifests, type PolicyDocuments } from "./file_source.ts";
+import { computeDigest } from "../../lib/registry/digest.ts";
+import { OCI_MANIFEST } from "../../lib/registry/media_types.ts";
+import { serve, type TestServer } from "../fakes/loopback_server.ts";
+import { generateKeyPair, signImage } from "../../lib/signature/mod.ts";
+import { parseRegistriesYaml, type RegistriesD } from "../../lib/lookaside/mod.ts";
+import { serveDirectory, type StaticServer } from "../fakes/static_file_server.ts";
+import { parsePolicyManifests, type PolicyDocuments } from "../../lib/admission/file_source.ts";
 
 /** The names of the keys in the world. */
 export type KeyName = "A" | "B" | "unknown" | "revoked" | "expired" | "A-revoked";

@@ -20,7 +20,7 @@ import nodeCrypto, { type KeyObject } from "node:crypto";
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { dsse, json as canonicalJson } from "@sigstore/core";
-import { encodeBase64 } from "../base64.ts";
+import { encodeBase64 } from "../../lib/base64.ts";
 import {
   COSIGN_BUNDLE_ANNOTATION,
   COSIGN_CERTIFICATE_ANNOTATION,
@@ -31,8 +31,8 @@ import {
   IN_TOTO_PAYLOAD_TYPE,
   IN_TOTO_STATEMENT_V1,
   SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
-} from "../signature/cosign_media_types.ts";
-import type { StoredCosignSignature } from "./stored.ts";
+} from "../../lib/signature/cosign_media_types.ts";
+import type { StoredCosignSignature } from "../../lib/sigstore/stored.ts";
 
 x509.cryptoProvider.set(crypto);
 

@@ -22,7 +22,7 @@
  * @module
  */
 
-import { decodeBase64, decodeBase64Text, encodeBase64 } from "../base64.ts";
+import { decodeBase64, decodeBase64Text, encodeBase64 } from "../../lib/base64.ts";
 import {
   type CertFiles,
   freePort,
@@ -33,7 +33,7 @@ import {
   requireTool,
   startProcess,
   waitFor,
-} from "../../tests/env/mod.ts";
+} from "../env/mod.ts";
 
 const encoder = new TextEncoder();
 

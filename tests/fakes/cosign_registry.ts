@@ -1,5 +1,5 @@
 /**
- * Test helpers for cosign signatures in registries (not exported from `mod.ts`):
+ * Test helpers for cosign signatures in registries:
  *
  * - {@linkcode pushCosignSignatures} writes signatures as cosign lays them out (the legacy
  *   `sha256-<hex>.sig` manifest; v3 bundle referrers, with the `sha256-<hex>` fallback index
@@ -24,11 +24,11 @@ import {
   SIGSTORE_BUNDLE_CONTENT_DSSE,
   SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION,
   SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
-} from "../signature/cosign_media_types.ts";
-import type { StoredCosignSignature } from "../sigstore/stored.ts";
-import { computeDigest } from "./digest.ts";
-import { OCI_INDEX, OCI_MANIFEST } from "./media_types.ts";
-import { serve, type TestServer } from "./_testing.ts";
+} from "../../lib/signature/cosign_media_types.ts";
+import type { StoredCosignSignature } from "../../lib/sigstore/stored.ts";
+import { computeDigest } from "../../lib/registry/digest.ts";
+import { OCI_INDEX, OCI_MANIFEST } from "../../lib/registry/media_types.ts";
+import { serve, type TestServer } from "./loopback_server.ts";
 
 const encoder = new TextEncoder();
 const OCI_CONFIG = "application/vnd.oci.image.config.v1+json";
