@@ -35,9 +35,15 @@ import { ToolkitError } from "./errors.ts";
 /** The longest pattern accepted, in characters. */
 export const MAX_PATTERN_LENGTH = 1024;
 /** The most NFA states a pattern may compile to (counted repetition is expanded). */
-export const MAX_STATES = 4096;
+export const MAX_STATES = 2048;
 /** The longest text matched, in characters; a longer text does not match. */
-export const MAX_INPUT_LENGTH = 4096;
+export const MAX_INPUT_LENGTH = 1024;
+/**
+ * Steps (a state advanced over one character) after which {@linkcode LinearRegExp.testAsync}
+ * lets the event loop run: about a millisecond of work. One test takes at most
+ * `MAX_STATES × MAX_INPUT_LENGTH` steps.
+ */
+export const STEPS_PER_TURN = 100_000;
 /** The largest count of a counted repetition (`{n,m}`), as in RE2. */
 export const MAX_REPEAT = 1000;
 
@@ -57,8 +63,15 @@ export class RegExpSyntaxError extends ToolkitError {
 export interface LinearRegExp {
   /** The pattern as written. */
   readonly source: string;
+  /** The NFA's states: a test takes at most this many steps per character of the text. */
+  readonly states: number;
   /** Whether the pattern matches anywhere in `text` (false for a text over the length bound). */
   test(text: string): boolean;
+  /**
+   * {@linkcode test}, letting the event loop run (`pause`, by default a timer of 0 ms) every
+   * {@linkcode STEPS_PER_TURN} steps: what the webhook uses, so that no pattern holds it.
+   */
+  testAsync(text: string, pause?: () => Promise<void>): Promise<boolean>;
 }
 
 /** A set of code points: sorted, non-overlapping inclusive ranges. */
@@ -424,17 +437,8 @@ class Builder {
   }
 }
 
-function inRanges(ranges: Ranges, code: number): boolean {
-  let lo = 0;
-  let hi = ranges.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const [a, b] = ranges[mid]!;
-    if (code < a) hi = mid - 1;
-    else if (code > b) lo = mid + 1;
-    else return true;
-  }
-  return false;
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /**
@@ -457,61 +461,121 @@ export function compileLinearRegExp(pattern: string): LinearRegExp {
   const entry = builder.add({ kind: JUMP, out: builder.compile(ast, match), out2: -1 });
   const states = builder.states;
   const count = states.length;
+  // Flat typed arrays: the simulation allocates nothing per character.
+  const kinds = new Uint8Array(count);
+  const outs = new Int32Array(count);
+  const outs2 = new Int32Array(count);
+  const rangeStart = new Int32Array(count + 1);
+  const flatRanges: number[] = [];
+  states.forEach((state, i) => {
+    kinds[i] = state.kind;
+    outs[i] = state.out;
+    outs2[i] = state.out2;
+    rangeStart[i] = flatRanges.length / 2;
+    for (const [lo, hi] of state.ranges ?? []) flatRanges.push(lo, hi);
+  });
+  rangeStart[count] = flatRanges.length / 2;
+  const ranges = Int32Array.from(flatRanges);
+
+  function accepts(s: number, code: number): boolean {
+    let lo = rangeStart[s]!;
+    let hi = rangeStart[s + 1]! - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (code < ranges[2 * mid]!) hi = mid - 1;
+      else if (code > ranges[2 * mid + 1]!) lo = mid + 1;
+      else return true;
+    }
+    return false;
+  }
+
+  /** The simulation; yields whenever it took STEPS_PER_TURN steps since the last yield. */
+  function* run(text: string): Generator<void, boolean> {
+    if (text.length > MAX_INPUT_LENGTH * 2) return false;
+    const input = Array.from(text, (c) => c.codePointAt(0)!);
+    if (input.length > MAX_INPUT_LENGTH) return false;
+    const end = input.length;
+    // Each state is added at most once per position (its mark is the position + 1).
+    const mark = new Int32Array(count);
+    const stack = new Int32Array(count * 2 + 2);
+    let current = new Int32Array(count);
+    let next = new Int32Array(count);
+    let currentLength = 0;
+    let nextLength = 0;
+    let found = false;
+    /** States visited since the last yield: the work done. */
+    let visited = 0;
+    /** Adds `start` and what it reaches without a character to `list`; returns the length. */
+    const addState = (list: Int32Array, length: number, start: number, pos: number): number => {
+      let top = 0;
+      stack[top++] = start;
+      while (top > 0) {
+        const s = stack[--top]!;
+        visited++;
+        if (s < 0 || mark[s] === pos + 1) continue;
+        mark[s] = pos + 1;
+        switch (kinds[s]) {
+          case SPLIT:
+            stack[top++] = outs2[s]!;
+            stack[top++] = outs[s]!;
+            break;
+          case JUMP:
+            stack[top++] = outs[s]!;
+            break;
+          case BEGIN:
+            if (pos === 0) stack[top++] = outs[s]!;
+            break;
+          case END:
+            if (pos === end) stack[top++] = outs[s]!;
+            break;
+          case MATCH:
+            found = true;
+            break;
+          default:
+            list[length++] = s;
+        }
+      }
+      return length;
+    };
+    for (let pos = 0; pos <= end; pos++) {
+      // Unanchored: a match may start at every position.
+      currentLength = addState(current, currentLength, entry, pos);
+      if (found) return true;
+      if (pos === end) break;
+      if (visited >= STEPS_PER_TURN) {
+        visited = 0;
+        yield;
+      }
+      const code = input[pos]!;
+      nextLength = 0;
+      for (let i = 0; i < currentLength; i++) {
+        const s = current[i]!;
+        if (accepts(s, code)) nextLength = addState(next, nextLength, outs[s]!, pos + 1);
+      }
+      if (found) return true;
+      [current, next] = [next, current];
+      currentLength = nextLength;
+    }
+    return found;
+  }
 
   return {
     source: pattern,
+    states: count,
     test(text: string): boolean {
-      if (text.length > MAX_INPUT_LENGTH * 2) return false;
-      const input = Array.from(text, (c) => c.codePointAt(0)!);
-      if (input.length > MAX_INPUT_LENGTH) return false;
-      // Each state is added at most once per position (the mark is the position + 1).
-      const mark = new Int32Array(count);
-      let current: number[] = [];
-      let next: number[] = [];
-      let found = false;
-      const addState = (list: number[], start: number, pos: number): void => {
-        const stack = [start];
-        while (stack.length > 0) {
-          const s = stack.pop()!;
-          if (s < 0 || mark[s] === pos + 1) continue;
-          mark[s] = pos + 1;
-          const state = states[s]!;
-          switch (state.kind) {
-            case SPLIT:
-              stack.push(state.out2, state.out);
-              break;
-            case JUMP:
-              stack.push(state.out);
-              break;
-            case BEGIN:
-              if (pos === 0) stack.push(state.out);
-              break;
-            case END:
-              if (pos === input.length) stack.push(state.out);
-              break;
-            case MATCH:
-              found = true;
-              break;
-            default:
-              list.push(s);
-          }
-        }
-      };
-      for (let pos = 0; pos <= input.length; pos++) {
-        // Unanchored: a match may start at every position.
-        addState(current, entry, pos);
-        if (found) return true;
-        if (pos === input.length) break;
-        const code = input[pos]!;
-        for (const s of current) {
-          const state = states[s]!;
-          if (inRanges(state.ranges!, code)) addState(next, state.out, pos + 1);
-        }
-        if (found) return true;
-        [current, next] = [next, current];
-        next.length = 0;
+      const steps = run(text);
+      for (;;) {
+        const step = steps.next();
+        if (step.done) return step.value;
       }
-      return found;
+    },
+    async testAsync(text, pause = nextTurn): Promise<boolean> {
+      const steps = run(text);
+      for (;;) {
+        const step = steps.next();
+        if (step.done) return step.value;
+        await pause();
+      }
     },
   };
 }

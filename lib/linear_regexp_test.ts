@@ -4,6 +4,7 @@ import {
   MAX_INPUT_LENGTH,
   MAX_PATTERN_LENGTH,
   RegExpSyntaxError,
+  STEPS_PER_TURN,
 } from "./linear_regexp.ts";
 
 /** Patterns whose answers must equal JavaScript's for the same (RE2-compatible) syntax. */
@@ -118,4 +119,19 @@ Deno.test("compileLinearRegExp() takes linear time on patterns that make a backt
     // Bounded by construction: the test finishes (a backtracking engine would not).
     assert.equal(compileLinearRegExp(pattern).test(text), new RegExp(pattern).test("aab"));
   }
+});
+
+Deno.test("testAsync() answers as test() does and lets the event loop run during long work", async () => {
+  const re = compileLinearRegExp("^(?:a|a?){500}x");
+  const text = "a".repeat(MAX_INPUT_LENGTH);
+  let pauses = 0;
+  const answer = await re.testAsync(text, () => {
+    pauses++;
+    return Promise.resolve();
+  });
+  assert.equal(answer, re.test(text));
+  // At most STEPS_PER_TURN steps between pauses, and a test takes at most states × length.
+  assert.ok(pauses >= 1, `${pauses} pauses`);
+  assert.ok(pauses <= Math.ceil((re.states * 2 * (text.length + 1)) / STEPS_PER_TURN));
+  assert.equal(await compileLinearRegExp("b").testAsync("ab"), true);
 });

@@ -17,6 +17,7 @@ import {
   TRUST_ROOT_KINDS,
 } from "./crds.ts";
 import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
+import { MAX_IDENTITY_STATES } from "../sigstore/identities.ts";
 import { patternProblem } from "./pattern.ts";
 import type {
   ImagePolicy,
@@ -200,6 +201,20 @@ function keyless(c: Checker, raw: unknown, path: string): KeylessPolicy | undefi
         ...identityPart(c, entry, "subject", entryPath),
       });
     });
+    const states = identities.reduce(
+      (n, i) =>
+        n + [i.issuerRegExp, i.subjectRegExp].reduce(
+          (m, p) => m + (p === undefined ? 0 : compileLinearRegExp(p).states),
+          0,
+        ),
+      0,
+    );
+    if (states > MAX_IDENTITY_STATES) {
+      c.fail(
+        `${path}.identities`,
+        `its regular expressions compile to ${states} states; at most ${MAX_IDENTITY_STATES} are allowed in all`,
+      );
+    }
   }
   return ref === undefined ? undefined : { trustRootRef: ref, identities };
 }

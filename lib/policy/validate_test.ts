@@ -222,3 +222,16 @@ Deno.test("validatePolicy() names every wrong sigstoreSigned field with its path
     ],
   );
 });
+
+Deno.test("validatePolicy() bounds the work of a keyless requirement's regular expressions", () => {
+  const heavy = { issuer: "i", subjectRegExp: "^(?:a|b){600}$" };
+  assert.deepEqual(
+    problems(withRequirements({
+      type: "sigstoreSigned",
+      keyless: { trustRootRef: { name: "r" }, identities: Array.from({ length: 8 }, () => heavy) },
+    })).map((p) => p.replace(/\d+ states/, "N states")),
+    [
+      `${REQ}[0].keyless.identities: its regular expressions compile to N states; at most 8192 are allowed in all`,
+    ],
+  );
+});

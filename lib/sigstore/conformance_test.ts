@@ -63,7 +63,7 @@ async function verifyCase(name: string): Promise<string | undefined> {
   const artifact = await optional(new URL("artifact", dir)) ??
     await Deno.readFile(new URL("a.txt", CASES));
   const bytes = await Deno.readFile(new URL("bundle.sigstore.json", dir));
-  const result = verifySigstoreBundle(bytes, trust, artifact);
+  const result = await verifySigstoreBundle(bytes, trust, artifact);
   if (!result.verified) return result.reason;
   // A DSSE envelope's artifact is the statement's subject.
   const json = JSON.parse(new TextDecoder().decode(bytes));
@@ -116,14 +116,14 @@ Deno.test("verifySigstoreBundle() refuses a public-good bundle for another ident
       { issuer: DEFAULT_ISSUER, subjectRegExp: "^https://github\\.com/someone-else/" },
     ]
   ) {
-    const result = verifySigstoreBundle(bytes, {
+    const result = await verifySigstoreBundle(bytes, {
       keyless: { trustRoot, identities: compileIdentities([identity]) },
       tlog: "required",
     }, artifact);
     assert.equal(result.verified, false);
     assert.match(!result.verified ? result.reason : "", /not an accepted identity/);
   }
-  const accepted = verifySigstoreBundle(bytes, {
+  const accepted = await verifySigstoreBundle(bytes, {
     keyless: {
       trustRoot,
       identities: compileIdentities([{

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { compileLinearRegExp, type LinearRegExp } from "../linear_regexp.ts";
+import { compileLinearRegExp, type LinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
 
 /** One identity entry as a policy writes it (`keyless.identities[]`). */
 export interface KeylessIdentity {
@@ -27,30 +27,59 @@ export const MAX_IDENTITY_LENGTH = 1024;
 /** The most identity entries one requirement may list. */
 export const MAX_IDENTITIES = 64;
 
+/**
+ * The most NFA states the regular expressions of one identity list may compile to in all: a
+ * certificate is then checked in at most this many steps per character of its issuer and
+ * subject, whatever the policy says.
+ */
+export const MAX_IDENTITY_STATES = 8192;
+
 /** A compiled list of identities. */
 export interface IdentityMatcher {
-  /** Whether one entry matches both the issuer and the subject. */
-  matches(issuer: string | undefined, subject: string | undefined): boolean;
-  /** The entries, for messages: `issuer https://… and subject ~ ^https://…$`. */
+  /**
+   * Whether one entry matches both the issuer and the subject. Regular expressions run with
+   * `testAsync` (the event loop runs during long work), and answers are remembered for the
+   * last certificates seen, so a certificate denied again costs nothing.
+   */
+  matches(issuer: string | undefined, subject: string | undefined): Promise<boolean>;
+  /** The entries, for messages: `issuer "https://…" and subject matching "^https://…"`. */
   readonly description: string;
+  /** The states of its regular expressions, in all. */
+  readonly states: number;
 }
 
-type Test = { readonly text: string; readonly test: (value: string) => boolean };
+type Test = {
+  readonly text: string;
+  readonly states: number;
+  readonly test: (value: string) => Promise<boolean>;
+};
 
 function exact(value: string): Test {
-  return { text: JSON.stringify(value), test: (candidate) => candidate === value };
+  return {
+    text: JSON.stringify(value),
+    states: 0,
+    test: (candidate) => Promise.resolve(candidate === value),
+  };
 }
 
 function pattern(re: LinearRegExp): Test {
-  return { text: `matching ${JSON.stringify(re.source)}`, test: (candidate) => re.test(candidate) };
+  return {
+    text: `matching ${JSON.stringify(re.source)}`,
+    states: re.states,
+    test: (candidate) => re.testAsync(candidate),
+  };
 }
+
+/** How many answers a matcher remembers. */
+const REMEMBERED_ANSWERS = 256;
 
 /**
  * Compiles the entries. Each must name the issuer and the subject (exactly or by regular
  * expression, not both); `validatePolicy` reports such mistakes with field paths before this
  * runs, so here they throw.
  *
- * @throws {RegExpSyntaxError} for a regular expression outside the accepted syntax;
+ * @throws {RegExpSyntaxError} for a regular expression outside the accepted syntax, or when
+ * the expressions compile to more than {@linkcode MAX_IDENTITY_STATES} states in all;
  * {@linkcode TypeError} for an entry without an issuer or a subject.
  */
 export function compileIdentities(identities: readonly KeylessIdentity[]): IdentityMatcher {
@@ -70,12 +99,33 @@ export function compileIdentities(identities: readonly KeylessIdentity[]): Ident
     }
     return { issuer, subject };
   });
+  const states = compiled.reduce((n, e) => n + e.issuer.states + e.subject.states, 0);
+  if (states > MAX_IDENTITY_STATES) {
+    throw new RegExpSyntaxError(
+      compiled.map((e) => `${e.issuer.text} ${e.subject.text}`).join(", ").slice(0, 80),
+      `the identities' regular expressions compile to ${states} states; at most ${MAX_IDENTITY_STATES} are allowed in all`,
+    );
+  }
+  const answers = new Map<string, boolean>();
   return {
-    matches(issuer, subject) {
+    async matches(issuer, subject) {
       if (issuer === undefined || subject === undefined) return false;
-      return compiled.some((entry) => entry.issuer.test(issuer) && entry.subject.test(subject));
+      const key = `${issuer}\n${subject}`;
+      const known = answers.get(key);
+      if (known !== undefined) return known;
+      let answer = false;
+      for (const entry of compiled) {
+        if (await entry.issuer.test(issuer) && await entry.subject.test(subject)) {
+          answer = true;
+          break;
+        }
+      }
+      if (answers.size >= REMEMBERED_ANSWERS) answers.delete(answers.keys().next().value!);
+      answers.set(key, answer);
+      return answer;
     },
     description: compiled.map((e) => `issuer ${e.issuer.text} and subject ${e.subject.text}`)
       .join("; or "),
+    states,
   };
 }

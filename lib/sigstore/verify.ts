@@ -426,11 +426,11 @@ function verifyKeyed(
   return { keyId: key.id, ...(signedAt ? { signedAt } : {}) };
 }
 
-function verifyKeyless(
+async function verifyKeyless(
   trust: Extract<SigstoreTrust, { keyless: unknown }>,
   bundle: Bundle,
   data: Uint8Array,
-): { subject: string; issuer: string; signedAt?: Date } {
+): Promise<{ subject: string; issuer: string; signedAt?: Date }> {
   const { trustRoot, identities } = trust.keyless;
   const material = bundle.verificationMaterial.content;
   if (material.$case === "publicKey") {
@@ -459,7 +459,7 @@ function verifyKeyless(
   if (keyAlgorithm(signer.key) === undefined) refuse("its certificate's key type is not accepted");
   const subject = signer.identity?.subjectAlternativeName;
   const issuer = signer.identity?.extensions?.issuer;
-  if (!identities.matches(issuer, subject)) {
+  if (!await identities.matches(issuer, subject)) {
     refuse(
       `its certificate names subject ${JSON.stringify(subject ?? null)} issued by ${
         JSON.stringify(issuer ?? null)
@@ -524,7 +524,9 @@ export async function verifyCosignSignature(
       ? await legacyBundle(signature, keyless)
       : storedBundle(signature);
     const data = signedBytes(bundle, signature.format === "legacy" ? signature.payload : undefined);
-    const who = keyless ? verifyKeyless(trust, bundle, data) : verifyKeyed(trust, bundle, data);
+    const who = keyless
+      ? await verifyKeyless(trust, bundle, data)
+      : verifyKeyed(trust, bundle, data);
     const dockerReference = signature.format === "legacy"
       ? checkPayload(signature.payload, expected)
       : (checkStatement(bundle, expected), undefined);
@@ -565,16 +567,16 @@ export type SigstoreSigner =
  * timestamp evidence. What the bundle signs is not looked at: for images,
  * {@linkcode verifyCosignSignature} is the check. Used for `sigstore-conformance` bundles.
  */
-export function verifySigstoreBundle(
+export async function verifySigstoreBundle(
   bytes: Uint8Array,
   trust: SigstoreTrust,
   artifact?: Uint8Array,
-): SigstoreSigner {
+): Promise<SigstoreSigner> {
   try {
     const bundle = parseBundle(bytes);
     const data = signedBytes(bundle, artifact);
     const who = "keyless" in trust
-      ? verifyKeyless(trust, bundle, data)
+      ? await verifyKeyless(trust, bundle, data)
       : verifyKeyed(trust, bundle, data);
     return { verified: true, ...who };
   } catch (error) {
