@@ -19,9 +19,16 @@
  *    with a reason that says so.
  * 5. Every `signedBy` requirement must be met by one signature that verifies with one of the
  *    keys of its Secret, for that digest, under its `signedIdentity` rule.
+ * 6. Every `sigstoreSigned` requirement must be met by one cosign signature of that digest,
+ *    read from the image's registry in either storage format (`readCosignSignatures` of
+ *    lib/registry: the `.sig` tag, OCI referrers) and verified by lib/sigstore against the keys
+ *    of its Secret or, keyless, the Fulcio CAs and identities of its trust root, with the log
+ *    and timestamp evidence it asks for. No store needs to be configured for it, and nothing
+ *    but the registry is contacted: trust roots come from the cluster.
  *
  * Verified verdicts are cached by digest, image reference, the exact key material (its digest,
- * revocations and expiry times included, see `keys.ts`) and identity rules, with a TTL and a
+ * revocations and expiry times included, see `keys.ts`; the PEM keys and trust roots of
+ * `sigstore_material.ts`), the identities and log rules, and identity rules, with a TTL and a
  * size bound; a verdict is never kept beyond the expiry of a signature or key it relied on.
  * Failures are never cached. Concurrent checks of the same image share one verification.
  *
@@ -39,15 +46,21 @@ import {
 } from "../image/mod.ts";
 import type { PolicyMatch, Requirement } from "../policy/mod.ts";
 import {
+  computeDigest,
   createRegistryClient,
   createTokenCache,
   type FetchFunction,
+  readCosignSignatures,
   type RegistryClient,
   type RetryPolicy,
   selectSignatureStore,
   type SignatureStoreChoice,
   type TokenCache,
 } from "../registry/mod.ts";
+import { compileIdentities, type IdentityMatcher } from "../sigstore/identities.ts";
+import type { SigstoreTrust, VerifiedCosignSignature } from "../sigstore/verify.ts";
+import { NO_SIGNATURE_REASON, noSignatureAccepted } from "../signature/verify_image.ts";
+import { type SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
 import {
   type IdentityRule,
   parseIdentityRule,
@@ -77,6 +90,8 @@ export type ImageVerdict =
     readonly store?: string;
     /** With {@linkcode VerifierOptions.explain}: the accepted signature of each requirement. */
     readonly accepted?: readonly VerifiedSignature[];
+    /** With {@linkcode VerifierOptions.explain}: the accepted cosign signature of each. */
+    readonly acceptedCosign?: readonly VerifiedCosignSignature[];
   }
   | {
     readonly allowed: false;
@@ -156,6 +171,11 @@ export interface VerifierOptions {
    */
   readonly keys?: KeySource;
   /**
+   * Where the PEM keys of a keyed `sigstoreSigned` requirement come from.
+   * @default the key Secrets of `source`
+   */
+  readonly sigstoreKeys?: SigstoreKeySource;
+  /**
    * Adds to allowed verdicts that were not cached where the signatures were read and the
    * signatures accepted (`image-security verify` prints them).
    */
@@ -228,6 +248,31 @@ interface RequirementPlan {
   readonly ruleId: string;
 }
 
+/** A `sigstoreSigned` requirement, ready to verify with. */
+interface SigstorePlan {
+  readonly trust: SigstoreTrust;
+  /** The `signedIdentity` rule; undefined: the default for cosign signatures. */
+  readonly rule: IdentityRule | undefined;
+  /** Identifies what the verdict depends on, for the cache key. */
+  readonly id: string;
+}
+
+/** The requirement types that need a signature (and so the registry). */
+const SIGNATURE_REQUIREMENTS: ReadonlySet<string> = new Set(["signedBy", "sigstoreSigned"]);
+
+let sigstoreVerification: Promise<typeof import("../sigstore/verify.ts")> | undefined;
+
+/** The sigstore verification (and the libraries behind it), loaded on first use. */
+function loadSigstoreVerification(): Promise<typeof import("../sigstore/verify.ts")> {
+  sigstoreVerification ??= import("../sigstore/verify.ts");
+  return sigstoreVerification;
+}
+
+/** Resolves on a later turn of the event loop: one signature's checks at a time. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -242,6 +287,9 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const clock = options.clock ?? (() => new Date(now()));
   const keyStore = new KeyStore(options.source);
   const keySource: KeySource = options.keys ?? keyStore;
+  const sigstoreMaterial = new SigstoreMaterialStore(options.source);
+  const sigstoreKeys: SigstoreKeySource = options.sigstoreKeys ?? sigstoreMaterial;
+  const identityLists = new Map<string, { matcher: IdentityMatcher; id: string }>();
   const verdicts = new TtlCache<string, CachedVerdict>({
     name: "verdict",
     maxBytes: DEFAULT_CACHE_MAX_BYTES,
@@ -307,10 +355,79 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     return parsed;
   }
 
-  function keyNamespace(task: VerifyTask, requirement: Requirement): string {
-    if (requirement.keySecretNamespace) return requirement.keySecretNamespace;
+  /** Where a policy's Secrets and ConfigMaps are by default (its own namespace, or ours). */
+  function policyNamespace(task: VerifyTask): string {
     if (task.match.kind === "ImagePolicy") return task.match.namespace ?? task.namespace;
     return options.clusterKeyNamespace;
+  }
+
+  function keyNamespace(task: VerifyTask, requirement: Requirement): string {
+    return requirement.keySecretNamespace || policyNamespace(task);
+  }
+
+  /** The compiled identities of a keyless requirement (compiled once per distinct list). */
+  async function identityList(
+    identities: NonNullable<Requirement["keyless"]>["identities"],
+  ): Promise<{ matcher: IdentityMatcher; id: string }> {
+    const text = JSON.stringify(identities);
+    let compiled = identityLists.get(text);
+    if (compiled === undefined) {
+      let matcher: IdentityMatcher;
+      try {
+        matcher = compileIdentities(identities);
+      } catch (error) {
+        throw new PolicyConfigError(errorMessage(error), { cause: error });
+      }
+      compiled = { matcher, id: await computeDigest(new TextEncoder().encode(text)) };
+      if (identityLists.size > 256) identityLists.clear();
+      identityLists.set(text, compiled);
+    }
+    return compiled;
+  }
+
+  async function planSigstore(task: VerifyTask, requirements: readonly Requirement[]) {
+    return await Promise.all(requirements.map(async (requirement): Promise<SigstorePlan> => {
+      const explicit = requirement.signedIdentity !== undefined &&
+        requirement.signedIdentity.type !== "";
+      const identity = explicit ? identityRule(requirement) : undefined;
+      const ruleId = identity?.id ?? "default";
+      if (requirement.keySecret) {
+        const keys = await sigstoreKeys.sigstoreKeys(
+          keyNamespace(task, requirement),
+          requirement.keySecret,
+        );
+        const tlog = requirement.tlog ?? "optional";
+        const trustRoot = requirement.trustRootRef
+          ? await sigstoreMaterial.trustRoot(requirement.trustRootRef, policyNamespace(task))
+          : undefined;
+        if (tlog === "required" && trustRoot === undefined) {
+          throw new PolicyConfigError(
+            `Cannot use ${task.match.source}: a sigstoreSigned requirement of "${task.match.pattern}" with tlog: required has no trustRootRef`,
+          );
+        }
+        return {
+          trust: { keys: keys.keys, tlog, trustRoot },
+          rule: identity?.rule,
+          id: `key:${keys.id}/${tlog}/${trustRoot?.id ?? "-"}/${ruleId}`,
+        };
+      }
+      if (requirement.keyless) {
+        const trustRoot = await sigstoreMaterial.trustRoot(
+          requirement.keyless.trustRootRef,
+          policyNamespace(task),
+        );
+        const identities = await identityList(requirement.keyless.identities);
+        const tlog = requirement.tlog ?? "required";
+        return {
+          trust: { keyless: { trustRoot, identities: identities.matcher }, tlog },
+          rule: identity?.rule,
+          id: `keyless:${trustRoot.id}/${identities.id}/${tlog}/${ruleId}`,
+        };
+      }
+      throw new PolicyConfigError(
+        `Cannot use ${task.match.source}: a sigstoreSigned requirement of "${task.match.pattern}" has neither keySecret nor keyless`,
+      );
+    }));
   }
 
   async function plan(task: VerifyTask, requirements: readonly Requirement[]) {
@@ -408,14 +525,73 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     });
   }
 
+  /**
+   * The cosign signatures of the image, each `sigstoreSigned` requirement met by one of them;
+   * undefined when all are met.
+   */
+  async function verifyCosign(
+    task: VerifyTask,
+    credentials: PullCredentials,
+    digest: string,
+    plans: readonly SigstorePlan[],
+    signal: AbortSignal,
+    budget: ReadBudget,
+  ): Promise<{ denial: string } | { accepted: VerifiedCosignSignature[] }> {
+    const [{ verifyCosignSignature }, stored] = await Promise.all([
+      loadSigstoreVerification(),
+      readCosignSignatures(clientFor(credentials), task.reference, digest, { signal, budget }),
+    ]);
+    const reference = withDefaultTag(task.reference);
+    const accepted: VerifiedCosignSignature[] = [];
+    for (const plan of plans) {
+      const reasons: string[] = [];
+      let found: VerifiedCosignSignature | undefined;
+      for (const signature of stored.signatures) {
+        // One signature's checks (a few milliseconds at most) per turn of the event loop.
+        if (reasons.length > 0) await nextTurn();
+        signal.throwIfAborted();
+        const result = await verifyCosignSignature(signature, plan.trust, {
+          manifestDigest: digest,
+          reference,
+          identityRule: plan.rule,
+        });
+        if (result.verified) {
+          found = result.signature;
+          break;
+        }
+        reasons.push(result.reason);
+      }
+      if (found === undefined) {
+        reasons.push(...stored.skipped);
+        return {
+          denial: reasons.length === 0 ? NO_SIGNATURE_REASON : noSignatureAccepted(reasons),
+        };
+      }
+      accepted.push(found);
+    }
+    return { accepted };
+  }
+
   async function verifySignatures(
     task: VerifyTask,
     credentials: PullCredentials,
     digest: string,
     plans: readonly RequirementPlan[],
+    sigstorePlans: readonly SigstorePlan[],
     signal: AbortSignal,
     budget: ReadBudget,
   ): Promise<{ verdict: ImageVerdict; validUntil?: number | undefined }> {
+    let acceptedCosign: VerifiedCosignSignature[] = [];
+    if (sigstorePlans.length > 0) {
+      const cosign = await verifyCosign(task, credentials, digest, sigstorePlans, signal, budget);
+      if ("denial" in cosign) return { verdict: deny(cosign.denial, "policy", digest) };
+      acceptedCosign = cosign.accepted;
+    }
+    const cosignSigners = acceptedCosign.map((s) => s.signer);
+    if (plans.length === 0) {
+      const explained = options.explain ? { acceptedCosign } : {};
+      return { verdict: { allowed: true, digest, signers: cosignSigners, ...explained } };
+    }
     const digestRef: ImageReference = { ...task.reference, digest };
     const choice = await storeFor(task, credentials, digestRef, signal, budget);
     if (choice === undefined) {
@@ -436,8 +612,8 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       const until = signature.validUntil?.getTime();
       if (until !== undefined) validUntil = Math.min(validUntil ?? until, until);
     }
-    const signers = accepted.map((s) => s.keyFingerprint);
-    const explained = options.explain ? { store: choice.where, accepted } : {};
+    const signers = [...accepted.map((s) => s.keyFingerprint), ...cosignSigners];
+    const explained = options.explain ? { store: choice.where, accepted, acceptedCosign } : {};
     return { verdict: { allowed: true, digest, signers, ...explained }, validUntil };
   }
 
@@ -450,10 +626,16 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     const credentials = await task.credentials();
     const digest = await resolveDigest(task, credentials);
     const signedBy = requirements.filter((r) => r.type === "signedBy");
-    if (signedBy.length === 0) return { allowed: true, digest }; // insecureAcceptAnything
-    const plans = await plan(task, signedBy);
+    const sigstoreSigned = requirements.filter((r) => r.type === "sigstoreSigned");
+    if (signedBy.length === 0 && sigstoreSigned.length === 0) return { allowed: true, digest }; // insecureAcceptAnything
+    const [plans, sigstorePlans] = await Promise.all([
+      plan(task, signedBy),
+      planSigstore(task, sigstoreSigned),
+    ]);
     const identity = formatReference(withDefaultTag(task.reference));
-    const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}`;
+    const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}|${
+      sigstorePlans.map((p) => p.id).join("|")
+    }`;
     const cached = verdicts.get(key);
     if (cached !== undefined && (cached.validUntil ?? Infinity) > clock().getTime()) {
       observer.cacheHit?.();
@@ -464,7 +646,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       using deadline = startDeadline(options.flightTimeoutMs);
       using budget = await memory.pool.reserve(memory.imageReadBytes, deadline.signal);
       const { verdict, validUntil } = await raceSignal(
-        verifySignatures(task, credentials, digest, plans, deadline.signal, budget),
+        verifySignatures(task, credentials, digest, plans, sigstorePlans, deadline.signal, budget),
         deadline.signal,
       );
       if (verdict.allowed) {
@@ -523,7 +705,10 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       if (requirements.length === 0) return { allowed: true };
       // insecureAcceptAnything alone needs a digest only to pin the image: without pinning,
       // nothing needs the registry (a registry the webhook cannot reach admits what it allows).
-      if (policy.mutateImage === false && requirements.every((r) => r.type !== "signedBy")) {
+      if (
+        policy.mutateImage === false &&
+        requirements.every((r) => !SIGNATURE_REQUIREMENTS.has(r.type))
+      ) {
         return { allowed: true };
       }
       return await verifySigned(task, requirements);
@@ -544,6 +729,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       clients.stats(),
       tokens.stats(),
       keyStore.stats(),
+      ...sigstoreMaterial.stats(),
     ],
     readPool: () => memory.pool.stats(),
   };
