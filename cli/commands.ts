@@ -125,7 +125,38 @@ export const SIGN = defineOptions({
 export const VERIFY = defineOptions({
   positionals: { image: { type: "string", required: true, describe: "The image reference" } },
   flags: {
-    key: { type: "string", describe: "Armoured public key file", demandOption: true },
+    key: {
+      type: "string",
+      describe:
+        "Public key file: armoured OpenPGP keys (simple signing) or PEM public keys (cosign signatures, either storage format)",
+    },
+    "trust-root": {
+      type: "string",
+      describe:
+        "A sigstore trusted_root.json: keyless cosign signatures (with the --certificate-* flags), or the logs' keys for --key with --tlog required",
+    },
+    "certificate-identity": {
+      type: "string",
+      describe: "Keyless: the certificate's subject (URI or e-mail), exactly",
+    },
+    "certificate-identity-regexp": {
+      type: "string",
+      describe: "Keyless: the certificate's subject, by an RE2 regular expression",
+    },
+    "certificate-oidc-issuer": {
+      type: "string",
+      describe: "Keyless: the OIDC issuer in the certificate, exactly",
+    },
+    "certificate-oidc-issuer-regexp": {
+      type: "string",
+      describe: "Keyless: the OIDC issuer, by an RE2 regular expression",
+    },
+    tlog: {
+      type: "string",
+      choices: ["required", "optional"],
+      describe:
+        "Cosign: require a transparency log entry of the trust root (default: optional with --key, required keyless)",
+    },
     "identity-rule": {
       type: "string",
       choices: [
@@ -136,8 +167,8 @@ export const VERIFY = defineOptions({
         "matchExactRepository",
         "remapIdentity",
       ],
-      describe: "signedIdentity rule",
-      default: "matchRepoDigestOrExact",
+      describe:
+        "signedIdentity rule (default matchRepoDigestOrExact; for cosign signatures, matchRepository)",
     },
     "identity-reference": {
       type: "string",
@@ -158,7 +189,11 @@ export const VERIFY = defineOptions({
 export const KEY_SECRET = defineOptions({
   positionals: { name: { type: "string", required: true, describe: "The Secret's name" } },
   flags: {
-    key: { type: "string", describe: "Armoured public key file", demandOption: true },
+    key: {
+      type: "string",
+      describe: "Public key file: armoured OpenPGP keys (signedBy) or PEM keys (sigstoreSigned)",
+      demandOption: true,
+    },
     namespace: { type: "string", alias: "n", describe: "The namespace (default: the context's)" },
     "dry-run": { type: "boolean", describe: "Print the Secret instead of creating it" },
     output: {
@@ -166,6 +201,28 @@ export const KEY_SECRET = defineOptions({
       alias: "o",
       choices: ["yaml", "json"],
       describe: "Print the Secret (--dry-run, default yaml) or the result as JSON or YAML",
+    },
+    ...KUBE_FLAGS,
+  },
+});
+
+/** `image-security trust-root`. */
+export const TRUST_ROOT = defineOptions({
+  positionals: { name: { type: "string", required: true, describe: "The ConfigMap's name" } },
+  flags: {
+    file: {
+      type: "string",
+      alias: "f",
+      describe: "The sigstore trusted_root.json (e.g. from `cosign trusted-root create`)",
+      demandOption: true,
+    },
+    namespace: { type: "string", alias: "n", describe: "The namespace (default: the context's)" },
+    "dry-run": { type: "boolean", describe: "Print the ConfigMap instead of creating it" },
+    output: {
+      type: "string",
+      alias: "o",
+      choices: ["yaml", "json"],
+      describe: "Print the ConfigMap (--dry-run, default yaml) or the result as JSON or YAML",
     },
     ...KUBE_FLAGS,
   },
@@ -354,13 +411,19 @@ const imageSecurity: CommandSpec = {
     }),
     command(VERIFY, {
       usage: "verify <image>",
-      describe: "Verify the image's signatures against a public key",
+      describe:
+        "Verify the image's signatures (simple signing or cosign) against a key or trust root",
       load: () => import("./image_security/verify.ts").then((m) => m.run),
     }),
     command(KEY_SECRET, {
       usage: "key-secret <name>",
-      describe: "Create the Secret whose `key` entry holds an armoured public key",
+      describe: "Create the Secret whose `key` entry holds public keys (OpenPGP or PEM)",
       load: () => import("./image_security/key_secret.ts").then((m) => m.run),
+    }),
+    command(TRUST_ROOT, {
+      usage: "trust-root <name>",
+      describe: "Create the ConfigMap holding a sigstore trusted_root.json for keyless policies",
+      load: () => import("./image_security/trust_root.ts").then((m) => m.run),
     }),
     {
       usage: "vault <command>",

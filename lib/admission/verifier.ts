@@ -623,15 +623,17 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   ): Promise<ImageVerdict> {
     // The review's deadline bounds the wait (the evaluator races it). Registry work is shared
     // by the reviews that need it and runs to its own deadline, flightTimeoutMs.
-    const credentials = await task.credentials();
-    const digest = await resolveDigest(task, credentials);
+    // What the requirements trust first (from the cluster, cached): a key Secret or trust root
+    // that cannot be used is reported as such, whatever the registry answers.
     const signedBy = requirements.filter((r) => r.type === "signedBy");
     const sigstoreSigned = requirements.filter((r) => r.type === "sigstoreSigned");
-    if (signedBy.length === 0 && sigstoreSigned.length === 0) return { allowed: true, digest }; // insecureAcceptAnything
     const [plans, sigstorePlans] = await Promise.all([
       plan(task, signedBy),
       planSigstore(task, sigstoreSigned),
     ]);
+    const credentials = await task.credentials();
+    const digest = await resolveDigest(task, credentials);
+    if (signedBy.length === 0 && sigstoreSigned.length === 0) return { allowed: true, digest }; // insecureAcceptAnything
     const identity = formatReference(withDefaultTag(task.reference));
     const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}|${
       sigstorePlans.map((p) => p.id).join("|")

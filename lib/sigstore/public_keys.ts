@@ -44,12 +44,15 @@ const PEM_BLOCK_REGEXP =
   /-----BEGIN ([A-Z0-9 ]{1,40})-----([A-Za-z0-9+/=\s]{0,20000}?)-----END \1-----/g;
 const PEM_BEGIN_REGEXP = /-----BEGIN ([A-Z0-9 ]{1,40})-----/g;
 
-/** Whether `text` holds a PEM `PUBLIC KEY` block (how the CLI tells a cosign key from a gpg one). */
+/**
+ * Whether `text` holds a PEM block that is not OpenPGP armour (a `PUBLIC KEY`, but also a
+ * private key or certificate given by mistake): how the CLI tells a cosign key from a gpg one.
+ */
 export function isPemPublicKey(text: string | Uint8Array): boolean {
   const decoded = typeof text === "string"
     ? text
     : new TextDecoder().decode(text.subarray(0, 65536));
-  return decoded.includes("-----BEGIN PUBLIC KEY-----");
+  return /-----BEGIN (?!PGP )[A-Z0-9 ]{1,40}-----/.test(decoded);
 }
 
 function describe(
