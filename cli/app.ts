@@ -7,23 +7,13 @@
  */
 import yargs from "yargs";
 import type { Argv } from "yargs";
-import { commandName, type CommandSpec } from "./command.ts";
+import { type CommandContext, commandName, type CommandSpec } from "./command.ts";
 import { COMMON_FLAGS } from "./options.ts";
 import { COMMANDS } from "./commands.ts";
 import type { CliIO } from "./io.ts";
 import { completions, completionScript } from "./completion.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";
-
-/** How the CLI was started. */
-export interface RunOptions {
-  /** Streams and environment. */
-  io: CliIO;
-  /** `toolkit`, or `kubectl toolkit` for the plugin. */
-  programName: string;
-  /** The commands (default: all of them). */
-  commands?: readonly CommandSpec[];
-}
 
 interface Chosen {
   spec: CommandSpec;
@@ -139,12 +129,16 @@ export function reportError(io: CliIO, programName: string, error: unknown): num
 }
 
 /**
- * Runs the CLI with the given arguments (without the program name) and returns the exit
- * status. Nothing here calls `Deno.exit`, so it can be tested in-process.
+ * Runs the CLI with the given arguments (without the program name) in `ctx` (its streams, its
+ * program name and the clients its commands use; see `context.ts`) and returns the exit status.
+ * Nothing here calls `Deno.exit`, so it can be tested in-process.
  */
-export async function runCli(argv: readonly string[], options: RunOptions): Promise<number> {
-  const { io, programName } = options;
-  const commands = options.commands ?? COMMANDS;
+export async function runCli(
+  argv: readonly string[],
+  ctx: CommandContext,
+  commands: readonly CommandSpec[] = COMMANDS,
+): Promise<number> {
+  const { io, programName } = ctx;
 
   if (argv[0] === "__complete") {
     for (const word of completions(commands, argv.slice(1))) io.stdout.write(`${word}\n`);
@@ -217,7 +211,7 @@ export async function runCli(argv: readonly string[], options: RunOptions): Prom
   try {
     const run = await chosen.spec.load!();
     const args = Object.fromEntries(Object.entries(chosen.args).map(([k, v]) => [k, unmark(v)]));
-    const status = await run(args, { io, programName });
+    const status = await run(args, ctx);
     return status ?? 0;
   } catch (error) {
     return reportError(io, programName, error);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { defineOptions } from "./command.ts";
+import { defineOptions } from "./options.ts";
 import { camelCase, resolveOptions } from "./options.ts";
 import { UsageError } from "../lib/errors.ts";
 

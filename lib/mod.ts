@@ -5,6 +5,7 @@
  * @module
  */
 export * from "./errors.ts";
+export * from "./file_write.ts";
 export * from "./yaml.ts";
 export * from "./version.ts";
 export * from "./quote.ts";

@@ -1,17 +1,16 @@
 /**
- * What the developer commands share: connecting to the cluster of the kubeconfig context (with
- * the environment of the command's IO, never `Deno.env`), the namespace to work in, the step
- * logger that writes messages to stderr, and the per-object results of a batch as data.
+ * What the commands that work in a cluster share: the namespace to work in, the step logger
+ * that writes messages to stderr, and the per-object results of a batch as data. (The client
+ * itself comes from the command's context: `ctx.kube(options)`.)
  *
  * @module
  */
-import type { CommandContext, CommonOptions } from "../command.ts";
+import type { CommonOptions } from "../options.ts";
 import type { CliIO } from "../io.ts";
 import { formatData } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
   type ApplyResult,
-  connectCluster,
   describeObject,
   type KubeClient,
   mapLimit,
@@ -25,30 +24,6 @@ import {
 export function resolveDir(io: CliIO, dir: string | undefined): string {
   if (!dir) return io.cwd;
   return dir.startsWith("/") ? dir : `${io.cwd.replace(/\/$/, "")}/${dir}`;
-}
-
-/** `--kubeconfig`, `--context` and, where a command has it, `--throttle`. */
-export interface KubeOptions {
-  readonly kubeconfig: string | undefined;
-  readonly context: string | undefined;
-  readonly throttle?: boolean;
-}
-
-/**
- * Connects to the cluster of `--kubeconfig`/`--context` (or `$KUBECONFIG` and the current
- * context). `--throttle` (on by default with `CLOUDSHELL=true`, as with igc, see `THROTTLE_FLAG`)
- * limits requests to 2 per second.
- */
-export async function connect(options: KubeOptions, ctx: CommandContext): Promise<KubeClient> {
-  const { env, cwd } = ctx.io;
-  const throttle = options.throttle === true;
-  return await connectCluster({
-    kubeconfig: options.kubeconfig || undefined,
-    context: options.context || undefined,
-    env,
-    cwd,
-    ...(throttle ? { requestsPerSecond: 2 } : {}),
-  });
 }
 
 /** Checks a namespace name given by the user. */

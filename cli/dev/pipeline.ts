@@ -76,8 +76,8 @@ import {
   webhookUrlFor,
 } from "../../lib/tekton/mod.ts";
 import { type Logger, makeLogger, reportData } from "./common.ts";
-import { writeRepository } from "./git_secret.ts";
-import { findConsoleUrl } from "./console.ts";
+import { writeRepository } from "./git_repository.ts";
+import { findConsoleUrl } from "./console_url.ts";
 import {
   failedSteps,
   type PipelineOptions,
@@ -89,13 +89,12 @@ import {
   webhookSecretValue,
 } from "./pipeline_common.ts";
 import { parseParams, pipelineKind } from "./pipeline_input.ts";
-import { askChoice, askConfirm, askText } from "./prompt.ts";
 
 /** Runs `pipeline`. */
 export async function run(options: PipelineOptions, ctx: CommandContext): Promise<number> {
   const { io } = ctx;
   const log = makeLogger(options, io);
-  const kind = await pipelineKind(options, io);
+  const kind = await pipelineKind(options, ctx);
   const given = parseParams(options.param);
   const waitTimeout = options.waitTimeout;
   if (!(waitTimeout > 0)) {
@@ -127,7 +126,7 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
     ...(io.interactive
       ? {
         choose: (names: readonly string[]) =>
-          askChoice(
+          ctx.terminal.askChoice(
             "Select the Pipeline to use in the PipelineRun:",
             names.map((n) => ({ value: n, label: n })),
           ),
@@ -141,8 +140,12 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
     io.interactive
       ? async (param) => {
         const message = `${param.name}${param.description ? `: ${param.description}` : ""}?`;
-        if (param.boolean) return String(await askConfirm(message, param.default === "true"));
-        return await askText(io, {
+        if (param.boolean) {
+          return String(
+            await ctx.terminal.askConfirm(message, param.default === "true"),
+          );
+        }
+        return await ctx.terminal.askText({
           message,
           missing: `pass -p ${param.name}=VALUE`,
           ...(param.default !== undefined ? { defaultValue: param.default } : {}),
@@ -283,7 +286,7 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
   if (options.wait) {
     log.info(`Waiting for the event listener ${namespace}/el-tekton to be available`);
     try {
-      await waitForListener(client, namespace, { timeoutMs: waitTimeout * 1000 });
+      await waitForListener(client, namespace, { ...ctx.clock, timeoutMs: waitTimeout * 1000 });
     } catch (error) {
       if (!(error instanceof ToolkitError)) throw error;
       report.problems.push(error.message);

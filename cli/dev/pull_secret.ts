@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { PULL_SECRET } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { PULL_SECRET } from "./pull_secret_command.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -20,7 +21,6 @@ import {
 import {
   batchFailed,
   checkNamespaceName,
-  connect,
   makeLogger,
   printReport,
   requireNamespace,
@@ -42,7 +42,7 @@ export async function run(
   if (given) checkNamespaceName(given);
   const template = checkNamespaceName(options.templateNamespace, "template namespace");
   const serviceAccount = options.serviceAccount;
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const namespace = given ?? client.namespace;
   if (!namespace) {
     throw new UsageError(

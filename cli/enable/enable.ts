@@ -20,11 +20,12 @@
  */
 import tar from "tar-stream";
 import { parse } from "yaml";
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { ENABLE } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { ENABLE } from "./enable_command.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { writeFilesSafely } from "../../lib/file_write.ts";
 import { runGit } from "../../lib/githost/mod.ts";
-import { askChoice, askConfirm } from "../dev/prompt.ts";
 import { makeLogger, resolveDir } from "../dev/common.ts";
 
 /** A pipeline release in the index. */
@@ -354,7 +355,7 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
         `Choose the pipeline with -p: ${names.join(", ")} (there is no terminal to ask on)`,
       );
     }
-    pipeline = await askChoice(
+    pipeline = await ctx.terminal.askChoice(
       "Which pipeline should be enabled?",
       names.map((n) => ({ value: n, label: n })),
     );
@@ -410,7 +411,12 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
       );
     }
     for (const c of changed) {
-      if (!await askConfirm(`${c.path} already exists. Do you want to overwrite it?`, false)) {
+      if (
+        !await ctx.terminal.askConfirm(
+          `${c.path} already exists. Do you want to overwrite it?`,
+          false,
+        )
+      ) {
         c.state = "unchanged";
         (c as { skipped?: boolean }).skipped = true;
       }
@@ -421,22 +427,20 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
     for (const p of plan) {
       if (p.state !== "unchanged") await refuseLinks(dir, p.path);
     }
-    for (const p of plan) {
-      if (p.state === "unchanged") continue;
+    const writes = plan.filter((p) => p.state !== "unchanged");
+    for (const p of writes) {
       const target = `${dir}/${p.path}`;
-      const parent = target.slice(0, target.lastIndexOf("/"));
-      await Deno.mkdir(parent, { recursive: true });
-      // Written beside and renamed: a failure leaves no half-written file.
-      const temp = await Deno.makeTempFile({ dir: parent, prefix: ".toolkit-enable-" });
-      try {
-        await Deno.writeFile(temp, p.data);
-        await Deno.chmod(temp, p.mode & 0o777 || 0o644);
-        await Deno.rename(temp, target);
-      } catch (error) {
-        await Deno.remove(temp).catch(() => {});
-        throw error;
-      }
+      await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
     }
+    // Written beside and renamed (lib/file_write.ts), none renamed before all are written:
+    // a failure leaves no half-written file and, before the renames, no file changed.
+    await writeFilesSafely(writes.map((p) => ({
+      path: `${dir}/${p.path}`,
+      name: p.path,
+      data: p.data,
+      mode: p.mode & 0o777 || 0o644,
+      exactMode: true,
+    })));
   }
   const report = {
     repository: base,

@@ -5,15 +5,9 @@
  *
  * @module
  */
-import type { CommandContext } from "../command.ts";
+import type { CommandContext, KubeOptions } from "../command.ts";
 import { formatData } from "../output.ts";
-import {
-  connect,
-  type KubeOptions,
-  namespaceOf,
-  printReport,
-  requireNamespace,
-} from "../dev/common.ts";
+import { namespaceOf, printReport, requireNamespace } from "../dev/common.ts";
 import { applyObject, type KubeObject, type ResourceType } from "../../lib/kube/mod.ts";
 
 /** The flags a one-object command takes besides its own. */
@@ -44,7 +38,7 @@ export async function applyOne(
     );
     return 0;
   }
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const namespace = namespaceOf(options.namespace, client);
   await requireNamespace(client, namespace);
   const result = await applyObject(client, object.type, object.manifest(namespace) as never);

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "./install_command.ts";
 import { formatData, printData } from "../output.ts";
-import { connect } from "../dev/common.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { namespaceNameProblem } from "../../lib/kube/mod.ts";
 import { parseExemptLabel } from "../../lib/admission/mod.ts";
@@ -32,7 +32,8 @@ import {
   waitUntilDeleted,
   type WebhookTls,
 } from "../../lib/install/mod.ts";
-import { resolvePath, writeNewFile } from "./files.ts";
+import { resolvePath } from "./files.ts";
+import { writeFilesSafely } from "../../lib/file_write.ts";
 
 type EnableOptions = OptionsOf<typeof ENABLE_ENFORCEMENT>;
 
@@ -112,14 +113,23 @@ function tlsDirOf(
 /**
  * Writes the serving certificate into `dir` (`tls.crt`, `tls.key` readable by the owner only,
  * `ca.crt`) for a webhook run outside the cluster (`--webhook-url`). The key is written first,
- * each file by a rename, so a webhook watching the files never reads half a file.
+ * each file by a rename (lib/file_write.ts: through symbolic links, nothing renamed before all
+ * three are written beside), so a webhook watching the files never reads half a file.
  */
-async function writeTlsDir(ctx: CommandContext, dir: string, tls: WebhookTls): Promise<void> {
+export async function writeTlsDir(
+  ctx: CommandContext,
+  dir: string,
+  tls: WebhookTls,
+): Promise<void> {
   const path = resolvePath(ctx.io.cwd, dir);
-  await Deno.mkdir(path, { recursive: true, mode: 0o700 });
-  await writeNewFile(`${path}/tls.key`, tls.keyPem, { mode: 0o600, force: true });
-  await writeNewFile(`${path}/tls.crt`, tls.certPem, { mode: 0o644, force: true });
-  await writeNewFile(`${path}/ca.crt`, tls.caCertPem, { mode: 0o644, force: true });
+  await Deno.mkdir(path, { recursive: true, mode: 0o700 }).catch((error) => {
+    throw new ToolkitError(`Cannot create --tls-dir "${dir}"`, { cause: error });
+  });
+  await writeFilesSafely([
+    { path: `${path}/tls.key`, data: tls.keyPem, mode: 0o600, exactMode: true },
+    { path: `${path}/tls.crt`, data: tls.certPem, mode: 0o644 },
+    { path: `${path}/ca.crt`, data: tls.caCertPem, mode: 0o644 },
+  ].map((file) => ({ ...file, name: `${dir}/${file.path.slice(path.length + 1)}` })));
   ctx.io.stderr.write(`Serving certificate written to ${dir} (tls.crt, tls.key, ca.crt)\n`);
 }
 
@@ -152,7 +162,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
       `Cannot use --wait-timeout "${waitTimeout}": expected seconds above 0`,
     );
   }
-  const now = new Date();
+  const now = new Date(ctx.clock.now());
   if (flags.dryRun) {
     const format = flags.output ?? "yaml";
     const { objects } = await prepareInstall(undefined, options, { now });
@@ -169,12 +179,12 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
     }
     return 0;
   }
-  using client = await connect(flags, ctx);
+  using client = await ctx.kube(flags);
   if (await isTerminating(client, "Namespace", undefined, options.namespace)) {
     ctx.io.stderr.write(
       `Waiting for the namespace "${options.namespace}" to finish terminating…\n`,
     );
-    await waitUntilDeleted(client, "Namespace", undefined, options.namespace);
+    await waitUntilDeleted(client, "Namespace", undefined, options.namespace, ctx.clock);
   }
   const { objects, tlsRenewed, tls } = await prepareInstall(client, options, { now });
   if (tlsRenewed) ctx.io.stderr.write(`Making a new serving certificate: ${tlsRenewed}\n`);
@@ -198,6 +208,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
   if (!options.webhookUrl && flags.wait) {
     ctx.io.stderr.write("Waiting for the webhook to be ready before switching enforcement on…\n");
     const ready = await waitForWebhook(client, options.namespace, {
+      ...ctx.clock,
       timeoutMs: waitTimeout * 1000,
       onProgress: (r) => ctx.io.stderr.write(`  ${r.available}/${r.desired} replicas available\n`),
     });
@@ -229,8 +240,8 @@ export async function runStatus(
   ctx: CommandContext,
 ): Promise<number> {
   const format = options.output;
-  using client = await connect(options, ctx);
-  const status = await installationStatus(client, namespaceOf(options), new Date());
+  using client = await ctx.kube(options);
+  const status = await installationStatus(client, namespaceOf(options), new Date(ctx.clock.now()));
   printData(ctx.io.stdout, format, status, () => {
     const lines = [
       `Enforcement: ${status.enabled ? "enabled" : "not enabled"} (namespace ${status.namespace})`,
@@ -268,7 +279,7 @@ export async function runDisable(
   options: OptionsOf<typeof DISABLE>,
   ctx: CommandContext,
 ): Promise<number> {
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const namespace = namespaceOf(options);
   const results = await uninstall(client, namespace, { purge: options.purge });
   if (options.output) {
@@ -284,9 +295,9 @@ export async function runDisable(
   if (options.purge) {
     // Deleting starts the termination: wait until a new enable could create them again.
     ctx.io.stderr.write(`Waiting for the namespace "${namespace}" and the CRDs to be deleted…\n`);
-    await waitUntilDeleted(client, "Namespace", undefined, namespace);
+    await waitUntilDeleted(client, "Namespace", undefined, namespace, ctx.clock);
     for (const crd of POLICY_CRD_NAMES) {
-      await waitUntilDeleted(client, "CustomResourceDefinition", undefined, crd);
+      await waitUntilDeleted(client, "CustomResourceDefinition", undefined, crd, ctx.clock);
     }
   }
   ctx.io.stderr.write(
@@ -302,9 +313,9 @@ export async function runRotateCerts(
   options: OptionsOf<typeof ROTATE_CERTS>,
   ctx: CommandContext,
 ): Promise<number> {
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const tlsDir = tlsDirOf(options);
-  const result = await rotateCertificates(client, namespaceOf(options), new Date());
+  const result = await rotateCertificates(client, namespaceOf(options), new Date(ctx.clock.now()));
   if (tlsDir !== undefined) await writeTlsDir(ctx, tlsDir, result.tls);
   const format = options.output;
   printData(

@@ -7,8 +7,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { KEY_SECRET } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { KEY_SECRET } from "./key_secret_command.ts";
 import { applyOne } from "./apply_one.ts";
 import { readUserFile } from "./files.ts";
 import { encodeBase64 } from "../../lib/mod.ts";

@@ -9,8 +9,8 @@
  *
  * @module
  */
-import type { OptionsOf } from "../command.ts";
-import type { REGISTRY_FLAGS } from "../commands.ts";
+import type { OptionsOf } from "../options.ts";
+import type { REGISTRY_FLAGS } from "../flags.ts";
 
 /** The skopeo-compatible registry flags of the image commands. */
 export type RegistryOptions = Omit<

@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { SIGN } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { SIGN } from "./sign_command.ts";
 import { printData } from "../output.ts";
 import { readPassphrase, readUserFile } from "./files.ts";
 import { registryAccess } from "./registry_access.ts";

@@ -12,8 +12,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { TRUST_ROOT } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { TRUST_ROOT } from "./trust_root_command.ts";
 import { applyOne } from "./apply_one.ts";
 import { readUserFile } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";

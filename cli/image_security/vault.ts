@@ -6,13 +6,14 @@
  * @module
  */
 import { dirname, join, resolve } from "node:path";
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { VAULT_FETCH, VAULT_STORE } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
 import { formatData } from "../output.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { writeFileSafely } from "../../lib/file_write.ts";
 import {
-  createKeyProtectClient,
   DEFAULT_IAM_URL,
   iamTokenSource,
   isKeyId,
@@ -44,7 +45,7 @@ export async function runVaultStore(
         "(for a gpg key: gpg --export-secret-keys --armor <fingerprint> > key.asc)",
     );
   }
-  const vault = connect(options);
+  const vault = await connect(options, ctx);
   const payload = await readKeyFile(keyPath, io.cwd);
 
   // Names are not unique in Key Protect: say so when the name is taken (best effort).
@@ -96,7 +97,7 @@ export async function runVaultFetch(
         "--import imports it into gpg",
     );
   }
-  const vault = connect(options);
+  const vault = await connect(options, ctx);
   const file = keyPath === undefined ? undefined : resolve(io.cwd, keyPath);
   if (file !== undefined && !force && await exists(file)) {
     throw new ToolkitError(
@@ -119,7 +120,13 @@ export async function runVaultFetch(
     : `"${name}" (id ${key.id})`;
 
   if (file !== undefined && keyPath !== undefined) {
-    await writePrivateFile(file, keyPath, key.payload, force);
+    await writeFileSafely(file, key.payload, {
+      name: keyPath,
+      mode: 0o600,
+      exactMode: true,
+      ifExists: force ? "replace" : "refuse",
+      existsHint: "pass --force to replace it",
+    });
     io.stderr.write(`Wrote key ${label} to ${keyPath} (mode 0600)\n`);
   }
   let fingerprints: string[] = [];
@@ -163,7 +170,10 @@ interface Vault {
 }
 
 /** Checks the connection flags and makes the client; every mistake is a UsageError. */
-function connect(options: OptionsOf<typeof VAULT_STORE | typeof VAULT_FETCH>): Vault {
+async function connect(
+  options: OptionsOf<typeof VAULT_STORE | typeof VAULT_FETCH>,
+  ctx: CommandContext,
+): Promise<Vault> {
   const kmsUrl = blankless(options.kmsUrl);
   if (kmsUrl === undefined) {
     throw new UsageError(
@@ -196,7 +206,7 @@ function connect(options: OptionsOf<typeof VAULT_STORE | typeof VAULT_FETCH>): V
     );
   }
   return {
-    client: createKeyProtectClient({ baseUrl, instanceId, token }),
+    client: await ctx.vault({ baseUrl, instanceId, token }),
     where: `${new URL(baseUrl).origin} (instance ${instanceId})`,
   };
 }
@@ -294,45 +304,11 @@ async function findKey(client: KeyProtectClient, name: string): Promise<KeyRecor
 
 async function exists(path: string): Promise<boolean> {
   try {
-    await Deno.lstat(path);
+    await Deno.stat(path); // a dangling link is no file: the key is written through it
     return true;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
-  }
-}
-
-/**
- * Writes the key readable by its owner only. Without `force` the file must not exist (it is
- * created exclusively); with `force` a temporary file beside it replaces it in one rename.
- */
-async function writePrivateFile(
-  file: string,
-  keyPath: string,
-  payload: Uint8Array,
-  force: boolean,
-): Promise<void> {
-  const target = force ? join(dirname(file), `.${crypto.randomUUID()}.key.tmp`) : file;
-  let created = false;
-  try {
-    await Deno.writeFile(target, payload, { createNew: true, mode: 0o600 });
-    created = true;
-    await Deno.chmod(target, 0o600); // the umask may have taken bits away; be exact
-    if (force) await Deno.rename(target, file);
-  } catch (error) {
-    if (created) await Deno.remove(target).catch(() => {});
-    if (error instanceof Deno.errors.AlreadyExists) {
-      throw new ToolkitError(
-        `Cannot write "${keyPath}": the file exists; pass --force to replace it`,
-        { cause: error },
-      );
-    }
-    const detail = error instanceof Deno.errors.NotFound
-      ? "its directory does not exist"
-      : error instanceof Error
-      ? error.message
-      : String(error);
-    throw new ToolkitError(`Cannot write "${keyPath}": ${detail}`, { cause: error });
   }
 }
 

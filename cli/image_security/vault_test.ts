@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import * as vault from "./vault.ts";
 import { bindOptions } from "../command.ts";
-import { VAULT_FETCH, VAULT_STORE } from "../commands.ts";
+import { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
 import { type BufferedIO, bufferedIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
+import { namesIn, readOnlyDir } from "../../tests/env/files.ts";
+import { commandContext } from "../context.ts";
 
 const INSTANCE = "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b";
 const TOKEN = "static-test-token-1234";
@@ -18,7 +20,7 @@ const runVaultFetch = bindOptions(VAULT_FETCH, vault.runVaultFetch);
 
 function context(options: { cwd: string; env?: Record<string, string> }) {
   const io = bufferedIO({ cwd: options.cwd, ...(options.env ? { env: options.env } : {}) });
-  return { io, programName: "toolkit" };
+  return commandContext(io);
 }
 
 /** A temporary directory removed (with anything in it) when disposed. */
@@ -28,6 +30,12 @@ async function tempDir(): Promise<AsyncDisposable & { path: string }> {
     path,
     [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }),
   };
+}
+
+/** Stores "secret material" as key "signing" (from key.asc in `dir`). */
+async function storeSigningKey(dir: string, url: string): Promise<void> {
+  await Deno.writeFile(join(dir, "key.asc"), encoder.encode("secret material"));
+  await runVaultStore(vaultArgs(url, { name: "signing", key: "key.asc" }), context({ cwd: dir }));
 }
 
 async function gpg(home: string, args: string[], stdin?: Uint8Array) {
@@ -117,11 +125,7 @@ Deno.test("runVaultStore() prints the new id and runVaultFetch() writes the key 
 Deno.test("runVaultFetch() refuses to overwrite a file unless --force", async () => {
   await using dir = await tempDir();
   await using kp = await startKeyProtectServer({ instanceId: INSTANCE, tokens: [TOKEN] });
-  await Deno.writeFile(join(dir.path, "key.asc"), encoder.encode("secret material"));
-  await runVaultStore(
-    vaultArgs(kp.url, { name: "signing", key: "key.asc" }),
-    context({ cwd: dir.path }),
-  );
+  await storeSigningKey(dir.path, kp.url);
   const target = join(dir.path, "existing.asc");
   await Deno.writeFile(target, encoder.encode("keep me"), { mode: 0o644 });
   await Deno.chmod(target, 0o644);
@@ -400,4 +404,42 @@ Deno.test("the vault commands turn missing or bad settings into usage errors", a
     { name: "UsageError", message: /^Choose where the key goes: --key FILE .* --import/ },
   );
   assert.equal(ctx.io.out(), "");
+});
+
+Deno.test("runVaultFetch() --force writes through a symbolic link, and fails clearly in a read-only directory", async () => {
+  await using dir = await tempDir();
+  await using kp = await startKeyProtectServer({ instanceId: INSTANCE, tokens: [TOKEN] });
+  await storeSigningKey(dir.path, kp.url);
+  await Deno.mkdir(join(dir.path, "dotfiles"));
+  await Deno.writeTextFile(join(dir.path, "dotfiles/signing.asc"), "old");
+  await Deno.chmod(join(dir.path, "dotfiles/signing.asc"), 0o644);
+  await Deno.symlink("dotfiles/signing.asc", join(dir.path, "signing.asc"));
+  await runVaultFetch(
+    vaultArgs(kp.url, { name: "signing", key: "signing.asc", force: true }),
+    context({ cwd: dir.path }),
+  );
+  assert.ok((await Deno.lstat(join(dir.path, "signing.asc"))).isSymlink, "the link stays");
+  assert.equal(await Deno.readTextFile(join(dir.path, "dotfiles/signing.asc")), "secret material");
+  assert.equal((await Deno.stat(join(dir.path, "dotfiles/signing.asc"))).mode! & 0o777, 0o600);
+
+  await Deno.writeTextFile(join(dir.path, "dotfiles/signing.asc"), "keep me");
+  {
+    await using _ = await readOnlyDir(join(dir.path, "dotfiles"));
+    await assert.rejects(
+      runVaultFetch(
+        vaultArgs(kp.url, { name: "signing", key: "signing.asc", force: true }),
+        context({ cwd: dir.path }),
+      ),
+      (error: unknown) => {
+        assert.ok(error instanceof ToolkitError && !(error instanceof UsageError));
+        assert.match(
+          error.message,
+          /^Cannot write "signing.asc": its directory ".*dotfiles" cannot/,
+        );
+        return true;
+      },
+    );
+  }
+  assert.equal(await Deno.readTextFile(join(dir.path, "dotfiles/signing.asc")), "keep me");
+  assert.deepEqual(await namesIn(join(dir.path, "dotfiles")), ["signing.asc"]);
 });

@@ -19,8 +19,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { VERIFY } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { VERIFY } from "./verify_command.ts";
 import { printData } from "../output.ts";
 import { readUserFile } from "./files.ts";
 import { registryFlags } from "./registry_access.ts";

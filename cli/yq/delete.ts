@@ -6,13 +6,14 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { YQ_DELETE } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { YQ_DELETE } from "./delete_command.ts";
 import { chosenIndices, editDocuments, parseDocumentChoice } from "./documents.ts";
 import { checkInPlace, parseSource, readSource, writeResult } from "./files.ts";
 import { locate } from "./locate.ts";
 import { formatPath } from "./path.ts";
-import { pathToChange } from "./write.ts";
+import { pathToChange } from "./change.ts";
 
 /** Runs `yq d`. */
 export async function run(

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { bufferedIO } from "../io.ts";
 import { run } from "./delete.ts";
+import { commandContext } from "../context.ts";
 
 async function remove(stdin: string, path: string, more: { doc?: string; verbose?: boolean } = {}) {
   const io = bufferedIO({ stdin });
@@ -11,7 +12,7 @@ async function remove(stdin: string, path: string, more: { doc?: string; verbose
     doc: more.doc ?? "0",
     verbose: more.verbose ?? false,
     quiet: false,
-  }, { io, programName: "toolkit" });
+  }, commandContext(io));
   return { out: io.out(), err: io.err() };
 }
 

@@ -9,8 +9,9 @@
  * @module
  */
 import { type Document, isAlias, isMap, isScalar, isSeq, type Node } from "yaml";
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { YQ_MERGE } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { YQ_MERGE } from "./merge_command.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { parseYamlStream } from "../../lib/yaml.ts";
 import { chosenIndices, editDocuments, parseDocumentChoice } from "./documents.ts";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { bufferedIO } from "../io.ts";
 import { run } from "./merge.ts";
+import { commandContext } from "../context.ts";
 
 async function merge(
   files: Record<string, string>,
@@ -20,7 +21,7 @@ async function merge(
       append: flags.append ?? false,
       verbose: false,
       quiet: false,
-    }, { io, programName: "toolkit" });
+    }, commandContext(io));
     return io.out();
   } finally {
     await Deno.remove(dir, { recursive: true });

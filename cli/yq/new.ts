@@ -4,9 +4,10 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { YQ_NEW } from "../commands.ts";
-import { pathToChange, writeValue } from "./write.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { YQ_NEW } from "./new_command.ts";
+import { pathToChange, writeValue } from "./change.ts";
 
 /** Runs `yq new`. */
 export function run(options: OptionsOf<typeof YQ_NEW>, ctx: CommandContext): Promise<void> {

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { bufferedIO } from "../io.ts";
 import { run } from "./new.ts";
+import { commandContext } from "../context.ts";
 
 async function created(path: string, value: string, tag?: "!!str"): Promise<string> {
   const io = bufferedIO();
-  await run({ path, value, tag, verbose: false, quiet: false }, { io, programName: "toolkit" });
+  await run({ path, value, tag, verbose: false, quiet: false }, commandContext(io));
   return io.out();
 }
 

@@ -10,8 +10,9 @@
  */
 import { type Document, isAlias, isMap, isScalar, isSeq, type Node } from "yaml";
 import { parseYamlStream } from "../../lib/yaml.ts";
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { YQ_READ } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { YQ_READ } from "./read_command.ts";
 import { chosenIndices, parseDocumentChoice } from "./documents.ts";
 import { parseSource, readSource } from "./files.ts";
 import { columnOf, isBlock, rangeOf } from "./layout.ts";

@@ -3,6 +3,7 @@ import type { Node } from "yaml";
 import { bufferedIO } from "../io.ts";
 import { parseYamlStream } from "../../lib/yaml.ts";
 import { collectionText, run, scalarText } from "./read.ts";
+import { commandContext } from "../context.ts";
 
 const TEXT = `a:
   b: 1.10   # kept as written
@@ -22,10 +23,10 @@ out:
 
 async function read(args: { file?: string; path?: string; doc?: string }, stdin = TEXT) {
   const io = bufferedIO({ stdin });
-  await run({ file: "-", path: undefined, doc: "0", verbose: false, quiet: false, ...args }, {
-    io,
-    programName: "toolkit",
-  });
+  await run(
+    { file: "-", path: undefined, doc: "0", verbose: false, quiet: false, ...args },
+    commandContext(io),
+  );
   return io.out();
 }
 

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { bufferedIO } from "../io.ts";
 import { UsageError } from "../../lib/errors.ts";
-import { pathToChange, run, writeValue } from "./write.ts";
+import { pathToChange, writeValue } from "./change.ts";
+import { run } from "./write.ts";
 import { parsePath } from "./path.ts";
+import { commandContext } from "../context.ts";
 
 const source = (text: string) => ({ name: "f.yaml", path: undefined, text });
 
@@ -52,10 +54,10 @@ Deno.test("yq w warns when a path matches nothing, unless --quiet", async () => 
     quiet: false,
   };
   let io = bufferedIO({ stdin: "l: []\n" });
-  await run(options, { io, programName: "toolkit" });
+  await run(options, commandContext(io));
   assert.equal(io.out(), "l: []\n");
   assert.match(io.err(), /warning: path "l\[\*\]\.v" matches nothing in "standard input"/);
   io = bufferedIO({ stdin: "l: []\n" });
-  await run({ ...options, quiet: true }, { io, programName: "toolkit" });
+  await run({ ...options, quiet: true }, commandContext(io));
   assert.equal(io.err(), "");
 });

@@ -16,7 +16,8 @@
 import { readStreamLimited } from "../bytes.ts";
 import { BudgetExceededError, type ReadBudget } from "../read_budget.ts";
 import { fileURLToPath } from "node:url";
-import { safeExcerpt, ToolkitError } from "../errors.ts";
+import { describeError, safeExcerpt, ToolkitError } from "../errors.ts";
+import { FileExistsError, writeFileSafely } from "../file_write.ts";
 import {
   type ImageReference,
   InvalidReferenceError,
@@ -327,17 +328,18 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
     if (existing.some((s) => sameBytes(s, signature))) return;
     const first = fileURLToPath(lookasideSignatureURL(writeBase, ref, digest, 1));
     const dir = first.slice(0, first.lastIndexOf("/"));
-    const temp = `${dir}/.signature-${crypto.randomUUID()}.tmp`;
     try {
       await Deno.mkdir(dir, { recursive: true });
-      await Deno.writeFile(temp, signature, { mode: 0o644, createNew: true });
-      // A hard link never replaces an existing file, and makes the complete file appear at once.
+      // The first free signature-N: a file that must be new is never replaced (lib/file_write).
       for (let index = existing.length + 1; index <= maxSignatures; index++) {
         try {
-          await Deno.link(temp, `${dir}/signature-${index}`);
+          await writeFileSafely(`${dir}/signature-${index}`, signature, {
+            mode: 0o644,
+            ifExists: "refuse",
+          });
           return;
         } catch (cause) {
-          if (!(cause instanceof Deno.errors.AlreadyExists)) throw cause;
+          if (!(cause instanceof FileExistsError)) throw cause;
         }
       }
       throw new SignatureStoreError(
@@ -345,11 +347,9 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
       );
     } catch (cause) {
       if (cause instanceof SignatureStoreError) throw cause;
-      throw new SignatureStoreError(`Cannot write signature to "${dir}": ${String(cause)}`, {
+      throw new SignatureStoreError(`Cannot write signature to "${dir}": ${describeError(cause)}`, {
         cause,
       });
-    } finally {
-      await Deno.remove(temp).catch(() => {});
     }
   }
 

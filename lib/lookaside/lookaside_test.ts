@@ -11,6 +11,7 @@ import {
   SignatureStoreError,
 } from "./lookaside.ts";
 import { loadRegistriesD, parseRegistriesYaml } from "./registries_d.ts";
+import { namesIn, readOnlyDir } from "../../tests/env/files.ts";
 
 const HEX = "0123456789abcdef".repeat(4);
 const DIGEST = `sha256:${HEX}`;
@@ -376,6 +377,34 @@ Deno.test("lookasideSignatureURL() ignores trailing slashes of the base", () => 
     lookasideSignatureURL(new URL("file:///srv/s/"), REF, DIGEST, 3).pathname,
     `/srv/s/team/app@sha256=${HEX}/signature-3`,
   );
+});
+
+Deno.test("lookasideStore() writes through a symbolic link to the store, and fails clearly when read-only", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(`${dir}/disk/team/app@sha256=${HEX}`, { recursive: true });
+    await Deno.symlink("disk", `${dir}/staging`);
+    const store = lookasideStore({
+      readBase: new URL("https://unused.example.com/"),
+      writeBase: new URL(`file://${dir}/staging`),
+    });
+    await store.writeSignature(REF, DIGEST, bytes("first"));
+    assert.ok((await Deno.lstat(`${dir}/staging`)).isSymlink, "the link stays a link");
+    const sigDir = `${dir}/disk/team/app@sha256=${HEX}`;
+    assert.equal(await Deno.readTextFile(`${sigDir}/signature-1`), "first");
+
+    {
+      await using _ = await readOnlyDir(sigDir);
+      await assert.rejects(
+        store.writeSignature(REF, DIGEST, bytes("second")),
+        (e: unknown) =>
+          e instanceof SignatureStoreError &&
+          /^Cannot write signature to ".*": Cannot write ".*signature-2": its directory/.test(
+            e.message,
+          ),
+      );
+    }
+    assert.deepEqual(await namesIn(sigDir), ["signature-1"]);
+  });
 });
 
 Deno.test("lookasideStore().signatures() reads one signature at a time, only as far as asked", async () => {

@@ -71,7 +71,19 @@ interface CatalogueImage {
 }
 
 type CatalogueSignature =
-  | { readonly kind: "signed"; readonly key: KeyName; readonly identity?: string }
+  | {
+    readonly kind: "signed";
+    readonly key: KeyName;
+    readonly identity?: string;
+    /**
+     * Stored where the webhook never reads it: after more than an image's read budget of
+     * padding, after an oversized signature, or behind a redirect loop. The oracle does not count
+     * it (no signature record).
+     */
+    readonly unreachable?: boolean;
+  }
+  /** Random bytes of this size (a hostile store's padding). */
+  | { readonly kind: "padding"; readonly bytes: number }
   /** The signature of another image (another digest), stored under this one, as is and corrupted. */
   | { readonly kind: "misplaced"; readonly of: string; readonly corrupt: boolean }
   /** Random bytes. */
@@ -123,7 +135,48 @@ const CATALOGUE: readonly CatalogueImage[] = [
   { repository: "iaa/tool", tag: "1", signatures: [] },
   { repository: "library/signedbox", tag: "1", signatures: [] },
   { repository: "library/signedbox", tag: "2", signatures: [{ kind: "signed", key: "A" }] },
+  // Hostile stores (issue #21): sizes, counts and redirects. An image's reads are bounded (1 MiB
+  // in all, 256 KiB a signature), so what lies beyond does not count.
+  {
+    repository: "signed/buried",
+    tag: "1",
+    signatures: [
+      { kind: "padding", bytes: 100 * 1024 },
+      { kind: "padding", bytes: 100 * 1024 },
+      { kind: "signed", key: "A" },
+    ],
+  },
+  {
+    repository: "signed/flooded",
+    tag: "1",
+    signatures: [
+      ...Array.from({ length: 11 }, () => ({ kind: "padding", bytes: 100 * 1024 } as const)),
+      { kind: "signed", key: "A", unreachable: true },
+    ],
+  },
+  {
+    repository: "signed/oversized",
+    tag: "1",
+    signatures: [
+      { kind: "padding", bytes: 300 * 1024 },
+      { kind: "signed", key: "A", unreachable: true },
+    ],
+  },
+  {
+    repository: "signed/many",
+    tag: "1",
+    signatures: Array.from({ length: 130 }, () => ({ kind: "padding", bytes: 64 } as const)),
+  },
+  { repository: "signed/redirected", tag: "1", signatures: [{ kind: "signed", key: "A" }] },
+  {
+    repository: "signed/looped",
+    tag: "1",
+    signatures: [{ kind: "signed", key: "A", unreachable: true }],
+  },
 ];
+
+/** Lookaside requests for these repositories are redirected twice; for `looped`, forever. */
+const REDIRECTED_REPOSITORIES = ["signed/redirected", "signed/looped"];
 
 /** What the oracle reads of a policy world: which images need which keys. */
 export interface ScopeRule {
@@ -582,6 +635,10 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
           stored.push(crypto.getRandomValues(new Uint8Array(40 + salt++ * 13)));
           continue;
         }
+        if (signature.kind === "padding") {
+          stored.push(new Uint8Array(signature.bytes).fill(0x20 + (salt++ % 64)));
+          continue;
+        }
         if (signature.kind === "misplaced") {
           const other = blobs.get(`${registry}/${signature.of}`);
           if (!other) throw new Error(`the catalogue signs ${signature.of} after its use`);
@@ -596,12 +653,14 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
           clock: () => signedAt,
         });
         blobs.set(`${repo}:${image.tag}`, blob);
-        signatures.push({
-          registry,
-          repository: (signature.identity ?? image.repository).replace(/:.*$/, ""),
-          digest,
-          key: signature.key,
-        });
+        if (!signature.unreachable) {
+          signatures.push({
+            registry,
+            repository: (signature.identity ?? image.repository).replace(/:.*$/, ""),
+            digest,
+            key: signature.key,
+          });
+        }
         stored.push(blob);
       }
       if (stored.length === 0) continue;
@@ -621,6 +680,16 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     const slash = url.pathname.indexOf("/", 1);
     const host = decodeURIComponent(url.pathname.slice(1, slash));
     const path = url.pathname.slice(slash);
+    if (host === "redirect") {
+      // /redirect/<hops left>/<lookaside URL>: redirects until no hop is left (or forever).
+      const [hops, ...rest] = path.slice(1).split("/");
+      const target = decodeURIComponent(rest.join("/"));
+      const left = hops === "loop" ? "loop" : String(Number(hops) - 1);
+      const next = left === "0"
+        ? target
+        : `http://${url.host}/redirect/${left}/${encodeURIComponent(target)}`;
+      return new Response(null, { status: 302, headers: { location: next } });
+    }
     if (path === "/v2/" || path === "/v2") return Response.json({});
     const match = /^\/v2\/(.+)\/manifests\/([^/]+)$/.exec(path);
     if (!match || (request.method !== "GET" && request.method !== "HEAD")) {
@@ -654,7 +723,15 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
   const lookasideHost = new URL(lookaside.url).host;
   const dns: typeof fetch = (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    if (url.host === lookasideHost) return fetch(input, init);
+    if (url.host === lookasideHost) {
+      const redirected = REDIRECTED_REPOSITORIES.find((r) => url.pathname.includes(`/${r}@`));
+      if (redirected === undefined) return fetch(input, init);
+      const hops = redirected === "signed/looped" ? "loop" : "2";
+      return fetch(
+        `http://${registryServer.host}/redirect/${hops}/${encodeURIComponent(url.href)}`,
+        init,
+      );
+    }
     const registry = canonicalRegistry(url.host);
     if (registry === undefined || !(REGISTRIES as readonly string[]).includes(registry)) {
       return Promise.reject(new TypeError(`dns error: no such host "${url.host}"`));

@@ -8,11 +8,13 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { tempDir } from "../cli_dev/helpers.ts";
+import { namesIn, readOnlyDir } from "../env/files.ts";
+import { commandContext } from "../../cli/context.ts";
 
 /** Runs `toolkit ARGS` in-process in `cwd`, with `stdin`. */
 async function toolkit(args: string[], options: { cwd?: string; stdin?: string } = {}) {
   const io = bufferedIO(options);
-  const status = await runCli(args, { io, programName: "toolkit" });
+  const status = await runCli(args, commandContext(io));
   return { status, out: io.out(), err: io.err() };
 }
 
@@ -318,6 +320,36 @@ Deno.test("yq r, d, merge and new from the command line", async (t) => {
     const after = await Deno.stat(file);
     assert.notEqual(after.ino, before.ino);
     assert.equal(after.mode! & 0o777, 0o600);
+  });
+
+  await t.step("-i and m -i write through a symbolic link, which stays a link", async () => {
+    await Deno.mkdir(`${dir.path}/chart`);
+    await Deno.writeTextFile(`${dir.path}/chart/values.yaml`, VALUES);
+    await Deno.symlink("chart/values.yaml", `${dir.path}/link.yaml`);
+    let r = await toolkit(["yq", "w", "-i", "link.yaml", "image.tag", "3.0"], { cwd: dir.path });
+    assert.equal(r.status, 0, r.err);
+    await Deno.writeTextFile(`${dir.path}/over.yaml`, "replicaCount: 3\n");
+    r = await toolkit(["yq", "m", "-x", "-i", "link.yaml", "over.yaml"], { cwd: dir.path });
+    assert.equal(r.status, 0, r.err);
+    assert.ok((await Deno.lstat(`${dir.path}/link.yaml`)).isSymlink);
+    const text = await Deno.readTextFile(`${dir.path}/chart/values.yaml`);
+    assert.match(text, /tag: "3.0"/);
+    assert.match(text, /replicaCount: 3/);
+    assert.deepEqual(await namesIn(`${dir.path}/chart`), ["values.yaml"]);
+  });
+
+  await t.step("-i in a read-only directory fails clearly (exit 1) and loses nothing", async () => {
+    const before = await Deno.readTextFile(`${dir.path}/chart/values.yaml`);
+    await using _ = await readOnlyDir(`${dir.path}/chart`);
+    for (
+      const args of [["w", "-i", "link.yaml", "image.tag", "4"], ["d", "-i", "link.yaml", "image"]]
+    ) {
+      const r = await toolkit(["yq", ...args], { cwd: dir.path });
+      assert.equal(r.status, 1, r.err);
+      assert.match(r.err, /Cannot write "link.yaml": its directory ".*chart" cannot be written/);
+    }
+    assert.equal(await Deno.readTextFile(`${dir.path}/chart/values.yaml`), before);
+    assert.deepEqual(await namesIn(`${dir.path}/chart`), ["values.yaml"]);
   });
 });
 

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
+import { commandContext } from "../../cli/context.ts";
 import { e2eSkipReason, startRegistry } from "../env/mod.ts";
 import { buildOciLayout, skopeoPush } from "../env/oci_layout.ts";
 import { pushCosignSignatures } from "../fakes/cosign_registry.ts";
@@ -25,7 +26,7 @@ import {
 
 async function toolkit(cwd: string, args: string[]) {
   const io = bufferedIO({ cwd });
-  const status = await runCli(args, { io, programName: "toolkit" });
+  const status = await runCli(args, commandContext(io));
   return { status, out: io.out(), err: io.err() };
 }
 

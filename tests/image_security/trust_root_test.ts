@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
+import { commandContext } from "../../cli/context.ts";
 import { e2eSkipReason, startCluster } from "../env/mod.ts";
 import { testKeyPair } from "../fakes/sigstore_instance.ts";
 
@@ -26,7 +27,7 @@ Deno.test({
     );
     const toolkit = async (args: string[]) => {
       const io = bufferedIO({ cwd: dir, env: { KUBECONFIG: cluster.kubeconfigPath } });
-      const status = await runCli(["image-security", ...args], { io, programName: "toolkit" });
+      const status = await runCli(["image-security", ...args], commandContext(io));
       return { status, out: io.out(), err: io.err() };
     };
     await t.step("--dry-run prints the ConfigMap", async () => {

@@ -1,13 +1,14 @@
 /**
- * Questions on the terminal with `@clack/prompts`, drawn on stderr so that stdout keeps only
- * data. They are asked only when the command's IO is interactive (stdin and stderr are
- * terminals); otherwise callers must fail with a clear message saying which flag to give.
- * The prompt library is loaded only when a question is actually asked.
+ * The terminal a command asks its questions on ({@linkcode Terminal}, `ctx.terminal`), and the
+ * real one ({@linkcode promptTerminal}): `@clack/prompts`, drawn on stderr so that stdout keeps
+ * only data. Questions are asked only when the command's IO is interactive (stdin and stderr are
+ * terminals); otherwise callers fail with a clear message saying which flag to give (`askText`
+ * does so itself). The prompt library is loaded only when a question is actually asked.
  *
  * @module
  */
-import type { CliIO } from "../io.ts";
-import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import type { CliIO } from "./io.ts";
+import { ToolkitError, UsageError } from "../lib/errors.ts";
 
 /** The user cancelled a question (Ctrl-C or Escape). */
 export class PromptCancelledError extends ToolkitError {
@@ -50,11 +51,29 @@ export interface TextQuestion {
   readonly defaultValue?: string;
 }
 
-/**
- * Asks for a value on the terminal, or fails with a {@linkcode UsageError} saying what is
- * missing when the IO is not interactive.
- */
-export async function askText(io: CliIO, question: TextQuestion): Promise<string> {
+/** Where a command asks its questions. */
+export interface Terminal {
+  /**
+   * Asks for a value, or fails with a {@linkcode UsageError} saying what is missing when the IO
+   * is not interactive.
+   */
+  askText(question: TextQuestion): Promise<string>;
+  /** Shows a menu and returns the value chosen. Only for interactive IO. */
+  askChoice<T extends string>(message: string, choices: readonly Choice<T>[]): Promise<T>;
+  /** Asks a yes/no question. Only for interactive IO. */
+  askConfirm(message: string, initialValue: boolean): Promise<boolean>;
+}
+
+/** The real terminal of `io`: `@clack/prompts` on the process's stdin and stderr. */
+export function promptTerminal(io: CliIO): Terminal {
+  return {
+    askText: (question) => askText(io, question),
+    askChoice,
+    askConfirm,
+  };
+}
+
+async function askText(io: CliIO, question: TextQuestion): Promise<string> {
   if (!io.interactive) throw new UsageError(`${question.missing} (there is no terminal to ask on)`);
   const { prompts, common } = await clack();
   const required = (
@@ -75,8 +94,7 @@ export async function askText(io: CliIO, question: TextQuestion): Promise<string
   return value.trim();
 }
 
-/** Shows a menu and returns the value chosen. Only for interactive IO. */
-export async function askChoice<T extends string>(
+async function askChoice<T extends string>(
   message: string,
   choices: readonly Choice<T>[],
 ): Promise<T> {
@@ -94,8 +112,7 @@ export async function askChoice<T extends string>(
   );
 }
 
-/** Asks a yes/no question. Only for interactive IO. */
-export async function askConfirm(message: string, initialValue: boolean): Promise<boolean> {
+async function askConfirm(message: string, initialValue: boolean): Promise<boolean> {
   const { prompts, common } = await clack();
   return answer(await prompts.confirm({ ...common, message, initialValue }));
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { collectEndpoints, ingressUrls, routeUrl } from "./endpoints.ts";
+import { collectEndpoints, ingressUrls, routeUrl } from "./app_urls.ts";
 
 Deno.test("ingressUrls() uses https for TLS hosts and keeps a simple path", () => {
   assert.deepEqual(

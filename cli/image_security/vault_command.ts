@@ -1,0 +1,53 @@
+/**
+ * `toolkit image-security vault store|fetch` as `--help` and completion know it: usage, help text
+ * and flags. Its implementation, `vault.ts`, is imported only when the command runs
+ * (`cli/commands.ts`).
+ *
+ * @module
+ */
+import { defineCommand } from "../command.ts";
+import type { FlagSpec } from "../options.ts";
+import { RESULT_OUTPUT } from "../flags.ts";
+
+/** The flags of both vault commands: where the vault is, how to sign in, the key file. */
+const VAULT_FLAGS = {
+  "kms-url": { type: "string", env: "KMS_URL", describe: "The vault's base URL" },
+  "instance-id": { type: "string", env: "KMS_INSTANCE_ID", describe: "The instance id" },
+  token: { type: "string", env: "KMS_TOKEN", describe: "A bearer token" },
+  "api-key": { type: "string", env: "IBMCLOUD_API_KEY", describe: "An API key for IAM" },
+  "iam-url": {
+    type: "string",
+    describe: "The IAM token endpoint (default https://iam.cloud.ibm.com/identity/token)",
+  },
+  key: { type: "string", describe: "The private key file" },
+  ...RESULT_OUTPUT,
+} as const satisfies Record<string, FlagSpec>;
+
+/** `image-security vault`: the group of `store` and `fetch`. */
+export const VAULT = defineCommand({
+  usage: "vault <command>",
+  describe: "Store and fetch private keys in a Key Protect compatible vault",
+});
+
+/** `image-security vault store`. */
+export const VAULT_STORE = defineCommand({
+  usage: "store <name>",
+  describe: "Store a private key in the vault",
+  positionals: { name: { type: "string", required: true, describe: "The key's name" } },
+  flags: {
+    ...VAULT_FLAGS,
+    description: { type: "string", describe: "A description stored with the key" },
+  },
+});
+
+/** `image-security vault fetch`. */
+export const VAULT_FETCH = defineCommand({
+  usage: "fetch <name>",
+  describe: "Fetch a private key from the vault",
+  positionals: { name: { type: "string", required: true, describe: "The key's name or id" } },
+  flags: {
+    ...VAULT_FLAGS,
+    force: { type: "boolean", describe: "Replace an existing --key file" },
+    import: { type: "boolean", describe: "Import the key into gpg (GNUPGHOME)" },
+  },
+});
