@@ -29,6 +29,7 @@ import type { StoredCosignSignature } from "../../lib/sigstore/stored.ts";
 import { computeDigest } from "../../lib/registry/digest.ts";
 import { OCI_INDEX, OCI_MANIFEST } from "../../lib/registry/media_types.ts";
 import { serve, type TestServer } from "./loopback_server.ts";
+import { mapLimit } from "../../lib/map_limit.ts";
 
 const encoder = new TextEncoder();
 const OCI_CONFIG = "application/vnd.oci.image.config.v1+json";
@@ -46,6 +47,19 @@ export interface CosignLayout {
   readonly manifests: Map<string, StoredObject>;
 }
 
+/** How {@linkcode cosignLayout} lays the signatures out. */
+export interface CosignLayoutOptions {
+  /** Also write the referrers fallback index (a registry without the referrers API). */
+  readonly fallbackTag?: boolean;
+  /** Write the fallback index under this digest's tag instead (an index that lies). */
+  readonly fallbackTagFor?: string;
+  /** The subject descriptor's size and media type. */
+  readonly subjectSize?: number;
+  readonly subjectMediaType?: string;
+  /** Per bundle, annotations of the referrer manifest that make each one distinct. */
+  readonly distinct?: boolean;
+}
+
 /**
  * The objects cosign writes for these signatures of `digest`: the legacy ones as the layers of
  * one `.sig` manifest, each bundle as a referrer manifest; with `fallbackTag`, also the
@@ -54,7 +68,7 @@ export interface CosignLayout {
 export async function cosignLayout(
   digest: string,
   signatures: readonly StoredCosignSignature[],
-  options: { fallbackTag?: boolean; subjectSize?: number; subjectMediaType?: string } = {},
+  options: CosignLayoutOptions = {},
 ): Promise<CosignLayout> {
   const blobs = new Map<string, Uint8Array>();
   const manifests = new Map<string, StoredObject>();
@@ -87,12 +101,13 @@ export async function cosignLayout(
     });
   }
   const referrers = [];
-  for (const s of signatures) {
+  for (const [index, s] of signatures.entries()) {
     if (s.format !== "bundle") continue;
     blobs.set(OCI_EMPTY_CONFIG_DIGEST, OCI_EMPTY_CONFIG);
     const annotations = {
       [SIGSTORE_BUNDLE_CONTENT_ANNOTATION]: SIGSTORE_BUNDLE_CONTENT_DSSE,
       [SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION]: COSIGN_SIGN_PREDICATE_TYPE,
+      ...(options.distinct ? { "org.opencontainers.image.created": `n${index}` } : {}),
     };
     const manifest = encoder.encode(JSON.stringify({
       schemaVersion: 2,
@@ -117,7 +132,7 @@ export async function cosignLayout(
       annotations,
     });
   }
-  if (options.fallbackTag && referrers.length > 0) {
+  if ((options.fallbackTag || options.fallbackTagFor) && referrers.length > 0) {
     const index = encoder.encode(JSON.stringify({
       schemaVersion: 2,
       mediaType: OCI_INDEX,
@@ -126,7 +141,7 @@ export async function cosignLayout(
     manifests.set(await computeDigest(index), {
       bytes: index,
       mediaType: OCI_INDEX,
-      tag: referrersFallbackTag(digest),
+      tag: referrersFallbackTag(options.fallbackTagFor ?? digest),
     });
   }
   return { blobs, manifests };
@@ -134,17 +149,26 @@ export async function cosignLayout(
 
 /**
  * Pushes cosign's objects for `digest` in the repository `repo` of the registry at
- * `http://host` (anonymous, as the test registries run): blobs in one piece, then the
- * manifests (referrers by digest, the `.sig` manifest and the fallback index by tag).
+ * `http://host` (anonymous, as the test registries run): see {@linkcode pushLayout}.
  */
 export async function pushCosignSignatures(
   host: string,
   repo: string,
   digest: string,
   signatures: readonly StoredCosignSignature[],
-  options: { fallbackTag?: boolean; subjectSize?: number; subjectMediaType?: string } = {},
+  options: CosignLayoutOptions = {},
 ): Promise<CosignLayout> {
   const layout = await cosignLayout(digest, signatures, options);
+  await pushLayout(host, repo, layout);
+  return layout;
+}
+
+/**
+ * Pushes a layout to the repository `repo` of the registry at `http://host`: blobs in one
+ * piece, then the manifests (those without a tag by digest, eight at a time, then the tagged
+ * ones, which may list them).
+ */
+export async function pushLayout(host: string, repo: string, layout: CosignLayout): Promise<void> {
   for (const [d, bytes] of layout.blobs) {
     // POST opens an upload session, PUT with the digest completes it in one piece.
     const start = await fetch(`http://${host}/v2/${repo}/blobs/uploads/`, { method: "POST" });
@@ -163,7 +187,7 @@ export async function pushCosignSignatures(
     await response.body?.cancel();
     if (response.status !== 201) throw new Error(`blob upload ${d}: HTTP ${response.status}`);
   }
-  for (const [d, object] of layout.manifests) {
+  const put = async ([d, object]: [string, StoredObject]) => {
     const response = await fetch(`http://${host}/v2/${repo}/manifests/${object.tag ?? d}`, {
       method: "PUT",
       headers: { "content-type": object.mediaType ?? OCI_MANIFEST },
@@ -173,8 +197,10 @@ export async function pushCosignSignatures(
     if (response.status !== 201) {
       throw new Error(`manifest ${object.tag ?? d}: HTTP ${response.status}`);
     }
-  }
-  return layout;
+  };
+  const entries = [...layout.manifests];
+  await mapLimit(entries.filter(([, o]) => o.tag === undefined), 8, put);
+  for (const entry of entries.filter(([, o]) => o.tag !== undefined)) await put(entry);
 }
 
 /** How the stand-in answers the referrers API. */
