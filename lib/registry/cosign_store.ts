@@ -14,8 +14,10 @@
  *   bundle's, the empty config's, or none; no other predicate type announced) is read, and only a
  *   manifest whose own `subject` is the image and whose layer is a sigstore bundle v0.3 is kept.
  *
- * The three reads go out together, so a cold verification costs one registry round trip more
- * than the lookup of a legacy signature alone (the referrer's manifest, then its bundle).
+ * The three reads go out together, with a fourth: the blob of the payload `cosign sign` writes
+ * for this image when it is given no annotations (its digest is known in advance), so that a
+ * legacy signature usually costs one round trip after the tag is resolved, like a simple
+ * signature; a bundle costs two more (the referrer's manifest, then its blob).
  *
  * Everything is bounded before it is read: the referrers index and each manifest by bytes, the
  * number of signature layers and of candidate referrers (more denies, rather than reading a
@@ -28,6 +30,7 @@
 import { formatReference, type ImageReference, isDigest } from "../image/mod.ts";
 import { mapLimit } from "../map_limit.ts";
 import {
+  COSIGN_PAYLOAD_TYPE,
   COSIGN_SIGN_PREDICATE_TYPE,
   COSIGN_SIGNATURE_ANNOTATION,
   COSIGN_SIMPLESIGNING_MEDIA_TYPE,
@@ -40,6 +43,7 @@ import {
 import type { StoredCosignSignature, StoredCosignSignatures } from "../sigstore/stored.ts";
 import type { RegistryClient, RequestOptions } from "./client.ts";
 import { RegistryError } from "./errors.ts";
+import { computeDigest } from "./digest.ts";
 
 /** How much of a registry the cosign signatures of one image may take. */
 export interface CosignReadBounds {
@@ -103,6 +107,14 @@ function descriptor(value: unknown): Descriptor | undefined {
   };
 }
 
+/**
+ * The repository name cosign writes into a legacy payload (go-containerregistry's
+ * `Repository.Name()`): the reference's registry and path, Docker Hub as `index.docker.io`.
+ */
+export function cosignRepositoryName(ref: ImageReference): string {
+  return `${ref.domain === "docker.io" ? "index.docker.io" : ref.domain}/${ref.path}`;
+}
+
 /** Whether a registry error means "no such manifest". */
 function isNotFound(error: unknown): boolean {
   return error instanceof RegistryError && error.status === 404;
@@ -151,8 +163,41 @@ export async function readCosignSignatures(
     return await client.getBlob(repository, d.digest, { signal, budget, maxBytes: d.size });
   }
 
+  /**
+   * The payload `cosign sign` writes for this image when it was given no annotations, read at
+   * once beside the `.sig` manifest: when the manifest lists it (the common case), its layer
+   * costs no round trip of its own. Undefined when the registry does not have it; the bytes are
+   * still only used for a layer of the manifest with their digest.
+   */
+  async function guessedPayload(): Promise<{ digest: string; bytes: Uint8Array } | undefined> {
+    const bytes = new TextEncoder().encode(JSON.stringify({
+      critical: {
+        identity: { "docker-reference": cosignRepositoryName(ref) },
+        image: { "docker-manifest-digest": digest },
+        type: COSIGN_PAYLOAD_TYPE,
+      },
+      optional: null,
+    }));
+    const guessed = await computeDigest(bytes);
+    try {
+      const read = await client.getBlob(repository, guessed, {
+        signal,
+        budget,
+        maxBytes: bytes.byteLength,
+      });
+      return { digest: guessed, bytes: read };
+    } catch (error) {
+      if (error instanceof RegistryError && (error.status === 404 || error.status === 401)) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
   async function legacy(): Promise<StoredCosignSignature[]> {
     const tag = cosignSignatureTag(digest);
+    const guess = guessedPayload();
+    guess.catch(() => {});
     let manifest;
     try {
       manifest = await manifestJson(tag, undefined, bounds.maxManifestBytes);
@@ -160,6 +205,7 @@ export async function readCosignSignatures(
       if (isNotFound(error)) return [];
       throw error;
     }
+    const prefetched = await guess.catch(() => undefined);
     const layers = Array.isArray(manifest.json.layers) ? manifest.json.layers : [];
     if (layers.length > bounds.maxSignatures) {
       throw new RegistryError(
@@ -178,7 +224,7 @@ export async function readCosignSignatures(
         skipped.push(`${where}: it has no signature annotation`);
         return undefined;
       }
-      const payload = await blob(d, where);
+      const payload = prefetched?.digest === d.digest ? prefetched.bytes : await blob(d, where);
       return payload === undefined
         ? undefined
         : { format: "legacy" as const, payload, annotations: d.annotations, where };

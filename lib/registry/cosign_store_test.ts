@@ -11,7 +11,7 @@ import {
 } from "../../tests/fakes/cosign_registry.ts";
 import { buildOciLayout, skopeoPush } from "../../tests/env/oci_layout.ts";
 import { createRegistryClient } from "./client.ts";
-import { readCosignSignatures } from "./cosign_store.ts";
+import { cosignRepositoryName, readCosignSignatures } from "./cosign_store.ts";
 import { DigestMismatchError } from "./errors.ts";
 import { readBudget } from "../read_budget.ts";
 
@@ -192,4 +192,35 @@ Deno.test("readCosignSignatures() refuses a blob whose bytes are not its digest"
     readCosignSignatures(client, parseReference(`${server.host}/team/app`), DIGEST),
     DigestMismatchError,
   );
+});
+
+Deno.test("readCosignSignatures() reads the payload cosign writes beside the .sig manifest, saving a round trip", async () => {
+  const plain = (repository: string): StoredCosignSignature => ({
+    format: "legacy",
+    payload: encoder.encode(JSON.stringify({
+      critical: {
+        identity: { "docker-reference": repository },
+        image: { "docker-manifest-digest": DIGEST },
+        type: "cosign container image signature",
+      },
+      optional: null,
+    })),
+    annotations: { "dev.cosignproject.cosign/signature": "c2ln" },
+    where: "",
+  });
+  for (const [named, blobReads] of [["the image", 1], ["another repository", 2]] as const) {
+    const layout = { blobs: new Map(), manifests: new Map() };
+    await using server = serveReferrersRegistry({ layout, referrers: "unsupported" });
+    const ref = parseReference(`${server.host}/team/app`);
+    const repository = named === "the image" ? cosignRepositoryName(ref) : "reg.test/other";
+    const filled = await cosignLayout(DIGEST, [plain(repository)]);
+    for (const [d, b] of filled.blobs) layout.blobs.set(d, b);
+    for (const [d, m] of filled.manifests) layout.manifests.set(d, m);
+    using client = createRegistryClient({ insecureRegistries: [server.host] });
+    const read = await readCosignSignatures(client, ref, DIGEST);
+    assert.equal(read.signatures.length, 1, named);
+    const blobs = server.requests.filter((r) => r.path.includes("/blobs/"));
+    assert.equal(blobs.length, blobReads, `${named}: ${blobs.map((b) => b.path).join(", ")}`);
+  }
+  assert.equal(cosignRepositoryName(parseReference("nginx")), "index.docker.io/library/nginx");
 });

@@ -219,10 +219,9 @@ export interface ReferrersRegistryOptions {
 
 /** Starts the stand-in on a free loopback port. */
 export function serveReferrersRegistry(options: ReferrersRegistryOptions): TestServer {
-  const byTag = new Map<string, StoredObject>();
-  for (const object of options.layout.manifests.values()) {
-    if (object.tag) byTag.set(object.tag, object);
-  }
+  // Looked up on each request: a test may fill the layout once it knows the server's host.
+  const byTag = (tag: string) =>
+    [...options.layout.manifests.values()].find((object) => object.tag === tag);
   const json = (value: unknown, status = 200, headers: Record<string, string> = {}) =>
     new Response(JSON.stringify(value), {
       status,
@@ -251,7 +250,7 @@ export function serveReferrersRegistry(options: ReferrersRegistryOptions): TestS
     const reference = decodeURIComponent(parts[parts.length - 1]!);
     if (url.pathname === "/v2/") return json({});
     if (kind === "manifests") {
-      const object = options.layout.manifests.get(reference) ?? byTag.get(reference);
+      const object = options.layout.manifests.get(reference) ?? byTag(reference);
       if (object === undefined) return notFound();
       return new Response(object.bytes as BodyInit, {
         headers: {

@@ -1,0 +1,409 @@
+/**
+ * Benchmark of `sigstoreSigned` reviews next to simple signing (run by `deno task bench`, or
+ * alone with `deno run -A tests/bench/cosign_bench.ts`): the latency of `POST /admit` for a Pod
+ * of one image signed
+ *
+ * - with simple signing (Ed25519, its signature in a lookaside store served over HTTP),
+ * - with cosign, legacy format (the `sha256-<hex>.sig` tag),
+ * - with cosign, v3 bundle (an OCI 1.1 referrer, here found through the `sha256-<hex>` fallback
+ *   tag, as on the distribution registry, which has no referrers API),
+ *
+ * cold (verdict and digest caches off: every review resolves the tag and reads and verifies the
+ * signatures) and warm (caches on). Every request to the registry and to the lookaside store
+ * goes through a loopback proxy that delays it by `--rtt` ms (default 5) and counts it, so that a
+ * cold review's cost in registry round trips shows in its latency, as it would across a network.
+ * It also measures what the sigstore libraries cost to load (they are loaded on the first
+ * `sigstoreSigned` review, not at start) and the first cold review of each kind after start.
+ *
+ * The figures are printed and written into the "Cosign signatures" section of
+ * `docs/benchmarks.md`. Flags: `--reviews N` (default 200 per row), `--rtt MS`, `--no-write`.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import {
+  freePort,
+  issueCert,
+  LOOPBACK_SANS,
+  makeCA,
+  type ManagedProcess,
+  startProcess,
+  startRegistry,
+  waitFor,
+} from "../env/mod.ts";
+import { buildOciLayout, skopeoPush } from "../env/oci_layout.ts";
+import { pushCosignSignatures } from "../fakes/cosign_registry.ts";
+import {
+  bundleSignature,
+  cosignPayload,
+  cosignStatement,
+  legacySignature,
+  testKeyPair,
+} from "../fakes/sigstore_instance.ts";
+import { generateKeyPair, signImage } from "../../lib/signature/mod.ts";
+import { lookasideSignatureURL } from "../../lib/lookaside/mod.ts";
+import { parseReference } from "../../lib/image/mod.ts";
+import { median } from "./_stats.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    reviews: { type: "string", default: "200" },
+    rtt: { type: "string", default: "5" },
+    "no-write": { type: "boolean" },
+  },
+});
+const reviews = Number(values.reviews);
+const rttMs = Number(values.rtt);
+
+function out(line: string): void {
+  // deno-lint-ignore no-console
+  console.log(line);
+}
+
+for (const tool of ["docker-registry", "skopeo", "openssl"]) {
+  const found = (Deno.env.get("PATH") ?? "").split(":").some((dir) => {
+    try {
+      return Deno.statSync(`${dir}/${tool}`).isFile;
+    } catch {
+      return false;
+    }
+  });
+  if (!found) {
+    out(`cosign_bench: ${tool} is not installed (tests/env/provision.sh); skipped`);
+    Deno.exit(0);
+  }
+}
+
+const KINDS = ["simple", "legacy", "bundle"] as const;
+type Kind = typeof KINDS[number];
+const LABELS: Record<Kind, string> = {
+  simple: "simple signing (HTTP lookaside)",
+  legacy: "cosign, legacy `.sig` tag",
+  bundle: "cosign, v3 bundle (fallback tag)",
+};
+
+const dir = await Deno.makeTempDir({ prefix: "cosign-bench-" });
+const started: ManagedProcess[] = [];
+await using registry = await startRegistry();
+const controller = new AbortController();
+try {
+  // The delaying proxy: /v2/… to the registry, /sigstore/… from the lookaside directory.
+  const counts = { registry: 0, lookaside: 0 };
+  const proxyPort = freePort();
+  const proxy = `127.0.0.1:${proxyPort}`;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: proxyPort, signal: controller.signal, onListen() {} },
+    async (request) => {
+      const url = new URL(request.url);
+      await sleep(rttMs);
+      if (url.pathname.startsWith("/sigstore/")) {
+        counts.lookaside++;
+        try {
+          return new Response(await Deno.readFile(`${dir}${decodeURIComponent(url.pathname)}`));
+        } catch {
+          return new Response("not found", { status: 404 });
+        }
+      }
+      counts.registry++;
+      const headers = new Headers();
+      for (const name of ["accept", "authorization"]) {
+        const value = request.headers.get(name);
+        if (value !== null) headers.set(name, value);
+      }
+      const answer = await fetch(`${registry.url}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers,
+        redirect: "manual",
+      });
+      return new Response(request.method === "HEAD" ? null : answer.body, {
+        status: answer.status,
+        headers: answer.headers,
+      });
+    },
+  );
+
+  // One image of each kind, pushed to the registry, named through the proxy.
+  const digests = {} as Record<Kind, string>;
+  for (const kind of KINDS) {
+    const layout = await buildOciLayout(dir, { name: kind, content: `${kind}\n` });
+    digests[kind] = await skopeoPush(layout, `${registry.host}/bench/${kind}:1`, { home: dir });
+  }
+  const image = (kind: Kind) => `${proxy}/bench/${kind}:1`;
+  const gpgKey = await generateKeyPair({ name: "bench", type: "ed25519" });
+  const simpleSignature = await signImage({
+    privateKey: gpgKey.privateKeyArmored,
+    dockerReference: image("simple"),
+    manifestDigest: digests.simple,
+  });
+  const signatureFile = lookasideSignatureURL(
+    new URL(`file://${dir}/sigstore`),
+    parseReference(image("simple")),
+    digests.simple,
+    1,
+  ).pathname;
+  await Deno.mkdir(signatureFile.slice(0, signatureFile.lastIndexOf("/")), { recursive: true });
+  await Deno.writeFile(signatureFile, simpleSignature);
+  const key = testKeyPair();
+  await pushCosignSignatures(registry.host, "bench/legacy", digests.legacy, [
+    legacySignature({
+      signer: { key },
+      payload: cosignPayload(`${proxy}/bench/legacy`, digests.legacy),
+    }),
+  ]);
+  await pushCosignSignatures(registry.host, "bench/bundle", digests.bundle, [
+    bundleSignature({ signer: { key }, statement: cosignStatement(digests.bundle) }),
+  ], { fallbackTag: true });
+
+  await Deno.mkdir(`${dir}/registries.d`);
+  await Deno.writeTextFile(
+    `${dir}/registries.d/default.yaml`,
+    `default-docker:\n  lookaside: http://${proxy}/sigstore\n`,
+  );
+  const indent = (text: string) => text.trimEnd().split("\n").map((l) => `    ${l}`).join("\n");
+  await Deno.writeTextFile(
+    `${dir}/policies.yaml`,
+    `apiVersion: toolkit.dev/v1
+kind: ClusterImagePolicy
+metadata: { name: default }
+spec:
+  repositories:
+    - name: "${proxy}/bench/simple"
+      policy: { simple: { requirements: [{ type: signedBy, keySecret: gpg }] } }
+    - name: "${proxy}/bench/legacy"
+      policy: { simple: { requirements: [{ type: sigstoreSigned, keySecret: cosign }] } }
+    - name: "${proxy}/bench/bundle"
+      policy: { simple: { requirements: [{ type: sigstoreSigned, keySecret: cosign }] } }
+---
+apiVersion: v1
+kind: Secret
+metadata: { name: gpg, namespace: toolkit-system }
+stringData:
+  key: |
+${indent(gpgKey.publicKeyArmored)}
+---
+apiVersion: v1
+kind: Secret
+metadata: { name: cosign, namespace: toolkit-system }
+stringData:
+  key: |
+${indent(key.publicPem)}
+`,
+  );
+  const review = (kind: Kind) =>
+    JSON.stringify({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: {
+        uid: crypto.randomUUID(),
+        kind: { group: "", version: "v1", kind: "Pod" },
+        resource: { group: "", version: "v1", resource: "pods" },
+        name: "app",
+        namespace: "bench",
+        operation: "CREATE",
+        userInfo: { username: "bench" },
+        object: {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "app", namespace: "bench" },
+          spec: { containers: [{ name: "app", image: image(kind) }] },
+        },
+      },
+    });
+
+  const ca = await makeCA(dir, "bench-ca");
+  const cert = await issueCert(dir, ca, { name: "serving", cn: "webhook", sans: LOOPBACK_SANS });
+  const client = Deno.createHttpClient({ caCerts: [ca.certPem] });
+  const startWebhook = async (extra: string[], name: string) => {
+    const port = freePort();
+    const command = [
+      Deno.execPath(),
+      "run",
+      "--allow-net",
+      "--allow-read",
+      "--allow-env",
+      "--allow-sys",
+      "--unstable-net",
+      "--v8-flags=--max-semi-space-size=4",
+      `${root}webhook/main.ts`,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--tls-cert-file",
+      cert.certFile,
+      "--tls-key-file",
+      cert.keyFile,
+      "--policies",
+      `${dir}/policies.yaml`,
+      "--insecure-registry",
+      proxy,
+      "--registries.d",
+      `${dir}/registries.d`,
+      ...extra,
+    ].map((a) => `'${a}'`).join(" ");
+    const process = await startProcess(
+      "/bin/sh",
+      ["-c", `exec ${command} >>'${dir}/${name}.log' 2>&1`],
+      { logFile: `${dir}/${name}.harness.log` },
+    );
+    started.push(process);
+    await waitFor(`the ${name} webhook`, async () => {
+      const r = await fetch(`https://127.0.0.1:${port}/readyz`, { client });
+      return (await r.text()) === "ok\n";
+    }, { process });
+    return { process, url: `https://127.0.0.1:${port}/admit` };
+  };
+  const admit = async (url: string, kind: Kind): Promise<number> => {
+    const begun = performance.now();
+    const r = await fetch(url, { method: "POST", body: review(kind), client });
+    const answer = await r.json();
+    const took = performance.now() - begun;
+    if (answer.response?.allowed !== true) {
+      throw new Error(`${kind} was not admitted: ${JSON.stringify(answer.response?.status)}`);
+    }
+    return took;
+  };
+  interface Row {
+    readonly kind: Kind;
+    readonly first: number;
+    readonly p50: number;
+    readonly p99: number;
+    readonly registry: number;
+    readonly lookaside: number;
+  }
+  const measure = async (url: string, kind: Kind, first: number): Promise<Row> => {
+    const before = { ...counts };
+    const times: number[] = [];
+    for (let i = 0; i < reviews; i++) times.push(await admit(url, kind));
+    times.sort((a, b) => a - b);
+    return {
+      kind,
+      first,
+      p50: median(times),
+      p99: times[Math.min(times.length - 1, Math.ceil(0.99 * times.length) - 1)]!,
+      registry: (counts.registry - before.registry) / reviews,
+      lookaside: (counts.lookaside - before.lookaside) / reviews,
+    };
+  };
+
+  const cold: Row[] = [];
+  const coldHook = await startWebhook(["--cache-ttl", "0", "--digest-cache-ttl", "0"], "cold");
+  const coldFirst = {} as Record<Kind, number>;
+  for (const kind of KINDS) coldFirst[kind] = await admit(coldHook.url, kind);
+  for (const kind of KINDS) cold.push(await measure(coldHook.url, kind, coldFirst[kind]));
+  await coldHook.process.stop();
+  const warm: Row[] = [];
+  const warmHook = await startWebhook([], "warm");
+  for (const kind of KINDS) {
+    const first = await admit(warmHook.url, kind);
+    warm.push(await measure(warmHook.url, kind, first));
+  }
+  await warmHook.process.stop();
+  client.close();
+
+  // What loading the sigstore libraries costs, after what the webhook loads anyway.
+  const importScript = `${dir}/import.ts`;
+  await Deno.writeTextFile(
+    importScript,
+    `const a = performance.now();\nawait import(${
+      JSON.stringify(`${root}lib/admission/mod.ts`)
+    });\nconst b = performance.now();\nawait import(${
+      JSON.stringify(`${root}lib/sigstore/verify.ts`)
+    });\nconsole.log(JSON.stringify([b - a, performance.now() - b]));\n`,
+  );
+  const imports: number[][] = [];
+  for (let i = 0; i < 5; i++) {
+    const o = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--config", `${root}deno.json`, importScript],
+      cwd: root,
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    imports.push(JSON.parse(new TextDecoder().decode(o.stdout)));
+  }
+  const admissionImport = median(imports.map((x) => x[0]!));
+  const sigstoreImport = median(imports.map((x) => x[1]!));
+
+  const f = (n: number) => n.toFixed(1);
+  const cpu = new TextDecoder().decode(
+    (await new Deno.Command("sh", {
+      args: ["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
+      stdout: "piped",
+    }).output()).stdout,
+  ).trim();
+  const load = Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(", ");
+  const byKind = (rows: Row[], kind: Kind) => rows.find((r) => r.kind === kind)!;
+  const simpleCold = byKind(cold, "simple");
+  const target = simpleCold.p50 + rttMs;
+  const rows = [...cold.map((r) => ["cold", r] as const), ...warm.map((r) => ["warm", r] as const)]
+    .map(([mode, r]) =>
+      `| ${LABELS[r.kind]} | ${mode} | ${f(r.first)} | ${f(r.p50)} | ${f(r.p99)} | ${
+        f(r.registry)
+      } | ${f(r.lookaside)} |`
+    );
+  const verdict = (kind: Kind) => {
+    const p50 = byKind(cold, kind).p50;
+    return `${f(p50)} ms, ${p50 <= target ? "met" : "**missed**"}`;
+  };
+  const warmDelta = (kind: Kind) => byKind(warm, kind).p50 - byKind(warm, "simple").p50;
+  const section = [
+    "## Cosign signatures (sigstoreSigned)",
+    "",
+    `Measured ${new Date().toISOString().slice(0, 10)} by \`tests/bench/cosign_bench.ts\` on ${
+      cpu || "an unknown CPU"
+    } (${navigator.hardwareConcurrency} cores), Deno ${Deno.version.deno}; load average at the end ${load}.`,
+    `One review at a time (${reviews} per row, after a first one) of a Pod with one image in the local distribution registry, each registry and lookaside request delayed by ${rttMs} ms in a loopback proxy that counts them (a stand-in for the network), so a round trip more shows as about ${rttMs} ms. Cold: the webhook's verdict and digest caches off (\`--cache-ttl 0 --digest-cache-ttl 0\`), every review resolves the tag and reads and verifies the signature; warm: caches on. Keyed cosign signatures (ECDSA P-256); simple signing with Ed25519, its signature in a lookaside store over HTTP. "First" is the first review after the webhook started (it loads the sigstore libraries for the first cosign review).`,
+    "",
+    "| Image | Caches | First (ms) | p50 (ms) | p99 (ms) | Registry requests per review | Lookaside requests per review |",
+    "|---|---|---|---|---|---|---|",
+    ...rows,
+    "",
+    `Targets: a cold cosign review at most simple signing's cold p50 plus one round trip (${
+      f(target)
+    } ms): legacy ${verdict("legacy")}; bundle ${
+      verdict("bundle")
+    }. Warm unchanged: the warm p50 of the legacy and bundle images differ from simple signing's by ${
+      f(warmDelta("legacy"))
+    } and ${f(warmDelta("bundle"))} ms.`,
+    "",
+    `Loading: \`lib/admission\` takes ${
+      f(admissionImport)
+    } ms to import in a fresh process (median of 5), and \`lib/sigstore/verify.ts\` (with \`@sigstore/verify\`, \`@sigstore/bundle\`, \`@sigstore/core\` and their protobuf types) ${
+      f(sigstoreImport)
+    } ms more. The webhook imports it on the first \`sigstoreSigned\` review, so its start is unchanged.`,
+    "",
+    "Requests of one cold review: simple signing resolves the tag (HEAD) and reads the lookaside store until the first missing signature (`signature-1`, `signature-2`: two requests, one after the other). A cosign review resolves the tag, then asks at once for the `.sig` manifest, the referrers API and the referrers fallback tag; the legacy format then reads its payload blob, the bundle format its referrer's manifest, then the bundle blob (one round trip more). On a registry with the referrers API the bundle is found by the API instead of the fallback tag, with the same number of round trips.",
+    "",
+    "Reproduce with `deno run -A tests/bench/cosign_bench.ts --reviews 200 --rtt 5`.",
+    "",
+  ].join("\n");
+  out(section);
+  if (!values["no-write"]) {
+    await writeSection(`${root}docs/benchmarks.md`, section);
+    await new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", `${root}docs/benchmarks.md`] })
+      .output();
+  }
+  controller.abort();
+  await server.finished;
+} finally {
+  controller.abort();
+  for (const p of started) await p.stop();
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+}
+
+/** Replaces this benchmark's section of the file (up to the next `## `), or appends it. */
+async function writeSection(path: string, section: string): Promise<void> {
+  const text = await Deno.readTextFile(path);
+  const heading = "## Cosign signatures (sigstoreSigned)";
+  const start = text.indexOf(heading);
+  if (start < 0) {
+    await Deno.writeTextFile(path, `${text.trimEnd()}\n\n${section}`);
+    return;
+  }
+  const next = text.indexOf("\n## ", start + 1);
+  const rest = next < 0 ? "" : text.slice(next + 1);
+  await Deno.writeTextFile(path, `${text.slice(0, start)}${section}${rest ? `\n${rest}` : ""}`);
+}
