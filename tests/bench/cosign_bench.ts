@@ -27,9 +27,7 @@ import {
   LOOPBACK_SANS,
   makeCA,
   type ManagedProcess,
-  startProcess,
   startRegistry,
-  waitFor,
 } from "../env/mod.ts";
 import { buildOciLayout, skopeoPush } from "../env/oci_layout.ts";
 import { pushCosignSignatures } from "../fakes/cosign_registry.ts";
@@ -44,6 +42,7 @@ import { generateKeyPair, signImage } from "../../lib/signature/mod.ts";
 import { lookasideSignatureURL } from "../../lib/lookaside/mod.ts";
 import { parseReference } from "../../lib/image/mod.ts";
 import { median } from "./_stats.ts";
+import { startPolicyWebhook } from "./_policy_webhook.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const { values } = parseArgs({
@@ -217,44 +216,24 @@ ${indent(key.publicPem)}
   const cert = await issueCert(dir, ca, { name: "serving", cn: "webhook", sans: LOOPBACK_SANS });
   const client = Deno.createHttpClient({ caCerts: [ca.certPem] });
   const startWebhook = async (extra: string[], name: string) => {
-    const port = freePort();
-    const command = [
-      Deno.execPath(),
-      "run",
-      "--allow-net",
-      "--allow-read",
-      "--allow-env",
-      "--allow-sys",
-      "--unstable-net",
-      "--v8-flags=--max-semi-space-size=4",
-      `${root}webhook/main.ts`,
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--tls-cert-file",
-      cert.certFile,
-      "--tls-key-file",
-      cert.keyFile,
-      "--policies",
-      `${dir}/policies.yaml`,
-      "--insecure-registry",
-      proxy,
-      "--registries.d",
-      `${dir}/registries.d`,
-      ...extra,
-    ].map((a) => `'${a}'`).join(" ");
-    const process = await startProcess(
-      "/bin/sh",
-      ["-c", `exec ${command} >>'${dir}/${name}.log' 2>&1`],
-      { logFile: `${dir}/${name}.harness.log` },
-    );
-    started.push(process);
-    await waitFor(`the ${name} webhook`, async () => {
-      const r = await fetch(`https://127.0.0.1:${port}/readyz`, { client });
-      return (await r.text()) === "ok\n";
-    }, { process });
-    return { process, url: `https://127.0.0.1:${port}/admit` };
+    const hook = await startPolicyWebhook({
+      dir,
+      name,
+      certFile: cert.certFile,
+      keyFile: cert.keyFile,
+      client,
+      args: [
+        "--policies",
+        `${dir}/policies.yaml`,
+        "--insecure-registry",
+        proxy,
+        "--registries.d",
+        `${dir}/registries.d`,
+        ...extra,
+      ],
+    });
+    started.push(hook.process);
+    return hook;
   };
   const admit = async (url: string, kind: Kind): Promise<number> => {
     const begun = performance.now();
