@@ -60,7 +60,7 @@ Deno.test("writeTlsDir() (--tls-dir) writes through symbolic links, the key 0600
   await Deno.chmod(`${dir.path}/secrets/webhook.key`, 0o644);
   await Deno.symlink("../secrets/webhook.key", `${dir.path}/tls/tls.key`);
   const io = bufferedIO({ cwd: dir.path });
-  await writeTlsDir({ io, programName: "toolkit" }, "tls", TLS);
+  await writeTlsDir(commandContext(io), "tls", TLS);
   assert.ok((await Deno.lstat(`${dir.path}/tls/tls.key`)).isSymlink, "the link stays");
   assert.equal(await Deno.readTextFile(`${dir.path}/secrets/webhook.key`), "KEY\n");
   assert.equal((await Deno.stat(`${dir.path}/secrets/webhook.key`)).mode! & 0o777, 0o600);
@@ -70,14 +70,14 @@ Deno.test("writeTlsDir() (--tls-dir) writes through symbolic links, the key 0600
   await Deno.remove(`${dir.path}/tls/tls.key`);
   await Deno.symlink("tls.crt", `${dir.path}/tls/tls.key`);
   await assert.rejects(
-    writeTlsDir({ io, programName: "toolkit" }, "tls", TLS),
+    writeTlsDir(commandContext(io), "tls", TLS),
     /"tls\/tls.key" and "tls\/tls.crt" are the same file/,
   );
   assert.equal(await Deno.readTextFile(`${dir.path}/tls/tls.crt`), "CERT\n");
 
   await Deno.remove(`${dir.path}/tls/tls.key`);
   await using _ = await readOnlyDir(`${dir.path}/tls`);
-  const error = await writeTlsDir({ io, programName: "toolkit" }, "tls", TLS).catch((e) => e);
+  const error = await writeTlsDir(commandContext(io), "tls", TLS).catch((e) => e);
   assert.ok(error instanceof ToolkitError && !(error instanceof UsageError));
   assert.match(
     error.message,

@@ -1,7 +1,10 @@
 /**
  * `image-security vault store|fetch`: keep an image signing key in IBM Cloud Key Protect (or
  * Hyper Protect Crypto Services) and bring it back where images are signed, into a file or
- * straight into gpg.
+ * straight into gpg. The key is an OpenPGP private key (simple signing) or a cosign private key
+ * (`cosign.key`, PEM `ENCRYPTED SIGSTORE PRIVATE KEY`, stored still encrypted with its password):
+ * both are kept as they are, and a cosign key is fetched into a file for
+ * `image-security sign --key` or `cosign sign --key`.
  *
  * @module
  */
@@ -13,6 +16,7 @@ import { formatData } from "../output.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
+import { isCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
 import {
   DEFAULT_IAM_URL,
   iamTokenSource,
@@ -42,7 +46,8 @@ export async function runVaultStore(
   if (keyPath === undefined) {
     throw new UsageError(
       "Missing --key: the private key file to store " +
-        "(for a gpg key: gpg --export-secret-keys --armor <fingerprint> > key.asc)",
+        "(for a gpg key: gpg --export-secret-keys --armor <fingerprint> > key.asc; " +
+        "for cosign: cosign.key)",
     );
   }
   const vault = await connect(options, ctx);
@@ -118,6 +123,13 @@ export async function runVaultFetch(
   const label = key.name && key.name !== name
     ? `"${name}" (${key.name}, id ${key.id})`
     : `"${name}" (id ${key.id})`;
+  const cosignKey = isCosignPrivateKey(key.payload);
+  if (importIntoGpg && cosignKey) {
+    throw new ToolkitError(
+      `Cannot import key "${name}" into gpg: it is a cosign private key, not an OpenPGP key; ` +
+        `write it to a file with --key cosign.key (and sign with --key cosign.key)`,
+    );
+  }
 
   if (file !== undefined && keyPath !== undefined) {
     await writeFileSafely(file, key.payload, {
@@ -127,7 +139,9 @@ export async function runVaultFetch(
       ifExists: force ? "replace" : "refuse",
       existsHint: "pass --force to replace it",
     });
-    io.stderr.write(`Wrote key ${label} to ${keyPath} (mode 0600)\n`);
+    io.stderr.write(
+      `Wrote ${cosignKey ? "cosign key" : "key"} ${label} to ${keyPath} (mode 0600)\n`,
+    );
   }
   let fingerprints: string[] = [];
   if (importIntoGpg) {

@@ -19,7 +19,10 @@ const VAULT_FLAGS = {
     type: "string",
     describe: "The IAM token endpoint (default https://iam.cloud.ibm.com/identity/token)",
   },
-  key: { type: "string", describe: "The private key file" },
+  key: {
+    type: "string",
+    describe: "The private key file: an armoured gpg key, or cosign's cosign.key (kept encrypted)",
+  },
   ...RESULT_OUTPUT,
 } as const satisfies Record<string, FlagSpec>;
 
@@ -48,6 +51,6 @@ export const VAULT_FETCH = defineCommand({
   flags: {
     ...VAULT_FLAGS,
     force: { type: "boolean", describe: "Replace an existing --key file" },
-    import: { type: "boolean", describe: "Import the key into gpg (GNUPGHOME)" },
+    import: { type: "boolean", describe: "Import the key into gpg (GNUPGHOME; gpg keys only)" },
   },
 });

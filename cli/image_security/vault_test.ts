@@ -6,6 +6,7 @@ import { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
 import { type BufferedIO, bufferedIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
+import { generateCosignKeyPair, readCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
 import { namesIn, readOnlyDir } from "../../tests/env/files.ts";
 import { commandContext } from "../context.ts";
 
@@ -404,6 +405,44 @@ Deno.test("the vault commands turn missing or bad settings into usage errors", a
     { name: "UsageError", message: /^Choose where the key goes: --key FILE .* --import/ },
   );
   assert.equal(ctx.io.out(), "");
+});
+
+Deno.test("the vault keeps a cosign key: stored encrypted as it is, fetched to a file, never into gpg", async () => {
+  await using dir = await tempDir();
+  await using kp = await startKeyProtectServer({ instanceId: INSTANCE, tokens: [TOKEN] });
+  const pair = await generateCosignKeyPair({ password: "pw" });
+  await Deno.writeTextFile(join(dir.path, "cosign.key"), pair.privateKeyPem);
+  const store = context({ cwd: dir.path });
+  assert.equal(
+    await runVaultStore(vaultArgs(kp.url, { name: "cosign", key: "cosign.key" }), store),
+    0,
+  );
+
+  const fetch = context({ cwd: dir.path });
+  assert.equal(
+    await runVaultFetch(vaultArgs(kp.url, { name: "cosign", key: "fetched.key" }), fetch),
+    0,
+  );
+  assert.match(fetch.io.err(), /Wrote cosign key "cosign" .* to fetched\.key \(mode 0600\)/);
+  const fetched = await Deno.readTextFile(join(dir.path, "fetched.key"));
+  assert.equal(fetched, pair.privateKeyPem);
+  const signer = await readCosignPrivateKey(fetched, "pw");
+  assert.equal(signer.publicKeyPem, pair.publicKeyPem);
+
+  const imported = context({ cwd: dir.path, env: { GNUPGHOME: join(dir.path, "none") } });
+  await assert.rejects(
+    runVaultFetch(vaultArgs(kp.url, { name: "cosign", import: true }), imported),
+    { name: "ToolkitError", message: /it is a cosign private key, not an OpenPGP key/ },
+  );
+
+  await Deno.writeTextFile(join(dir.path, "cosign.pub"), pair.publicKeyPem);
+  await assert.rejects(
+    runVaultStore(
+      vaultArgs(kp.url, { name: "pub", key: "cosign.pub" }),
+      context({ cwd: dir.path }),
+    ),
+    { message: /it holds a PEM public key, not a private key/ },
+  );
 });
 
 Deno.test("runVaultFetch() --force writes through a symbolic link, and fails clearly in a read-only directory", async () => {

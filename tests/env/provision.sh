@@ -20,14 +20,20 @@
 #   embedded (the bindata tag), so the binary is all it needs.
 # - Tekton Triggers' eventlistenersink, interceptors, cel-eval and binding-eval: built from the
 #   Triggers Go module at the version of its CRDs.
-# Gitea and Triggers are built in the background while the Kubernetes binaries build (they share
-# no packages worth waiting for), all under `nice`; their logs are printed if they fail.
+# - cosign: built from its Go module (github.com/sigstore/cosign/v3/cmd/cosign).
+# - referrers-registry: a registry WITH the OCI 1.1 referrers API (the distribution registry has
+#   none): go-containerregistry's pkg/registry with WithReferrersSupport(true), built from the
+#   Go source in tests/env/referrers-registry/ (rebuilt when that source changes).
+# Gitea, Triggers and cosign are built in the background while the Kubernetes binaries build
+# (they share no packages worth waiting for), all under `nice`; their logs are printed if they
+# fail.
 #
 # One run at a time: a run holds an exclusive lock on <cache>/.provision.lock, and a second run
 # waits for it, then finds everything built.
 #
-# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm, gitea and Triggers:
-# .../helm-<version>/, .../gitea-<version>/, .../tekton-triggers-<version>/)
+# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm, gitea, Triggers,
+# cosign and the referrers registry: .../helm-<version>/, .../gitea-<version>/,
+# .../tekton-triggers-<version>/, .../cosign-<version>/, .../referrers-registry-<ggcr version>/)
 # The last line printed is the directory that holds kube-apiserver and etcd.
 set -euo pipefail
 
@@ -40,7 +46,10 @@ CERT_MANAGER_VERSION=v1.19.2
 HELM_VERSION=v3.22.0
 GITEA_VERSION=v1.26.0
 GITEA_TAGS="bindata sqlite sqlite_unlock_notify"
+COSIGN_VERSION=v3.1.3
+GGCR_VERSION=v0.22.1
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=${TOOLKIT_TEST_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolkit-test-env}
 version="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}"
 cache="$root/$version"
@@ -129,6 +138,41 @@ build_triggers() {
   rm -rf "$triggers_bin.tmp" "$src"
 }
 
+# cosign, from its Go module (no replace directives: `go install MODULE@VERSION` works), with the
+# version ldflags of cosign's Makefile so `cosign version` names it.
+cosign_dir="$root/cosign-${COSIGN_VERSION}"
+cosign_bin="$cosign_dir/bin/cosign"
+build_cosign() {
+  need_go cosign
+  local tmp="$cosign_dir/bin.tmp"
+  say "building cosign ${COSIGN_VERSION} from its Go module (first run: about 8 minutes)"
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  GOBIN="$tmp" go install -trimpath \
+    -ldflags "-s -w -X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION} -X sigs.k8s.io/release-utils/version.gitTreeState=clean" \
+    "github.com/sigstore/cosign/v3/cmd/cosign@${COSIGN_VERSION}"
+  mkdir -p "$cosign_dir/bin" && mv "$tmp/cosign" "$cosign_bin" && rm -rf "$tmp"
+}
+
+# The referrers registry: tests/env/referrers-registry/main.go against go-containerregistry at
+# GGCR_VERSION, in a module made for it (the source's checksum is kept beside the binary).
+referrers_dir="$root/referrers-registry-${GGCR_VERSION}"
+referrers_bin="$referrers_dir/bin/referrers-registry"
+referrers_src="$here/referrers-registry/main.go"
+referrers_sum=$(sha256sum "$referrers_src" | cut -d' ' -f1)
+build_referrers_registry() {
+  need_go "the referrers registry"
+  local src="$referrers_dir/src"
+  say "building the referrers registry (go-containerregistry ${GGCR_VERSION})"
+  rm -rf "$src" && mkdir -p "$src" "$referrers_dir/bin"
+  cp "$referrers_src" "$src/main.go"
+  (cd "$src" && go mod init toolkit-test-bins/referrers-registry >/dev/null 2>&1 &&
+    go get "github.com/google/go-containerregistry@${GGCR_VERSION}" &&
+    go build -trimpath -ldflags "-s -w" -o "$referrers_bin.tmp" .)
+  mv "$referrers_bin.tmp" "$referrers_bin"
+  echo "$referrers_sum" >"$referrers_bin.sum"
+  rm -rf "$src"
+}
+
 background=()
 start_build() { # name function: runs it in the background, output in <root>/logs/<name>.log
   mkdir -p "$root/logs"
@@ -140,6 +184,10 @@ start_build() { # name function: runs it in the background, output in <root>/log
 for b in "${triggers_tools[@]}"; do
   [ -x "$triggers_bin/$b" ] || { start_build tekton-triggers build_triggers; break; }
 done
+[ -x "$cosign_bin" ] || start_build cosign build_cosign
+if [ ! -x "$referrers_bin" ] || [ "$(cat "$referrers_bin.sum" 2>/dev/null)" != "$referrers_sum" ]; then
+  start_build referrers-registry build_referrers_registry
+fi
 wait_builds() {
   local job failed=0
   for job in ${background[@]+"${background[@]}"}; do
@@ -294,6 +342,10 @@ wait_builds
   echo "GITEA_VERSION=$GITEA_VERSION"
   echo "GITEA=$gitea_bin"
   echo "TEKTON_TRIGGERS_BIN=$triggers_bin"
+  echo "COSIGN_VERSION=$COSIGN_VERSION"
+  echo "COSIGN=$cosign_bin"
+  echo "GGCR_VERSION=$GGCR_VERSION"
+  echo "REFERRERS_REGISTRY=$referrers_bin"
 } >"$cache/env.tmp" && mv "$cache/env.tmp" "$cache/env"
 ln -sfn "$cache" "$root/current"
 echo "$assets"

@@ -1,7 +1,8 @@
 /**
  * Finds the binaries of the test environment: kube-apiserver, etcd and kubectl from
- * `$KUBEBUILDER_ASSETS` or the cache that `tests/env/provision.sh` fills; helm, gitea and Tekton
- * Triggers' eventlistenersink, interceptors, cel-eval and binding-eval from that cache, else the
+ * `$KUBEBUILDER_ASSETS` or the cache that `tests/env/provision.sh` fills; helm, gitea, Tekton
+ * Triggers' eventlistenersink, interceptors, cel-eval and binding-eval, cosign and the referrers
+ * registry (go-containerregistry's, `tests/env/referrers-registry/`) from that cache, else the
  * PATH; docker-registry, gpg, skopeo, htpasswd, openssl and git from the PATH.
  *
  * @module
@@ -99,6 +100,8 @@ function provisionedTool(name: string): string | undefined {
   const provisioned = provisionedEnv();
   if (name === "helm") return provisioned.HELM;
   if (name === "gitea") return provisioned.GITEA;
+  if (name === "cosign") return provisioned.COSIGN;
+  if (name === "referrers-registry") return provisioned.REFERRERS_REGISTRY;
   if ((TEKTON_TRIGGERS_TOOLS as readonly string[]).includes(name)) {
     return provisioned.TEKTON_TRIGGERS_BIN && `${provisioned.TEKTON_TRIGGERS_BIN}/${name}`;
   }
