@@ -30,7 +30,6 @@
 import { formatReference, type ImageReference, isDigest } from "../image/mod.ts";
 import { mapLimit } from "../map_limit.ts";
 import {
-  COSIGN_PAYLOAD_TYPE,
   COSIGN_SIGN_PREDICATE_TYPE,
   COSIGN_SIGNATURE_ANNOTATION,
   COSIGN_SIMPLESIGNING_MEDIA_TYPE,
@@ -40,6 +39,7 @@ import {
   SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION,
   SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
 } from "../signature/cosign_media_types.ts";
+import { cosignDockerReference, cosignLegacyPayload } from "../signature/cosign_sign.ts";
 import type { StoredCosignSignature, StoredCosignSignatures } from "../sigstore/stored.ts";
 import type { RegistryClient, RequestOptions } from "./client.ts";
 import { RegistryError } from "./errors.ts";
@@ -107,14 +107,6 @@ function descriptor(value: unknown): Descriptor | undefined {
   };
 }
 
-/**
- * The repository name cosign writes into a legacy payload (go-containerregistry's
- * `Repository.Name()`): the reference's registry and path, Docker Hub as `index.docker.io`.
- */
-export function cosignRepositoryName(ref: ImageReference): string {
-  return `${ref.domain === "docker.io" ? "index.docker.io" : ref.domain}/${ref.path}`;
-}
-
 /** Whether a registry error means "no such manifest". */
 function isNotFound(error: unknown): boolean {
   return error instanceof RegistryError && error.status === 404;
@@ -170,14 +162,10 @@ export async function readCosignSignatures(
    * still only used for a layer of the manifest with their digest.
    */
   async function guessedPayload(): Promise<{ digest: string; bytes: Uint8Array } | undefined> {
-    const bytes = new TextEncoder().encode(JSON.stringify({
-      critical: {
-        identity: { "docker-reference": cosignRepositoryName(ref) },
-        image: { "docker-manifest-digest": digest },
-        type: COSIGN_PAYLOAD_TYPE,
-      },
-      optional: null,
-    }));
+    const bytes = cosignLegacyPayload({
+      dockerReference: cosignDockerReference(ref.domain, ref.path),
+      manifestDigest: digest,
+    });
     const guessed = await computeDigest(bytes);
     try {
       const read = await client.getBlob(repository, guessed, {

@@ -17,7 +17,8 @@
  * @module
  */
 import nodeCrypto, { type KeyObject } from "node:crypto";
-import { decodeBase64, encodeBase64 } from "../base64.ts";
+import { decodePem, encodePem, PemSyntaxError } from "../pem.ts";
+import { PUBLIC_KEY_PEM_LABEL } from "../signature/cosign_keys.ts";
 import { InvalidKeyError } from "../signature/keys.ts";
 
 /** The key types accepted. */
@@ -40,9 +41,8 @@ export interface SigstorePublicKey {
 /** The smallest RSA modulus accepted, in bits. */
 export const MIN_RSA_BITS = 2048;
 
-const PEM_BLOCK_REGEXP =
-  /-----BEGIN ([A-Z0-9 ]{1,40})-----([A-Za-z0-9+/=\s]{0,20000}?)-----END \1-----/g;
-const PEM_BEGIN_REGEXP = /-----BEGIN ([A-Z0-9 ]{1,40})-----/g;
+/** The most keys one text may hold. */
+export const MAX_PUBLIC_KEYS = 64;
 
 /**
  * Whether `text` holds a PEM block that is not OpenPGP armour (a `PUBLIC KEY`, but also a
@@ -80,11 +80,6 @@ function describe(
   }
 }
 
-function pemOf(der: Uint8Array): string {
-  const lines = encodeBase64(der).match(/.{1,64}/g) ?? [];
-  return `-----BEGIN PUBLIC KEY-----\n${lines.join("\n")}\n-----END PUBLIC KEY-----\n`;
-}
-
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -114,7 +109,7 @@ export async function sigstorePublicKeyFromDer(
     algorithm,
     ...(bits === undefined ? {} : { bits }),
     id: `sha256:${await sha256Hex(canonical)}`,
-    pem: pemOf(canonical),
+    pem: encodePem(PUBLIC_KEY_PEM_LABEL, canonical),
   };
 }
 
@@ -132,36 +127,29 @@ export async function readSigstorePublicKeys(text: string): Promise<SigstorePubl
       "Cannot read public keys: this is an OpenPGP key, not a PEM public key (-----BEGIN PUBLIC KEY-----)",
     );
   }
-  const labels = [...text.matchAll(PEM_BEGIN_REGEXP)].map((m) => m[1]!);
-  if (labels.length === 0) {
+  let blocks;
+  try {
+    blocks = decodePem(text, { maxBlocks: MAX_PUBLIC_KEYS });
+  } catch (error) {
+    if (!(error instanceof PemSyntaxError)) throw error;
     throw new InvalidKeyError(
-      "Cannot read public keys: no PEM block (-----BEGIN PUBLIC KEY-----) found",
-    );
-  }
-  const blocks = [...text.matchAll(PEM_BLOCK_REGEXP)];
-  if (blocks.length !== labels.length) {
-    throw new InvalidKeyError(
-      "Cannot read public keys: a PEM block is not closed by its -----END----- line or is too long",
+      error.message.includes("no PEM block")
+        ? "Cannot read public keys: no PEM block (-----BEGIN PUBLIC KEY-----) found"
+        : `Cannot read public keys: ${error.message}`,
+      { cause: error },
     );
   }
   const keys: SigstorePublicKey[] = [];
   for (const [index, block] of blocks.entries()) {
     const where = `PEM block ${index + 1}`;
-    const label = block[1]!;
-    if (label !== "PUBLIC KEY") {
+    if (block.label !== PUBLIC_KEY_PEM_LABEL) {
       throw new InvalidKeyError(
-        `Cannot use ${where}: it is a ${label}, not a PUBLIC KEY${
-          label.includes("PRIVATE") ? " (never give a private key to verify)" : ""
+        `Cannot use ${where}: it is a ${block.label}, not a PUBLIC KEY${
+          block.label.includes("PRIVATE") ? " (never give a private key to verify)" : ""
         }`,
       );
     }
-    let der: Uint8Array;
-    try {
-      der = decodeBase64(block[2]!.replace(/\s+/g, ""));
-    } catch (error) {
-      throw new InvalidKeyError(`Cannot read ${where}: not base64`, { cause: error });
-    }
-    const key = await sigstorePublicKeyFromDer(der, where);
+    const key = await sigstorePublicKeyFromDer(block.bytes, where);
     if (!keys.some((k) => k.id === key.id)) keys.push(key);
   }
   return keys;

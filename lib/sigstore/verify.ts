@@ -45,6 +45,7 @@ import {
   type VerifierOptions,
 } from "@sigstore/verify";
 import { decodeBase64, encodeBase64 } from "../base64.ts";
+import { decodePem, PemSyntaxError } from "../pem.ts";
 import type { ImageReference } from "../image/mod.ts";
 import {
   COSIGN_BUNDLE_ANNOTATION,
@@ -185,21 +186,20 @@ function jsonObject(text: string, what: string): Record<string, unknown> {
 
 /** The DER of the one PEM `CERTIFICATE` of a certificate annotation. */
 function certificateDer(pem: string): Uint8Array {
-  const blocks = [
-    ...pem.matchAll(/-----BEGIN ([A-Z0-9 ]{1,40})-----([A-Za-z0-9+/=\s]*)-----END \1-----/g),
-  ];
-  const first = blocks[0];
-  if (first === undefined) refuse("its certificate annotation holds no PEM block");
-  if (first[1] !== "CERTIFICATE") {
+  let blocks;
+  try {
+    blocks = decodePem(pem, { maxBlocks: 2 });
+  } catch (error) {
+    if (!(error instanceof PemSyntaxError)) throw error;
+    return refuse(`its certificate annotation is not PEM (${error.message})`);
+  }
+  const first = blocks[0]!;
+  if (first.label !== "CERTIFICATE") {
     // GHSA-fx35-mq7g-6g98: a key where a certificate belongs would skip every certificate check.
-    refuse(`its certificate annotation holds a ${first[1]}, not an X.509 certificate`);
+    refuse(`its certificate annotation holds a ${first.label}, not an X.509 certificate`);
   }
   if (blocks.length > 1) refuse("its certificate annotation holds more than one PEM block");
-  try {
-    return decodeBase64(first[2]!.replace(/\s+/g, ""));
-  } catch {
-    return refuse("its certificate annotation is not base64");
-  }
+  return first.bytes;
 }
 
 /** Rekor's bundle of the legacy format → a bundle's transparency log entry (JSON form). */

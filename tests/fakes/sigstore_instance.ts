@@ -16,22 +16,21 @@
  */
 import { Buffer } from "node:buffer";
 import nodeCrypto, { type KeyObject } from "node:crypto";
-// @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata API.
-import "reflect-metadata";
-import * as x509 from "@peculiar/x509";
+import { x509 } from "../../lib/x509.ts";
 import { dsse, json as canonicalJson } from "@sigstore/core";
 import { encodeBase64 } from "../../lib/base64.ts";
 import {
   COSIGN_BUNDLE_ANNOTATION,
   COSIGN_CERTIFICATE_ANNOTATION,
   COSIGN_CHAIN_ANNOTATION,
-  COSIGN_PAYLOAD_TYPE,
-  COSIGN_SIGN_PREDICATE_TYPE,
   COSIGN_SIGNATURE_ANNOTATION,
   IN_TOTO_PAYLOAD_TYPE,
-  IN_TOTO_STATEMENT_V1,
   SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
 } from "../../lib/signature/cosign_media_types.ts";
+import {
+  cosignLegacyPayload,
+  cosignStatement as cosignStatementOf,
+} from "../../lib/signature/cosign_sign.ts";
 import type { StoredCosignSignature } from "../../lib/sigstore/stored.ts";
 
 x509.cryptoProvider.set(crypto);
@@ -345,30 +344,18 @@ export function testTrustRoot(
   return JSON.stringify(root, null, 2);
 }
 
-/** A legacy cosign payload for `digest`, naming `repository`. */
+/** A legacy cosign payload for `digest`, naming `repository` (cosign's bytes). */
 export function cosignPayload(repository: string, digest: string): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify({
-    critical: {
-      identity: { "docker-reference": repository },
-      image: { "docker-manifest-digest": digest },
-      type: COSIGN_PAYLOAD_TYPE,
-    },
-    optional: null,
-  }));
+  return cosignLegacyPayload({ dockerReference: repository, manifestDigest: digest });
 }
 
-/** An in-toto statement as `cosign sign` (v3) makes it. */
-export function cosignStatement(
-  digest: string,
-  predicateType: string = COSIGN_SIGN_PREDICATE_TYPE,
-): Uint8Array {
-  const [algorithm, value] = digest.split(":") as [string, string];
-  return new TextEncoder().encode(JSON.stringify({
-    _type: IN_TOTO_STATEMENT_V1,
-    subject: [{ digest: { [algorithm]: value } }],
-    predicateType,
-    predicate: {},
-  }));
+/** The in-toto statement `cosign sign` (v3) makes, or one of another predicate (an attestation). */
+export function cosignStatement(digest: string, predicateType?: string): Uint8Array {
+  const statement = cosignStatementOf(digest);
+  if (predicateType === undefined) return statement;
+  return new TextEncoder().encode(
+    JSON.stringify({ ...JSON.parse(new TextDecoder().decode(statement)), predicateType }),
+  );
 }
 
 /** What signs a test signature: a key, or a key with its Fulcio certificate. */
