@@ -1,6 +1,7 @@
 /**
  * `sigstoreSigned` end to end: the real kube-apiserver calls `webhook/main.ts` (a real process)
- * for Pods whose images were pushed with the real skopeo into the distribution registry, and
+ * for Pods whose images were pushed with the real skopeo into the distribution registry (and
+ * go-containerregistry's registry with the referrers API for the referrers cases), and
  * signed in both cosign storage formats (laid out as cosign writes them, see
  * tests/fakes/cosign_registry.ts) by keys and a Fulcio-like CA and Rekor-like log made by the
  * test (tests/fakes/sigstore_instance.ts). The key Secret and the trust root ConfigMap are
@@ -8,7 +9,7 @@
  * item 3 is denied with its reason.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster, startRegistry } from "../env/mod.ts";
+import { e2eSkipReason, startCluster, startReferrersRegistry, startRegistry } from "../env/mod.ts";
 import { buildOciLayout, skopeoPush } from "../env/oci_layout.ts";
 import { cosignLayout, pushCosignSignatures, pushLayout } from "../fakes/cosign_registry.ts";
 import {
@@ -44,12 +45,14 @@ Deno.test({
   fn: async (t) => {
     await using cluster = await startCluster({ crds: ["toolkit"] });
     await using registry = await startRegistry();
+    await using withReferrers = await startReferrersRegistry();
     const reg = registry.host;
+    const ref = withReferrers.host;
     const home = await Deno.makeTempDir({ prefix: "toolkit-sigstore-e2e-" });
     const digests: Record<string, string> = {};
-    const push = async (path: string) => {
+    const push = async (path: string, host = reg) => {
       const layout = await buildOciLayout(home, { name: path.replace("/", "-"), content: path });
-      digests[path] = await skopeoPush(layout, `${reg}/${path}:1`, { home });
+      digests[path] = await skopeoPush(layout, `${host}/${path}:1`, { home });
       return digests[path]!;
     };
     const image = (path: string) => `${reg}/${path}:1`;
@@ -128,6 +131,27 @@ Deno.test({
         () => bundleSignature({ signer: { key: signer }, statement: cosignStatement(crowded) }),
       ),
       { fallbackTag: true, distinct: true },
+    );
+
+    // On the registry with the referrers API: bundles found by the API alone (no fallback tag).
+    const apiBundle = await push("api/bundle", ref);
+    await pushCosignSignatures(ref, "api/bundle", apiBundle, [
+      bundleSignature({ signer: { key: signer }, statement: cosignStatement(apiBundle) }),
+    ]);
+    const apiOther = await push("api/other-subject", ref);
+    await pushCosignSignatures(ref, "api/other-subject", apiOther, [
+      bundleSignature({ signer: { key: signer }, statement: cosignStatement(legacy) }),
+    ]);
+    const apiCrowded = await push("api/crowded", ref);
+    await pushCosignSignatures(
+      ref,
+      "api/crowded",
+      apiCrowded,
+      Array.from(
+        { length: 1000 },
+        () => bundleSignature({ signer: { key: signer }, statement: cosignStatement(apiCrowded) }),
+      ),
+      { distinct: true },
     );
 
     // Keyless images.
@@ -211,12 +235,12 @@ Deno.test({
         metadata: { name: "default" },
         spec: {
           repositories: [
-            {
-              name: `${reg}/keyed/*`,
+            ...[`${reg}/keyed/*`, `${ref}/api/*`].map((name) => ({
+              name,
               policy: {
                 simple: { requirements: [{ type: "sigstoreSigned", keySecret: "cosign-pub" }] },
               },
-            },
+            })),
             {
               name: `${reg}/keyless/*`,
               policy: {
@@ -246,6 +270,8 @@ Deno.test({
       CONTROLLER_NAMESPACE,
       "--insecure-registry",
       reg,
+      "--insecure-registry",
+      ref,
     ]);
     await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
     await eventually("the API server to call the webhook", async () => {
@@ -253,9 +279,9 @@ Deno.test({
       return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
     });
 
-    const admittedAs = async (name: string, path: string) => {
+    const admittedAs = async (name: string, path: string, host = reg) => {
       const r = await cluster.kubectl(["create", "-f", "-"], {
-        stdin: podManifest(name, "dev", { containers: [image(path)] }),
+        stdin: podManifest(name, "dev", { containers: [`${host}/${path}:1`] }),
       });
       assert.equal(r.code, 0, r.stderr);
       return await kubectlOk(cluster, [
@@ -268,8 +294,8 @@ Deno.test({
         "jsonpath={.spec.containers[0].image}",
       ]);
     };
-    const denial = async (path: string) => {
-      const r = await dryRunPod(cluster, "denied", "dev", image(path));
+    const denial = async (path: string, host = reg) => {
+      const r = await dryRunPod(cluster, "denied", "dev", `${host}/${path}:1`);
       assert.notEqual(r.code, 0, `${path} was admitted`);
       return r.stderr;
     };
@@ -296,6 +322,24 @@ Deno.test({
         );
       },
     );
+    await t.step("keyed: a v3 bundle found through the referrers API admits, pinned", async () => {
+      assert.equal(
+        await admittedAs("api-bundle", "api/bundle", ref),
+        `${ref}/api/bundle@${apiBundle}`,
+      );
+    });
+    await t.step("referrers API: a bundle whose subject is another digest is denied", async () => {
+      assert.match(
+        await denial("api/other-subject", ref),
+        new RegExp(`its statement's subject is ${legacy}, not ${apiOther}`),
+      );
+    });
+    await t.step("referrers API: a thousand referrers are refused without being read", async () => {
+      assert.match(
+        await denial("api/crowded", ref),
+        /it has 1000 referrers that may be signatures, more than 64/,
+      );
+    });
     await t.step("an unsigned image is denied", async () => {
       assert.match(
         await denial("keyed/unsigned"),
