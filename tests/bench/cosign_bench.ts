@@ -21,12 +21,14 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { findTool } from "../env/tools.ts";
 import {
   freePort,
   issueCert,
   LOOPBACK_SANS,
   makeCA,
   type ManagedProcess,
+  startReferrersRegistry,
   startRegistry,
 } from "../env/mod.ts";
 import { buildOciLayout, skopeoPush } from "../env/oci_layout.ts";
@@ -61,76 +63,83 @@ function out(line: string): void {
   console.log(line);
 }
 
-for (const tool of ["docker-registry", "skopeo", "openssl"]) {
-  const found = (Deno.env.get("PATH") ?? "").split(":").some((dir) => {
-    try {
-      return Deno.statSync(`${dir}/${tool}`).isFile;
-    } catch {
-      return false;
-    }
-  });
-  if (!found) {
-    out(`cosign_bench: ${tool} is not installed (tests/env/provision.sh); skipped`);
-    Deno.exit(0);
-  }
+const missing = ["docker-registry", "skopeo", "openssl", "referrers-registry"].filter((tool) =>
+  findTool(tool) === undefined
+);
+if (missing.length > 0) {
+  out(`cosign_bench: ${missing.join(", ")} not installed (tests/env/provision.sh); skipped`);
+  Deno.exit(0);
 }
 
-const KINDS = ["simple", "legacy", "bundle"] as const;
+const KINDS = ["simple", "legacy", "bundle", "referrers"] as const;
 type Kind = typeof KINDS[number];
 const LABELS: Record<Kind, string> = {
   simple: "simple signing (HTTP lookaside)",
   legacy: "cosign, legacy `.sig` tag",
   bundle: "cosign, v3 bundle (fallback tag)",
+  referrers: "cosign, v3 bundle (referrers API)",
 };
 
 const dir = await Deno.makeTempDir({ prefix: "cosign-bench-" });
 const started: ManagedProcess[] = [];
 await using registry = await startRegistry();
+await using withReferrers = await startReferrersRegistry();
 const controller = new AbortController();
+const servers: Deno.HttpServer[] = [];
 try {
-  // The delaying proxy: /v2/… to the registry, /sigstore/… from the lookaside directory.
   const counts = { registry: 0, lookaside: 0 };
-  const proxyPort = freePort();
-  const proxy = `127.0.0.1:${proxyPort}`;
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: proxyPort, signal: controller.signal, onListen() {} },
-    async (request) => {
-      const url = new URL(request.url);
-      await sleep(rttMs);
-      if (url.pathname.startsWith("/sigstore/")) {
-        counts.lookaside++;
-        try {
-          return new Response(await Deno.readFile(`${dir}${decodeURIComponent(url.pathname)}`));
-        } catch {
-          return new Response("not found", { status: 404 });
-        }
+  /**
+   * A delaying proxy in front of `upstream` (`/v2/…`), which also serves the lookaside
+   * directory (`/sigstore/…`); returns its `host:port`.
+   */
+  const delayingProxy = (upstream: string) => {
+    const port = freePort();
+    servers.push(Deno.serve(
+      { hostname: "127.0.0.1", port, signal: controller.signal, onListen() {} },
+      (request) => forward(upstream, request),
+    ));
+    return `127.0.0.1:${port}`;
+  };
+  const forward = async (upstream: string, request: Request) => {
+    const url = new URL(request.url);
+    await sleep(rttMs);
+    if (url.pathname.startsWith("/sigstore/")) {
+      counts.lookaside++;
+      try {
+        return new Response(await Deno.readFile(`${dir}${decodeURIComponent(url.pathname)}`));
+      } catch {
+        return new Response("not found", { status: 404 });
       }
-      counts.registry++;
-      const headers = new Headers();
-      for (const name of ["accept", "authorization"]) {
-        const value = request.headers.get(name);
-        if (value !== null) headers.set(name, value);
-      }
-      const answer = await fetch(`${registry.url}${url.pathname}${url.search}`, {
-        method: request.method,
-        headers,
-        redirect: "manual",
-      });
-      return new Response(request.method === "HEAD" ? null : answer.body, {
-        status: answer.status,
-        headers: answer.headers,
-      });
-    },
-  );
+    }
+    counts.registry++;
+    const headers = new Headers();
+    for (const name of ["accept", "authorization"]) {
+      const value = request.headers.get(name);
+      if (value !== null) headers.set(name, value);
+    }
+    const answer = await fetch(`${upstream}${url.pathname}${url.search}`, {
+      method: request.method,
+      headers,
+      redirect: "manual",
+    });
+    return new Response(request.method === "HEAD" ? null : answer.body, {
+      status: answer.status,
+      headers: answer.headers,
+    });
+  };
+  const proxy = delayingProxy(registry.url);
+  const referrersProxy = delayingProxy(withReferrers.url);
 
-  // One image of each kind, pushed to the registry, named through the proxy.
+  // One image of each kind, pushed to its registry, named through its proxy.
+  const hostOf = (kind: Kind) => kind === "referrers" ? withReferrers.host : registry.host;
+  const proxyOf = (kind: Kind) => kind === "referrers" ? referrersProxy : proxy;
   const digests = {} as Record<Kind, string>;
   for (const kind of KINDS) {
     const layout = await buildOciLayout(dir, { name: kind, content: `${kind}\n` });
-    digests[kind] = await skopeoPush(layout, `${registry.host}/bench/${kind}:1`, { home: dir });
+    digests[kind] = await skopeoPush(layout, `${hostOf(kind)}/bench/${kind}:1`, { home: dir });
   }
-  const image = (kind: Kind) => `${proxy}/bench/${kind}:1`;
+  const image = (kind: Kind) => `${proxyOf(kind)}/bench/${kind}:1`;
   const gpgKey = await generateKeyPair({ name: "bench", type: "ed25519" });
   const simpleSignature = await signImage({
     privateKey: gpgKey.privateKeyArmored,
@@ -155,6 +164,9 @@ try {
   await pushCosignSignatures(registry.host, "bench/bundle", digests.bundle, [
     bundleSignature({ signer: { key }, statement: cosignStatement(digests.bundle) }),
   ], { fallbackTag: true });
+  await pushCosignSignatures(withReferrers.host, "bench/referrers", digests.referrers, [
+    bundleSignature({ signer: { key }, statement: cosignStatement(digests.referrers) }),
+  ]);
 
   await Deno.mkdir(`${dir}/registries.d`);
   await Deno.writeTextFile(
@@ -174,6 +186,8 @@ spec:
     - name: "${proxy}/bench/legacy"
       policy: { simple: { requirements: [{ type: sigstoreSigned, keySecret: cosign }] } }
     - name: "${proxy}/bench/bundle"
+      policy: { simple: { requirements: [{ type: sigstoreSigned, keySecret: cosign }] } }
+    - name: "${referrersProxy}/bench/referrers"
       policy: { simple: { requirements: [{ type: sigstoreSigned, keySecret: cosign }] } }
 ---
 apiVersion: v1
@@ -227,6 +241,8 @@ ${indent(key.publicPem)}
         `${dir}/policies.yaml`,
         "--insecure-registry",
         proxy,
+        "--insecure-registry",
+        referrersProxy,
         "--registries.d",
         `${dir}/registries.d`,
         ...extra,
@@ -334,7 +350,7 @@ ${indent(key.publicPem)}
     `Measured ${new Date().toISOString().slice(0, 10)} by \`tests/bench/cosign_bench.ts\` on ${
       cpu || "an unknown CPU"
     } (${navigator.hardwareConcurrency} cores), Deno ${Deno.version.deno}; load average at the end ${load}.`,
-    `One review at a time (${reviews} per row, after a first one) of a Pod with one image in the local distribution registry, each registry and lookaside request delayed by ${rttMs} ms in a loopback proxy that counts them (a stand-in for the network), so a round trip more shows as about ${rttMs} ms. Cold: the webhook's verdict and digest caches off (\`--cache-ttl 0 --digest-cache-ttl 0\`), every review resolves the tag and reads and verifies the signature; warm: caches on. Keyed cosign signatures (ECDSA P-256); simple signing with Ed25519, its signature in a lookaside store over HTTP. "First" is the first review after the webhook started (it loads the sigstore libraries for the first cosign review).`,
+    `One review at a time (${reviews} per row, after a first one) of a Pod with one image in the local distribution registry (go-containerregistry's registry for the referrers API row), each registry and lookaside request delayed by ${rttMs} ms in a loopback proxy that counts them (a stand-in for the network), so a round trip more shows as about ${rttMs} ms. Cold: the webhook's verdict and digest caches off (\`--cache-ttl 0 --digest-cache-ttl 0\`), every review resolves the tag and reads and verifies the signature; warm: caches on. Keyed cosign signatures (ECDSA P-256); simple signing with Ed25519, its signature in a lookaside store over HTTP. "First" is the first review after the webhook started (it loads the sigstore libraries for the first cosign review).`,
     "",
     "| Image | Caches | First (ms) | p50 (ms) | p99 (ms) | Registry requests per review | Lookaside requests per review |",
     "|---|---|---|---|---|---|---|",
@@ -342,11 +358,13 @@ ${indent(key.publicPem)}
     "",
     `Targets: a cold cosign review at most simple signing's cold p50 plus one round trip (${
       f(target)
-    } ms): legacy ${verdict("legacy")}; bundle ${
+    } ms): legacy ${verdict("legacy")}; bundle, fallback tag ${
       verdict("bundle")
+    }; bundle, referrers API ${
+      verdict("referrers")
     }. Warm unchanged: the warm p50 of the legacy and bundle images differ from simple signing's by ${
       f(warmDelta("legacy"))
-    } and ${f(warmDelta("bundle"))} ms.`,
+    }, ${f(warmDelta("bundle"))} and ${f(warmDelta("referrers"))} ms.`,
     "",
     `Loading: \`lib/admission\` takes ${
       f(admissionImport)
@@ -354,7 +372,7 @@ ${indent(key.publicPem)}
       f(sigstoreImport)
     } ms more. The webhook imports it on the first \`sigstoreSigned\` review, so its start is unchanged.`,
     "",
-    "Requests of one cold review: simple signing resolves the tag (HEAD) and reads the lookaside store until the first missing signature (`signature-1`, `signature-2`: two requests, one after the other). A cosign review resolves the tag, then asks at once for the `.sig` manifest, the referrers API and the referrers fallback tag; the legacy format then reads its payload blob, the bundle format its referrer's manifest, then the bundle blob (one round trip more). On a registry with the referrers API the bundle is found by the API instead of the fallback tag, with the same number of round trips.",
+    "Requests of one cold review: simple signing resolves the tag (HEAD) and reads the lookaside store until the first missing signature (`signature-1`, `signature-2`: two requests, one after the other). A cosign review resolves the tag, then asks at once for the `.sig` manifest, the referrers API and the referrers fallback tag; the legacy format then reads its payload blob, the bundle format its referrer's manifest, then the bundle blob. Toolkit also asks, beside the `.sig` manifest, for the blob of the payload \`cosign sign\` writes when given no annotations (its digest is known in advance): a legacy signature then costs one round trip after the tag, as a simple signature does. A bundle costs two more: OCI 1.1 leads from the referrers list to the referrer's manifest and only then to the bundle blob, whose digest nothing announces earlier; on a registry with the referrers API it is found by the API instead of the fallback tag, with the same round trips.",
     "",
     "Reproduce with `deno run -A tests/bench/cosign_bench.ts --reviews 200 --rtt 5`.",
     "",
@@ -366,7 +384,7 @@ ${indent(key.publicPem)}
       .output();
   }
   controller.abort();
-  await server.finished;
+  await Promise.all(servers.map((s) => s.finished));
 } finally {
   controller.abort();
   for (const p of started) await p.stop();
