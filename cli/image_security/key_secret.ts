@@ -16,7 +16,7 @@ import { encodeBase64 } from "../../lib/mod.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { type KubeObject, objectNameProblem, SECRETS } from "../../lib/kube/mod.ts";
 import { InvalidKeyError, keyFingerprint, readPublicKeys } from "../../lib/signature/mod.ts";
-import { isPemPublicKey, readSigstorePublicKeys } from "../../lib/sigstore/public_keys.ts";
+import { isPemPublicKey, readSigstorePublicKeys } from "../../lib/sigstore/mod.ts";
 
 /** The Secret for the keys in `armoured`, in `namespace` (undefined: the context's). */
 export function keySecretManifest(

@@ -33,8 +33,11 @@ import {
   parseIdentityRule,
   readPublicKeys,
 } from "../../lib/signature/mod.ts";
-import { compileIdentities } from "../../lib/sigstore/identities.ts";
-import { isPemPublicKey, readSigstorePublicKeys } from "../../lib/sigstore/public_keys.ts";
+import {
+  compileIdentities,
+  isPemPublicKey,
+  readSigstorePublicKeys,
+} from "../../lib/sigstore/mod.ts";
 import { RegExpSyntaxError } from "../../lib/linear_regexp.ts";
 import {
   ANONYMOUS,

@@ -39,7 +39,7 @@ import {
   SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION,
   SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
 } from "../signature/cosign_media_types.ts";
-import { cosignDockerReference, cosignLegacyPayload } from "../signature/cosign_sign.ts";
+import { cosignDockerReference, cosignLegacyPayload } from "../signature/cosign_payloads.ts";
 import type { StoredCosignSignature, StoredCosignSignatures } from "../sigstore/stored.ts";
 import type { RegistryClient, RequestOptions } from "./client.ts";
 import { RegistryError } from "./errors.ts";

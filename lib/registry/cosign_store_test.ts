@@ -12,7 +12,7 @@ import {
 import { buildOciLayout, skopeoPush } from "../../tests/env/oci_layout.ts";
 import { createRegistryClient } from "./client.ts";
 import { readCosignSignatures } from "./cosign_store.ts";
-import { cosignDockerReference } from "../signature/cosign_sign.ts";
+import { cosignDockerReference } from "../signature/cosign_payloads.ts";
 import { DigestMismatchError } from "./errors.ts";
 import { readBudget } from "../read_budget.ts";
 

@@ -15,9 +15,13 @@ import { compileLinearRegExp, type LinearRegExp, RegExpSyntaxError } from "../li
 
 /** One identity entry as a policy writes it (`keyless.identities[]`). */
 export interface KeylessIdentity {
+  /** The OIDC issuer, exactly. */
   readonly issuer?: string;
+  /** The OIDC issuer, by a regular expression. */
   readonly issuerRegExp?: string;
+  /** The certificate's subject (URI or e-mail SAN), exactly. */
   readonly subject?: string;
+  /** The subject, by a regular expression. */
   readonly subjectRegExp?: string;
 }
 

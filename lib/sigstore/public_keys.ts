@@ -18,7 +18,7 @@
  */
 import nodeCrypto, { type KeyObject } from "node:crypto";
 import { decodePem, encodePem, PemSyntaxError } from "../pem.ts";
-import { PUBLIC_KEY_PEM_LABEL } from "../signature/cosign_keys.ts";
+import { PUBLIC_KEY_PEM_LABEL } from "../signature/cosign_media_types.ts";
 import { InvalidKeyError } from "../signature/keys.ts";
 
 /** The key types accepted. */

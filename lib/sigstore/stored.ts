@@ -29,6 +29,7 @@ export type StoredCosignSignature =
 
 /** What was read for an image: its signatures, and why other stored things were not used. */
 export interface StoredCosignSignatures {
+  /** The signatures, legacy layers first, then bundles. */
   readonly signatures: readonly StoredCosignSignature[];
   /** Things found that cannot be signatures of the image (a referrer of another subject, …). */
   readonly skipped: readonly string[];

@@ -97,6 +97,7 @@ export interface CosignExpectedImage {
 
 /** An accepted signature. */
 export interface VerifiedCosignSignature {
+  /** `legacy` (a `.sig` layer) or `bundle` (a v3 sigstore bundle). */
   readonly format: StoredCosignSignature["format"];
   /** Where it was read. */
   readonly where: string;
@@ -104,8 +105,9 @@ export interface VerifiedCosignSignature {
   readonly signer: string;
   /** Keyed: the id (`sha256:` of the DER public key) of the key that verified it. */
   readonly keyId?: string;
-  /** Keyless: the certificate's subject (URI or e-mail) and OIDC issuer. */
+  /** Keyless: the certificate's subject (URI or e-mail). */
   readonly subject?: string;
+  /** Keyless: the OIDC issuer the certificate names. */
   readonly issuer?: string;
   /** Legacy: the repository the payload names. */
   readonly dockerReference?: string;

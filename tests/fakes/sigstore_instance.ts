@@ -30,7 +30,7 @@ import {
 import {
   cosignLegacyPayload,
   cosignStatement as cosignStatementOf,
-} from "../../lib/signature/cosign_sign.ts";
+} from "../../lib/signature/cosign_payloads.ts";
 import type { StoredCosignSignature } from "../../lib/sigstore/stored.ts";
 
 x509.cryptoProvider.set(crypto);
