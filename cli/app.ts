@@ -10,7 +10,7 @@ import type { Argv } from "yargs";
 import { type CommandContext, commandName, type CommandSpec } from "./command.ts";
 import { COMMON_FLAGS } from "./options.ts";
 import { COMMANDS } from "./commands.ts";
-import type { CliIO } from "./io.ts";
+import { type CliIO, paint } from "./io.ts";
 import { completions, completionScript } from "./completion.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";
@@ -114,10 +114,6 @@ export function unknownCommandWord(
     level = spec.subcommands;
   }
   return undefined;
-}
-
-function paint(io: CliIO, code: string, text: string): string {
-  return io.color ? `\x1b[${code}m${text}\x1b[0m` : text;
 }
 
 /** Writes an error the way every command reports one, and returns its exit status. */

@@ -22,7 +22,7 @@ import { PIPELINE } from "./dev/pipeline_command.ts";
 import { PULL_SECRET } from "./dev/pull_secret_command.ts";
 import { SYNC } from "./dev/sync_command.ts";
 import { TOOL_CONFIG } from "./dev/tool_config_command.ts";
-import { ENABLE } from "./enable/enable_command.ts";
+import { ENABLE } from "./pipeline_files/enable_command.ts";
 import { CHECK } from "./image_security/check_command.ts";
 import { DOCTOR } from "./image_security/doctor_command.ts";
 import { IMAGE_SECURITY } from "./image_security/image_security_command.ts";
@@ -31,7 +31,7 @@ import {
   ENABLE_ENFORCEMENT,
   ROTATE_CERTS,
   STATUS,
-} from "./image_security/install_command.ts";
+} from "./image_security/enforcement_command.ts";
 import { KEY_SECRET } from "./image_security/key_secret_command.ts";
 import { TRUST_ROOT } from "./image_security/trust_root_command.ts";
 import { KEYGEN } from "./image_security/keygen_command.ts";
@@ -52,7 +52,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   command(CREATE_WEBHOOK, () => import("./dev/create_webhook.ts").then((m) => m.run)),
   command(CREDENTIALS, () => import("./dev/credentials.ts").then((m) => m.run)),
   command(DASHBOARD, () => import("./dev/dashboard.ts").then((m) => m.run)),
-  command(ENABLE, () => import("./enable/enable.ts").then((m) => m.run)),
+  command(ENABLE, () => import("./pipeline_files/enable.ts").then((m) => m.run)),
   command(ENDPOINTS, () => import("./dev/endpoints.ts").then((m) => m.run)),
   command(GIT_SECRET, () => import("./dev/git_secret.ts").then((m) => m.run)),
   command(GIT, () => import("./dev/git.ts").then((m) => m.run)),
@@ -83,13 +83,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     command(CHECK, () => import("./image_security/check.ts").then((m) => m.run)),
     command(
       ENABLE_ENFORCEMENT,
-      () => import("./image_security/install.ts").then((m) => m.runEnable),
+      () => import("./image_security/enforcement.ts").then((m) => m.runEnable),
     ),
-    command(STATUS, () => import("./image_security/install.ts").then((m) => m.runStatus)),
-    command(DISABLE, () => import("./image_security/install.ts").then((m) => m.runDisable)),
+    command(STATUS, () => import("./image_security/enforcement.ts").then((m) => m.runStatus)),
+    command(DISABLE, () => import("./image_security/enforcement.ts").then((m) => m.runDisable)),
     command(
       ROTATE_CERTS,
-      () => import("./image_security/install.ts").then((m) => m.runRotateCerts),
+      () => import("./image_security/enforcement.ts").then((m) => m.runRotateCerts),
     ),
   ]),
 ];

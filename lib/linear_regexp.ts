@@ -68,8 +68,8 @@ export interface LinearRegExp {
   /** Whether the pattern matches anywhere in `text` (false for a text over the length bound). */
   test(text: string): boolean;
   /**
-   * {@linkcode test}, letting the event loop run (`pause`, by default a timer of 0 ms) every
-   * {@linkcode STEPS_PER_TURN} steps: what the webhook uses, so that no pattern holds it.
+   * {@linkcode test}, letting the event loop run (`pause`: the webhook's TurnScheduler, by default
+   * a timer of 0 ms) every {@linkcode STEPS_PER_TURN} steps, so that no pattern holds it.
    */
   testAsync(text: string, pause?: () => Promise<void>): Promise<boolean>;
 }

@@ -10,6 +10,7 @@ import { createHandler } from "./handler.ts";
 import { createJsonLog, fileWriter, type JsonLog, LOG_STRING_LIMIT } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
 import { monitorEventLoop } from "./event_loop_monitor.ts";
+import { TurnScheduler } from "../lib/turns.ts";
 import { startTlsServer, type TlsServer } from "./server.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
 import { MAX_REFERENCE_LENGTH } from "../lib/image/mod.ts";
@@ -138,6 +139,7 @@ async function registryFetch(
 export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<RunningWebhook> {
   const metrics = new WebhookMetrics();
   const deadlines = new DeadlineScheduler();
+  const turns = new TurnScheduler();
   const eventLoop = monitorEventLoop();
   const handle = config.policyFiles.length > 0
     ? await fileSource(config, log)
@@ -158,11 +160,13 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       cacheMiss: () => metrics.cacheMisses++,
       registryError: () => metrics.registryErrors++,
     },
+    turns,
   });
   const evaluator = createAdmissionEvaluator({
     source: handle.source,
     verifier,
     deadlines,
+    turns,
     settings: {
       mode: config.mode,
       noMatch: config.noMatch,

@@ -17,7 +17,7 @@
  * | `toolkit_admission_verifications_in_flight`, `…_waiting` | gauge | |
  * | `toolkit_admission_read_pool_bytes` | gauge | `state` (reserved, peak, capacity) |
  * | `toolkit_admission_read_pool_waiting` | gauge | |
- * | `toolkit_admission_event_loop_max_stall_seconds` | gauge | |
+ * | `toolkit_admission_event_loop_max_stall_seconds`, `…_max_busy_stall_seconds` | gauge | |
  * | `toolkit_admission_event_loop_stalls_total` | counter | `over` (10ms, 50ms, 100ms, 500ms) |
  * | `process_resident_memory_bytes`, `deno_heap_used_bytes` | gauge | |
  * | `portieris_pod_admission_decision_allow_count` | counter | |
@@ -222,8 +222,13 @@ export class WebhookMetrics {
       if (loop !== undefined) {
         gauge(
           "toolkit_admission_event_loop_max_stall_seconds",
-          "The longest time one step held the event loop since the start.",
+          "The longest time the event loop did not turn since the start (wall clock).",
           [["", loop.maxStallMs / 1000]],
+        );
+        gauge(
+          "toolkit_admission_event_loop_max_busy_stall_seconds",
+          "The longest such time that the process's own CPU time accounts for.",
+          [["", loop.maxBusyStallMs / 1000]],
         );
         lines.push(
           "# HELP toolkit_admission_event_loop_stalls_total Times the event loop was held at least `over`.",

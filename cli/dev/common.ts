@@ -6,7 +6,7 @@
  * @module
  */
 import type { CommonOptions } from "../options.ts";
-import type { CliIO } from "../io.ts";
+import { type CliIO, paint } from "../io.ts";
 import { formatData } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
@@ -143,10 +143,6 @@ export function batchFailed(failures: readonly WriteFailure[], done: number): To
       failures.map((f) => f.object).join(", ")
     }`,
   );
-}
-
-function paint(io: CliIO, code: string, text: string): string {
-  return io.color ? `\x1b[${code}m${text}\x1b[0m` : text;
 }
 
 /** Makes the logger of a command from `--verbose`/`--debug` and `--quiet`. */

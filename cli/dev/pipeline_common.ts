@@ -279,6 +279,21 @@ export async function finishRegistration(
   return 0;
 }
 
+/**
+ * Goes on only when what exists may be replaced: `--replace`, or a yes to `question` on a
+ * terminal; else a usage error saying `refusal`.
+ */
+export async function confirmReplace(
+  ctx: CommandContext,
+  options: PipelineOptions,
+  question: string,
+  refusal: string,
+): Promise<void> {
+  const replace = options.replace ||
+    (ctx.io.interactive && await ctx.terminal.askConfirm(question, false));
+  if (!replace) throw new UsageError(refusal);
+}
+
 /** The end of a registration: exit 1 naming the steps that failed. */
 export function failedSteps(report: PipelineReport): ToolkitError | undefined {
   if (report.problems.length === 0) return undefined;

@@ -20,7 +20,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
-import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { ToolkitError } from "../../lib/errors.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { applyObject, type KubeObject, SECRETS } from "../../lib/kube/mod.ts";
 import {
@@ -35,6 +35,7 @@ import { pipelineNameFor } from "../../lib/tekton/mod.ts";
 import type { Logger } from "./common.ts";
 import { gitSecret, readStoredCredentials, writeRepository } from "./git_repository.ts";
 import {
+  confirmReplace,
   finishRegistration,
   type PipelineOptions,
   type PipelineReport,
@@ -169,17 +170,12 @@ export async function runJenkins(
   } else if (sameJobConfig(existing, xml)) {
     jobOutcome = "unchanged";
   } else {
-    const replace = options.replace ||
-      (io.interactive &&
-        await ctx.terminal.askConfirm(
-          `The build pipeline (${name}) already exists. Do you want to replace it?`,
-          false,
-        ));
-    if (!replace) {
-      throw new UsageError(
-        `The Jenkins job "${namespace}/${name}" exists with another configuration: pass --replace to replace it`,
-      );
-    }
+    await confirmReplace(
+      ctx,
+      options,
+      `The build pipeline (${name}) already exists. Do you want to replace it?`,
+      `The Jenkins job "${namespace}/${name}" exists with another configuration: pass --replace to replace it`,
+    );
     await jenkins.deleteJob(job);
     await jenkins.createJob(job, xml);
     jobOutcome = "replaced";

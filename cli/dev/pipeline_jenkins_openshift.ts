@@ -20,7 +20,7 @@
  */
 import type { CommandContext } from "../command.ts";
 import { formatData } from "../output.ts";
-import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { ToolkitError } from "../../lib/errors.ts";
 import {
   applyObject,
   type ApplyResult,
@@ -45,6 +45,7 @@ import { newWebhookSecret } from "../../lib/githost/mod.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import type { Logger } from "./common.ts";
 import {
+  confirmReplace,
   finishRegistration,
   type PipelineOptions,
   type PipelineReport,
@@ -175,17 +176,12 @@ export async function runOpenShiftJenkins(
   );
   const live = await client.read(BUILD_CONFIGS, namespace, name);
   if (live && !containsFields(live.spec, wanted.spec)) {
-    const replace = options.replace ||
-      (io.interactive &&
-        await ctx.terminal.askConfirm(
-          `The build pipeline (${name}) already exists. Do you want to update it?`,
-          false,
-        ));
-    if (!replace) {
-      throw new UsageError(
-        `BuildConfig "${namespace}/${name}" exists with another spec: pass --replace to replace it`,
-      );
-    }
+    await confirmReplace(
+      ctx,
+      options,
+      `The build pipeline (${name}) already exists. Do you want to update it?`,
+      `BuildConfig "${namespace}/${name}" exists with another spec: pass --replace to replace it`,
+    );
     await client.delete(BUILD_CONFIGS, namespace, name);
     record(await applyObject(client, BUILD_CONFIGS, wanted, { existing: null }));
   } else {

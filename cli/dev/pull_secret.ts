@@ -27,7 +27,7 @@ import {
   requireTemplateNamespace,
   type WriteFailure,
 } from "./common.ts";
-import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_secrets.ts";
+import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./copy_pull_secrets.ts";
 
 /** The label `--dev` puts on the namespace. */
 export const DEVELOPMENT_LABEL = "cloudnativetoolkit.dev/development";

@@ -54,7 +54,7 @@ import {
   writeEach,
   type WriteFailure,
 } from "./common.ts";
-import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_secrets.ts";
+import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./copy_pull_secrets.ts";
 import { ToolkitError } from "../../lib/errors.ts";
 
 /** The label of the ConfigMaps and Secrets that sync copies. */

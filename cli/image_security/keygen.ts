@@ -26,7 +26,7 @@ import { readPassphrase, resolvePath } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { assertDistinctFiles, writeFilesSafely } from "../../lib/file_write.ts";
 import { generateKeyPair } from "../../lib/signature/mod.ts";
-import { generateCosignKeyPair, publicKeySha256 } from "../../lib/signature/cosign_keys.ts";
+import { generateCosignKeyPair, publicKeySha256 } from "../../lib/signature/mod.ts";
 
 function slug(name: string, email: string | undefined): string {
   const base = (email?.split("@")[0] ?? name).toLowerCase().replace(/[^a-z0-9._-]+/g, "-");

@@ -39,14 +39,14 @@ import {
   MAX_COSIGN_KEY_FILE_SIZE,
   publicKeySha256,
   readCosignPrivateKey,
-} from "../../lib/signature/cosign_keys.ts";
+} from "../../lib/signature/mod.ts";
 import {
   cosignDockerReference,
   signCosignBundle,
   signCosignLegacy,
-} from "../../lib/signature/cosign_sign.ts";
-import { COSIGN_SIGN_PREDICATE_TYPE } from "../../lib/signature/cosign_media_types.ts";
-import { appendCosignSignature, pushCosignBundle } from "../../lib/registry/cosign_push.ts";
+} from "../../lib/signature/mod.ts";
+import { COSIGN_SIGN_PREDICATE_TYPE } from "../../lib/signature/mod.ts";
+import { appendCosignSignature, pushCosignBundle } from "../../lib/registry/mod.ts";
 import type { ManifestDescriptor } from "../../lib/registry/mod.ts";
 
 type SignOptions = OptionsOf<typeof SIGN>;

@@ -19,7 +19,8 @@ import { applyOne } from "./apply_one.ts";
 import { readUserFile } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { CONFIG_MAPS, type KubeObject, objectNameProblem } from "../../lib/kube/mod.ts";
-import { DEFAULT_TRUST_ROOT_ENTRY, loadTrustRootParser } from "../../lib/admission/mod.ts";
+import { DEFAULT_TRUST_ROOT_ENTRY } from "../../lib/admission/mod.ts";
+import { loadTrustRootParser } from "../../lib/sigstore/mod.ts";
 
 /** The ConfigMap holding `text` as its trust root, in `namespace` (undefined: the context's). */
 export function trustRootManifest(

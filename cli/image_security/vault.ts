@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
@@ -16,25 +16,40 @@ import { formatData } from "../output.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
-import { isCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
+import { isCosignPrivateKey } from "../../lib/signature/mod.ts";
 import {
+  aliasProblem,
   DEFAULT_IAM_URL,
+  describeKey,
+  describeTraceEvent,
+  fetchKeyMaterial,
   iamTokenSource,
-  isKeyId,
+  KeyInUseError,
   type KeyProtectClient,
-  type KeyRecord,
-  VaultError,
+  type KeySummary,
+  MAX_ALIASES_PER_KEY,
+  type OldKeyAction,
+  resolveKey,
+  storeKey,
+  type VaultTraceEvent,
 } from "../../lib/vault/mod.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * `vault store <name> --key FILE`: stores the private key file in the vault as a standard key
- * named `<name>`, prints the new key's id on stdout and progress on stderr.
+ * named `<name>` with aliases (`--alias`, repeatable; the name by default), so that IBM's own
+ * tools reach it by alias as toolkit does; prints `<id> <alias,alias>` on stdout (or `-o
+ * json|yaml`) and progress on stderr.
+ *
+ * A name or alias another key holds is refused, unless `--replace`: then the new key is stored,
+ * the aliases move to it, and the old key is deleted or kept (`--old-key delete|keep`, asked on
+ * a terminal when not given). Key Protect cannot suspend a standard key, so there is no third
+ * choice.
  *
  * Flags: `--kms-url`/`KMS_URL`, `--instance-id`/`KMS_INSTANCE_ID`, `--token`/`KMS_TOKEN` or
- * `--api-key`/`IBMCLOUD_API_KEY` (exchanged at `--iam-url`), `--key`, and optionally
- * `--description`.
+ * `--api-key`/`IBMCLOUD_API_KEY` (exchanged at `--iam-url`), `--key-ring`/`KMS_KEY_RING`,
+ * `--key`, and optionally `--description`.
  */
 export async function runVaultStore(
   options: OptionsOf<typeof VAULT_STORE>,
@@ -50,42 +65,127 @@ export async function runVaultStore(
         "for cosign: cosign.key)",
     );
   }
+  const aliases = storeAliases(name, options.alias);
+  const replace = replaceChoice(options, ctx);
   const vault = await connect(options, ctx);
   const payload = await readKeyFile(keyPath, io.cwd);
 
-  // Names are not unique in Key Protect: say so when the name is taken (best effort).
-  const existing = await vault.client.findKeyByName(name).catch(() => undefined);
-  if (existing) {
-    io.stderr.write(
-      `warning: a key named "${name}" already exists (id ${existing.id}); ` +
-        `fetching by name will return the newest one\n`,
-    );
-  }
-
   io.stderr.write(
-    `Storing "${keyPath}" (${payload.length} bytes) as key "${name}" in ${vault.where}...\n`,
+    `Storing "${keyPath}" (${payload.length} bytes) as key "${name}" with ` +
+      `${aliases.length === 1 ? "alias" : "aliases"} ${aliases.join(", ")} in ${vault.where}...\n`,
   );
   const description = blankless(options.description);
-  const key = await vault.client.createKey({
-    name,
-    payload,
-    extractable: true,
-    ...(description !== undefined ? { description } : {}),
-  });
-  io.stdout.write(
-    options.output
-      ? formatData({ id: key.id, name, vault: vault.where }, options.output)
-      : `${key.id}\n`,
+  let stored;
+  try {
+    stored = await storeKey(vault.client, {
+      name,
+      payload,
+      aliases,
+      ...(description !== undefined ? { description } : {}),
+      ...(replace !== undefined ? { replace } : {}),
+    }, {
+      now: ctx.clock.now,
+      sleep: ctx.clock.sleep,
+      progress: (message) => io.stderr.write(`${message}\n`),
+    });
+  } catch (error) {
+    if (error instanceof KeyInUseError && replace === undefined) {
+      throw new KeyInUseError(
+        `${error.message}\nTo rotate, pass --replace with --old-key delete (the old key is ` +
+          `destroyed; Key Protect keeps an imported key restorable for 30 days) or --old-key keep ` +
+          `(it stays active under its id, without the aliases); or choose other --alias values.`,
+        error.ref,
+        error.candidates,
+      );
+    }
+    throw error;
+  }
+  if (options.output) {
+    io.stdout.write(formatData({
+      id: stored.id,
+      name,
+      aliases: stored.aliases,
+      ...(stored.keyRing ? { keyRing: stored.keyRing } : {}),
+      vault: vault.where,
+      ...(stored.replaced.length > 0
+        ? {
+          replaced: stored.replaced.map((r) => ({
+            id: r.key.id,
+            name: r.key.name,
+            action: r.action,
+            aliasesMoved: r.aliasesMoved,
+          })),
+        }
+        : {}),
+    }, options.output));
+  } else {
+    io.stdout.write(`${stored.id} ${stored.aliases.join(",")}\n`);
+  }
+  for (const r of stored.replaced) {
+    io.stderr.write(`Replaced key ${describeKey(r.key)}: ${r.action}\n`);
+  }
+  io.stderr.write(
+    `Stored key "${name}" with id ${stored.id} and ` +
+      `${stored.aliases.length === 1 ? "alias" : "aliases"} ${stored.aliases.join(", ")}\n`,
   );
-  io.stderr.write(`Stored key "${name}" with id ${key.id}\n`);
   return 0;
 }
 
+/** The aliases to give a stored key: `--alias` values, else the name; each a valid alias. */
+function storeAliases(name: string, given: readonly string[]): string[] {
+  const aliases = given.map((a) => a.trim()).filter((a) => a !== "");
+  if (aliases.length === 0) {
+    const problem = aliasProblem(name);
+    if (problem) {
+      throw new UsageError(
+        `Cannot use the name "${name}" as the key's alias (${problem}): pass --alias ALIAS`,
+      );
+    }
+    return [name];
+  }
+  if (aliases.length > MAX_ALIASES_PER_KEY) {
+    throw new UsageError(`Too many --alias values: a key has at most ${MAX_ALIASES_PER_KEY}`);
+  }
+  for (const alias of aliases) {
+    const problem = aliasProblem(alias);
+    if (problem) throw new UsageError(`Cannot use --alias "${alias}": ${problem}`);
+  }
+  const unique = [...new Set(aliases)];
+  return unique;
+}
+
+/** What `--replace` and `--old-key` ask for: undefined (refuse), an action, or a question. */
+function replaceChoice(
+  options: OptionsOf<typeof VAULT_STORE>,
+  ctx: CommandContext,
+): OldKeyAction | ((holders: readonly KeySummary[]) => Promise<OldKeyAction>) | undefined {
+  const oldKey = options.oldKey;
+  if (!options.replace) {
+    if (oldKey !== undefined) throw new UsageError("--old-key goes with --replace");
+    return undefined;
+  }
+  if (oldKey !== undefined) return oldKey;
+  if (!ctx.io.interactive) {
+    throw new UsageError(
+      "--replace needs --old-key delete (the old key is destroyed) or --old-key keep (it stays " +
+        "active, without the aliases)",
+    );
+  }
+  return (holders) => {
+    for (const holder of holders) ctx.io.stderr.write(`In the way: ${describeKey(holder)}\n`);
+    return ctx.terminal.askChoice<OldKeyAction>("What happens to the key it replaces?", [
+      { value: "delete", label: "Delete it", hint: "Key Protect keeps it restorable 30 days" },
+      { value: "keep", label: "Keep it", hint: "active under its id, without the aliases" },
+    ]);
+  };
+}
+
 /**
- * `vault fetch <name|id> --key FILE | --import`: fetches a key by id, name (the newest key of
- * that name) or alias, and writes it to a new file with mode 0600 (`--force` replaces an
- * existing file) and/or imports it into gpg (`GNUPGHOME` from the environment), printing the
- * imported fingerprints on stdout.
+ * `vault fetch <id|alias|name> --key FILE | --import`: finds one active standard key by id,
+ * alias or name (a name several active keys share is refused, listing them; keys that are not
+ * active never count), says which key it chose, and writes it to a new file with mode 0600
+ * (`--force` replaces an existing file) and/or imports it into gpg (`GNUPGHOME` from the
+ * environment), printing the imported fingerprints on stdout.
  */
 export async function runVaultFetch(
   options: OptionsOf<typeof VAULT_FETCH>,
@@ -111,15 +211,10 @@ export async function runVaultFetch(
   }
 
   io.stderr.write(`Fetching key "${name}" from ${vault.where}...\n`);
-  const key = await findKey(vault.client, name);
-  if (!key.payload) {
-    throw new ToolkitError(
-      `Cannot fetch key "${name}": ` +
-        (key.extractable
-          ? "the vault returned no key material"
-          : "it is a root key, whose material never leaves the vault"),
-    );
-  }
+  const resolved = await resolveKey(vault.client, name);
+  for (const note of resolved.notes) io.stderr.write(`note: ${note}\n`);
+  io.stderr.write(`Using key ${describeKey(resolved.key)}, found by ${resolved.via}\n`);
+  const key = { ...resolved.key, payload: await fetchKeyMaterial(vault.client, resolved.key) };
   const label = key.name && key.name !== name
     ? `"${name}" (${key.name}, id ${key.id})`
     : `"${name}" (id ${key.id})`;
@@ -157,7 +252,9 @@ export async function runVaultFetch(
   if (options.output) {
     io.stdout.write(formatData({
       id: key.id,
-      name: key.name ?? name,
+      name: key.name,
+      ...(key.aliases && key.aliases.length > 0 ? { aliases: key.aliases } : {}),
+      foundBy: resolved.via,
       ...(keyPath !== undefined ? { file: keyPath } : {}),
       ...(importIntoGpg ? { imported: fingerprints } : {}),
     }, options.output));
@@ -206,22 +303,43 @@ async function connect(
 
   const tokenFlag = blankless(options.token);
   const apiKey = blankless(options.apiKey);
-  let token: () => Promise<string>;
-  if (tokenFlag !== undefined) {
-    const value = tokenFlag.replace(/^Bearer\s+/i, "");
-    token = () => Promise.resolve(value);
-  } else if (apiKey !== undefined) {
-    const iamUrl = checkUrl("--iam-url", blankless(options.iamUrl) ?? DEFAULT_IAM_URL);
-    token = iamTokenSource({ apiKey, iamUrl });
-  } else {
+  if (tokenFlag === undefined && apiKey === undefined) {
     throw new UsageError(
       "Missing credentials: pass --token (or set KMS_TOKEN) with an IAM access token, " +
         "or --api-key (or set IBMCLOUD_API_KEY) to get one from IAM",
     );
   }
+  const iamUrl = tokenFlag === undefined
+    ? checkUrl("--iam-url", blankless(options.iamUrl) ?? DEFAULT_IAM_URL)
+    : undefined;
+  const keyRing = blankless(options.keyRing);
+  // Every attempt with -v; a retry always, so a slow vault is not silent.
+  const transport = {
+    now: ctx.clock.now,
+    sleep: ctx.clock.sleep,
+    trace: (event: VaultTraceEvent) => {
+      if (options.verbose || event.retryInMs !== undefined) {
+        ctx.io.stderr.write(`${describeTraceEvent(event)}\n`);
+      }
+    },
+  };
+  let token: () => Promise<string>;
+  if (tokenFlag !== undefined) {
+    const value = tokenFlag.replace(/^Bearer\s+/i, "");
+    token = () => Promise.resolve(value);
+  } else {
+    token = iamTokenSource({ apiKey: apiKey!, iamUrl: iamUrl!, ...transport });
+  }
   return {
-    client: await ctx.vault({ baseUrl, instanceId, token }),
-    where: `${new URL(baseUrl).origin} (instance ${instanceId})`,
+    client: await ctx.vault({
+      baseUrl,
+      instanceId,
+      token,
+      ...(keyRing !== undefined ? { keyRing } : {}),
+      ...transport,
+    }),
+    where: `${new URL(baseUrl).origin} (instance ${instanceId}` +
+      `${keyRing !== undefined ? `, key ring ${keyRing}` : ""})`,
   };
 }
 
@@ -292,28 +410,6 @@ function publicKeyKind(bytes: Uint8Array): string | undefined {
     if (tag === 6) return "an OpenPGP public key (binary)";
   }
   return undefined;
-}
-
-/** Fetches the key by id; else the newest key with that name; else by alias. */
-async function findKey(client: KeyProtectClient, name: string): Promise<KeyRecord> {
-  if (isKeyId(name)) return await client.getKey(name);
-  const byName = await client.findKeyByName(name);
-  if (byName) return await client.getKey(byName.id);
-  try {
-    return await client.getKey(name);
-  } catch (error) {
-    if (error instanceof VaultError && error.status === 404) {
-      const prefix = `Cannot fetch key "${name}": `;
-      const detail = error.message.startsWith(prefix)
-        ? error.message.slice(prefix.length)
-        : error.message;
-      throw new VaultError(`${prefix}no key has this name or alias: ${detail}`, {
-        status: 404,
-        reasons: error.reasons,
-      });
-    }
-    throw error;
-  }
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -19,6 +19,11 @@ const VAULT_FLAGS = {
     type: "string",
     describe: "The IAM token endpoint (default https://iam.cloud.ibm.com/identity/token)",
   },
+  "key-ring": {
+    type: "string",
+    env: "KMS_KEY_RING",
+    describe: "The key ring (x-kms-key-ring): keys are stored in it and looked up only in it",
+  },
   key: {
     type: "string",
     describe: "The private key file: an armoured gpg key, or cosign's cosign.key (kept encrypted)",
@@ -35,11 +40,34 @@ export const VAULT = defineCommand({
 /** `image-security vault store`. */
 export const VAULT_STORE = defineCommand({
   usage: "store <name>",
-  describe: "Store a private key in the vault",
+  describe: "Store a private key in the vault, reachable by id, alias and name",
+  examples: [
+    [
+      "store signing --key signing.key.asc",
+      "Store it with the alias signing; prints id and aliases",
+    ],
+    [
+      "store signing --key new.asc --replace --old-key delete",
+      "Rotate: store the new key, move the aliases to it, delete the old one",
+    ],
+  ],
   positionals: { name: { type: "string", required: true, describe: "The key's name" } },
   flags: {
     ...VAULT_FLAGS,
     description: { type: "string", describe: "A description stored with the key" },
+    alias: {
+      type: "array",
+      describe: "An alias of the key, repeatable (up to 5; default: the name)",
+    },
+    replace: {
+      type: "boolean",
+      describe: "When another key holds the name or an alias: rotate, moving the aliases here",
+    },
+    "old-key": {
+      type: "string",
+      choices: ["delete", "keep"],
+      describe: "With --replace: delete the old key, or keep it (active, without the aliases)",
+    },
   },
 });
 
@@ -47,7 +75,9 @@ export const VAULT_STORE = defineCommand({
 export const VAULT_FETCH = defineCommand({
   usage: "fetch <name>",
   describe: "Fetch a private key from the vault",
-  positionals: { name: { type: "string", required: true, describe: "The key's name or id" } },
+  positionals: {
+    name: { type: "string", required: true, describe: "The key's id, alias or name" },
+  },
   flags: {
     ...VAULT_FLAGS,
     force: { type: "boolean", describe: "Replace an existing --key file" },

@@ -36,6 +36,7 @@ import {
 import {
   compileIdentities,
   isPemPublicKey,
+  loadTrustRootParser,
   readSigstorePublicKeys,
 } from "../../lib/sigstore/mod.ts";
 import { RegExpSyntaxError } from "../../lib/linear_regexp.ts";
@@ -45,7 +46,6 @@ import {
   DEFAULT_TRUST_ROOT_ENTRY,
   filePolicySource,
   type ImageVerdict,
-  loadTrustRootParser,
   type PolicyDocuments,
   sigstoreKeySet,
   trustedKeys,

@@ -17,6 +17,7 @@
  * @module
  */
 import type { StepCounter } from "../glob.ts";
+import { TurnScheduler } from "../turns.ts";
 import { formatReference, type ImageReference, parseReference } from "../image/mod.ts";
 import type { NoPolicyMatch, PolicyMatch, PolicySet } from "../policy/mod.ts";
 import { quoteInput } from "../quote.ts";
@@ -40,11 +41,6 @@ import { imageList, type ImageSite, type WorkloadImages, workloadImages } from "
  * which a review lets the event loop run: about a millisecond of work.
  */
 export const SELECTION_STEPS_PER_TURN = 100_000;
-
-/** Resolves on a later turn of the event loop, after pending I/O and timers. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
 
 /** `enforce`: deny what fails; `warn`: admit it with a warning. */
 export type EnforcementMode = "enforce" | "warn";
@@ -138,6 +134,11 @@ export interface AdmissionDeps {
   readonly settings: AdmissionSettings;
   /** Where review deadlines are scheduled. @default a scheduler of its own */
   readonly deadlines?: DeadlineScheduler;
+  /**
+   * Where work cut into slices (policy matching) waits for its next turn of the event loop; the
+   * process shares one, so that slices of all reviews take turns with I/O. @default its own
+   */
+  readonly turns?: TurnScheduler;
 }
 
 /** Decides admission reviews. */
@@ -204,6 +205,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
   };
   let selectionStats = new TtlCache<string, unknown>(selectionBound).stats();
   const deadlines = deps.deadlines ?? new DeadlineScheduler();
+  const turns = deps.turns ?? new TurnScheduler();
   const maxImages = settings.maxImagesPerReview ?? MAX_IMAGES_PER_REVIEW;
   const inFlight = new Semaphore(settings.maxVerificationsInFlight ?? MAX_VERIFICATIONS_IN_FLIGHT);
   let selections = new WeakMap<PolicySet, TtlCache<string, PolicyMatch | NoPolicyMatch>>();
@@ -279,7 +281,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
       for (const site of workload.sites) {
         if (counter.steps > SELECTION_STEPS_PER_TURN) {
           counter.steps = 0;
-          await nextTurn();
+          await turns.next();
         }
         if (problem !== undefined) {
           pending.push({ site, immediate: { outcome: "deny", reason: problem } });

@@ -68,6 +68,15 @@ export interface KubePolicySource extends PolicySource {
   stop(): Promise<void>;
 }
 
+/** The most key Secrets watched. */
+export const MAX_KEY_SECRET_WATCHES = 256;
+
+/** The most key Secrets watched for one namespace's ImagePolicies. */
+export const MAX_KEY_SECRET_WATCHES_PER_NAMESPACE = 16;
+
+/** The most distinct policy problems remembered as logged (each is logged once). */
+const MAX_REPORTED_PROBLEMS = 1024;
+
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -107,13 +116,13 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     ...common,
     name: `ClusterImagePolicies (${group})`,
     type: clusterImagePolicies(group),
-    onChange: () => rebuild(),
+    onChange: () => scheduleRebuild(),
   });
   const namespacedPolicies = new Reflector(client, {
     ...common,
     name: `ImagePolicies (${group})`,
     type: imagePolicies(group),
-    onChange: () => rebuild(),
+    onChange: () => scheduleRebuild(),
   });
   const namespaces = options.exemptLabel
     ? new Reflector(client, {
@@ -127,40 +136,92 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     })
     : undefined;
 
+  /**
+   * Each object validated once per version: a change to one policy validates that policy only,
+   * and the policy set compiles only the group it belongs to (see PolicySet's `previous`).
+   */
+  let validated = new Map<string, { version: string; result: ImagePolicy | string }>();
+
+  let rebuildQueued = false;
+  /** Rebuilds once for all the changes of one turn (a watch delivers many events at once). */
+  function scheduleRebuild(): void {
+    if (rebuildQueued) return;
+    rebuildQueued = true;
+    queueMicrotask(() => {
+      rebuildQueued = false;
+      rebuild();
+    });
+  }
+
   function rebuild(): void {
     const valid: ImagePolicy[] = [];
     const nextProblems = new Map<string, string>();
+    const nextValidated = new Map<string, { version: string; result: ImagePolicy | string }>();
     for (const item of [...clusterPolicies.items(), ...namespacedPolicies.items()]) {
-      try {
-        valid.push(validatePolicy(item, [group]));
-      } catch (error) {
-        const message = error instanceof InvalidPolicyError ? error.message : String(error);
-        const namespace = item.kind === "ImagePolicy" ? item.metadata?.namespace ?? "default" : "";
-        if (!nextProblems.has(namespace)) nextProblems.set(namespace, message);
-        if (namespace !== "") {
-          // Keep the namespace governed by its ImagePolicies: an empty one stands in for it.
-          valid.push({
-            kind: "ImagePolicy",
-            name: item.metadata?.name ?? "",
-            namespace,
-            repositories: [],
-          });
-        }
-        if (!reported.has(message)) {
-          reported.add(message);
-          emit("error", message);
+      const id = `${item.kind}/${item.metadata?.namespace ?? ""}/${item.metadata?.name ?? ""}`;
+      const version = `${item.metadata?.uid ?? ""}/${item.metadata?.resourceVersion ?? ""}`;
+      const known = validated.get(id);
+      let result: ImagePolicy | string;
+      if (known !== undefined && known.version === version && version !== "/") {
+        result = known.result;
+      } else {
+        try {
+          result = validatePolicy(item, [group]);
+        } catch (error) {
+          result = error instanceof InvalidPolicyError ? error.message : String(error);
         }
       }
+      nextValidated.set(id, { version, result });
+      if (typeof result !== "string") {
+        valid.push(result);
+        continue;
+      }
+      const namespace = item.kind === "ImagePolicy" ? item.metadata?.namespace ?? "default" : "";
+      if (!nextProblems.has(namespace)) nextProblems.set(namespace, result);
+      if (namespace !== "") {
+        // Keep the namespace governed by its ImagePolicies: an empty one stands in for it.
+        valid.push({
+          kind: "ImagePolicy",
+          name: item.metadata?.name ?? "",
+          namespace,
+          repositories: [],
+        });
+      }
+      if (!reported.has(result)) {
+        // Each problem is logged once; the memory of what was logged is bounded.
+        if (reported.size >= MAX_REPORTED_PROBLEMS) reported.clear();
+        reported.add(result);
+        emit("error", result);
+      }
     }
-    policySet = new PolicySet(valid);
+    validated = nextValidated;
+    policySet = new PolicySet(valid, policySet);
     problems = nextProblems;
     reconcileKeyWatches(valid);
     options.onChange?.();
   }
 
-  /** `Secret/namespace/name` or `ConfigMap/namespace/name` of each object the policies name. */
+  /**
+   * `Secret/<namespace>/<name>` or `ConfigMap/<namespace>/<name>` of each object the policies
+   * name (key Secrets; sigstore trust roots), to watch so that a rotated key or trust root takes
+   * effect at once: the cluster policies' first, then at most
+   * {@linkcode MAX_KEY_SECRET_WATCHES_PER_NAMESPACE} for each namespace,
+   * {@linkcode MAX_KEY_SECRET_WATCHES} in all. An object beyond that is read when a review needs
+   * it, and kept for `objectTtlMs`.
+   */
   function referencedObjects(policies: readonly ImagePolicy[]): Set<string> {
     const wanted = new Set<string>();
+    const perNamespace = new Map<string, number>();
+    const want = (policy: ImagePolicy, id: string, namespace: string) => {
+      if (wanted.has(id) || wanted.size >= MAX_KEY_SECRET_WATCHES) return;
+      // One namespace's policies cannot take every watch (the rest are read when needed).
+      const inNamespace = (perNamespace.get(namespace) ?? 0) + 1;
+      if (policy.kind === "ImagePolicy" && inNamespace > MAX_KEY_SECRET_WATCHES_PER_NAMESPACE) {
+        return;
+      }
+      perNamespace.set(namespace, inNamespace);
+      wanted.add(id);
+    };
     for (const policy of policies) {
       const defaultNamespace = policy.kind === "ImagePolicy"
         ? policy.namespace ?? "default"
@@ -170,10 +231,12 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
           if (requirement.type !== "signedBy" && requirement.type !== "sigstoreSigned") continue;
           if (requirement.keySecret) {
             const namespace = requirement.keySecretNamespace ?? defaultNamespace;
-            wanted.add(`Secret/${namespace}/${requirement.keySecret}`);
+            want(policy, `Secret/${namespace}/${requirement.keySecret}`, namespace);
           }
           for (const ref of [requirement.trustRootRef, requirement.keyless?.trustRootRef]) {
-            if (ref) wanted.add(`${ref.kind}/${ref.namespace ?? defaultNamespace}/${ref.name}`);
+            if (!ref) continue;
+            const namespace = ref.namespace ?? defaultNamespace;
+            want(policy, `${ref.kind}/${namespace}/${ref.name}`, namespace);
           }
         }
       }

@@ -13,8 +13,12 @@
  */
 import type { TrustRootRef } from "../policy/mod.ts";
 import { computeDigest } from "../registry/mod.ts";
-import { readSigstorePublicKeys, type SigstorePublicKey } from "../sigstore/public_keys.ts";
-import type { TrustRoot } from "../sigstore/trust_root.ts";
+import {
+  loadTrustRootParser,
+  readSigstorePublicKeys,
+  type SigstorePublicKey,
+  type TrustRoot,
+} from "../sigstore/mod.ts";
 import { cachedPromise, type CacheStats, TtlCache } from "./cache.ts";
 import { PolicyConfigError } from "./errors.ts";
 import { KEY_SECRET_ENTRY } from "./keys.ts";
@@ -42,11 +46,6 @@ export async function sigstoreKeySet(keys: readonly SigstorePublicKey[]): Promis
     keys,
     id: await computeDigest(new TextEncoder().encode(keys.map((k) => k.id).join("\n"))),
   };
-}
-
-/** Loads the trust root parser (and the sigstore libraries behind it) on first use. */
-export function loadTrustRootParser(): Promise<typeof import("../sigstore/trust_root.ts")> {
-  return import("../sigstore/trust_root.ts");
 }
 
 /** Reads and caches the keys and trust roots of `sigstoreSigned` requirements. */

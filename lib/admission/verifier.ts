@@ -57,12 +57,18 @@ import {
   type SignatureStoreChoice,
   type TokenCache,
 } from "../registry/mod.ts";
-import { compileIdentities, type IdentityMatcher } from "../sigstore/identities.ts";
-import type { SigstoreTrust, VerifiedCosignSignature } from "../sigstore/verify.ts";
-import { NO_SIGNATURE_REASON, noSignatureAccepted } from "../signature/verify_image.ts";
+import {
+  compileIdentities,
+  type IdentityMatcher,
+  loadSigstoreVerification,
+  type SigstoreTrust,
+  type VerifiedCosignSignature,
+} from "../sigstore/mod.ts";
 import { type SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
 import {
   type IdentityRule,
+  NO_SIGNATURE_REASON,
+  noSignatureAccepted,
   parseIdentityRule,
   type VerifiedSignature,
   verifyRequirements,
@@ -75,6 +81,7 @@ import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from 
 import { type KeySource, KeyStore, type TrustedKeys } from "./keys.ts";
 import { type PolicySource, secretText } from "./source.ts";
 import { basicAuthorization } from "../base64.ts";
+import { TurnScheduler } from "../turns.ts";
 
 /** The outcome of checking one image. */
 export type ImageVerdict =
@@ -199,6 +206,12 @@ export interface VerifierOptions {
   /** Counts for metrics. */
   readonly observer?: VerifierObserver;
   /**
+   * Where work cut into slices waits for its turn (one signature's checks, an identity
+   * expression's steps): the process's one scheduler, shared with the evaluator, so that slices
+   * of all reviews take turns with I/O. @default its own
+   */
+  readonly turns?: TurnScheduler;
+  /**
    * What one image's registry and store answers may hold, and the process-wide pool each
    * verification and tag resolution reserves that much from before it reads.
    * @default {@linkcode DEFAULT_IMAGE_READ_BYTES} from a pool of {@linkcode DEFAULT_READ_POOL_BYTES}
@@ -260,19 +273,6 @@ interface SigstorePlan {
 /** The requirement types that need a signature (and so the registry). */
 const SIGNATURE_REQUIREMENTS: ReadonlySet<string> = new Set(["signedBy", "sigstoreSigned"]);
 
-let sigstoreVerification: Promise<typeof import("../sigstore/verify.ts")> | undefined;
-
-/** The sigstore verification (and the libraries behind it), loaded on first use. */
-function loadSigstoreVerification(): Promise<typeof import("../sigstore/verify.ts")> {
-  sigstoreVerification ??= import("../sigstore/verify.ts");
-  return sigstoreVerification;
-}
-
-/** Resolves on a later turn of the event loop: one signature's checks at a time. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -288,6 +288,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const keyStore = new KeyStore(options.source);
   const keySource: KeySource = options.keys ?? keyStore;
   const sigstoreMaterial = new SigstoreMaterialStore(options.source);
+  const turns = options.turns ?? new TurnScheduler();
   const sigstoreKeys: SigstoreKeySource = options.sigstoreKeys ?? sigstoreMaterial;
   const identityLists = new Map<string, { matcher: IdentityMatcher; id: string }>();
   const verdicts = new TtlCache<string, CachedVerdict>({
@@ -374,7 +375,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     if (compiled === undefined) {
       let matcher: IdentityMatcher;
       try {
-        matcher = compileIdentities(identities);
+        matcher = compileIdentities(identities, { pause: () => turns.next() });
       } catch (error) {
         throw new PolicyConfigError(errorMessage(error), { cause: error });
       }
@@ -548,7 +549,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       let found: VerifiedCosignSignature | undefined;
       for (const signature of stored.signatures) {
         // One signature's checks (a few milliseconds at most) per turn of the event loop.
-        if (reasons.length > 0) await nextTurn();
+        if (reasons.length > 0) await turns.next();
         signal.throwIfAborted();
         const result = await verifyCosignSignature(signature, plan.trust, {
           manifestDigest: digest,

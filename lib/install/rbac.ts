@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { API_GROUP } from "../policy/crds.ts";
-import type { KubeObject } from "../kube/resources.ts";
+import { API_GROUP } from "../policy/mod.ts";
+import type { KubeObject } from "../kube/mod.ts";
 import { commonLabels, type InstallOptions, WEBHOOK_NAME } from "./options.ts";
 
 /** The ServiceAccount the webhook's pods run as. */

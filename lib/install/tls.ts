@@ -16,7 +16,7 @@
  */
 import { decodeBase64Text, encodeBase64 } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
-import type { KubeObject } from "../kube/resources.ts";
+import type { KubeObject } from "../kube/mod.ts";
 import { decodePem, encodePem } from "../pem.ts";
 import { x509 } from "../x509.ts";
 import { commonLabels, TLS_SECRET_NAME } from "./options.ts";

@@ -36,6 +36,13 @@ export const TRUST_ROOT_KINDS = ["ConfigMap", "Secret"] as const;
 /** The most identities one keyless requirement lists. */
 export const MAX_KEYLESS_IDENTITIES = 64;
 
+/**
+ * The most NFA states the regular expressions of one keyless identity list may compile to in
+ * all: a certificate is then checked in at most this many steps per character of its issuer and
+ * subject, whatever the policy says.
+ */
+export const MAX_IDENTITY_STATES = 8192;
+
 /** signedIdentity types: Portieris's names and the containers/image names. */
 export const SIGNED_IDENTITY_TYPES = [
   "",

@@ -98,6 +98,26 @@ function better(c: Compiled, best: Compiled): boolean {
   return c.order < best.order;
 }
 
+/** The patterns of one group of policies (sorted by name), in their order. */
+function compileGroup(group: readonly ImagePolicy[]): Governing {
+  const governing = new Governing();
+  let order = 0;
+  for (const p of group) {
+    for (const r of p.repositories) {
+      // Past the bound the set is a problem (see problem()); compiling more would only cost.
+      if (governing.all.length > MAX_PATTERNS_PER_NAMESPACE) return governing;
+      governing.add({
+        pattern: parsePattern(r.name),
+        policy: r.policy,
+        source: describe(p),
+        owner: p,
+        order: order++,
+      });
+    }
+  }
+  return governing;
+}
+
 function describe(p: ImagePolicy): string {
   return p.kind === "ImagePolicy"
     ? `ImagePolicy "${p.namespace}/${p.name}"`
@@ -106,38 +126,45 @@ function describe(p: ImagePolicy): string {
 
 /** A set of policies, compiled once, that answers which policy applies to an image. */
 export class PolicySet {
-  readonly #cluster = new Governing();
+  #cluster: Governing;
   readonly #byNamespace = new Map<string, Governing>();
+  /** The policies of each group (`""` for the cluster), as given: what a later set compares. */
+  readonly #groups = new Map<string, ImagePolicy[]>();
   /** The number of policies in the set. */
   readonly size: number;
 
-  /** Compiles the policies. */
-  constructor(policies: Iterable<ImagePolicy>) {
-    const sorted = [...policies].sort((a, b) =>
-      `${a.namespace ?? ""}/${a.name}`.localeCompare(`${b.namespace ?? ""}/${b.name}`)
-    );
-    this.size = sorted.length;
-    let order = 0;
-    for (const p of sorted) {
+  /**
+   * Compiles the policies. With `previous`, a group (the cluster policies, or one namespace's
+   * ImagePolicies) made of the very same policy objects as there is not compiled again: when
+   * one namespace's ImagePolicy changes, only that namespace is compiled, so the cost of a change
+   * is bounded by what one namespace may hold, whatever the others hold.
+   */
+  constructor(policies: Iterable<ImagePolicy>, previous?: PolicySet) {
+    let size = 0;
+    for (const p of policies) {
+      size++;
       // A namespace with ImagePolicies is governed by them, even when they list nothing.
-      let governing = this.#cluster;
-      if (p.kind !== "ClusterImagePolicy") {
-        const ns = p.namespace ?? "default";
-        governing = this.#byNamespace.get(ns) ?? new Governing();
-        this.#byNamespace.set(ns, governing);
-      }
-      for (const r of p.repositories) {
-        // Past the bound the set is a problem (see problem()); compiling more would only cost.
-        if (governing.all.length > MAX_PATTERNS_PER_NAMESPACE) break;
-        governing.add({
-          pattern: parsePattern(r.name),
-          policy: r.policy,
-          source: describe(p),
-          owner: p,
-          order: order++,
-        });
-      }
+      const key = p.kind === "ClusterImagePolicy" ? "" : p.namespace ?? "default";
+      const group = this.#groups.get(key);
+      if (group) group.push(p);
+      else this.#groups.set(key, [p]);
     }
+    this.size = size;
+    this.#cluster = new Governing();
+    for (const [key, group] of this.#groups) {
+      // The order of ties, as ever: by name as the locale sorts it.
+      group.sort((a, b) => a.name.localeCompare(b.name));
+      const before = previous === undefined ? undefined : previous.#groups.get(key);
+      const same = before !== undefined && before.length === group.length &&
+        before.every((p, i) => p === group[i]);
+      const governing = same ? previous!.#governing(key) : compileGroup(group);
+      if (key === "") this.#cluster = governing;
+      else this.#byNamespace.set(key, governing);
+    }
+  }
+
+  #governing(key: string): Governing {
+    return key === "" ? this.#cluster : this.#byNamespace.get(key)!;
   }
 
   /**

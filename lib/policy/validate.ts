@@ -9,6 +9,7 @@ import { quoteInput } from "../quote.ts";
 import { POLICY_MODES, REQUIREMENT_TYPES, SIGNED_IDENTITY_TYPES } from "./crds.ts";
 import {
   MAX_FIELD_LENGTHS,
+  MAX_IDENTITY_STATES,
   MAX_KEYLESS_IDENTITIES,
   MAX_REPOSITORIES,
   MAX_REQUIREMENTS,
@@ -17,7 +18,6 @@ import {
   TRUST_ROOT_KINDS,
 } from "./crds.ts";
 import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
-import { MAX_IDENTITY_STATES } from "../sigstore/identities.ts";
 import { patternProblem } from "./pattern.ts";
 import type {
   ImagePolicy,

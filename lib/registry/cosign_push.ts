@@ -41,7 +41,7 @@ import {
   SIGSTORE_BUNDLE_CONTENT_DSSE,
   SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION,
   SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
-} from "../signature/cosign_media_types.ts";
+} from "../signature/mod.ts";
 import { decodeBase64 } from "../base64.ts";
 
 /** An OCI descriptor. */

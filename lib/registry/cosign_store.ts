@@ -33,17 +33,51 @@ import {
   COSIGN_SIGN_PREDICATE_TYPE,
   COSIGN_SIGNATURE_ANNOTATION,
   COSIGN_SIMPLESIGNING_MEDIA_TYPE,
+  cosignDockerReference,
+  cosignLegacyPayload,
   cosignSignatureTag,
   OCI_EMPTY_MEDIA_TYPE,
   referrersFallbackTag,
   SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION,
   SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
-} from "../signature/cosign_media_types.ts";
-import { cosignDockerReference, cosignLegacyPayload } from "../signature/cosign_payloads.ts";
-import type { StoredCosignSignature, StoredCosignSignatures } from "../sigstore/stored.ts";
+} from "../signature/mod.ts";
 import type { RegistryClient, RequestOptions } from "./client.ts";
 import { RegistryError } from "./errors.ts";
 import { computeDigest } from "./digest.ts";
+
+/*
+ * What a registry holds of a cosign signature, as this module reads it and lib/sigstore checks
+ * it: nothing in it is trusted yet.
+ */
+
+/** One signature as stored, in either format. */
+export type StoredCosignSignature =
+  | {
+    /** A layer of the legacy `sha256-<hex>.sig` manifest. */
+    readonly format: "legacy";
+    /** The layer's blob: the signed payload, byte for byte. */
+    readonly payload: Uint8Array;
+    /** The layer's annotations (signature, certificate, chain, Rekor bundle, timestamp). */
+    readonly annotations: Readonly<Record<string, string>>;
+    /** For messages: `layer sha256:… of <tag>`. */
+    readonly where: string;
+  }
+  | {
+    /** A sigstore bundle v0.3 stored as an OCI 1.1 referrer (cosign v3). */
+    readonly format: "bundle";
+    /** The bundle's JSON bytes. */
+    readonly bundle: Uint8Array;
+    /** For messages: `referrer sha256:…`. */
+    readonly where: string;
+  };
+
+/** What was read for an image: its signatures, and why other stored things were not used. */
+export interface StoredCosignSignatures {
+  /** The signatures, legacy layers first, then bundles. */
+  readonly signatures: readonly StoredCosignSignature[];
+  /** Things found that cannot be signatures of the image (a referrer of another subject, …). */
+  readonly skipped: readonly string[];
+}
 
 /** How much of a registry the cosign signatures of one image may take. */
 export interface CosignReadBounds {

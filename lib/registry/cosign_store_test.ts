@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { e2eSkipReason, startRegistry } from "../../tests/env/mod.ts";
 import { parseReference } from "../image/mod.ts";
 import { SIGSTORE_BUNDLE_V03_MEDIA_TYPE } from "../signature/cosign_media_types.ts";
-import type { StoredCosignSignature } from "../sigstore/stored.ts";
+import type { StoredCosignSignature } from "./cosign_store.ts";
 import {
   cosignLayout,
   pushCosignSignatures,

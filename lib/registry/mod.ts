@@ -21,6 +21,7 @@
 export * from "./auth.ts";
 export * from "./challenge.ts";
 export * from "./client.ts";
+export * from "./cosign_push.ts";
 export * from "./cosign_store.ts";
 export * from "./credentials.ts";
 export * from "./digest.ts";
@@ -28,7 +29,7 @@ export * from "./errors.ts";
 export * from "./extension_store.ts";
 export * from "./keyring.ts";
 export * from "./media_types.ts";
-export * from "./retry.ts";
+export * from "../retry.ts";
 export * from "./signature_store.ts";
 export * from "./token_cache.ts";
 export * from "./transport.ts";

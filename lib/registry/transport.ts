@@ -22,13 +22,10 @@ import {
   isRetryableStatus,
   parseRetryAfter,
   type RetryPolicy,
-} from "./retry.ts";
+} from "../retry.ts";
+import type { FetchFunction } from "../fetch.ts";
 
-/** A `fetch` as Deno has it, with the `client` option for custom CA certificates. */
-export type FetchFunction = (
-  input: string | URL | Request,
-  init?: RequestInit & { client?: Deno.HttpClient },
-) => Promise<Response>;
+export type { FetchFunction } from "../fetch.ts";
 
 /** How the transport sends requests; every field has a default. */
 export interface TransportOptions {

@@ -12,18 +12,10 @@
  * @module
  */
 import { compileLinearRegExp, type LinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
+import { type KeylessIdentity, MAX_IDENTITY_STATES } from "../policy/mod.ts";
 
 /** One identity entry as a policy writes it (`keyless.identities[]`). */
-export interface KeylessIdentity {
-  /** The OIDC issuer, exactly. */
-  readonly issuer?: string;
-  /** The OIDC issuer, by a regular expression. */
-  readonly issuerRegExp?: string;
-  /** The certificate's subject (URI or e-mail SAN), exactly. */
-  readonly subject?: string;
-  /** The subject, by a regular expression. */
-  readonly subjectRegExp?: string;
-}
+export type { KeylessIdentity };
 
 /** The longest exact issuer or subject accepted in a policy. */
 export const MAX_IDENTITY_LENGTH = 1024;
@@ -31,12 +23,7 @@ export const MAX_IDENTITY_LENGTH = 1024;
 /** The most identity entries one requirement may list. */
 export const MAX_IDENTITIES = 64;
 
-/**
- * The most NFA states the regular expressions of one identity list may compile to in all: a
- * certificate is then checked in at most this many steps per character of its issuer and
- * subject, whatever the policy says.
- */
-export const MAX_IDENTITY_STATES = 8192;
+export { MAX_IDENTITY_STATES };
 
 /** A compiled list of identities. */
 export interface IdentityMatcher {
@@ -66,11 +53,11 @@ function exact(value: string): Test {
   };
 }
 
-function pattern(re: LinearRegExp): Test {
+function pattern(re: LinearRegExp, pause: (() => Promise<void>) | undefined): Test {
   return {
     text: `matching ${JSON.stringify(re.source)}`,
     states: re.states,
-    test: (candidate) => re.testAsync(candidate),
+    test: (candidate) => re.testAsync(candidate, pause),
   };
 }
 
@@ -86,17 +73,23 @@ const REMEMBERED_ANSWERS = 256;
  * the expressions compile to more than {@linkcode MAX_IDENTITY_STATES} states in all;
  * {@linkcode TypeError} for an entry without an issuer or a subject.
  */
-export function compileIdentities(identities: readonly KeylessIdentity[]): IdentityMatcher {
+export function compileIdentities(
+  identities: readonly KeylessIdentity[],
+  options: {
+    /** How a long match waits for its next slice (the process's TurnScheduler). */
+    readonly pause?: () => Promise<void>;
+  } = {},
+): IdentityMatcher {
   const compiled = identities.map((identity, index) => {
     const issuer = identity.issuer !== undefined
       ? exact(identity.issuer)
       : identity.issuerRegExp !== undefined
-      ? pattern(compileLinearRegExp(identity.issuerRegExp))
+      ? pattern(compileLinearRegExp(identity.issuerRegExp), options.pause)
       : undefined;
     const subject = identity.subject !== undefined
       ? exact(identity.subject)
       : identity.subjectRegExp !== undefined
-      ? pattern(compileLinearRegExp(identity.subjectRegExp))
+      ? pattern(compileLinearRegExp(identity.subjectRegExp), options.pause)
       : undefined;
     if (issuer === undefined || subject === undefined) {
       throw new TypeError(`identities[${index}] needs an issuer and a subject`);

@@ -18,8 +18,7 @@
  */
 import nodeCrypto, { type KeyObject } from "node:crypto";
 import { decodePem, encodePem, PemSyntaxError } from "../pem.ts";
-import { PUBLIC_KEY_PEM_LABEL } from "../signature/cosign_media_types.ts";
-import { InvalidKeyError } from "../signature/keys.ts";
+import { InvalidKeyError, PUBLIC_KEY_PEM_LABEL } from "../signature/mod.ts";
 
 /** The key types accepted. */
 export type SigstoreKeyAlgorithm = "ecdsa-p256" | "ecdsa-p384" | "ed25519" | "rsa";

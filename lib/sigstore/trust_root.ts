@@ -21,7 +21,7 @@
 import { TrustedRoot } from "@sigstore/protobuf-specs";
 import { toTrustMaterial, type TrustMaterial } from "@sigstore/verify";
 import { ToolkitError } from "../errors.ts";
-import { computeDigest } from "../registry/digest.ts";
+import { computeDigest } from "../registry/mod.ts";
 
 /** The largest trust root read (the public-good one is about 7 KiB). */
 export const MAX_TRUST_ROOT_BYTES = 1024 * 1024;

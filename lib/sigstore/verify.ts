@@ -53,15 +53,17 @@ import {
   COSIGN_PAYLOAD_TYPE,
   COSIGN_RFC3161_TIMESTAMP_ANNOTATION,
   COSIGN_SIGNATURE_ANNOTATION,
+  type IdentityRule,
   IN_TOTO_PAYLOAD_TYPE,
-} from "../signature/cosign_media_types.ts";
-import { parseCosignStatement } from "../signature/cosign_statement.ts";
-import { type IdentityRule, matchIdentity } from "../signature/identity.ts";
-import { InvalidPayloadError, parsePayload } from "../signature/payload.ts";
+  InvalidPayloadError,
+  matchIdentity,
+  parseCosignStatement,
+  parsePayload,
+} from "../signature/mod.ts";
 import { installNodeDefaultDigest } from "./_node_default_digest.ts";
 import type { IdentityMatcher } from "./identities.ts";
 import { keyAlgorithm, type SigstorePublicKey, verifyWithKey } from "./public_keys.ts";
-import type { StoredCosignSignature } from "./stored.ts";
+import type { StoredCosignSignature } from "../registry/mod.ts";
 import type { TrustRoot } from "./trust_root.ts";
 
 installNodeDefaultDigest();

@@ -7,9 +7,8 @@
  *
  * @module
  */
-import type { KubeClient } from "../kube/client.ts";
+import type { KubeClient, ResourceType } from "../kube/mod.ts";
 import { ToolkitError } from "../errors.ts";
-import type { ResourceType } from "../kube/resources.ts";
 
 /** The Pipelines versions toolkit speaks, newest first. */
 export const PIPELINES_VERSIONS = ["v1", "v1beta1", "v1alpha1"] as const;

@@ -24,16 +24,21 @@
 # - referrers-registry: a registry WITH the OCI 1.1 referrers API (the distribution registry has
 #   none): go-containerregistry's pkg/registry with WithReferrersSupport(true), built from the
 #   Go source in tests/env/referrers-registry/ (rebuilt when that source changes).
-# Gitea, Triggers and cosign are built in the background while the Kubernetes binaries build
-# (they share no packages worth waiting for), all under `nice`; their logs are printed if they
-# fail.
+# - keyprotect-sdk: tests/env/keyprotect-sdk/main.go, a small command line around IBM's Go SDK for
+#   Key Protect (github.com/IBM/keyprotect-go-client at KEYPROTECT_SDK_VERSION), so tests check
+#   the Key Protect stand-in and toolkit's vault client against a client nobody here wrote
+#   (rebuilt when that source changes).
+# Gitea, Triggers, cosign, the referrers registry and keyprotect-sdk are built in the background
+# while the Kubernetes binaries build (they share no packages worth waiting for), all under
+# `nice`; their logs are printed if they fail.
 #
 # One run at a time: a run holds an exclusive lock on <cache>/.provision.lock, and a second run
 # waits for it, then finds everything built.
 #
 # Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm, gitea, Triggers,
-# cosign and the referrers registry: .../helm-<version>/, .../gitea-<version>/,
-# .../tekton-triggers-<version>/, .../cosign-<version>/, .../referrers-registry-<ggcr version>/)
+# cosign, the referrers registry and keyprotect-sdk: .../helm-<version>/, .../gitea-<version>/,
+# .../tekton-triggers-<version>/, .../cosign-<version>/, .../referrers-registry-<ggcr version>/,
+# .../keyprotect-sdk-<SDK version>/)
 # The last line printed is the directory that holds kube-apiserver and etcd.
 set -euo pipefail
 
@@ -48,6 +53,7 @@ GITEA_VERSION=v1.26.0
 GITEA_TAGS="bindata sqlite sqlite_unlock_notify"
 COSIGN_VERSION=v3.1.3
 GGCR_VERSION=v0.22.1
+KEYPROTECT_SDK_VERSION=v0.15.1
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=${TOOLKIT_TEST_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolkit-test-env}
@@ -173,6 +179,27 @@ build_referrers_registry() {
   rm -rf "$src"
 }
 
+# keyprotect-sdk: tests/env/keyprotect-sdk/main.go against IBM's Go SDK for Key Protect, in a
+# module made for it (the source's checksum is kept beside the binary). The version is explicit:
+# the module proxy refuses @latest.
+kpsdk_dir="$root/keyprotect-sdk-${KEYPROTECT_SDK_VERSION}"
+kpsdk_bin="$kpsdk_dir/bin/keyprotect-sdk"
+kpsdk_src="$here/keyprotect-sdk/main.go"
+kpsdk_sum=$(sha256sum "$kpsdk_src" | cut -d' ' -f1)
+build_keyprotect_sdk() {
+  need_go keyprotect-sdk
+  local src="$kpsdk_dir/src"
+  say "building keyprotect-sdk (github.com/IBM/keyprotect-go-client ${KEYPROTECT_SDK_VERSION})"
+  rm -rf "$src" && mkdir -p "$src" "$kpsdk_dir/bin"
+  cp "$kpsdk_src" "$src/main.go"
+  (cd "$src" && go mod init toolkit-test-bins/keyprotect-sdk >/dev/null 2>&1 &&
+    go get "github.com/IBM/keyprotect-go-client@${KEYPROTECT_SDK_VERSION}" &&
+    go build -trimpath -ldflags "-s -w" -o "$kpsdk_bin.tmp" .)
+  mv "$kpsdk_bin.tmp" "$kpsdk_bin"
+  echo "$kpsdk_sum" >"$kpsdk_bin.sum"
+  rm -rf "$src"
+}
+
 background=()
 start_build() { # name function: runs it in the background, output in <root>/logs/<name>.log
   mkdir -p "$root/logs"
@@ -187,6 +214,9 @@ done
 [ -x "$cosign_bin" ] || start_build cosign build_cosign
 if [ ! -x "$referrers_bin" ] || [ "$(cat "$referrers_bin.sum" 2>/dev/null)" != "$referrers_sum" ]; then
   start_build referrers-registry build_referrers_registry
+fi
+if [ ! -x "$kpsdk_bin" ] || [ "$(cat "$kpsdk_bin.sum" 2>/dev/null)" != "$kpsdk_sum" ]; then
+  start_build keyprotect-sdk build_keyprotect_sdk
 fi
 wait_builds() {
   local job failed=0
@@ -346,6 +376,17 @@ wait_builds
   echo "COSIGN=$cosign_bin"
   echo "GGCR_VERSION=$GGCR_VERSION"
   echo "REFERRERS_REGISTRY=$referrers_bin"
-} >"$cache/env.tmp" && mv "$cache/env.tmp" "$cache/env"
+  echo "KEYPROTECT_SDK_VERSION=$KEYPROTECT_SDK_VERSION"
+  echo "KEYPROTECT_SDK=$kpsdk_bin"
+} >"$cache/env.tmp"
+# Keys this run does not write (tools another checkout of this script builds) are kept, so that
+# runs from different branches of the repository do not take each other's tools away.
+if [ -f "$cache/env" ]; then
+  while IFS= read -r line; do
+    [[ $line == *=* ]] || continue
+    grep -q "^${line%%=*}=" "$cache/env.tmp" || echo "$line" >>"$cache/env.tmp"
+  done <"$cache/env"
+fi
+mv "$cache/env.tmp" "$cache/env"
 ln -sfn "$cache" "$root/current"
 echo "$assets"

@@ -1,9 +1,10 @@
 /**
  * Finds the binaries of the test environment: kube-apiserver, etcd and kubectl from
  * `$KUBEBUILDER_ASSETS` or the cache that `tests/env/provision.sh` fills; helm, gitea, Tekton
- * Triggers' eventlistenersink, interceptors, cel-eval and binding-eval, cosign and the referrers
- * registry (go-containerregistry's, `tests/env/referrers-registry/`) from that cache, else the
- * PATH; docker-registry, gpg, skopeo, htpasswd, openssl and git from the PATH.
+ * Triggers' eventlistenersink, interceptors, cel-eval and binding-eval, cosign, the referrers
+ * registry (go-containerregistry's, `tests/env/referrers-registry/`) and keyprotect-sdk (IBM's Go
+ * SDK for Key Protect behind a small command line, `tests/env/keyprotect-sdk/`) from that cache,
+ * else the PATH; docker-registry, gpg, skopeo, htpasswd, openssl and git from the PATH.
  *
  * @module
  */
@@ -102,6 +103,7 @@ function provisionedTool(name: string): string | undefined {
   if (name === "gitea") return provisioned.GITEA;
   if (name === "cosign") return provisioned.COSIGN;
   if (name === "referrers-registry") return provisioned.REFERRERS_REGISTRY;
+  if (name === "keyprotect-sdk") return provisioned.KEYPROTECT_SDK;
   if ((TEKTON_TRIGGERS_TOOLS as readonly string[]).includes(name)) {
     return provisioned.TEKTON_TRIGGERS_BIN && `${provisioned.TEKTON_TRIGGERS_BIN}/${name}`;
   }

@@ -25,7 +25,7 @@ import {
   SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION,
   SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
 } from "../../lib/signature/cosign_media_types.ts";
-import type { StoredCosignSignature } from "../../lib/sigstore/stored.ts";
+import type { StoredCosignSignature } from "../../lib/registry/mod.ts";
 import { computeDigest } from "../../lib/registry/digest.ts";
 import { OCI_INDEX, OCI_MANIFEST } from "../../lib/registry/media_types.ts";
 import { serve, type TestServer } from "./loopback_server.ts";

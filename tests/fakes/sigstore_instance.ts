@@ -31,7 +31,7 @@ import {
   cosignLegacyPayload,
   cosignStatement as cosignStatementOf,
 } from "../../lib/signature/cosign_payloads.ts";
-import type { StoredCosignSignature } from "../../lib/sigstore/stored.ts";
+import type { StoredCosignSignature } from "../../lib/registry/mod.ts";
 
 x509.cryptoProvider.set(crypto);
 

@@ -10,9 +10,9 @@ import {
   ENABLE_ENFORCEMENT,
   ROTATE_CERTS,
   STATUS,
-} from "../../cli/image_security/install_command.ts";
+} from "../../cli/image_security/enforcement_command.ts";
 import { KEY_SECRET } from "../../cli/image_security/key_secret_command.ts";
-import * as install from "../../cli/image_security/install.ts";
+import * as install from "../../cli/image_security/enforcement.ts";
 import * as keySecret from "../../cli/image_security/key_secret.ts";
 import { type BufferedIO, bufferedIO } from "../../cli/io.ts";
 import { commandContext } from "../../cli/context.ts";

@@ -7,7 +7,7 @@
  */
 import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
-import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "./install_command.ts";
+import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "./enforcement_command.ts";
 import { formatData, printData } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { namespaceNameProblem } from "../../lib/kube/mod.ts";

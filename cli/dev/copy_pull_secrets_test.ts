@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isPullSecret, planPullSecrets, targetPullSecretName } from "./pull_secrets.ts";
+import { isPullSecret, planPullSecrets, targetPullSecretName } from "./copy_pull_secrets.ts";
 
 const secret = (name: string, type = "Opaque") => ({ metadata: { name }, type });
 

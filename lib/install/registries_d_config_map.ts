@@ -16,7 +16,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { KubeObject } from "../kube/resources.ts";
+import type { KubeObject } from "../kube/mod.ts";
 import {
   commonLabels,
   type InstallOptions,

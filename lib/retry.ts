@@ -1,5 +1,5 @@
 /**
- * The retry policy of registry requests: which answers are worth another try, how long to wait
+ * The retry policy of HTTP requests to registries and vaults: which answers are worth another try, how long to wait
  * (exponential backoff with jitter, or the server's `Retry-After`), and how many times.
  *
  * @module

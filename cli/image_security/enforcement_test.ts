@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { runCli } from "../app.ts";
 import { bufferedIO } from "../io.ts";
-import { writeTlsDir } from "./install.ts";
+import { commandContext } from "../context.ts";
+import { writeTlsDir } from "./enforcement.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import type { WebhookTls } from "../../lib/install/mod.ts";
 import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
-import { commandContext } from "../context.ts";
 
 async function enable(args: string[]) {
   const io = bufferedIO({});

@@ -7,7 +7,7 @@ import {
   registriesDChecksum,
   registriesDFiles,
   RELEASE_SIGNATURES_URL,
-} from "./registries_d.ts";
+} from "./registries_d_config_map.ts";
 
 Deno.test("the registries.d files are what containers/image reads: toolkit's store and --lookaside", () => {
   const options = defaultInstallOptions({

@@ -1,6 +1,6 @@
 /**
  * `toolkit image-security enable|status|disable|rotate-certs` as `--help` and completion know it:
- * usage, help text and flags. Its implementation, `install.ts`, is imported only when the command
+ * usage, help text and flags. Its implementation, `enforcement.ts`, is imported only when the command
  * runs (`cli/commands.ts`).
  *
  * @module
