@@ -5,9 +5,9 @@
  * once per distinct content and identified by a digest of that content, so a verdict cached for
  * one key set or trust root is never served for another.
  *
- * The sigstore libraries (`@sigstore/verify` and its protobuf types, some tens of milliseconds
- * to load) are imported on first use, so a webhook without `sigstoreSigned` policies starts as
- * fast as before.
+ * The trust root reader (`@sigstore/verify` and its protobuf types, some tens of milliseconds to
+ * load) is imported on first use, so a webhook without `sigstoreSigned` policies starts as fast
+ * as before.
  *
  * @module
  */

@@ -368,7 +368,7 @@ ${indent(key.publicPem)}
     "",
     `Loading: \`lib/admission\` takes ${
       f(admissionImport)
-    } ms to import in a fresh process (median of 5), and \`lib/sigstore/verify.ts\` (with \`@sigstore/verify\`, \`@sigstore/bundle\`, \`@sigstore/core\` and their protobuf types) ${
+    } ms to import in a fresh process (median of 5), and \`lib/sigstore/verify.ts\` (with \`@sigstore/verify\` and its protobuf types; \`@sigstore/bundle\` and \`@sigstore/core\` already come with the signing code of \`lib/signature\`) ${
       f(sigstoreImport)
     } ms more. The webhook imports it on the first \`sigstoreSigned\` review, so its start is unchanged.`,
     "",
