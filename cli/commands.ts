@@ -33,6 +33,7 @@ import {
   STATUS,
 } from "./image_security/enforcement_command.ts";
 import { KEY_SECRET } from "./image_security/key_secret_command.ts";
+import { TRUST_ROOT } from "./image_security/trust_root_command.ts";
 import { KEYGEN } from "./image_security/keygen_command.ts";
 import { SIGN } from "./image_security/sign_command.ts";
 import { VAULT, VAULT_FETCH, VAULT_STORE } from "./image_security/vault_command.ts";
@@ -79,6 +80,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     command(SIGN, () => import("./image_security/sign.ts").then((m) => m.run)),
     command(VERIFY, () => import("./image_security/verify.ts").then((m) => m.run)),
     command(KEY_SECRET, () => import("./image_security/key_secret.ts").then((m) => m.run)),
+    command(TRUST_ROOT, () => import("./image_security/trust_root.ts").then((m) => m.run)),
     group(VAULT, [
       command(VAULT_STORE, () => import("./image_security/vault.ts").then((m) => m.runVaultStore)),
       command(VAULT_FETCH, () => import("./image_security/vault.ts").then((m) => m.runVaultFetch)),
