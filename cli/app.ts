@@ -116,6 +116,35 @@ export function unknownCommandWord(
   return undefined;
 }
 
+/**
+ * `argv` with the words after a command that rewrites its arguments (`rewriteArgs` of its
+ * declaration) rewritten by it, up to a `--`.
+ */
+export function rewriteCommandArgs(
+  commands: readonly CommandSpec[],
+  argv: readonly string[],
+): string[] {
+  let level: readonly CommandSpec[] = commands;
+  for (const [i, word] of argv.entries()) {
+    if (word === "--") break;
+    if (word.startsWith("-")) continue;
+    const spec = level.find((c) => commandName(c) === word || (c.aliases ?? []).includes(word));
+    if (spec === undefined) break;
+    if (spec.rewriteArgs) {
+      const end = argv.indexOf("--", i + 1);
+      const args = end === -1 ? argv.slice(i + 1) : argv.slice(i + 1, end);
+      return [
+        ...argv.slice(0, i + 1),
+        ...spec.rewriteArgs(args),
+        ...(end === -1 ? [] : argv.slice(end)),
+      ];
+    }
+    if (!spec.subcommands) break;
+    level = spec.subcommands;
+  }
+  return [...argv];
+}
+
 /** Writes an error the way every command reports one, and returns its exit status. */
 export function reportError(io: CliIO, programName: string, error: unknown): number {
   const usage = error instanceof UsageError;
@@ -188,7 +217,7 @@ export async function runCli(
   let output = "";
   try {
     await parser.parseAsync(
-      markLiterals(argv),
+      markLiterals(rewriteCommandArgs(commands, argv)),
       {},
       (_err: unknown, _args: unknown, text: string) => {
         output = text;

@@ -1,6 +1,6 @@
 /**
  * The flag groups more than one command declares (`--kubeconfig`/`--context`, `-o`, the registry
- * access flags, the git host flags, the yq document flags, …): a group two declaration modules
+ * access flags, the git host flags, …): a group two declaration modules
  * share lives here, so that a flag means the same everywhere.
  *
  * @module
@@ -117,35 +117,6 @@ export const GIT_HOST_FLAGS = {
     type: "string",
     describe:
       "The git host's API base URL, when it is not where the flavour has it (e.g. a GitHub Enterprise API behind another host name)",
-  },
-} as const satisfies Record<string, FlagSpec>;
-
-/** `-d` of the yq commands: which document of a multi-document file. */
-export const YQ_DOC = {
-  doc: {
-    type: "string",
-    alias: "d",
-    default: "0",
-    describe: "The document of a multi-document file, counted from 0, or '*' for all of them",
-  },
-} as const satisfies Record<string, FlagSpec>;
-
-/** `-i` of the yq commands that change a file. */
-export const YQ_INPLACE = {
-  inplace: {
-    type: "boolean",
-    alias: "i",
-    describe: "Write the result back to the file (nothing is written when nothing changes)",
-  },
-} as const satisfies Record<string, FlagSpec>;
-
-/** `--tag` of the yq commands that write a value. */
-export const YQ_TAG = {
-  tag: {
-    type: "string",
-    alias: "t",
-    choices: ["!!str", "!!int", "!!float", "!!bool", "!!null"],
-    describe: "The type of the value (default: as typed; a string stays a string)",
   },
 } as const satisfies Record<string, FlagSpec>;
 

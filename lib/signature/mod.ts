@@ -33,3 +33,4 @@ export * from "./verify_image.ts";
 export * from "./cosign_keys.ts";
 export * from "./cosign_media_types.ts";
 export * from "./cosign_sign.ts";
+export * from "./cosign_statement.ts";
