@@ -98,12 +98,6 @@ type SetupOptions = OptionsOf<typeof SETUP_SIGNING>;
 /** The entry of a key Secret holding the public keys. */
 const KEY_ENTRY = "key";
 
-/**
- * Whether `--format cosign` can be enforced: a policy requirement for cosign signatures
- * (`sigstoreSigned`) is not part of this version yet.
- */
-const COSIGN_ENFORCEMENT = false;
-
 /** A step of the setup, as reported. */
 interface Step {
   readonly step: string;
@@ -260,12 +254,6 @@ async function checkFlags(options: SetupOptions, ctx: CommandContext): Promise<F
     );
   }
   const format = options.format as SigningFormat;
-  if (format === "cosign" && !COSIGN_ENFORCEMENT) {
-    throw new UsageError(
-      "Cannot set up --format cosign yet: enforcing cosign keys needs the policy requirement " +
-        "sigstoreSigned, which this version does not have; use --format simple",
-    );
-  }
   if (format === "cosign" && options.keyType !== "rsa") {
     throw new UsageError("--key-type is for OpenPGP keys (--format simple)");
   }
@@ -577,8 +565,10 @@ async function plan(
   };
 
   const clusterWide = flags.policyNamespace === undefined;
+  // A cosign key's signatures are required by sigstoreSigned (keyed: PEM keys, no transparency
+  // log needed, as the signing step makes none), an OpenPGP key's by signedBy.
   const requirement = {
-    type: "signedBy",
+    type: key.format === "cosign" ? "sigstoreSigned" : "signedBy",
     keySecret: flags.keySecretName,
     ...(clusterWide ? { keySecretNamespace: flags.keySecretNamespace } : {}),
   };

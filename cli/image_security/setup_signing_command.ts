@@ -49,7 +49,8 @@ export const SETUP_SIGNING = defineCommand({
       type: "string",
       choices: ["simple", "cosign"],
       default: "simple",
-      describe: "The kind of key: simple (OpenPGP, simple signing) or cosign (ECDSA P-256)",
+      describe:
+        "The kind of key: simple (OpenPGP, simple signing; the policy requires signedBy) or cosign (ECDSA P-256; the policy requires sigstoreSigned)",
     },
     "key-type": {
       type: "string",

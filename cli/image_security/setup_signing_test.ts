@@ -357,7 +357,7 @@ Deno.test("setup-signing fails clearly on bad input, leaving no policy behind", 
       1,
       /is not a signing key: it holds neither an OpenPGP private key nor a cosign private key/,
     ],
-    [["--format", "cosign"], env, 2, /Cannot set up --format cosign yet/],
+    [["--format", "cosign"], env, 2, /--key-type is for OpenPGP keys/],
     [["-t", "nope"], env, 1, /template namespace "nope"/],
   ];
   for (const [extra, runEnv, status, message] of cases) {
@@ -377,4 +377,48 @@ Deno.test("setup-signing fails clearly on bad input, leaving no policy behind", 
   assert.match(refused.err, /Cannot write the public key Secret: .*no policy was applied/);
   assert.equal(cli.kube.list(CLUSTER_POLICIES).length, 0);
   assert.ok(cli.kube.get(SECRETS, "tools", "image-signing"));
+});
+
+Deno.test("setup-signing --format cosign: an ECDSA key in the vault, its PEM key, a sigstoreSigned policy", async () => {
+  await using s = await setUp();
+  const { cli, vault, env } = s;
+  // --key-type is for OpenPGP keys: the default stands.
+  const args = s.args.filter((a, i) => a !== "--key-type" && s.args[i - 1] !== "--key-type");
+  const r = await cli.run([...args, "--format", "cosign", "-o", "json"], { env });
+  assert.equal(r.status, 0, r.err);
+  const report = JSON.parse(r.out);
+  assert.equal(report.format, "cosign");
+  assert.match(report.fingerprint, /^[0-9a-f]{64}$/);
+  const setup = signingSetupOf(entriesOf(cli.kube.get(SECRETS, "tools", "image-signing")), "s");
+  assert.equal(setup.format, "cosign");
+  assert.ok(setup.cosignPassword);
+  const key = await vaultClient(vault).getKey(report.keyId);
+  assert.match(new TextDecoder().decode(key.payload), /BEGIN ENCRYPTED SIGSTORE PRIVATE KEY/);
+  assert.match(
+    entriesOf(cli.kube.get(SECRETS, "toolkit-system", "image-signing-key")).key!,
+    /^-----BEGIN PUBLIC KEY-----\n/,
+  );
+  assert.deepEqual(policyRequirement(cli.kube.get(CLUSTER_POLICIES, undefined, "image-signing")), [{
+    name: "us.icr.io/team/*",
+    policy: {
+      simple: {
+        requirements: [{
+          type: "sigstoreSigned",
+          keySecret: "image-signing-key",
+          keySecretNamespace: "toolkit-system",
+        }],
+      },
+    },
+  }]);
+  // Again: nothing changes; the dry run redacts the password with the API key.
+  const again = await cli.run([...args, "--format", "cosign", "-o", "json"], { env });
+  assert.equal(again.status, 0, again.err);
+  for (const result of JSON.parse(again.out).results) assert.equal(result.outcome, "unchanged");
+  const dry = await cli.run([...args, "--format", "cosign", "--dry-run", "-o", "json"], { env });
+  assert.equal(dry.status, 0, dry.err);
+  assert.ok(!dry.out.includes(setup.cosignPassword!));
+  // A simple setup over it is another key.
+  const other = await cli.run(args, { env });
+  assert.equal(other.status, 1);
+  assert.match(other.err, /its key is a cosign key\. Pass --replace/);
 });

@@ -34,10 +34,9 @@ import { apply, copyKubeconfig, getJson, kubectl, tempDir, toolkit } from "../cl
 import { createNamespaces } from "../admission/_webhook.ts";
 import { startExtensionRegistry } from "../fakes/signature_extension_registry.ts";
 import {
-  createPod,
+  assertEnforced,
   namespaceSecrets,
   runSignStep,
-  startEnforcement,
   startSigningVault,
 } from "../tekton/_sign_step.ts";
 import { templateObjects } from "./_templates.ts";
@@ -215,20 +214,14 @@ Deno.test({
     await t.step(
       "the webhook admits the signed image, pinned, and denies the unsigned one",
       async () => {
-        await using _webhook = await startEnforcement(cluster, {
-          args: ["--registry-ca-file", caFile],
-          probe: { namespace: "dev", image: unsigned },
+        await assertEnforced(cluster, {
+          webhookArgs: ["--registry-ca-file", caFile],
+          namespace: "dev",
+          signed: image,
+          pinned: `${repository}/shop-frontend@${digest}`,
+          unsigned,
+          denial: /A signature was required, but no signature exists/,
         });
-        assert.deepEqual(await createPod(cluster, "dev", "shop", image), {
-          admitted: true,
-          image: `${repository}/shop-frontend@${digest}`,
-        });
-        const denied = await createPod(cluster, "dev", "intruder", unsigned);
-        assert.equal(denied.admitted, false);
-        assert.match(
-          (denied as { message: string }).message,
-          /A signature was required, but no signature exists/,
-        );
       },
     );
   },

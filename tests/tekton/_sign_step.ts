@@ -9,6 +9,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { kubectlOk, type TestCluster } from "../env/cluster.ts";
 import {
   CONTROLLER_NAMESPACE,
@@ -205,4 +206,32 @@ export async function createPod(
     "jsonpath={.spec.containers[0].image}",
   ]);
   return { admitted: true, image: stored };
+}
+
+/**
+ * With the webhook enforcing (its flags `webhookArgs`), a Pod of `signed` is admitted and stored
+ * as `pinned`, and a Pod of `unsigned` is denied with `denial`.
+ */
+export async function assertEnforced(
+  cluster: TestCluster,
+  options: {
+    readonly webhookArgs: readonly string[];
+    readonly namespace: string;
+    readonly signed: string;
+    readonly pinned: string;
+    readonly unsigned: string;
+    readonly denial: RegExp;
+  },
+): Promise<void> {
+  await using _webhook = await startEnforcement(cluster, {
+    args: options.webhookArgs,
+    probe: { namespace: options.namespace, image: options.unsigned },
+  });
+  assert.deepEqual(await createPod(cluster, options.namespace, "signed", options.signed), {
+    admitted: true,
+    image: options.pinned,
+  });
+  const denied = await createPod(cluster, options.namespace, "unsigned", options.unsigned);
+  assert.equal(denied.admitted, false);
+  assert.match((denied as { message: string }).message, options.denial);
 }

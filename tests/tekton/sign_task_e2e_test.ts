@@ -28,11 +28,10 @@ import {
 import { copyKubeconfig, kubectl, tempDir, toolkit } from "../cli_dev/helpers.ts";
 import { createNamespaces } from "../admission/_webhook.ts";
 import {
-  createPod,
+  assertEnforced,
   filesHolding,
   namespaceSecrets,
   runSignStep,
-  startEnforcement,
   startSigningVault,
 } from "./_sign_step.ts";
 import { signTask } from "../../lib/tekton/mod.ts";
@@ -40,29 +39,47 @@ import { parseYaml } from "../../lib/yaml.ts";
 import { serve } from "../fakes/loopback_server.ts";
 
 const NAMESPACE = "dev";
+const TOOLS = [
+  "kube-apiserver",
+  "etcd",
+  "kubectl",
+  "openssl",
+  "docker-registry",
+  "skopeo",
+  "gpg",
+  "gpgconf",
+  "tekton-pipeline",
+];
+
+/** The API server, a registry, skopeo, the vault stand-in, the namespaces, `toolkit`'s env. */
+async function signingEnvironment(prefix: string) {
+  const cluster = await startCluster({ crds: ["toolkit", "tekton"] });
+  const registry = await startRegistry();
+  const gpg = await startGpg();
+  const vault = await startSigningVault();
+  const dir = await tempDir(prefix);
+  const env = { KUBECONFIG: await copyKubeconfig(cluster, dir.path), HOME: dir.path };
+  await createNamespaces(cluster, ["tools", "toolkit-system", NAMESPACE]);
+  return {
+    cluster,
+    registry,
+    gpg,
+    vault,
+    dir,
+    env,
+    async [Symbol.asyncDispose]() {
+      for (const part of [dir, vault, gpg, registry, cluster]) await part[Symbol.asyncDispose]();
+    },
+  };
+}
 
 Deno.test({
   name:
     "toolkit-image-sign: Tekton accepts it, its step signs from the vault, the webhook admits what it signed",
-  ignore: e2eSkipReason([
-    "kube-apiserver",
-    "etcd",
-    "kubectl",
-    "openssl",
-    "docker-registry",
-    "skopeo",
-    "gpg",
-    "gpgconf",
-    "tekton-pipeline",
-  ]) !== undefined,
+  ignore: e2eSkipReason(TOOLS) !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit", "tekton"] });
-    await using registry = await startRegistry();
-    await using gpg = await startGpg();
-    await using vault = await startSigningVault();
-    await using dir = await tempDir("toolkit-sign-task-");
-    const env = { KUBECONFIG: await copyKubeconfig(cluster, dir.path), HOME: dir.path };
-    await createNamespaces(cluster, ["tools", "toolkit-system", NAMESPACE]);
+    await using environment = await signingEnvironment("toolkit-sign-task-");
+    const { cluster, registry, gpg, vault, dir, env } = environment;
     const repository = `${registry.host}/demo`;
 
     await t.step("setup-signing, then sync copies the image-signing Secret", async () => {
@@ -171,20 +188,14 @@ Deno.test({
     await t.step(
       "through the API server, the webhook admits and pins it, and denies the unsigned one",
       async () => {
-        await using _webhook = await startEnforcement(cluster, {
-          args: ["--insecure-registry", registry.host, "--registries.d", registriesD],
-          probe: { namespace: NAMESPACE, image: unsigned },
+        await assertEnforced(cluster, {
+          webhookArgs: ["--insecure-registry", registry.host, "--registries.d", registriesD],
+          namespace: NAMESPACE,
+          signed: image,
+          pinned: `${repository}/app@${digest}`,
+          unsigned,
+          denial: /A signature was required, but no signature exists/,
         });
-        assert.deepEqual(await createPod(cluster, NAMESPACE, "app", image), {
-          admitted: true,
-          image: `${repository}/app@${digest}`,
-        });
-        const denied = await createPod(cluster, NAMESPACE, "intruder", unsigned);
-        assert.equal(denied.admitted, false);
-        assert.match(
-          (denied as { message: string }).message,
-          /A signature was required, but no signature exists/,
-        );
       },
     );
 
@@ -265,5 +276,68 @@ Deno.test({
         }
       },
     );
+  },
+});
+
+Deno.test({
+  name:
+    "toolkit-image-sign with a cosign key: the step stores a cosign bundle, sigstoreSigned admits it",
+  ignore: e2eSkipReason(TOOLS) !== undefined,
+  fn: async () => {
+    await using environment = await signingEnvironment("toolkit-sign-task-cosign-");
+    const { cluster, registry, gpg, vault, env } = environment;
+    const repository = `${registry.host}/cosigned`;
+    const setup = await toolkit([
+      "image-security",
+      "setup-signing",
+      "--format",
+      "cosign",
+      "--repository",
+      `${repository}/*`,
+      ...vault.flags,
+    ], { ...env, IBMCLOUD_API_KEY: vault.apiKey });
+    assert.equal(setup.status, 0, setup.err);
+    assert.equal((await toolkit(["sync", NAMESPACE], env)).status, 0);
+
+    const image = `${repository}/app:1`;
+    const digest = await gpg.pushImage(image, { content: "built, to be signed by cosign\n" });
+    const unsigned = `${repository}/app:unsigned`;
+    await gpg.pushImage(unsigned, { content: "never signed\n" });
+    const step = await runSignStep({
+      task: JSON.parse(
+        await kubectl(cluster, ["get", "task", "toolkit-image-sign", "-n", "tools", "-o", "json"]),
+      ),
+      taskRun: {
+        apiVersion: "tekton.dev/v1",
+        kind: "TaskRun",
+        metadata: { name: "sign-cosign", namespace: NAMESPACE },
+        spec: {
+          taskRef: { name: "toolkit-image-sign" },
+          params: [
+            { name: "IMAGE_URL", value: image },
+            { name: "IMAGE_DIGEST", value: digest },
+            { name: "TLS_VERIFY", value: "false" },
+          ],
+        },
+      },
+      secrets: await namespaceSecrets(cluster, NAMESPACE),
+    });
+    try {
+      assert.equal(step.code, 0, step.stderr);
+      assert.equal(step.results.SIGNED_DIGEST, digest);
+      assert.match(step.stderr, /Stored the bundle as referrer/);
+      assert.match(step.stderr, /no transparency log/);
+    } finally {
+      await step.dispose();
+    }
+
+    await assertEnforced(cluster, {
+      webhookArgs: ["--insecure-registry", registry.host],
+      namespace: NAMESPACE,
+      signed: image,
+      pinned: `${repository}/app@${digest}`,
+      unsigned,
+      denial: /denied the request: .*signature/i,
+    });
   },
 });
