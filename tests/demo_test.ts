@@ -33,6 +33,14 @@ Deno.test({
       text,
       /admission webhook "image-security\.toolkit\.dev" denied the request: policy denied the request: A signature was required, but no signature exists/,
     );
+    // cosign: the real cosign signs with toolkit's key; sigstoreSigned admits it, pinned, and
+    // denies an image signed by another key.
+    assert.match(text, /\$ cosign sign --key cosign\.key /);
+    assert.match(text, /\n {6}127\.0\.0\.1:\d+\/cosign\/app@sha256:[0-9a-f]{64}\n/);
+    assert.match(
+      text,
+      /denied the request: policy denied the request: None of the signatures were accepted, reasons: .*does not verify with the key of the requirement/,
+    );
     // Signing set up for the pipelines, in one command.
     assert.match(
       text,

@@ -318,6 +318,6 @@ async function signCosign(
     transparencyLog: false,
   }, () =>
     `Signed ${formatReference({ ...repository, digest })} with cosign key ${fingerprint} ` +
-    `(${format === "bundle" ? "bundle" : "legacy .sig"}; ${NO_TLOG_NOTE})\n`);
+    `(${format === "bundle" ? "bundle" : "legacy .sig"}, no transparency log)\n`);
   return 0;
 }

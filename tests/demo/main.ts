@@ -11,6 +11,9 @@
  * 5. store the public key in a Secret and add a ClusterImagePolicy;
  * 6. a Pod of the signed image is admitted and pinned to its digest; a Pod of the unsigned
  *    image is denied with the webhook's real message;
+ * 6b. cosign: a key made by `keygen --type ecdsa-p256`, an image signed with it by the real
+ *    cosign, a `sigstoreSigned` ClusterImagePolicy: the Pod is admitted and pinned; an image
+ *    signed by another key (toolkit's bundle format) is denied;
  * 7. `toolkit image-security setup-signing` sets signing up for pipelines: a key made in memory
  *    and kept in the vault, the image-signing Secret, the public key, the signing Task and a
  *    policy requiring the key for the pipelines' registry namespace;
@@ -39,6 +42,7 @@ import {
   pipelineTaskRun,
   requireTool,
   startCluster,
+  startCosign,
   startEventListenerSink,
   startGitea,
   startGpg,
@@ -359,6 +363,116 @@ try {
   await kubectl(["run", "intruder", "-n", "shop", `--image=${unsigned}`, "--restart=Never"], {
     expectFailure: true,
   });
+
+  tour.chapter(
+    "Cosign signatures too",
+    "Most images today are signed with cosign. toolkit makes a key in cosign's own files, the\n" +
+      "real cosign (built from its Go module) signs with it, and a sigstoreSigned requirement\n" +
+      "admits what that key signed. An image signed by another key (toolkit's own signing, in\n" +
+      "cosign v3's bundle format) is denied.",
+  );
+  env.COSIGN_PASSWORD = "demo-cosign-password";
+  await toolkit(["image-security", "keygen", "--type", "ecdsa-p256"]);
+  await toolkit([
+    "image-security",
+    "keygen",
+    "--type",
+    "ecdsa-p256",
+    "--public-key",
+    "stranger.pub",
+    "--private-key",
+    "stranger.key",
+  ]);
+  const cosignApp = `${registry.host}/cosign/app:1`;
+  const cosignStranger = `${registry.host}/cosign/other:1`;
+  await tour.quietly(`pushed ${cosignApp} and ${cosignStranger}`, async () => {
+    await gpg.pushImage(cosignApp, { content: "signed with cosign\n" });
+    await gpg.pushImage(cosignStranger, { content: "signed by a stranger\n" });
+  });
+  const cosign = await startCosign();
+  cleanups.push(() => cosign.stop());
+  const cosignArgs = [
+    "sign",
+    "--key",
+    `${work}/cosign.key`,
+    "--use-signing-config=false",
+    "--tlog-upload=false",
+    "--allow-insecure-registry",
+    "-y",
+    cosignApp,
+  ];
+  await tour.command({
+    shown: `cosign ${cosignArgs.map((a) => quote(a.replace(`${work}/`, ""))).join(" ")}`,
+    command: cosign.binary,
+    args: cosignArgs,
+  });
+  await toolkit([
+    "image-security",
+    "sign",
+    cosignStranger,
+    "--key",
+    "stranger.key",
+    "--format",
+    "bundle",
+    "--tls-verify=false",
+  ]);
+  await toolkit([
+    "image-security",
+    "key-secret",
+    "cosign-signer",
+    "-n",
+    "toolkit-system",
+    "--key",
+    "cosign.pub",
+  ]);
+  const cosignPolicy = [
+    "apiVersion: toolkit.dev/v1",
+    "kind: ClusterImagePolicy",
+    "metadata:",
+    "  name: cosign",
+    "spec:",
+    "  repositories:",
+    `    - name: "${registry.host}/cosign/*"`,
+    "      policy:",
+    "        simple:",
+    "          requirements:",
+    "            - type: sigstoreSigned",
+    "              keySecret: cosign-signer",
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(`${work}/cosign-policy.yaml`, cosignPolicy);
+  tour.file("cosign-policy.yaml", cosignPolicy);
+  await kubectl(["apply", "-f", "cosign-policy.yaml"]);
+  await tour.quietly(
+    "the policy reached the webhook",
+    () =>
+      waitFor("the cosign policy", async () => {
+        const probe = await cluster.kubectl([
+          "run",
+          "probe",
+          "-n",
+          "shop",
+          `--image=${cosignStranger}`,
+          "--restart=Never",
+          "--dry-run=server",
+        ]);
+        return probe.code !== 0 && !probe.stderr.includes("no ClusterImagePolicy matches");
+      }),
+  );
+  await kubectl(["run", "cosigned", "-n", "shop", `--image=${cosignApp}`, "--restart=Never"]);
+  await kubectl([
+    "get",
+    "pod",
+    "cosigned",
+    "-n",
+    "shop",
+    "-o",
+    'jsonpath={.spec.containers[0].image}{"\\n"}',
+  ]);
+  await kubectl(
+    ["run", "stranger", "-n", "shop", `--image=${cosignStranger}`, "--restart=Never"],
+    { expectFailure: true },
+  );
 
   tour.chapter(
     "Set up signing for the pipelines",
