@@ -33,7 +33,11 @@ export const SETUP_SIGNING = defineCommand({
       describe:
         "The repositories the pipeline pushes to, HOST/NAMESPACE/* (repeatable): the policy requires the key's signature for them",
     },
-    templateNamespace: templateNamespace("tools"),
+    templateNamespace: {
+      ...templateNamespace("tools"),
+      describe:
+        "The template namespace: where the image-signing Secret and the signing Task go (toolkit sync and pipeline copy them from there)",
+    },
     namespace: {
       type: "string",
       alias: "n",
