@@ -67,16 +67,16 @@ import { decodePem, encodePem } from "../../lib/pem.ts";
 import {
   isCosignPrivateKey,
   keyFingerprint,
+  makeSigningKeyPair,
   publicKeySha256,
   readPublicKeys,
+  type SigningKeyPair,
+  signingKeyPairOf,
 } from "../../lib/signature/mod.ts";
 import {
   IMAGE_SIGNING_SECRET,
-  makeSigningKeyPair,
   secretEntries,
   type SigningFormat,
-  type SigningKeyPair,
-  signingKeyPairOf,
   signingSecretManifest,
   type SigningSetup,
   SigningSetupError,

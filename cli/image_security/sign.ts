@@ -44,8 +44,7 @@ import {
   parseReference,
   withDefaultTag,
 } from "../../lib/image/mod.ts";
-import { type PrivateKey, signImage } from "../../lib/signature/mod.ts";
-import { readOpenPgpSigningKey } from "../../lib/signing/mod.ts";
+import { type PrivateKey, readOpenPgpSigningKey, signImage } from "../../lib/signature/mod.ts";
 import {
   type CosignSigner,
   isCosignPrivateKey,

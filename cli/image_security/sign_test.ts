@@ -3,9 +3,9 @@ import { runCli } from "../app.ts";
 import { commandContext } from "../context.ts";
 import { bufferedIO } from "../io.ts";
 import { generateCosignKeyPair } from "../../lib/signature/cosign_keys.ts";
-import { generateKeyPair } from "../../lib/signature/mod.ts";
+import { generateKeyPair, makeSigningKeyPair } from "../../lib/signature/mod.ts";
 import { createKeyProtectClient } from "../../lib/vault/mod.ts";
-import { makeSigningKeyPair, signingEntries } from "../../lib/signing/mod.ts";
+import { signingEntries } from "../../lib/signing/mod.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
 import { seedKey } from "../../tests/fakes/key_protect_seed.ts";
 

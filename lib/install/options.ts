@@ -49,12 +49,6 @@ export interface InstallOptions {
 /** The repository toolkit's own images are published to. */
 export const TOOLKIT_IMAGE_REPOSITORY = "ghcr.io/toolkit-dev/toolkit-webhook";
 
-/**
- * The repository of the CLI's image (`cli/main.ts`, built by the Dockerfile's `cli` stage beside
- * the webhook's), which the signing Task `toolkit-image-sign` runs.
- */
-export const TOOLKIT_CLI_IMAGE_REPOSITORY = "ghcr.io/toolkit-dev/toolkit";
-
 /** The name shared by the ServiceAccount, ClusterRole(Binding), Deployment, PDB and Service. */
 export const WEBHOOK_NAME = "toolkit-webhook";
 

@@ -5,4 +5,3 @@
  * @module
  */
 export * from "./signing_secret.ts";
-export * from "./key_pair.ts";

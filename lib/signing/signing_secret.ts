@@ -26,6 +26,7 @@
 import { decodeBase64Text, encodeBase64 } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
 import type { KubeObject } from "../kube/mod.ts";
+import type { SigningKeyFormat } from "../signature/mod.ts";
 
 /** The Secret's name. */
 export const IMAGE_SIGNING_SECRET = "image-signing";
@@ -46,10 +47,10 @@ export const SIGNING_ENTRIES = {
 } as const;
 
 /** The kinds of key a setup signs with. */
-export const SIGNING_FORMATS = ["simple", "cosign"] as const;
+export const SIGNING_FORMATS: readonly SigningKeyFormat[] = ["simple", "cosign"];
 
 /** A kind of key: OpenPGP for simple signing, or a cosign key. */
-export type SigningFormat = typeof SIGNING_FORMATS[number];
+export type SigningFormat = SigningKeyFormat;
 
 /** What the Secret says. */
 export interface SigningSetup {

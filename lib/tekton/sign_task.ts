@@ -23,9 +23,9 @@
  * @module
  */
 import type { KubeObject } from "../kube/mod.ts";
-import { TOOLKIT_CLI_IMAGE_REPOSITORY } from "../install/mod.ts";
 import { VERSION } from "../version.ts";
 import { ToolkitError } from "../errors.ts";
+import { IMAGE_SIGNING_SECRET } from "../signing/mod.ts";
 import type { PipelinesVersion } from "./versions.ts";
 
 /** The Task's name. */
@@ -61,6 +61,12 @@ export const DEFAULT_REGISTRY_SECRET = "registry-auth";
 
 /** The CLI's path in its image. */
 export const TOOLKIT_BINARY = "/usr/local/bin/toolkit";
+
+/**
+ * The repository of the CLI's image (`cli/main.ts`, built by the Dockerfile's `cli` stage beside
+ * the webhook's; the release workflow publishes and signs it).
+ */
+export const TOOLKIT_CLI_IMAGE_REPOSITORY = "ghcr.io/toolkit-dev/toolkit";
 
 /** The CLI's image at this version. */
 export const DEFAULT_TOOLKIT_IMAGE = `${TOOLKIT_CLI_IMAGE_REPOSITORY}:${VERSION}`;
@@ -134,7 +140,7 @@ export function signTask(options: SignTaskOptions): KubeObject {
         {
           name: P.signingSecret,
           type: "string",
-          default: "image-signing",
+          default: IMAGE_SIGNING_SECRET,
           description:
             "The Secret of `toolkit image-security setup-signing`: the vault, the key's id, the IAM API key",
         },

@@ -11,20 +11,24 @@ import { encodeBase64 } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
 import {
   generateCosignKeyPair,
-  generateKeyPair,
-  InvalidKeyError,
   isCosignPrivateKey,
-  keyFingerprint,
-  type PrivateKey,
   publicKeySha256,
   readCosignPrivateKey,
+} from "./cosign_keys.ts";
+import {
+  generateKeyPair,
+  InvalidKeyError,
+  keyFingerprint,
+  type PrivateKey,
   readPrivateKey,
-} from "../signature/mod.ts";
-import type { SigningFormat } from "./signing_secret.ts";
+} from "./keys.ts";
+
+/** The kinds of signing key: OpenPGP for simple signing, or a cosign key. */
+export type SigningKeyFormat = "simple" | "cosign";
 
 /** A signing key pair. */
 export interface SigningKeyPair {
-  readonly format: SigningFormat;
+  readonly format: SigningKeyFormat;
   /** The private key as the vault keeps it (armoured OpenPGP, or cosign's encrypted PEM). */
   readonly privateKey: Uint8Array;
   /** The public key as a key Secret holds it (armoured OpenPGP, or PEM `PUBLIC KEY`). */
@@ -48,7 +52,7 @@ export class NotASigningKeyError extends ToolkitError {
 
 /** How {@link makeSigningKeyPair} makes a key. */
 export interface NewKeyOptions {
-  readonly format: SigningFormat;
+  readonly format: SigningKeyFormat;
   /** OpenPGP: RSA-3072 (the default: Portieris and gpg read it) or Ed25519. */
   readonly keyType?: "rsa" | "ed25519";
   /** OpenPGP: the user ID's name. */
