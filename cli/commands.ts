@@ -35,6 +35,7 @@ import {
 import { KEY_SECRET } from "./image_security/key_secret_command.ts";
 import { TRUST_ROOT } from "./image_security/trust_root_command.ts";
 import { KEYGEN } from "./image_security/keygen_command.ts";
+import { SETUP_SIGNING } from "./image_security/setup_signing_command.ts";
 import { SIGN } from "./image_security/sign_command.ts";
 import { VAULT, VAULT_FETCH, VAULT_STORE } from "./image_security/vault_command.ts";
 import { VERIFY } from "./image_security/verify_command.ts";
@@ -81,6 +82,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     command(VERIFY, () => import("./image_security/verify.ts").then((m) => m.run)),
     command(KEY_SECRET, () => import("./image_security/key_secret.ts").then((m) => m.run)),
     command(TRUST_ROOT, () => import("./image_security/trust_root.ts").then((m) => m.run)),
+    command(
+      SETUP_SIGNING,
+      () => import("./image_security/setup_signing.ts").then((m) => m.run),
+    ),
     group(VAULT, [
       command(VAULT_STORE, () => import("./image_security/vault.ts").then((m) => m.runVaultStore)),
       command(VAULT_FETCH, () => import("./image_security/vault.ts").then((m) => m.runVaultFetch)),

@@ -69,6 +69,39 @@ export const REGISTRY_FLAGS = {
   "cert-dir": { type: "string", describe: "Directory of CA certificates (*.crt) for the registry" },
 } as const satisfies Record<string, FlagSpec>;
 
+/**
+ * Where a Key Protect compatible vault is and how to sign in to it, for the commands that use the
+ * vault (`vault store|fetch`, `sign --vault-key`, `setup-signing`). An IAM API key comes from
+ * `--api-key`, `--api-key-file` or `IBMCLOUD_API_KEY`; it is never printed.
+ */
+export const VAULT_FLAGS = {
+  "kms-url": {
+    type: "string",
+    env: "KMS_URL",
+    describe: "The vault's base URL (Key Protect: https://<region>.kms.cloud.ibm.com)",
+  },
+  "instance-id": {
+    type: "string",
+    env: "KMS_INSTANCE_ID",
+    describe: "The vault's instance id (or its CRN)",
+  },
+  token: { type: "string", env: "KMS_TOKEN", describe: "A bearer token (an IAM access token)" },
+  "api-key": { type: "string", env: "IBMCLOUD_API_KEY", describe: "An API key for IAM" },
+  "api-key-file": {
+    type: "string",
+    describe: "A file holding the API key for IAM (instead of --api-key)",
+  },
+  "iam-url": {
+    type: "string",
+    describe: "The IAM token endpoint (default https://iam.cloud.ibm.com/identity/token)",
+  },
+  "key-ring": {
+    type: "string",
+    env: "KMS_KEY_RING",
+    describe: "The key ring (x-kms-key-ring): keys are stored in it and looked up only in it",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
 /** `--git-host-type` and `--git-ca-file`, for the commands that call a git host's API. */
 export const GIT_HOST_FLAGS = {
   "git-host-type": {
