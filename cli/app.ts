@@ -7,23 +7,13 @@
  */
 import yargs from "yargs";
 import type { Argv } from "yargs";
-import { commandName, type CommandSpec } from "./command.ts";
+import { type CommandContext, commandName, type CommandSpec } from "./command.ts";
 import { COMMON_FLAGS } from "./options.ts";
 import { COMMANDS } from "./commands.ts";
-import type { CliIO } from "./io.ts";
+import { type CliIO, paint } from "./io.ts";
 import { completions, completionScript } from "./completion.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";
-
-/** How the CLI was started. */
-export interface RunOptions {
-  /** Streams and environment. */
-  io: CliIO;
-  /** `toolkit`, or `kubectl toolkit` for the plugin. */
-  programName: string;
-  /** The commands (default: all of them). */
-  commands?: readonly CommandSpec[];
-}
 
 interface Chosen {
   spec: CommandSpec;
@@ -126,8 +116,33 @@ export function unknownCommandWord(
   return undefined;
 }
 
-function paint(io: CliIO, code: string, text: string): string {
-  return io.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+/**
+ * `argv` with the words after a command that rewrites its arguments (`rewriteArgs` of its
+ * declaration) rewritten by it, up to a `--`.
+ */
+export function rewriteCommandArgs(
+  commands: readonly CommandSpec[],
+  argv: readonly string[],
+): string[] {
+  let level: readonly CommandSpec[] = commands;
+  for (const [i, word] of argv.entries()) {
+    if (word === "--") break;
+    if (word.startsWith("-")) continue;
+    const spec = level.find((c) => commandName(c) === word || (c.aliases ?? []).includes(word));
+    if (spec === undefined) break;
+    if (spec.rewriteArgs) {
+      const end = argv.indexOf("--", i + 1);
+      const args = end === -1 ? argv.slice(i + 1) : argv.slice(i + 1, end);
+      return [
+        ...argv.slice(0, i + 1),
+        ...spec.rewriteArgs(args),
+        ...(end === -1 ? [] : argv.slice(end)),
+      ];
+    }
+    if (!spec.subcommands) break;
+    level = spec.subcommands;
+  }
+  return [...argv];
 }
 
 /** Writes an error the way every command reports one, and returns its exit status. */
@@ -139,12 +154,16 @@ export function reportError(io: CliIO, programName: string, error: unknown): num
 }
 
 /**
- * Runs the CLI with the given arguments (without the program name) and returns the exit
- * status. Nothing here calls `Deno.exit`, so it can be tested in-process.
+ * Runs the CLI with the given arguments (without the program name) in `ctx` (its streams, its
+ * program name and the clients its commands use; see `context.ts`) and returns the exit status.
+ * Nothing here calls `Deno.exit`, so it can be tested in-process.
  */
-export async function runCli(argv: readonly string[], options: RunOptions): Promise<number> {
-  const { io, programName } = options;
-  const commands = options.commands ?? COMMANDS;
+export async function runCli(
+  argv: readonly string[],
+  ctx: CommandContext,
+  commands: readonly CommandSpec[] = COMMANDS,
+): Promise<number> {
+  const { io, programName } = ctx;
 
   if (argv[0] === "__complete") {
     for (const word of completions(commands, argv.slice(1))) io.stdout.write(`${word}\n`);
@@ -198,7 +217,7 @@ export async function runCli(argv: readonly string[], options: RunOptions): Prom
   let output = "";
   try {
     await parser.parseAsync(
-      markLiterals(argv),
+      markLiterals(rewriteCommandArgs(commands, argv)),
       {},
       (_err: unknown, _args: unknown, text: string) => {
         output = text;
@@ -217,7 +236,7 @@ export async function runCli(argv: readonly string[], options: RunOptions): Prom
   try {
     const run = await chosen.spec.load!();
     const args = Object.fromEntries(Object.entries(chosen.args).map(([k, v]) => [k, unmark(v)]));
-    const status = await run(args, { io, programName });
+    const status = await run(args, ctx);
     return status ?? 0;
   } catch (error) {
     return reportError(io, programName, error);

@@ -4,10 +4,11 @@ import { bufferedIO } from "./io.ts";
 import { COMMANDS } from "./commands.ts";
 import { commandName } from "./command.ts";
 import { VERSION } from "../lib/version.ts";
+import { commandContext } from "./context.ts";
 
 async function run(args: string[], programName = "toolkit") {
   const io = bufferedIO();
-  const status = await runCli(args, { io, programName });
+  const status = await runCli(args, commandContext(io, programName));
   return { status, out: io.out(), err: io.err() };
 }
 

@@ -29,6 +29,14 @@ export interface CliIO {
   readonly readStdin: () => Promise<string>;
 }
 
+/**
+ * `text` in the colour of the SGR `code` (`31` red, `33` yellow, `2` dim) when the IO may be
+ * coloured (a terminal without `NO_COLOR`), else as it is.
+ */
+export function paint(io: Pick<CliIO, "color">, code: string, text: string): string {
+  return io.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+}
+
 const encoder = new TextEncoder();
 
 function fileSink(file: { writeSync(p: Uint8Array): number }): TextSink {

@@ -1,6 +1,8 @@
 /**
- * The `toolkit` executable. `--version` is answered before the argument parser loads, so it
- * costs no more than starting the runtime; every command loads only its own modules.
+ * The `toolkit` executable, and where the command context is wired, once: the process's
+ * streams, and the real Kubernetes, git host and vault clients, clock and terminal
+ * (`context.ts`). `--version` is answered before the argument parser loads, so it costs no
+ * more than starting the runtime; every command loads only its own modules.
  *
  * @module
  */
@@ -12,8 +14,12 @@ export async function main(programName: string): Promise<never> {
     await Deno.stdout.write(new TextEncoder().encode(`${VERSION}\n`));
     Deno.exit(0);
   }
-  const [{ runCli }, { processIO }] = await Promise.all([import("./app.ts"), import("./io.ts")]);
-  Deno.exit(await runCli(Deno.args, { io: processIO(), programName }));
+  const [{ runCli }, { processIO }, { commandContext }] = await Promise.all([
+    import("./app.ts"),
+    import("./io.ts"),
+    import("./context.ts"),
+  ]);
+  Deno.exit(await runCli(Deno.args, commandContext(processIO(), programName)));
 }
 
 if (import.meta.main) await main("toolkit");

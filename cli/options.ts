@@ -3,12 +3,124 @@
  * that were not given, then defaults; every value checked against its declaration (a flag given
  * twice where one is expected, a number that is not one, a value outside the choices, a
  * required positional missing) with a usage error (exit 2) that names the flag. The flags every
- * command has (`-v/--verbose`, `--quiet`, igc's `--debug`) are declared here once.
+ * command has (`-v/--verbose`, `--quiet`, igc's `--debug`) are declared here once, and so are the
+ * types of a declaration (flags, positionals) and of the options object it gives
+ * ({@link OptionsOf}).
  *
  * @module
  */
-import type { FlagSpec, OptionsOf, OptionsSpec, PositionalSpec } from "./command.ts";
 import { UsageError } from "../lib/errors.ts";
+
+/** A flag of a command. */
+export interface FlagSpec {
+  /** The value type. */
+  readonly type: "string" | "boolean" | "number" | "array";
+  /** Help text. */
+  readonly describe: string;
+  /** Other names (`n` for `--namespace`). */
+  readonly alias?: string | readonly string[];
+  /** The value when the flag is not given. */
+  readonly default?: string | boolean | number | readonly string[];
+  /** The only values accepted. */
+  readonly choices?: readonly string[];
+  /** The flag must be given. */
+  readonly demandOption?: boolean;
+  /** An environment variable read when the flag is not given. */
+  readonly env?: string;
+  /**
+   * For a boolean: true when not given and this environment variable has this value, as igc's
+   * `CLOUDSHELL=true` turns `--throttle` on; the command line still wins (`--no-throttle`).
+   */
+  readonly trueWhen?: { readonly env: string; readonly value: string };
+  /**
+   * For a boolean: undefined when neither `--flag` nor `--no-flag` is given, so that the command
+   * decides (`pipeline --sign`: sign when signing is set up).
+   */
+  readonly undecided?: true;
+  /** Kept out of `--help` (compatibility spellings). */
+  readonly hidden?: boolean;
+}
+
+/** A positional argument. */
+export interface PositionalSpec {
+  /** The value type. */
+  readonly type: "string";
+  /** Help text. */
+  readonly describe: string;
+  /** The value when the argument is not given. */
+  readonly default?: string;
+  /** Takes every remaining argument. */
+  readonly variadic?: boolean;
+  /** The argument must be given (`<name>` in the usage line). */
+  readonly required?: boolean;
+  /** An empty string is a value, not a missing argument (`yq w f key ''`). */
+  readonly allowEmpty?: boolean;
+}
+
+/** What a command accepts: its positionals (in order) and flags (by long name). */
+export interface OptionsSpec {
+  /** Positional arguments, by the names used in the usage line. */
+  readonly positionals?: Readonly<Record<string, PositionalSpec>>;
+  /** Flags by their long name. */
+  readonly flags?: Readonly<Record<string, FlagSpec>>;
+}
+
+/** `foo-bar` → `fooBar` (the property name of a flag in the options object). */
+export type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+
+/** The value type of a flag. */
+type FlagValue<F extends FlagSpec> = F["type"] extends "boolean" ? boolean
+  : F["type"] extends "number" ? number
+  : F["type"] extends "array" ? readonly string[]
+  : F extends { readonly choices: readonly (infer C)[] } ? C
+  : string;
+
+/** Whether a flag always has a value: booleans and arrays, flags with a default or demanded. */
+type FlagAlwaysSet<F extends FlagSpec> = F extends { readonly undecided: true } ? false
+  : F["type"] extends "boolean" | "array" ? true
+  : F extends { readonly default: string | number | boolean | readonly string[] } ? true
+  : F extends { readonly demandOption: true } ? true
+  : false;
+
+type FlagOptions<Flags> = Flags extends Readonly<Record<string, FlagSpec>> ? {
+    readonly [K in keyof Flags & string as CamelCase<K>]: FlagAlwaysSet<Flags[K]> extends true
+      ? FlagValue<Flags[K]>
+      : FlagValue<Flags[K]> | undefined;
+  }
+  : unknown;
+
+type PositionalOptions<Positionals> = Positionals extends Readonly<Record<string, PositionalSpec>>
+  ? {
+    readonly [K in keyof Positionals & string]: Positionals[K] extends { readonly variadic: true }
+      ? readonly string[]
+      : Positionals[K] extends { readonly required: true } | { readonly default: string } ? string
+      : string | undefined;
+  }
+  : unknown;
+
+/** The options every command has: how much it tells on stderr. */
+export interface CommonOptions {
+  /** `-v/--verbose` (igc's `--debug` too): tell each step. */
+  readonly verbose: boolean;
+  /** `--quiet`: only errors and warnings. */
+  readonly quiet: boolean;
+}
+
+/** The typed options object of a command declared with `S`. */
+export type OptionsOf<S extends OptionsSpec> =
+  & PositionalOptions<S["positionals"]>
+  & FlagOptions<S["flags"]>
+  & CommonOptions;
+
+/**
+ * Declares the options of a command. The literal types are kept (`const`), so that
+ * {@link OptionsOf} can type the options object from it.
+ */
+export function defineOptions<const S extends OptionsSpec>(spec: S): S {
+  return spec;
+}
 
 /** The flags of every command, added to each by the CLI. */
 export const COMMON_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -43,7 +155,7 @@ function flagValue(name: string, flag: FlagSpec, given: unknown): unknown {
   const label = flagLabel(name);
   switch (flag.type) {
     case "boolean":
-      if (given === undefined) return flag.default ?? false;
+      if (given === undefined) return flag.undecided ? undefined : flag.default ?? false;
       if (typeof given !== "boolean") throw new UsageError(`${label} takes no value`);
       return given;
     case "array": {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ReadBudget } from "./read_budget.ts";
 
 /** What {@linkcode readStreamLimited} read. */
 export interface LimitedRead {
@@ -16,11 +17,13 @@ export interface LimitedRead {
 /**
  * Reads `stream` up to `limit` bytes. Beyond the limit it cancels the stream and returns
  * `overLimit: true`, with the first `limit` bytes when `truncate` is set and none otherwise.
+ * With a `budget`, every chunk is charged to it before it is kept; a charge past the budget
+ * cancels the stream and throws the budget's error.
  */
 export async function readStreamLimited(
   stream: ReadableStream<Uint8Array>,
   limit: number,
-  options: { truncate?: boolean } = {},
+  options: { truncate?: boolean; budget?: ReadBudget | undefined } = {},
 ): Promise<LimitedRead> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
@@ -34,9 +37,17 @@ export async function readStreamLimited(
         overLimit = true;
         await reader.cancel().catch(() => {});
         if (!options.truncate) return { bytes: new Uint8Array(), overLimit };
+        options.budget?.charge(limit - total);
         chunks.push(value.subarray(0, limit - total));
         total = limit;
         break;
+      }
+      try {
+        options.budget?.charge(value.byteLength);
+      } catch (error) {
+        chunks.length = 0;
+        await reader.cancel().catch(() => {});
+        throw error;
       }
       chunks.push(value);
       total += value.byteLength;

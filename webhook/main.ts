@@ -9,10 +9,12 @@ import { parseWebhookArgs, WEBHOOK_USAGE, type WebhookConfig } from "./config.ts
 import { createRoutes } from "./handler.ts";
 import { createJsonLog, fileWriter, type JsonLog, LOG_STRING_LIMIT } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
+import { monitorEventLoop } from "./event_loop_monitor.ts";
+import { TurnScheduler } from "../lib/turns.ts";
 import { startTlsServer, type TlsServer } from "./server.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
 import { MAX_REFERENCE_LENGTH } from "../lib/image/mod.ts";
-import { globCacheStats, PORTIERIS_API_GROUP } from "../lib/policy/mod.ts";
+import { PORTIERIS_API_GROUP } from "../lib/policy/mod.ts";
 import { QUOTE_LIMIT } from "../lib/quote.ts";
 import { loadRegistriesD } from "../lib/lookaside/mod.ts";
 import type { FetchFunction } from "../lib/registry/mod.ts";
@@ -23,6 +25,7 @@ import {
   createImageVerifier,
   createKubePolicySource,
   DeadlineScheduler,
+  DEFAULT_IMAGE_READ_BYTES,
   type EventRecorder,
   filePolicySource,
   loadPolicyFiles,
@@ -136,6 +139,8 @@ async function registryFetch(
 export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<RunningWebhook> {
   const metrics = new WebhookMetrics();
   const deadlines = new DeadlineScheduler();
+  const turns = new TurnScheduler();
+  const eventLoop = monitorEventLoop();
   const handle = config.policyFiles.length > 0
     ? await fileSource(config, log)
     : await kubeSource(config, log);
@@ -155,11 +160,13 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       cacheMiss: () => metrics.cacheMisses++,
       registryError: () => metrics.registryErrors++,
     },
+    turns,
   });
   const evaluator = createAdmissionEvaluator({
     source: handle.source,
     verifier,
     deadlines,
+    turns,
     settings: {
       mode: config.mode,
       noMatch: config.noMatch,
@@ -175,7 +182,6 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       caches: [
         ...evaluated.caches,
         ...verifier.caches!(),
-        globCacheStats(),
         ...(handle.events?.stats ? [handle.events.stats()] : []),
       ],
       limits: {
@@ -185,9 +191,12 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
         image_reference_chars: MAX_REFERENCE_LENGTH,
         quoted_input_chars: QUOTE_LIMIT,
         log_string_chars: LOG_STRING_LIMIT,
+        image_read_bytes: DEFAULT_IMAGE_READ_BYTES,
       },
       verificationsInFlight: evaluated.verificationsInFlight,
       verificationsWaiting: evaluated.verificationsWaiting,
+      readPool: verifier.readPool?.(),
+      eventLoop: eventLoop.stalls(),
     };
   };
   const routes = createRoutes({
@@ -229,6 +238,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
   } catch (error) {
     await handle.stop();
     registries.close();
+    eventLoop[Symbol.dispose]();
     throw error;
   }
   log.write({
@@ -246,6 +256,8 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       await server.shutdown();
       await handle.stop();
       registries.close();
+      eventLoop[Symbol.dispose]();
+      log.write({ msg: "stopped", ...eventLoop.stalls() });
       log.flush();
     },
   };
@@ -264,7 +276,12 @@ if (import.meta.main) {
         if (stopping) return;
         stopping = true;
         log.write({ msg: "stopping" });
-        void webhook.stop().then(() => Deno.exit(0));
+        // In-flight reviews end within the budget (answered or denied); past it, exit anyway.
+        const cap = new Promise<void>((resolve) => setTimeout(resolve, config.budgetMs + 2000));
+        void Promise.race([webhook.stop(), cap]).then(() => {
+          log.flush();
+          Deno.exit(0);
+        });
       };
       Deno.addSignalListener("SIGTERM", stop);
       Deno.addSignalListener("SIGINT", stop);

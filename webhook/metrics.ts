@@ -15,12 +15,18 @@
  * | `toolkit_admission_cache_max_entries`, `toolkit_admission_cache_max_bytes` | gauge | `cache` |
  * | `toolkit_admission_limit` | gauge | `limit` (images_per_review, verifications_in_flight, …) |
  * | `toolkit_admission_verifications_in_flight`, `…_waiting` | gauge | |
+ * | `toolkit_admission_read_pool_bytes` | gauge | `state` (reserved, peak, capacity) |
+ * | `toolkit_admission_read_pool_waiting` | gauge | |
+ * | `toolkit_admission_event_loop_max_stall_seconds`, `…_max_busy_stall_seconds` | gauge | |
+ * | `toolkit_admission_event_loop_stalls_total` | counter | `over` (10ms, 50ms, 100ms, 500ms) |
  * | `process_resident_memory_bytes`, `deno_heap_used_bytes` | gauge | |
  * | `portieris_pod_admission_decision_allow_count` | counter | |
  * | `portieris_pod_admission_decision_deny_count` | counter | |
  *
  * @module
  */
+import type { MemoryPoolStats } from "../lib/read_budget.ts";
+import { type EventLoopStalls, STALL_THRESHOLDS_MS } from "./event_loop_monitor.ts";
 
 /** Upper bounds of the latency histogram, in seconds. */
 export const LATENCY_BUCKETS = [
@@ -66,6 +72,10 @@ export interface BoundsSnapshot {
   readonly verificationsInFlight: number;
   /** Verifications waiting for a slot now. */
   readonly verificationsWaiting: number;
+  /** The pool that registry and store reads reserve from. */
+  readonly readPool?: MemoryPoolStats | undefined;
+  /** How long the event loop was held, at most, since the start. */
+  readonly eventLoop?: EventLoopStalls | undefined;
 }
 
 /** The webhook's counters. */
@@ -192,6 +202,42 @@ export class WebhookMetrics {
         "",
         bounds.verificationsWaiting,
       ]]);
+      const pool = bounds.readPool;
+      if (pool !== undefined) {
+        gauge(
+          "toolkit_admission_read_pool_bytes",
+          "Bytes of registry and store answers reserved now, the most ever, and the pool's size.",
+          [
+            ['{state="reserved"}', pool.reserved],
+            ['{state="peak"}', pool.peakReserved],
+            ['{state="capacity"}', pool.capacity],
+          ],
+        );
+        gauge("toolkit_admission_read_pool_waiting", "Reads waiting for room in the pool.", [[
+          "",
+          pool.waiting,
+        ]]);
+      }
+      const loop = bounds.eventLoop;
+      if (loop !== undefined) {
+        gauge(
+          "toolkit_admission_event_loop_max_stall_seconds",
+          "The longest time the event loop did not turn since the start (wall clock).",
+          [["", loop.maxStallMs / 1000]],
+        );
+        gauge(
+          "toolkit_admission_event_loop_max_busy_stall_seconds",
+          "The longest such time that the process's own CPU time accounts for.",
+          [["", loop.maxBusyStallMs / 1000]],
+        );
+        lines.push(
+          "# HELP toolkit_admission_event_loop_stalls_total Times the event loop was held at least `over`.",
+          "# TYPE toolkit_admission_event_loop_stalls_total counter",
+          ...STALL_THRESHOLDS_MS.map((ms, i) =>
+            `toolkit_admission_event_loop_stalls_total{over="${ms}ms"} ${loop.stallsOver[i] ?? 0}`
+          ),
+        );
+      }
     }
     lines.push(
       "# HELP process_resident_memory_bytes Resident memory of the process.",

@@ -1,17 +1,16 @@
 /**
- * What the developer commands share: connecting to the cluster of the kubeconfig context (with
- * the environment of the command's IO, never `Deno.env`), the namespace to work in, the step
- * logger that writes messages to stderr, and the per-object results of a batch as data.
+ * What the commands that work in a cluster share: the namespace to work in, the step logger
+ * that writes messages to stderr, and the per-object results of a batch as data. (The client
+ * itself comes from the command's context: `ctx.kube(options)`.)
  *
  * @module
  */
-import type { CommandContext, CommonOptions } from "../command.ts";
-import type { CliIO } from "../io.ts";
+import type { CommonOptions } from "../options.ts";
+import { type CliIO, paint } from "../io.ts";
 import { formatData } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
   type ApplyResult,
-  connectCluster,
   describeObject,
   type KubeClient,
   mapLimit,
@@ -25,30 +24,6 @@ import {
 export function resolveDir(io: CliIO, dir: string | undefined): string {
   if (!dir) return io.cwd;
   return dir.startsWith("/") ? dir : `${io.cwd.replace(/\/$/, "")}/${dir}`;
-}
-
-/** `--kubeconfig`, `--context` and, where a command has it, `--throttle`. */
-export interface KubeOptions {
-  readonly kubeconfig: string | undefined;
-  readonly context: string | undefined;
-  readonly throttle?: boolean;
-}
-
-/**
- * Connects to the cluster of `--kubeconfig`/`--context` (or `$KUBECONFIG` and the current
- * context). `--throttle` (on by default with `CLOUDSHELL=true`, as with igc, see `THROTTLE_FLAG`)
- * limits requests to 2 per second.
- */
-export async function connect(options: KubeOptions, ctx: CommandContext): Promise<KubeClient> {
-  const { env, cwd } = ctx.io;
-  const throttle = options.throttle === true;
-  return await connectCluster({
-    kubeconfig: options.kubeconfig || undefined,
-    context: options.context || undefined,
-    env,
-    cwd,
-    ...(throttle ? { requestsPerSecond: 2 } : {}),
-  });
 }
 
 /** Checks a namespace name given by the user. */
@@ -104,6 +79,18 @@ export class NamespaceNotFoundError extends ToolkitError {
     super(`Cannot find ${what} "${namespace}": it does not exist in the cluster`);
     this.name = "NamespaceNotFoundError";
   }
+}
+
+/** The labels of the objects `tool-config` makes for a tool (`<name>-config`, `<name>-access`),
+ * and other tools' Secrets (`image-signing`): `sync` copies them, `credentials` lists them. */
+export function toolLabels(objectName: string): Record<string, string> {
+  return {
+    "app.kubernetes.io/name": objectName,
+    "app.kubernetes.io/part-of": "catalyst",
+    "app.kubernetes.io/component": "tools",
+    group: "catalyst-tools",
+    grouping: "garage-cloud-native-toolkit",
+  };
 }
 
 /** Writes messages (never data) to stderr. */
@@ -168,10 +155,6 @@ export function batchFailed(failures: readonly WriteFailure[], done: number): To
       failures.map((f) => f.object).join(", ")
     }`,
   );
-}
-
-function paint(io: CliIO, code: string, text: string): string {
-  return io.color ? `\x1b[${code}m${text}\x1b[0m` : text;
 }
 
 /** Makes the logger of a command from `--verbose`/`--debug` and `--quiet`. */

@@ -12,12 +12,12 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { CREATE_WEBHOOK } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { CREATE_WEBHOOK } from "./create_webhook_command.ts";
 import { formatData } from "../output.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
-  connectGitHost,
   FLAVOUR_DISPLAY_NAMES,
   type GitUrl,
   InvalidGitUrlError,
@@ -72,7 +72,7 @@ export async function run(options: CreateWebhookOptions, ctx: CommandContext): P
     ? [await readCaFile(resolveDir(io, options.gitCaFile), "--git-ca-file")]
     : undefined;
 
-  const host = await connectGitHost(git, {
+  const host = await ctx.gitHost(git, {
     credentials: { username, password: token },
     ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
     ...(caCertificates ? { caCertificates } : {}),

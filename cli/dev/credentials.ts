@@ -11,11 +11,12 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { CREDENTIALS } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { CREDENTIALS } from "./credentials_command.ts";
 import { decodeBase64Text } from "../../lib/mod.ts";
 import { CONFIG_MAPS, type KubeObject, SECRETS } from "../../lib/kube/mod.ts";
-import { checkNamespaceName, connect, requireNamespace } from "./common.ts";
+import { checkNamespaceName, requireNamespace } from "./common.ts";
 import { formatData } from "../output.ts";
 
 /** The label selectors whose objects hold tool credentials. */
@@ -126,7 +127,7 @@ export async function run(
   ctx: CommandContext,
 ): Promise<void> {
   const format = options.yaml ? "yaml" : options.output;
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   // No declared default for -n, so that $CLUSTER_NAMESPACE can fill it in.
   const namespace = checkNamespaceName(options.namespace || "tools");
   // The first request sets up the connection; the lists then share it.

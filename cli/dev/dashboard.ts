@@ -6,12 +6,13 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { DASHBOARD } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { DASHBOARD } from "./dashboard_command.ts";
 import { ToolkitError } from "../../lib/errors.ts";
 import { CONFIG_MAPS, INGRESSES, type KubeClient, ROUTES } from "../../lib/kube/mod.ts";
-import { connect, namespaceOf } from "./common.ts";
-import { ingressUrls, routeUrl } from "./endpoints.ts";
+import { namespaceOf } from "./common.ts";
+import { ingressUrls, routeUrl } from "./app_urls.ts";
 import { openUrl } from "./browser.ts";
 
 /** The names the dashboard's Route or Ingress may have. */
@@ -63,7 +64,7 @@ export async function run(
   options: OptionsOf<typeof DASHBOARD>,
   ctx: CommandContext,
 ): Promise<void> {
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const namespace = namespaceOf(options.namespace, client);
   const url = await findDashboardUrl(client, namespace);
   if (!url) throw new DashboardNotFoundError(namespace);

@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { GIT } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { GIT } from "./git_command.ts";
 import { resolveDir } from "./common.ts";
 import { parseGitUrl, readRemoteUrl } from "../../lib/githost/mod.ts";
 import { openUrl } from "./browser.ts";

@@ -1,25 +1,192 @@
+/**
+ * `toolkit git-secret` and `toolkit gitops` in-process, against the in-memory API server of
+ * `tests/fakes/kube_api.ts` and real git repositories: their flags, their bad input, the
+ * questions asked on a terminal and the result of each object. The end-to-end test against a real
+ * API server is `tests/cli_dev/git_secret_test.ts`.
+ */
 import assert from "node:assert/strict";
-import { gitSecret, normalizeName, repoConfigName } from "./git_secret.ts";
-import { parseGitUrl } from "../../lib/githost/mod.ts";
+import { CONFIG_MAPS, NAMESPACES, SECRETS } from "../../lib/kube/mod.ts";
+import { decodeBase64Text } from "../../lib/base64.ts";
+import { type FakeCli, fakeCli } from "../../tests/fakes/cli.ts";
+import { gitRepo } from "../../tests/env/git_repo.ts";
 
-Deno.test("repoConfigName() is igc's <org>.<repo>[.<branch>] with dots turned into '-'", () => {
-  const git = parseGitUrl("https://github.com/MyOrg/My.Repo.git");
-  assert.equal(repoConfigName(git, "main"), "myorg-my-repo");
-  assert.equal(repoConfigName(git, "master"), "myorg-my-repo");
-  assert.equal(repoConfigName(git, "feature/x"), "myorg-my-repo-feature-x");
-  assert.equal(normalizeName("Bad..Name!"), "bad-name");
+function secretData(cli: FakeCli, ns: string): Record<string, string> {
+  const data = (cli.kube.get(SECRETS, ns, "git-credentials")?.data ?? {}) as Record<string, string>;
+  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, decodeBase64Text(v)]));
+}
+
+function configData(cli: FakeCli, ns: string, name: string): Record<string, string> {
+  return (cli.kube.get(CONFIG_MAPS, ns, name)?.data ?? {}) as Record<string, string>;
+}
+
+async function setUp(...namespaces: string[]): Promise<{ cli: FakeCli; repo: string }> {
+  const cli = await fakeCli();
+  for (const name of namespaces) cli.kube.seed(NAMESPACES, { metadata: { name } });
+  const repo = await gitRepo(`${cli.dir}/repo`, "https://github.com/MyOrg/My.Repo.git");
+  return { cli, repo };
+}
+
+Deno.test("git-secret stores the credentials Secret and the repository ConfigMap", async () => {
+  const { cli, repo } = await setUp("dev");
+  await using _ = cli;
+  const r = await cli.run(["git-secret", "-n", "dev", "-u", "alice", "-p", "tok1", "-d", repo]);
+  assert.equal(r.status, 0, r.err);
+  assert.match(r.err, /Project git repo: https:\/\/github.com\/MyOrg\/My.Repo/);
+  assert.match(r.err, /Branch: main/);
+  const secret = cli.kube.get(SECRETS, "dev", "git-credentials");
+  assert.equal(secret?.type, "kubernetes.io/basic-auth");
+  assert.deepEqual(secretData(cli, "dev"), { username: "alice", password: "tok1" });
+  assert.equal(secret?.metadata.annotations?.["tekton.dev/git-0"], "https://github.com");
+  assert.deepEqual(cli.kube.get(CONFIG_MAPS, "dev", "myorg-my-repo")?.data, {
+    url: "https://github.com/MyOrg/My.Repo",
+    host: "github.com",
+    org: "MyOrg",
+    owner: "MyOrg",
+    repo: "My.Repo",
+    branch: "main",
+    protocol: "https",
+  });
+
+  const again = await cli.run(["git-secret", "-n", "dev", "-d", repo, "-o", "json"]);
+  assert.equal(again.status, 0, again.err);
+  assert.match(again.err, /Git credentials have already been stored for user: alice/);
+  const report = JSON.parse(again.out);
+  assert.equal(report.namespace, "dev");
+  assert.equal(report.url, "https://github.com/MyOrg/My.Repo");
+  assert.deepEqual(
+    report.results.map((x: Record<string, string>) => `${x.kind} ${x.name} ${x.outcome}`),
+    ["ConfigMap myorg-my-repo unchanged", "Secret git-credentials unchanged"],
+  );
 });
 
-Deno.test("gitSecret() annotates with the repository's own scheme and host", () => {
-  const secret = gitSecret("dev", parseGitUrl("http://git.local:3000/o/r"), "u", "p", {
-    k: "v",
-    username: "x",
-  });
-  assert.equal(secret.type, "kubernetes.io/basic-auth");
-  assert.equal(secret.metadata.annotations["tekton.dev/git-0"], "http://git.local:3000");
-  assert.equal(
-    secret.metadata.annotations["build.openshift.io/source-secret-match-uri-1"],
-    "http://git.local:3000/*",
+Deno.test("git-secret never silently replaces credentials given on the command line", async () => {
+  const { cli, repo } = await setUp("dev");
+  await using _ = cli;
+  await cli.run(["git-secret", "-n", "dev", "-u", "alice", "-p", "tok1", "-d", repo]);
+  const r = await cli.run(["git-secret", "-n", "dev", "-u", "bob", "-p", "tok2", "-d", repo]);
+  assert.equal(r.status, 1);
+  assert.match(
+    r.err,
+    /Secret "dev\/git-credentials" already holds credentials for user "alice"; pass --replace/,
   );
-  assert.deepEqual(secret.stringData, { k: "v", username: "u", password: "p" });
+  assert.deepEqual(secretData(cli, "dev"), { username: "alice", password: "tok1" });
+  const replaced = await cli.run([
+    "git-secret",
+    "-n",
+    "dev",
+    "-u",
+    "bob",
+    "-p",
+    "tok2",
+    "-d",
+    repo,
+    "--replace",
+  ]);
+  assert.equal(replaced.status, 0, replaced.err);
+  assert.match(replaced.err, /Secret "dev\/git-credentials" updated/);
+  assert.deepEqual(secretData(cli, "dev"), { username: "bob", password: "tok2" });
+});
+
+Deno.test("git-secret: the name positional, --values and the context's namespace", async () => {
+  await using cli = await fakeCli({ contexts: [{ name: "fake", namespace: "dev2" }] });
+  cli.kube.seed(NAMESPACES, { metadata: { name: "dev2" } });
+  const other = await gitRepo(
+    `${cli.dir}/other`,
+    "http://git.local:3000/team/app.git",
+    "feature/x",
+  );
+  await Deno.writeTextFile(`${cli.dir}/values.yaml`, "# extra\nfoo: bar\nport: 8080\n");
+  const r = await cli.run(
+    ["git-secret", "My_Name", "-u", "u", "-p", "p", "-d", "other", "--values", "values.yaml"],
+  );
+  assert.equal(r.status, 0, r.err);
+  const cm = configData(cli, "dev2", "my-name");
+  assert.equal(cm.url, "http://git.local:3000/team/app");
+  assert.equal(cm.branch, "feature/x");
+  assert.deepEqual(secretData(cli, "dev2"), {
+    foo: "bar",
+    port: "8080",
+    username: "u",
+    password: "p",
+  });
+  const unnamed = await cli.run(["git-secret", "-d", other]);
+  assert.equal(unnamed.status, 0, unnamed.err);
+  assert.ok(cli.kube.get(CONFIG_MAPS, "dev2", "team-app-feature-x"));
+});
+
+Deno.test("git-secret asks for what is missing on a terminal, and only there", async () => {
+  const { cli, repo } = await setUp("dev");
+  await using _ = cli;
+  const r = await cli.run(["git-secret", "-n", "dev", "-d", repo], {
+    answers: ["carol", "s3cret"],
+  });
+  assert.equal(r.status, 0, r.err);
+  assert.deepEqual(r.asked, [
+    "Provide the git username:",
+    "Provide the git password or personal access token:",
+  ]);
+  assert.deepEqual(secretData(cli, "dev"), { username: "carol", password: "s3cret" });
+  assert.doesNotMatch(r.err + r.out, /s3cret/);
+});
+
+Deno.test("gitops registers gitops-repo from a URL (asking for its branch) or from the repository", async () => {
+  const { cli, repo } = await setUp("dev4");
+  await using _ = cli;
+  let r = await cli.run(
+    ["gitops", "git@github.com:org/gitops-config.git#dev", "-n", "dev4", "-u", "g", "-p", "t"],
+  );
+  assert.equal(r.status, 0, r.err);
+  let cm = configData(cli, "dev4", "gitops-repo");
+  assert.equal(cm.url, "https://github.com/org/gitops-config");
+  assert.equal(cm.branch, "dev");
+  r = await cli.run(["gitops", "-n", "dev4", "-d", repo]);
+  assert.equal(r.status, 0, r.err);
+  assert.match(r.err, /ConfigMap "dev4\/gitops-repo" updated/);
+  assert.equal(configData(cli, "dev4", "gitops-repo").repo, "My.Repo");
+  r = await cli.run(["gitops", "-n", "dev4", "-d", repo]);
+  assert.match(r.err, /nothing changed/);
+  r = await cli.run(["gitops", "https://github.com/org/other", "-n", "dev4"], {
+    answers: ["release"],
+  });
+  assert.equal(r.status, 0, r.err);
+  assert.deepEqual(r.asked, ["Provide the git branch that should be used:"]);
+  cm = configData(cli, "dev4", "gitops-repo");
+  assert.equal(cm.branch, "release");
+  r = await cli.run(["gitops", "https://github.com/org/other", "-n", "dev4"]);
+  assert.equal(r.status, 2);
+  assert.match(r.err, /The branch is not known: give the URL as URL#branch/);
+});
+
+Deno.test("git-secret and gitops: a write the API server refuses fails the command", async () => {
+  const { cli, repo } = await setUp("dev");
+  await using _ = cli;
+  cli.kube.refuse({ method: "PATCH", type: SECRETS, namespace: "dev" });
+  const r = await cli.run(["git-secret", "-n", "dev", "-u", "a", "-p", "b", "-d", repo]);
+  assert.equal(r.status, 1);
+  assert.match(r.err, /Cannot apply Secret "dev\/git-credentials": .*denied the request/);
+});
+
+Deno.test("git-secret and gitops: bad input fails with a clear message and writes nothing", async () => {
+  const { cli, repo } = await setUp("dev5");
+  await using _ = cli;
+  let r = await cli.run(["git-secret", "-n", "dev5", "-d", repo]);
+  assert.equal(r.status, 2);
+  assert.match(r.err, /The git username is missing: pass -u\/--gitUsername \(there is no terminal/);
+  r = await cli.run(["git-secret", "-n", "dev5", "-u", "x", "-d", repo]);
+  assert.equal(r.status, 2);
+  assert.match(r.err, /The git password or token is missing: pass -p\/--gitPat/);
+  r = await cli.run(["git-secret", "Not a name!", "-n", "dev5", "-d", repo]);
+  assert.equal(r.status, 2);
+  r = await cli.run(["git-secret", "-n", "nope", "-u", "x", "-p", "y", "-d", repo]);
+  assert.equal(r.status, 1);
+  assert.match(r.err, /Cannot find namespace "nope"/);
+  await Deno.mkdir(`${cli.dir}/plain`);
+  r = await cli.run(["git-secret", "-n", "dev5", "-u", "x", "-p", "y", "-d", `${cli.dir}/plain`]);
+  assert.equal(r.status, 1);
+  assert.match(r.err, /Cannot read the git repository in ".*plain": not a git repository/);
+  r = await cli.run(["gitops", "not a url", "-n", "dev5"]);
+  assert.equal(r.status, 2);
+  r = await cli.run(["git-secret", "-n", "dev5", "-d", repo, "--values", "missing.yaml"]);
+  assert.notEqual(r.status, 0);
+  assert.deepEqual(cli.kube.writes(), []);
 });

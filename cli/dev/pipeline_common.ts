@@ -6,14 +6,14 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { PIPELINE } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { PIPELINE } from "./pipeline_command.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { type ApplyResult, type KubeClient, SECRETS } from "../../lib/kube/mod.ts";
 import {
-  connectGitHost,
   currentBranch,
   FLAVOUR_DISPLAY_NAMES,
   type GitHost,
@@ -23,16 +23,18 @@ import {
   parseGitUrl,
   readRemoteUrl,
 } from "../../lib/githost/mod.ts";
+import { formatData } from "../output.ts";
+import { TRIGGER_FLAVOURS } from "../../lib/tekton/mod.ts";
 import {
   checkNamespaceName,
-  connect,
   type Logger,
   readCaFile,
+  reportData,
   requireNamespace,
   requireTemplateNamespace,
   resolveDir,
 } from "./common.ts";
-import { gitSecret, readStoredCredentials, type StoredCredentials } from "./git_secret.ts";
+import { gitSecret, readStoredCredentials, type StoredCredentials } from "./git_repository.ts";
 import { type GitCredentials, resolveGitCredentials } from "./pipeline_input.ts";
 import { readValuesFile } from "./values_file.ts";
 
@@ -108,7 +110,7 @@ export async function setUpPipeline(
   const caCertificates = options.gitCaFile
     ? [await readCaFile(resolveDir(io, options.gitCaFile), "--git-ca-file")]
     : undefined;
-  const client = await connect(options, ctx);
+  const client = await ctx.kube(options);
   try {
     const namespace = options.pipelineNamespace || client.namespace;
     if (!namespace) {
@@ -126,8 +128,8 @@ export async function setUpPipeline(
       url: git,
       stored,
       replace: options.replaceGitSecret,
-    }, io);
-    const host = await connectGitHost(git, {
+    }, ctx);
+    const host = await ctx.gitHost(git, {
       credentials: { username: credentials.username, password: credentials.password },
       ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
       ...(caCertificates ? { caCertificates } : {}),
@@ -193,6 +195,8 @@ export interface PipelineReport {
   runtime?: string;
   template?: string;
   pipeline: string;
+  /** How the pipeline signs its images (false: it does not). */
+  signing?: Record<string, unknown> | false;
   results: ApplyResult[];
   listenerUrl?: string;
   pipelineRun?: string;
@@ -241,6 +245,55 @@ export async function registerWebhook(
         `secret ${hook.secret}, event "${hook.event}" (push)`,
     );
   }
+}
+
+/**
+ * The end of a Jenkins registration (a job, or an OpenShift BuildConfig): the push hook to
+ * `hook` (unless `--skipWebhook`), the report on stdout with `-o` (with `data` of its own), the
+ * last lines, and exit 1 naming the steps that failed.
+ */
+export async function finishRegistration(
+  ctx: CommandContext,
+  options: PipelineOptions,
+  host: GitHost,
+  report: PipelineReport,
+  log: Logger,
+  hook: Omit<WebhookRegistration, "event">,
+  more: { readonly data?: Record<string, unknown>; readonly lastLines?: readonly string[] } = {},
+): Promise<number> {
+  if (options.skipWebhook) {
+    log.step("--skipWebhook: no webhook on the git host");
+  } else {
+    await registerWebhook(host, report, log, {
+      ...hook,
+      event: TRIGGER_FLAVOURS[host.flavour].pushEvent,
+    });
+  }
+  if (options.output) {
+    const { results, ...rest } = report;
+    ctx.io.stdout.write(
+      formatData({ ...rest, ...more.data, ...reportData({ results }) }, options.output),
+    );
+  }
+  for (const line of more.lastLines ?? []) log.info(line);
+  const failure = failedSteps(report);
+  if (failure) throw failure;
+  return 0;
+}
+
+/**
+ * Goes on only when what exists may be replaced: `--replace`, or a yes to `question` on a
+ * terminal; else a usage error saying `refusal`.
+ */
+export async function confirmReplace(
+  ctx: CommandContext,
+  options: PipelineOptions,
+  question: string,
+  refusal: string,
+): Promise<void> {
+  const replace = options.replace ||
+    (ctx.io.interactive && await ctx.terminal.askConfirm(question, false));
+  if (!replace) throw new UsageError(refusal);
 }
 
 /** The end of a registration: exit 1 naming the steps that failed. */

@@ -8,9 +8,8 @@
  *
  * @module
  */
-import type { CliIO } from "../io.ts";
+import type { CommandContext } from "../command.ts";
 import { UsageError } from "../../lib/errors.ts";
-import { askChoice, askText } from "./prompt.ts";
 
 /** The kinds of pipeline `pipeline` registers. */
 export type PipelineKind = "tekton" | "jenkins";
@@ -18,22 +17,25 @@ export type PipelineKind = "tekton" | "jenkins";
 /** `--tekton` or `--jenkins`; neither: a menu on a terminal, else a usage error. */
 export async function pipelineKind(
   flags: { readonly tekton: boolean; readonly jenkins: boolean },
-  io: CliIO,
+  ctx: Pick<CommandContext, "io" | "terminal">,
 ): Promise<PipelineKind> {
   if (flags.tekton && flags.jenkins) {
     throw new UsageError("--tekton and --jenkins exclude each other: give one");
   }
   if (flags.tekton) return "tekton";
   if (flags.jenkins) return "jenkins";
-  if (!io.interactive) {
+  if (!ctx.io.interactive) {
     throw new UsageError(
       "Choose the kind of pipeline: pass --tekton or --jenkins (there is no terminal to ask on)",
     );
   }
-  return await askChoice<PipelineKind>("Select the type of pipeline that should be run?", [
-    { value: "tekton", label: "Tekton" },
-    { value: "jenkins", label: "Jenkins" },
-  ]);
+  return await ctx.terminal.askChoice<PipelineKind>(
+    "Select the type of pipeline that should be run?",
+    [
+      { value: "tekton", label: "Tekton" },
+      { value: "jenkins", label: "Jenkins" },
+    ],
+  );
 }
 
 /**
@@ -86,7 +88,7 @@ export interface CredentialSources {
  */
 export async function resolveGitCredentials(
   sources: CredentialSources,
-  io: CliIO,
+  ctx: Pick<CommandContext, "terminal">,
 ): Promise<GitCredentials> {
   const { flags, url, stored, replace } = sources;
   const given = (key: "username" | "password") => flags[key] || url[key] || undefined;
@@ -94,14 +96,14 @@ export async function resolveGitCredentials(
   let asked = false;
   const username = given("username") ?? kept("username") ??
     (asked = true,
-      await askText(io, {
+      await ctx.terminal.askText({
         message: "Provide the git username:",
         missing: "The git username is missing: pass -u/--username",
         ...(stored.username ? { defaultValue: stored.username } : {}),
       }));
   const password = given("password") ?? kept("password") ??
     (asked = true,
-      await askText(io, {
+      await ctx.terminal.askText({
         message: "Provide the git password or personal access token:",
         missing: "The git password or personal access token is missing: pass -P/--password",
         secret: true,

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { parseParams, pipelineKind, resolveGitCredentials } from "./pipeline_input.ts";
 import { bufferedIO } from "../io.ts";
+import { commandContext } from "../context.ts";
 import { UsageError } from "../../lib/errors.ts";
 
-const io = bufferedIO({});
+const ctx = commandContext(bufferedIO({}));
 
 Deno.test("parseParams() splits at the first = and refuses entries that are not name=value", () => {
   assert.deepEqual(
@@ -16,11 +17,11 @@ Deno.test("parseParams() splits at the first = and refuses entries that are not 
 });
 
 Deno.test("pipelineKind() takes the flag, refuses both, and asks only on a terminal", async () => {
-  assert.equal(await pipelineKind({ tekton: true, jenkins: false }, io), "tekton");
-  assert.equal(await pipelineKind({ tekton: false, jenkins: true }, io), "jenkins");
-  await assert.rejects(pipelineKind({ tekton: true, jenkins: true }, io), UsageError);
+  assert.equal(await pipelineKind({ tekton: true, jenkins: false }, ctx), "tekton");
+  assert.equal(await pipelineKind({ tekton: false, jenkins: true }, ctx), "jenkins");
+  await assert.rejects(pipelineKind({ tekton: true, jenkins: true }, ctx), UsageError);
   await assert.rejects(
-    pipelineKind({ tekton: false, jenkins: false }, io),
+    pipelineKind({ tekton: false, jenkins: false }, ctx),
     /pass --tekton or --jenkins \(there is no terminal/,
   );
 });
@@ -31,7 +32,7 @@ Deno.test("resolveGitCredentials(): the command line wins, then the URL, then th
   assert.deepEqual(
     await resolveGitCredentials(
       { flags: { username: "alice", password: "tok" }, url: none, stored, replace: false },
-      io,
+      ctx,
     ),
     { username: "alice", password: "tok", source: "command line" },
   );
@@ -39,25 +40,25 @@ Deno.test("resolveGitCredentials(): the command line wins, then the URL, then th
   assert.deepEqual(
     await resolveGitCredentials(
       { flags: { password: "tok" }, url: { username: "bob" }, stored, replace: false },
-      io,
+      ctx,
     ),
     { username: "bob", password: "tok", source: "command line" },
   );
   assert.deepEqual(
-    await resolveGitCredentials({ flags: none, url: none, stored, replace: false }, io),
+    await resolveGitCredentials({ flags: none, url: none, stored, replace: false }, ctx),
     { username: "stored-user", password: "stored-token", source: "stored Secret" },
   );
 });
 
 Deno.test("resolveGitCredentials() without a terminal names the flag of what is missing", async () => {
   await assert.rejects(
-    resolveGitCredentials({ flags: {}, url: {}, stored: {}, replace: false }, io),
+    resolveGitCredentials({ flags: {}, url: {}, stored: {}, replace: false }, ctx),
     (e: unknown) => e instanceof UsageError && /pass -u\/--username/.test(e.message),
   );
   await assert.rejects(
     resolveGitCredentials(
       { flags: { username: "a" }, url: {}, stored: { password: "old" }, replace: true },
-      io,
+      ctx,
     ),
     (e: unknown) => e instanceof UsageError && /pass -P\/--password/.test(e.message),
   );

@@ -20,8 +20,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
-import { formatData } from "../output.ts";
-import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { ToolkitError } from "../../lib/errors.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { applyObject, type KubeObject, SECRETS } from "../../lib/kube/mod.ts";
 import {
@@ -32,19 +31,18 @@ import {
   pipelineJobXml,
   sameJobConfig,
 } from "../../lib/jenkins/mod.ts";
-import { pipelineNameFor, TRIGGER_FLAVOURS } from "../../lib/tekton/mod.ts";
-import { type Logger, reportData } from "./common.ts";
-import { gitSecret, readStoredCredentials, writeRepository } from "./git_secret.ts";
+import { pipelineNameFor } from "../../lib/tekton/mod.ts";
+import type { Logger } from "./common.ts";
+import { gitSecret, readStoredCredentials, writeRepository } from "./git_repository.ts";
 import {
-  failedSteps,
+  confirmReplace,
+  finishRegistration,
   type PipelineOptions,
   type PipelineReport,
   type PipelineSetup,
-  registerWebhook,
   WEBHOOK_SECRET_KEY,
   webhookSecretValue,
 } from "./pipeline_common.ts";
-import { askConfirm } from "./prompt.ts";
 
 /** The Secret of the template namespace that says how to reach Jenkins. */
 export const JENKINS_ACCESS_SECRET = "jenkins-access";
@@ -161,7 +159,7 @@ export async function runJenkins(
   };
   record(await applyObject(client, SECRETS, secretObject));
 
-  const folder = await jenkins.ensureFolder(namespace);
+  const folder = await jenkins.ensureFolder(namespace, ctx.clock);
   log.info(`Jenkins folder ${namespace} ${folder}`);
   const xml = pipelineJobXml({ gitUrl: git.url, branch, namespace, flavour: host.flavour, secret });
   const existing = await jenkins.jobConfig(job);
@@ -172,17 +170,12 @@ export async function runJenkins(
   } else if (sameJobConfig(existing, xml)) {
     jobOutcome = "unchanged";
   } else {
-    const replace = options.replace ||
-      (io.interactive &&
-        await askConfirm(
-          `The build pipeline (${name}) already exists. Do you want to replace it?`,
-          false,
-        ));
-    if (!replace) {
-      throw new UsageError(
-        `The Jenkins job "${namespace}/${name}" exists with another configuration: pass --replace to replace it`,
-      );
-    }
+    await confirmReplace(
+      ctx,
+      options,
+      `The build pipeline (${name}) already exists. Do you want to replace it?`,
+      `The Jenkins job "${namespace}/${name}" exists with another configuration: pass --replace to replace it`,
+    );
     await jenkins.deleteJob(job);
     await jenkins.createJob(job, xml);
     jobOutcome = "replaced";
@@ -192,27 +185,14 @@ export async function runJenkins(
     report.build = await jenkins.build(job, { NAMESPACE: namespace, BRANCH: branch }) ?? "queued";
     log.info(`Build queued: ${report.build}`);
   }
-  if (options.skipWebhook) {
-    log.step("--skipWebhook: no webhook on the git host");
-  } else {
-    const url = jenkinsHookUrl(host.flavour, jenkins.url, job, secret);
-    await registerWebhook(host, report, log, {
-      url,
-      shownUrl: url.replace(/token=[^&]*/, "token=<secret>"),
-      secret,
-      secretChanged: fresh,
-      event: TRIGGER_FLAVOURS[host.flavour].pushEvent,
-    });
-  }
-  if (options.output) {
-    const { results, ...rest } = report;
-    io.stdout.write(
-      formatData({ ...rest, job: jobOutcome, folder, ...reportData({ results }) }, options.output),
-    );
-  }
-  log.info("");
-  log.info(`Jenkins job: ${jenkins.url}/${jobPath(job)}`);
-  const failure = failedSteps(report);
-  if (failure) throw failure;
-  return 0;
+  const url = jenkinsHookUrl(host.flavour, jenkins.url, job, secret);
+  return await finishRegistration(ctx, options, host, report, log, {
+    url,
+    shownUrl: url.replace(/token=[^&]*/, "token=<secret>"),
+    secret,
+    secretChanged: fresh,
+  }, {
+    data: { job: jobOutcome, folder },
+    lastLines: ["", `Jenkins job: ${jenkins.url}/${jobPath(job)}`],
+  });
 }

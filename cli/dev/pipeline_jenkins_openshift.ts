@@ -20,7 +20,7 @@
  */
 import type { CommandContext } from "../command.ts";
 import { formatData } from "../output.ts";
-import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { ToolkitError } from "../../lib/errors.ts";
 import {
   applyObject,
   type ApplyResult,
@@ -40,18 +40,17 @@ import {
   TEMPLATES,
   WEBHOOK_SECRET_KEY_OPENSHIFT,
 } from "../../lib/openshift/mod.ts";
-import { pipelineNameFor, TRIGGER_FLAVOURS } from "../../lib/tekton/mod.ts";
+import { pipelineNameFor } from "../../lib/tekton/mod.ts";
 import { newWebhookSecret } from "../../lib/githost/mod.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
-import { type Logger, reportData } from "./common.ts";
+import type { Logger } from "./common.ts";
 import {
-  failedSteps,
+  confirmReplace,
+  finishRegistration,
   type PipelineOptions,
   type PipelineReport,
   type PipelineSetup,
-  registerWebhook,
 } from "./pipeline_common.ts";
-import { askConfirm } from "./prompt.ts";
 
 /** The template OpenShift installs Jenkins from. */
 export const JENKINS_TEMPLATE = { namespace: "openshift", name: "jenkins-ephemeral" } as const;
@@ -177,17 +176,12 @@ export async function runOpenShiftJenkins(
   );
   const live = await client.read(BUILD_CONFIGS, namespace, name);
   if (live && !containsFields(live.spec, wanted.spec)) {
-    const replace = options.replace ||
-      (io.interactive &&
-        await askConfirm(
-          `The build pipeline (${name}) already exists. Do you want to update it?`,
-          false,
-        ));
-    if (!replace) {
-      throw new UsageError(
-        `BuildConfig "${namespace}/${name}" exists with another spec: pass --replace to replace it`,
-      );
-    }
+    await confirmReplace(
+      ctx,
+      options,
+      `The build pipeline (${name}) already exists. Do you want to update it?`,
+      `BuildConfig "${namespace}/${name}" exists with another spec: pass --replace to replace it`,
+    );
     await client.delete(BUILD_CONFIGS, namespace, name);
     record(await applyObject(client, BUILD_CONFIGS, wanted, { existing: null }));
   } else {
@@ -197,24 +191,12 @@ export async function runOpenShiftJenkins(
     report.build = await instantiateBuild(client, namespace, name);
     log.info(`Build started: ${report.build}`);
   }
-  if (options.skipWebhook) {
-    log.step("--skipWebhook: no webhook on the git host");
-  } else {
-    const type = buildTriggerType(host.flavour);
-    const url = buildWebhookUrl(client.context.cluster.server, namespace, name, secret, type);
-    await registerWebhook(host, report, log, {
-      url,
-      shownUrl: url.replace(`/webhooks/${encodeURIComponent(secret)}/`, "/webhooks/<secret>/"),
-      secret,
-      secretChanged: fresh,
-      event: TRIGGER_FLAVOURS[host.flavour].pushEvent,
-    });
-  }
-  if (options.output) {
-    const { results, ...rest } = report;
-    io.stdout.write(formatData({ ...rest, ...reportData({ results }) }, options.output));
-  }
-  const failure = failedSteps(report);
-  if (failure) throw failure;
-  return 0;
+  const type = buildTriggerType(host.flavour);
+  const url = buildWebhookUrl(client.context.cluster.server, namespace, name, secret, type);
+  return await finishRegistration(ctx, options, host, report, log, {
+    url,
+    shownUrl: url.replace(`/webhooks/${encodeURIComponent(secret)}/`, "/webhooks/<secret>/"),
+    secret,
+    secretChanged: fresh,
+  });
 }

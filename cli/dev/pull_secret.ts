@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { PULL_SECRET } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { PULL_SECRET } from "./pull_secret_command.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -20,14 +21,13 @@ import {
 import {
   batchFailed,
   checkNamespaceName,
-  connect,
   makeLogger,
   printReport,
   requireNamespace,
   requireTemplateNamespace,
   type WriteFailure,
 } from "./common.ts";
-import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_secrets.ts";
+import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./copy_pull_secrets.ts";
 
 /** The label `--dev` puts on the namespace. */
 export const DEVELOPMENT_LABEL = "cloudnativetoolkit.dev/development";
@@ -42,7 +42,7 @@ export async function run(
   if (given) checkNamespaceName(given);
   const template = checkNamespaceName(options.templateNamespace, "template namespace");
   const serviceAccount = options.serviceAccount;
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const namespace = given ?? client.namespace;
   if (!namespace) {
     throw new UsageError(

@@ -19,9 +19,11 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
+import type { Clock, CommandContext } from "../command.ts";
+import { pollUntil } from "../../lib/poll.ts";
+import type { OptionsOf } from "../options.ts";
 import { grantScc } from "../../lib/openshift/mod.ts";
-import type { SYNC } from "../commands.ts";
+import type { SYNC } from "./sync_command.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -45,7 +47,6 @@ import {
 import {
   batchFailed,
   checkNamespaceName,
-  connect,
   type Logger,
   makeLogger,
   printReport,
@@ -53,7 +54,7 @@ import {
   writeEach,
   type WriteFailure,
 } from "./common.ts";
-import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./pull_secrets.ts";
+import { addImagePullSecrets, copyPullSecrets, planPullSecrets } from "./copy_pull_secrets.ts";
 import { ToolkitError } from "../../lib/errors.ts";
 
 /** The label of the ConfigMaps and Secrets that sync copies. */
@@ -69,10 +70,6 @@ export class NamespaceUnavailableError extends ToolkitError {
     super(`Cannot sync namespace "${namespace}": ${detail}`);
     this.name = "NamespaceUnavailableError";
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 async function readNamespace(
@@ -94,6 +91,7 @@ async function ensureNamespace(
   namespace: string,
   openshift: boolean,
   log: Logger,
+  clock: Clock,
 ): Promise<ApplyResult> {
   const kind = openshift ? "project" : "namespace";
   log.step(`Checking for existing ${kind}: ${namespace}`);
@@ -117,20 +115,19 @@ async function ensureNamespace(
   await client.create(PROJECT_REQUESTS, { metadata: { name: namespace } });
   // OpenShift makes the namespace of a project request before it answers; wait for it all the
   // same, in case it lags.
-  const deadline = Date.now() + PROJECT_WAIT_MS;
-  for (;;) {
-    const made = await readNamespace(client, namespace, true);
-    if (made) return { outcome: "created", type, name: namespace, object: made };
-    if (Date.now() > deadline) {
-      throw new NamespaceUnavailableError(
+  const made = await pollUntil(
+    () => readNamespace(client, namespace, true),
+    () =>
+      new NamespaceUnavailableError(
         namespace,
         `the project was requested but its namespace did not appear within ${
           PROJECT_WAIT_MS / 1000
         } s`,
-      );
-    }
-    await sleep(200);
-  }
+      ),
+    clock,
+    { timeoutMs: PROJECT_WAIT_MS, pollMs: 200 },
+  );
+  return { outcome: "created", type, name: namespace, object: made };
 }
 
 function byName(objects: readonly KubeObject[]): Map<string, KubeObject> {
@@ -218,7 +215,7 @@ export async function run(options: OptionsOf<typeof SYNC>, ctx: CommandContext):
   const serviceAccount = options.serviceAccount;
   const argocdNamespace = checkNamespaceName(options.argocdNamespace, "Argo CD namespace");
 
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const openshift = await client.isOpenShift();
   const kind = openshift ? "project" : "namespace";
   log.info(`Setting up ${kind} ${namespace}`);
@@ -231,7 +228,7 @@ export async function run(options: OptionsOf<typeof SYNC>, ctx: CommandContext):
   const results: ApplyResult[] = [];
   // A failed copy does not stop the others: each is reported, and the command exits 1 at the end.
   const failures: WriteFailure[] = [];
-  const ns = await ensureNamespace(client, namespace, openshift, log);
+  const ns = await ensureNamespace(client, namespace, openshift, log, ctx.clock);
   log.result(ns);
   results.push(ns);
 

@@ -13,8 +13,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { TOOL_CONFIG } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { TOOL_CONFIG } from "./tool_config_command.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -24,18 +25,7 @@ import {
   objectNameProblem,
   SECRETS,
 } from "../../lib/kube/mod.ts";
-import { connect, makeLogger, namespaceOf, printReport, requireNamespace } from "./common.ts";
-
-/** The labels of the objects `tool-config` makes for tool `name` (`<name>-config` or `-access`). */
-export function toolLabels(objectName: string): Record<string, string> {
-  return {
-    "app.kubernetes.io/name": objectName,
-    "app.kubernetes.io/part-of": "catalyst",
-    "app.kubernetes.io/component": "tools",
-    group: "catalyst-tools",
-    grouping: "garage-cloud-native-toolkit",
-  };
-}
+import { makeLogger, namespaceOf, printReport, requireNamespace, toolLabels } from "./common.ts";
 
 /** The tool name as used in object names: lower case, `_` turned into `-`. */
 export function toolName(input: string): string {
@@ -74,7 +64,7 @@ export async function run(
   }
   const prefix = toolKeyPrefix(name);
 
-  using client = await connect(options, ctx);
+  using client = await ctx.kube(options);
   const namespace = namespaceOf(options.namespace, client);
   await requireNamespace(client, namespace);
   const results = [];

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { toolKeyPrefix, toolLabels, toolName } from "./tool_config.ts";
+import { toolKeyPrefix, toolName } from "./tool_config.ts";
+import { toolLabels } from "./common.ts";
 
 Deno.test("toolName() and toolKeyPrefix() follow the tool-config chart", () => {
   assert.equal(toolName(" My_Tool "), "my-tool");

@@ -9,8 +9,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { CHECK } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { CHECK } from "./check_command.ts";
 import { printData } from "../output.ts";
 import { resolvePath } from "./files.ts";
 import { certDirCertificates } from "./registry_access.ts";

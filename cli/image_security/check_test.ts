@@ -7,6 +7,7 @@ import { runCli } from "../app.ts";
 import { bufferedIO } from "../io.ts";
 import { imageChecks } from "./check.ts";
 import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
+import { commandContext } from "../context.ts";
 
 Deno.test({
   name: "image-security check evaluates images offline and exits 0, 1 or 2",
@@ -53,7 +54,7 @@ ${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
           registry.host,
           "--registries.d",
           gpg.registriesD,
-        ], { io, programName: "toolkit" });
+        ], commandContext(io));
         return { code, out: io.out(), err: io.err() };
       };
 
@@ -107,18 +108,18 @@ ${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
           "apiVersion: toolkit.dev/v1\nkind: ClusterImagePolicy\nmetadata: {name: bad}\nspec: {repositories: [{name: x, policy: {mode: loud}}]}\n",
         );
         const io = bufferedIO({ cwd: dir });
-        const code = await runCli(["image-security", "check", signed, "-f", "bad.yaml"], {
-          io,
-          programName: "toolkit",
-        });
+        const code = await runCli(
+          ["image-security", "check", signed, "-f", "bad.yaml"],
+          commandContext(io),
+        );
         assert.equal(code, 2);
         assert.match(io.err(), /spec\.repositories\[0\]\.policy\.mode/);
         const missing = bufferedIO({ cwd: dir });
         assert.equal(
-          await runCli(["image-security", "check", signed, "-f", "nope.yaml"], {
-            io: missing,
-            programName: "toolkit",
-          }),
+          await runCli(
+            ["image-security", "check", signed, "-f", "nope.yaml"],
+            commandContext(missing),
+          ),
           2,
         );
       });

@@ -10,8 +10,9 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { DOCTOR } from "../commands.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { DOCTOR } from "./doctor_command.ts";
 import { printData } from "../output.ts";
 import { resolvePath } from "./files.ts";
 import { describeError } from "../../lib/errors.ts";

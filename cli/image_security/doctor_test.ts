@@ -1,16 +1,17 @@
 import assert from "node:assert/strict";
 import { runCli } from "../app.ts";
 import { bufferedIO } from "../io.ts";
+import { commandContext } from "../context.ts";
 
 async function doctor(dir: string, files: Record<string, string>) {
   for (const [name, text] of Object.entries(files)) {
     await Deno.writeTextFile(`${dir}/${name}`, text);
   }
   const io = bufferedIO({ cwd: dir });
-  const status = await runCli(["image-security", "doctor", "--registries.d", dir, "-o", "json"], {
-    io,
-    programName: "toolkit",
-  });
+  const status = await runCli(
+    ["image-security", "doctor", "--registries.d", dir, "-o", "json"],
+    commandContext(io),
+  );
   return { status, findings: JSON.parse(io.out() || "{}").findings ?? [], err: io.err() };
 }
 

@@ -1,35 +1,50 @@
 /**
  * `image-security vault store|fetch`: keep an image signing key in IBM Cloud Key Protect (or
  * Hyper Protect Crypto Services) and bring it back where images are signed, into a file or
- * straight into gpg.
+ * straight into gpg. The key is an OpenPGP private key (simple signing) or a cosign private key
+ * (`cosign.key`, PEM `ENCRYPTED SIGSTORE PRIVATE KEY`, stored still encrypted with its password):
+ * both are kept as they are, and a cosign key is fetched into a file for
+ * `image-security sign --key` or `cosign sign --key`.
  *
  * @module
  */
-import { dirname, join, resolve } from "node:path";
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { VAULT_FETCH, VAULT_STORE } from "../commands.ts";
+import { resolve } from "node:path";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
 import { formatData } from "../output.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { writeFileSafely } from "../../lib/file_write.ts";
+import { isCosignPrivateKey } from "../../lib/signature/mod.ts";
 import {
-  createKeyProtectClient,
-  DEFAULT_IAM_URL,
-  iamTokenSource,
-  isKeyId,
-  type KeyProtectClient,
-  type KeyRecord,
-  VaultError,
+  aliasProblem,
+  describeKey,
+  fetchKeyMaterial,
+  KeyInUseError,
+  type KeySummary,
+  MAX_ALIASES_PER_KEY,
+  type OldKeyAction,
+  resolveKey,
+  storeKey,
 } from "../../lib/vault/mod.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { blankless, connectVault } from "./vault_access.ts";
 
 /**
  * `vault store <name> --key FILE`: stores the private key file in the vault as a standard key
- * named `<name>`, prints the new key's id on stdout and progress on stderr.
+ * named `<name>` with aliases (`--alias`, repeatable; the name by default), so that IBM's own
+ * tools reach it by alias as toolkit does; prints `<id> <alias,alias>` on stdout (or `-o
+ * json|yaml`) and progress on stderr.
+ *
+ * A name or alias another key holds is refused, unless `--replace`: then the new key is stored,
+ * the aliases move to it, and the old key is deleted or kept (`--old-key delete|keep`, asked on
+ * a terminal when not given). Key Protect cannot suspend a standard key, so there is no third
+ * choice.
  *
  * Flags: `--kms-url`/`KMS_URL`, `--instance-id`/`KMS_INSTANCE_ID`, `--token`/`KMS_TOKEN` or
- * `--api-key`/`IBMCLOUD_API_KEY` (exchanged at `--iam-url`), `--key`, and optionally
- * `--description`.
+ * `--api-key`/`IBMCLOUD_API_KEY`/`--api-key-file` (exchanged at `--iam-url`),
+ * `--key-ring`/`KMS_KEY_RING`,
+ * `--key`, and optionally `--description`.
  */
 export async function runVaultStore(
   options: OptionsOf<typeof VAULT_STORE>,
@@ -41,45 +56,131 @@ export async function runVaultStore(
   if (keyPath === undefined) {
     throw new UsageError(
       "Missing --key: the private key file to store " +
-        "(for a gpg key: gpg --export-secret-keys --armor <fingerprint> > key.asc)",
+        "(for a gpg key: gpg --export-secret-keys --armor <fingerprint> > key.asc; " +
+        "for cosign: cosign.key)",
     );
   }
-  const vault = connect(options);
+  const aliases = storeAliases(name, options.alias);
+  const replace = replaceChoice(options, ctx);
+  const vault = await connectVault(options, ctx);
   const payload = await readKeyFile(keyPath, io.cwd);
 
-  // Names are not unique in Key Protect: say so when the name is taken (best effort).
-  const existing = await vault.client.findKeyByName(name).catch(() => undefined);
-  if (existing) {
-    io.stderr.write(
-      `warning: a key named "${name}" already exists (id ${existing.id}); ` +
-        `fetching by name will return the newest one\n`,
-    );
-  }
-
   io.stderr.write(
-    `Storing "${keyPath}" (${payload.length} bytes) as key "${name}" in ${vault.where}...\n`,
+    `Storing "${keyPath}" (${payload.length} bytes) as key "${name}" with ` +
+      `${aliases.length === 1 ? "alias" : "aliases"} ${aliases.join(", ")} in ${vault.where}...\n`,
   );
   const description = blankless(options.description);
-  const key = await vault.client.createKey({
-    name,
-    payload,
-    extractable: true,
-    ...(description !== undefined ? { description } : {}),
-  });
-  io.stdout.write(
-    options.output
-      ? formatData({ id: key.id, name, vault: vault.where }, options.output)
-      : `${key.id}\n`,
+  let stored;
+  try {
+    stored = await storeKey(vault.client, {
+      name,
+      payload,
+      aliases,
+      ...(description !== undefined ? { description } : {}),
+      ...(replace !== undefined ? { replace } : {}),
+    }, {
+      now: ctx.clock.now,
+      sleep: ctx.clock.sleep,
+      progress: (message) => io.stderr.write(`${message}\n`),
+    });
+  } catch (error) {
+    if (error instanceof KeyInUseError && replace === undefined) {
+      throw new KeyInUseError(
+        `${error.message}\nTo rotate, pass --replace with --old-key delete (the old key is ` +
+          `destroyed; Key Protect keeps an imported key restorable for 30 days) or --old-key keep ` +
+          `(it stays active under its id, without the aliases); or choose other --alias values.`,
+        error.ref,
+        error.candidates,
+      );
+    }
+    throw error;
+  }
+  if (options.output) {
+    io.stdout.write(formatData({
+      id: stored.id,
+      name,
+      aliases: stored.aliases,
+      ...(stored.keyRing ? { keyRing: stored.keyRing } : {}),
+      vault: vault.where,
+      ...(stored.replaced.length > 0
+        ? {
+          replaced: stored.replaced.map((r) => ({
+            id: r.key.id,
+            name: r.key.name,
+            action: r.action,
+            aliasesMoved: r.aliasesMoved,
+          })),
+        }
+        : {}),
+    }, options.output));
+  } else {
+    io.stdout.write(`${stored.id} ${stored.aliases.join(",")}\n`);
+  }
+  for (const r of stored.replaced) {
+    io.stderr.write(`Replaced key ${describeKey(r.key)}: ${r.action}\n`);
+  }
+  io.stderr.write(
+    `Stored key "${name}" with id ${stored.id} and ` +
+      `${stored.aliases.length === 1 ? "alias" : "aliases"} ${stored.aliases.join(", ")}\n`,
   );
-  io.stderr.write(`Stored key "${name}" with id ${key.id}\n`);
   return 0;
 }
 
+/** The aliases to give a stored key: `--alias` values, else the name; each a valid alias. */
+function storeAliases(name: string, given: readonly string[]): string[] {
+  const aliases = given.map((a) => a.trim()).filter((a) => a !== "");
+  if (aliases.length === 0) {
+    const problem = aliasProblem(name);
+    if (problem) {
+      throw new UsageError(
+        `Cannot use the name "${name}" as the key's alias (${problem}): pass --alias ALIAS`,
+      );
+    }
+    return [name];
+  }
+  if (aliases.length > MAX_ALIASES_PER_KEY) {
+    throw new UsageError(`Too many --alias values: a key has at most ${MAX_ALIASES_PER_KEY}`);
+  }
+  for (const alias of aliases) {
+    const problem = aliasProblem(alias);
+    if (problem) throw new UsageError(`Cannot use --alias "${alias}": ${problem}`);
+  }
+  const unique = [...new Set(aliases)];
+  return unique;
+}
+
+/** What `--replace` and `--old-key` ask for: undefined (refuse), an action, or a question. */
+function replaceChoice(
+  options: OptionsOf<typeof VAULT_STORE>,
+  ctx: CommandContext,
+): OldKeyAction | ((holders: readonly KeySummary[]) => Promise<OldKeyAction>) | undefined {
+  const oldKey = options.oldKey;
+  if (!options.replace) {
+    if (oldKey !== undefined) throw new UsageError("--old-key goes with --replace");
+    return undefined;
+  }
+  if (oldKey !== undefined) return oldKey;
+  if (!ctx.io.interactive) {
+    throw new UsageError(
+      "--replace needs --old-key delete (the old key is destroyed) or --old-key keep (it stays " +
+        "active, without the aliases)",
+    );
+  }
+  return (holders) => {
+    for (const holder of holders) ctx.io.stderr.write(`In the way: ${describeKey(holder)}\n`);
+    return ctx.terminal.askChoice<OldKeyAction>("What happens to the key it replaces?", [
+      { value: "delete", label: "Delete it", hint: "Key Protect keeps it restorable 30 days" },
+      { value: "keep", label: "Keep it", hint: "active under its id, without the aliases" },
+    ]);
+  };
+}
+
 /**
- * `vault fetch <name|id> --key FILE | --import`: fetches a key by id, name (the newest key of
- * that name) or alias, and writes it to a new file with mode 0600 (`--force` replaces an
- * existing file) and/or imports it into gpg (`GNUPGHOME` from the environment), printing the
- * imported fingerprints on stdout.
+ * `vault fetch <id|alias|name> --key FILE | --import`: finds one active standard key by id,
+ * alias or name (a name several active keys share is refused, listing them; keys that are not
+ * active never count), says which key it chose, and writes it to a new file with mode 0600
+ * (`--force` replaces an existing file) and/or imports it into gpg (`GNUPGHOME` from the
+ * environment), printing the imported fingerprints on stdout.
  */
 export async function runVaultFetch(
   options: OptionsOf<typeof VAULT_FETCH>,
@@ -96,7 +197,7 @@ export async function runVaultFetch(
         "--import imports it into gpg",
     );
   }
-  const vault = connect(options);
+  const vault = await connectVault(options, ctx);
   const file = keyPath === undefined ? undefined : resolve(io.cwd, keyPath);
   if (file !== undefined && !force && await exists(file)) {
     throw new ToolkitError(
@@ -105,22 +206,32 @@ export async function runVaultFetch(
   }
 
   io.stderr.write(`Fetching key "${name}" from ${vault.where}...\n`);
-  const key = await findKey(vault.client, name);
-  if (!key.payload) {
-    throw new ToolkitError(
-      `Cannot fetch key "${name}": ` +
-        (key.extractable
-          ? "the vault returned no key material"
-          : "it is a root key, whose material never leaves the vault"),
-    );
-  }
+  const resolved = await resolveKey(vault.client, name);
+  for (const note of resolved.notes) io.stderr.write(`note: ${note}\n`);
+  io.stderr.write(`Using key ${describeKey(resolved.key)}, found by ${resolved.via}\n`);
+  const key = { ...resolved.key, payload: await fetchKeyMaterial(vault.client, resolved.key) };
   const label = key.name && key.name !== name
     ? `"${name}" (${key.name}, id ${key.id})`
     : `"${name}" (id ${key.id})`;
+  const cosignKey = isCosignPrivateKey(key.payload);
+  if (importIntoGpg && cosignKey) {
+    throw new ToolkitError(
+      `Cannot import key "${name}" into gpg: it is a cosign private key, not an OpenPGP key; ` +
+        `write it to a file with --key cosign.key (and sign with --key cosign.key)`,
+    );
+  }
 
   if (file !== undefined && keyPath !== undefined) {
-    await writePrivateFile(file, keyPath, key.payload, force);
-    io.stderr.write(`Wrote key ${label} to ${keyPath} (mode 0600)\n`);
+    await writeFileSafely(file, key.payload, {
+      name: keyPath,
+      mode: 0o600,
+      exactMode: true,
+      ifExists: force ? "replace" : "refuse",
+      existsHint: "pass --force to replace it",
+    });
+    io.stderr.write(
+      `Wrote ${cosignKey ? "cosign key" : "key"} ${label} to ${keyPath} (mode 0600)\n`,
+    );
   }
   let fingerprints: string[] = [];
   if (importIntoGpg) {
@@ -136,7 +247,9 @@ export async function runVaultFetch(
   if (options.output) {
     io.stdout.write(formatData({
       id: key.id,
-      name: key.name ?? name,
+      name: key.name,
+      ...(key.aliases && key.aliases.length > 0 ? { aliases: key.aliases } : {}),
+      foundBy: resolved.via,
       ...(keyPath !== undefined ? { file: keyPath } : {}),
       ...(importIntoGpg ? { imported: fingerprints } : {}),
     }, options.output));
@@ -144,89 +257,10 @@ export async function runVaultFetch(
   return 0;
 }
 
-/** A string option trimmed; blank counts as absent. */
-function blankless(value: string | undefined): string | undefined {
-  const text = value?.trim();
-  return text ? text : undefined;
-}
-
 function requireName(given: string): string {
   const name = blankless(given);
   if (name === undefined) throw new UsageError("Missing the key's name (or id)");
   return name;
-}
-
-interface Vault {
-  readonly client: KeyProtectClient;
-  /** `https://us-south.kms.cloud.ibm.com (instance 0f1e…)`, for messages. */
-  readonly where: string;
-}
-
-/** Checks the connection flags and makes the client; every mistake is a UsageError. */
-function connect(options: OptionsOf<typeof VAULT_STORE | typeof VAULT_FETCH>): Vault {
-  const kmsUrl = blankless(options.kmsUrl);
-  if (kmsUrl === undefined) {
-    throw new UsageError(
-      "Missing the vault URL: pass --kms-url or set KMS_URL " +
-        "(Key Protect: https://<region>.kms.cloud.ibm.com)",
-    );
-  }
-  const baseUrl = checkUrl("--kms-url", kmsUrl);
-  const instanceFlag = blankless(options.instanceId);
-  if (instanceFlag === undefined) {
-    throw new UsageError(
-      "Missing the vault's instance id: pass --instance-id or set KMS_INSTANCE_ID",
-    );
-  }
-  const instanceId = instanceIdOf(instanceFlag);
-
-  const tokenFlag = blankless(options.token);
-  const apiKey = blankless(options.apiKey);
-  let token: () => Promise<string>;
-  if (tokenFlag !== undefined) {
-    const value = tokenFlag.replace(/^Bearer\s+/i, "");
-    token = () => Promise.resolve(value);
-  } else if (apiKey !== undefined) {
-    const iamUrl = checkUrl("--iam-url", blankless(options.iamUrl) ?? DEFAULT_IAM_URL);
-    token = iamTokenSource({ apiKey, iamUrl });
-  } else {
-    throw new UsageError(
-      "Missing credentials: pass --token (or set KMS_TOKEN) with an IAM access token, " +
-        "or --api-key (or set IBMCLOUD_API_KEY) to get one from IAM",
-    );
-  }
-  return {
-    client: createKeyProtectClient({ baseUrl, instanceId, token }),
-    where: `${new URL(baseUrl).origin} (instance ${instanceId})`,
-  };
-}
-
-/** An http(s) URL; plain http only to this machine, since a bearer token goes with it. */
-function checkUrl(flag: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`Cannot use ${flag} "${value}": it is not a URL`);
-  }
-  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
-    throw new UsageError(
-      `Cannot use ${flag} "${value}": it must be an https URL (plain http only for localhost)`,
-    );
-  }
-  return value;
-}
-
-/** The instance id: a UUID, or the instance's CRN (`crn:v1:…:kms:<region>:a/<account>:<id>::`). */
-function instanceIdOf(value: string): string {
-  const candidate = value.startsWith("crn:") ? value.split(":")[7] ?? "" : value;
-  if (!UUID.test(candidate)) {
-    throw new UsageError(
-      `Cannot use --instance-id "${value}": it is neither an instance id (a UUID) nor an instance CRN`,
-    );
-  }
-  return candidate;
 }
 
 /** Reads the key file and refuses what is clearly not a private key. */
@@ -270,69 +304,13 @@ function publicKeyKind(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** Fetches the key by id; else the newest key with that name; else by alias. */
-async function findKey(client: KeyProtectClient, name: string): Promise<KeyRecord> {
-  if (isKeyId(name)) return await client.getKey(name);
-  const byName = await client.findKeyByName(name);
-  if (byName) return await client.getKey(byName.id);
-  try {
-    return await client.getKey(name);
-  } catch (error) {
-    if (error instanceof VaultError && error.status === 404) {
-      const prefix = `Cannot fetch key "${name}": `;
-      const detail = error.message.startsWith(prefix)
-        ? error.message.slice(prefix.length)
-        : error.message;
-      throw new VaultError(`${prefix}no key has this name or alias: ${detail}`, {
-        status: 404,
-        reasons: error.reasons,
-      });
-    }
-    throw error;
-  }
-}
-
 async function exists(path: string): Promise<boolean> {
   try {
-    await Deno.lstat(path);
+    await Deno.stat(path); // a dangling link is no file: the key is written through it
     return true;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
-  }
-}
-
-/**
- * Writes the key readable by its owner only. Without `force` the file must not exist (it is
- * created exclusively); with `force` a temporary file beside it replaces it in one rename.
- */
-async function writePrivateFile(
-  file: string,
-  keyPath: string,
-  payload: Uint8Array,
-  force: boolean,
-): Promise<void> {
-  const target = force ? join(dirname(file), `.${crypto.randomUUID()}.key.tmp`) : file;
-  let created = false;
-  try {
-    await Deno.writeFile(target, payload, { createNew: true, mode: 0o600 });
-    created = true;
-    await Deno.chmod(target, 0o600); // the umask may have taken bits away; be exact
-    if (force) await Deno.rename(target, file);
-  } catch (error) {
-    if (created) await Deno.remove(target).catch(() => {});
-    if (error instanceof Deno.errors.AlreadyExists) {
-      throw new ToolkitError(
-        `Cannot write "${keyPath}": the file exists; pass --force to replace it`,
-        { cause: error },
-      );
-    }
-    const detail = error instanceof Deno.errors.NotFound
-      ? "its directory does not exist"
-      : error instanceof Error
-      ? error.message
-      : String(error);
-    throw new ToolkitError(`Cannot write "${keyPath}": ${detail}`, { cause: error });
   }
 }
 

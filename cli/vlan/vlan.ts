@@ -11,11 +11,11 @@
  *
  * @module
  */
-import type { CommandContext, OptionsOf } from "../command.ts";
-import type { VLAN } from "../commands.ts";
-import type { CliIO } from "../io.ts";
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { VLAN } from "./vlan_command.ts";
 import { UsageError } from "../../lib/errors.ts";
-import { askChoice } from "../dev/prompt.ts";
+import { writeFileSafely } from "../../lib/file_write.ts";
 import { makeLogger, resolveDir } from "../dev/common.ts";
 import { IbmcloudError, ibmcloudJson, type IbmcloudRunner, runIbmcloud } from "./ibmcloud.ts";
 
@@ -101,7 +101,7 @@ export function formatVlanConfig(c: VlanConfig, format: "text" | "tfvars" | "jso
 }
 
 async function choose<T>(
-  io: CliIO,
+  ctx: CommandContext,
   what: string,
   flag: string,
   items: readonly T[],
@@ -109,14 +109,14 @@ async function choose<T>(
   key: (t: T) => string,
 ): Promise<T> {
   if (items.length === 1) return items[0]!;
-  if (!io.interactive) {
+  if (!ctx.io.interactive) {
     throw new UsageError(
       `Choose the ${what} with ${flag}: ${
         items.map(label).join(", ")
       } (there is no terminal to ask on)`,
     );
   }
-  const chosen = await askChoice(
+  const chosen = await ctx.terminal.askChoice(
     `Which ${what} would you like to use?`,
     items.map((t) => ({ value: key(t), label: label(t) })),
   );
@@ -214,7 +214,7 @@ export async function run(
       );
     }
     const { zone, vlans } = await choose(
-      io,
+      ctx,
       "data center",
       "-d",
       withVlans,
@@ -235,7 +235,7 @@ export async function run(
         }
         return found;
       }
-      return await choose(io, `${type} vlan`, flag, ofType, describe, (v) => v.id);
+      return await choose(ctx, `${type} vlan`, flag, ofType, describe, (v) => v.id);
     };
     const publicVlan = await pick("public", "--public-vlan", options.publicVlan);
     const privateVlan = await pick("private", "--private-vlan", options.privateVlan);
@@ -245,7 +245,7 @@ export async function run(
     );
     if (options.output) {
       const path = resolveDir(io, options.output);
-      await Deno.writeTextFile(path, text);
+      await writeFileSafely(path, text, { name: options.output });
       log.info(`Wrote the VLAN config to ${options.output}`);
     } else io.stdout.write(text);
     return 0;

@@ -1,9 +1,10 @@
 /**
  * The YAML a `toolkit yq` command works on, and where its result goes: a file or standard
  * input (`-`) in; standard output, or with `-i` the file itself, out. An in-place write goes
- * through a temporary file in the same directory and a rename (a reader never sees half a
- * file), keeps the file's mode, follows a symbolic link to the file it names, and does not
- * touch the file when nothing changed.
+ * through lib/file_write.ts: a temporary file in the same directory and a rename (a reader
+ * never sees half a file), the file's mode kept, through a symbolic link to the file it names
+ * (the link stays), and refused when another program changed the file since it was read. The
+ * file is not touched when nothing changed.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import type { Document } from "yaml";
 import type { CliIO } from "../io.ts";
 import { InputSyntaxError, ToolkitError, UsageError } from "../../lib/errors.ts";
 import { parseYamlStream } from "../../lib/yaml.ts";
+import { type FileSnapshot, readFileForUpdate, writeFileSafely } from "../../lib/file_write.ts";
 
 /** YAML text and where it came from. */
 export interface YamlSource {
@@ -20,6 +22,8 @@ export interface YamlSource {
   readonly path: string | undefined;
   /** The text. */
   readonly text: string;
+  /** What was read of the file, for refusing to replace it once changed; none for stdin. */
+  readonly snapshot?: FileSnapshot;
 }
 
 /** A file that cannot be read or written. */
@@ -58,9 +62,9 @@ export async function readSource(io: CliIO, file: string): Promise<YamlSource> {
   }
   const path = resolvePath(io.cwd, file);
   try {
-    const bytes = await Deno.readFile(path);
+    const { bytes, snapshot } = await readFileForUpdate(path);
     const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return { name: file, path, text };
+    return { name: file, path, text, snapshot };
   } catch (error) {
     throw fileError("read", file, error);
   }
@@ -101,31 +105,9 @@ export async function writeResult(
   }
   if (source.path === undefined) checkInPlace("-", true);
   if (text === source.text) return false;
-  await replaceFile(source.path!, source.name, text);
+  await writeFileSafely(source.path!, text, {
+    name: source.name,
+    ...(source.snapshot ? { expected: source.snapshot } : {}),
+  });
   return true;
-}
-
-/** Replaces a file's content atomically (temporary file + rename), keeping its mode. */
-async function replaceFile(path: string, name: string, text: string): Promise<void> {
-  let target: string;
-  let mode: number | null;
-  try {
-    target = await Deno.realPath(path);
-    mode = (await Deno.stat(target)).mode;
-  } catch (error) {
-    throw fileError("write", name, error);
-  }
-  const slash = target.lastIndexOf("/");
-  const dir = target.slice(0, slash) || "/";
-  const base = target.slice(slash + 1);
-  let temp: string | undefined;
-  try {
-    temp = await Deno.makeTempFile({ dir, prefix: `.${base}.`, suffix: ".tmp" });
-    await Deno.writeTextFile(temp, text);
-    if (mode !== null && Deno.build.os !== "windows") await Deno.chmod(temp, mode & 0o7777);
-    await Deno.rename(temp, target);
-  } catch (error) {
-    if (temp !== undefined) await Deno.remove(temp).catch(() => {});
-    throw fileError("write", name, error);
-  }
 }

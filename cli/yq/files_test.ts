@@ -1,22 +1,17 @@
 import assert from "node:assert/strict";
 import { bufferedIO } from "../io.ts";
 import { UsageError } from "../../lib/errors.ts";
+import { FileChangedError, FileWriteError } from "../../lib/file_write.ts";
+import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
 import { checkInPlace, parseSource, readSource, writeResult, YamlFileError } from "./files.ts";
-
-async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
-  const path = await Deno.makeTempDir({ prefix: "toolkit-yq-" });
-  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
-}
 
 Deno.test("readSource() reads a file against the working directory, or standard input", async () => {
   await using dir = await tempDir();
   await Deno.writeTextFile(`${dir.path}/v.yaml`, "a: 1\n");
   const io = bufferedIO({ cwd: dir.path, stdin: "b: 2\n" });
-  assert.deepEqual(await readSource(io, "v.yaml"), {
-    name: "v.yaml",
-    path: `${dir.path}/v.yaml`,
-    text: "a: 1\n",
-  });
+  const { snapshot, ...source } = await readSource(io, "v.yaml");
+  assert.deepEqual(source, { name: "v.yaml", path: `${dir.path}/v.yaml`, text: "a: 1\n" });
+  assert.equal(snapshot?.target, await Deno.realPath(`${dir.path}/v.yaml`));
   assert.deepEqual(await readSource(io, "-"), {
     name: "standard input",
     path: undefined,
@@ -87,4 +82,37 @@ Deno.test("checkInPlace() refuses -i on standard input", () => {
   assert.throws(() => checkInPlace("-", true), UsageError);
   checkInPlace("-", false);
   checkInPlace("f.yaml", true);
+});
+
+Deno.test("writeResult() refuses a file changed since readSource() read it, and keeps the change", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/v.yaml`;
+  await Deno.writeTextFile(path, "a: 1\n");
+  const io = bufferedIO({ cwd: dir.path });
+  const source = await readSource(io, "v.yaml");
+  await Deno.writeTextFile(path, "a: 1\nb: 2\n"); // an editor saved it meanwhile
+  await assert.rejects(
+    writeResult(io, source, "a: 3\n", true),
+    (e: unknown) =>
+      e instanceof FileChangedError && /^Cannot write "v.yaml": it changed since/.test(e.message),
+  );
+  assert.equal(await Deno.readTextFile(path), "a: 1\nb: 2\n");
+  assert.deepEqual(await namesIn(dir.path), ["v.yaml"]);
+});
+
+Deno.test("writeResult() in a read-only directory fails clearly and loses nothing", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/v.yaml`;
+  await Deno.writeTextFile(path, "a: 1\n");
+  const io = bufferedIO({ cwd: dir.path });
+  const source = await readSource(io, "v.yaml");
+  await using _ = await readOnlyDir(dir.path);
+  await assert.rejects(
+    writeResult(io, source, "a: 2\n", true),
+    (e: unknown) =>
+      e instanceof FileWriteError &&
+      /^Cannot write "v.yaml": its directory ".*" cannot be written/.test(e.message),
+  );
+  assert.equal(await Deno.readTextFile(path), "a: 1\n");
+  assert.deepEqual(await namesIn(dir.path), ["v.yaml"]);
 });

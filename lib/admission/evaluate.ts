@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { type Slicer, TurnScheduler } from "../turns.ts";
 import { formatReference, type ImageReference, parseReference } from "../image/mod.ts";
 import type { NoPolicyMatch, PolicyMatch, PolicySet } from "../policy/mod.ts";
 import { quoteInput } from "../quote.ts";
@@ -126,6 +127,11 @@ export interface AdmissionDeps {
   readonly settings: AdmissionSettings;
   /** Where review deadlines are scheduled. @default a scheduler of its own */
   readonly deadlines?: DeadlineScheduler;
+  /**
+   * Where work cut into slices (policy matching) waits for its next turn of the event loop; the
+   * process shares one, so that slices of all reviews take turns with I/O. @default its own
+   */
+  readonly turns?: TurnScheduler;
 }
 
 /** Decides admission reviews. */
@@ -192,6 +198,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
   };
   let selectionStats = new TtlCache<string, unknown>(selectionBound).stats();
   const deadlines = deps.deadlines ?? new DeadlineScheduler();
+  const turns = deps.turns ?? new TurnScheduler();
   const maxImages = settings.maxImagesPerReview ?? MAX_IMAGES_PER_REVIEW;
   const inFlight = new Semaphore(settings.maxVerificationsInFlight ?? MAX_VERIFICATIONS_IN_FLIGHT);
   let selections = new WeakMap<PolicySet, TtlCache<string, PolicyMatch | NoPolicyMatch>>();
@@ -208,12 +215,13 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     }
   }
 
-  function select(
+  async function select(
     policies: PolicySet,
     namespace: string,
     ref: ImageReference,
     image: string,
-  ): PolicyMatch | NoPolicyMatch {
+    slicer: Slicer,
+  ): Promise<PolicyMatch | NoPolicyMatch> {
     let cache = selections.get(policies);
     if (cache === undefined) {
       selections = new WeakMap();
@@ -223,7 +231,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     const key = `${namespace}\n${image}`;
     let match = cache.get(key);
     if (match === undefined) {
-      match = policies.select(namespace, ref, image);
+      match = await policies.selectInSlices(namespace, ref, image, slicer);
       cache.set(key, match);
     }
     selectionStats = cache.stats();
@@ -257,8 +265,10 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     const verdicts: (ImageVerdict | undefined)[] = [];
     const running: Promise<void>[] = [];
     const pending: Pending[] = [];
-    const problem = source.policyProblem?.(namespace);
+    const problem = source.policyProblem?.(namespace) ?? policies.problem(namespace);
     let deadline: Deadline | undefined;
+    // Choosing policies is cut into slices of about a millisecond that take turns with the
+    // rest of the process, so /healthz and other reviews never wait for a namespace's patterns.
     try {
       for (const site of workload.sites) {
         if (problem !== undefined) {
@@ -273,7 +283,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           });
           continue;
         }
-        const match = select(policies, namespace, p.ref, site.image);
+        const match = await select(policies, namespace, p.ref, site.image, turns);
         if (match.policy === undefined) {
           const action = settings.noMatch;
           pending.push({

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import type { AdmissionDecision } from "./evaluate.ts";
 import { createEventRecorder, denialEvent } from "./events.ts";
-import { assertNoCanary, canary } from "../_canary_testing.ts";
-import { fakeKubeClient } from "../kube/_testing.ts";
+import { assertNoCanary, canary } from "../../tests/fakes/secret_canary.ts";
+import { fakeKubeClient } from "../../tests/fakes/kube_transport.ts";
 import type { AdmissionRequest } from "./review.ts";
 
 const decision: AdmissionDecision = {

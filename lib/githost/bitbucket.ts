@@ -8,8 +8,8 @@
  */
 import { basicAuthorization } from "../base64.ts";
 import type { GitHook, GitHost, PushHookSpec } from "./host.ts";
-import { ensureHook } from "./host.ts";
 import { GitHostHttp, type GitHostHttpOptions } from "./http.ts";
+import { restHooks } from "./rest_hooks.ts";
 import type { GitUrl } from "./url.ts";
 
 interface BitbucketHook {
@@ -87,36 +87,21 @@ export function bitbucketHost(
       );
       return entries.filter((e) => e.type === "commit_file").map((e) => e.path).sort();
     },
-    async readFile(branch, path) {
-      const { status, body } = await api.request<string>(
-        "GET",
+    readFile: (branch, path) =>
+      api.optionalText(
         `${repo}/src/${ref(branch)}/${path.split("/").map(encodeURIComponent).join("/")}`,
         `read ${path}`,
-        { accept: [404], text: true },
-      );
-      return status === 404 ? undefined : body;
-    },
-    async listHooks() {
-      return (await hooks()).map(toHook);
-    },
-    ensurePushHook: (spec) =>
-      ensureHook<BitbucketHook>(spec, {
-        list: hooks,
-        urlOf: (h) => h.url,
-        isRight: (h) => h.active !== false && (h.events?.includes("repo:push") ?? false),
-        create: async () =>
-          (await api.request<BitbucketHook>("POST", `${repo}/hooks`, "create the webhook", {
-            body: body(spec),
-          })).body,
-        update: async (h) =>
-          (await api.request<BitbucketHook>(
-            "PUT",
-            `${repo}/hooks/${encodeURIComponent(h.uuid)}`,
-            "update the webhook",
-            { body: body(spec) },
-          )).body,
-        toHook,
-      }),
+      ),
+    ...restHooks(api, {
+      path: `${repo}/hooks`,
+      list: hooks,
+      createBody: body,
+      updateMethod: "PUT",
+      idOf: (h) => h.uuid,
+      urlOf: (h) => h.url,
+      isRight: (h) => h.active !== false && (h.events?.includes("repo:push") ?? false),
+      toHook,
+    }),
     close: () => api.close(),
   };
 }

@@ -9,17 +9,10 @@
  * @module
  */
 import { basicAuthorization } from "../base64.ts";
-import type { GitHook, GitHost, PushHookSpec } from "./host.ts";
-import { ensureHook } from "./host.ts";
+import type { GitHost, PushHookSpec } from "./host.ts";
 import { GitHostHttp, type GitHostHttpOptions } from "./http.ts";
+import { CONFIG_HOOKS, type ConfigHook, restHooks } from "./rest_hooks.ts";
 import type { GitUrl } from "./url.ts";
-
-interface GiteaHook {
-  id: number;
-  active?: boolean;
-  events?: string[];
-  config?: { url?: string; content_type?: string };
-}
 
 /** The API base of a Gitea or Gogs host. */
 export function giteaApiBase(git: GitUrl): string {
@@ -47,11 +40,6 @@ export function giteaHost(
     ...http,
   });
   const repo = `/repos/${encodeURIComponent(git.org)}/${encodeURIComponent(git.repo)}`;
-  const toHook = (h: GiteaHook): GitHook => ({
-    id: h.id,
-    url: h.config?.url ?? "",
-    events: h.events ?? [],
-  });
   const body = (spec: PushHookSpec) => ({
     type: gogs ? "gogs" : "gitea",
     active: true,
@@ -59,7 +47,7 @@ export function giteaHost(
     config: { url: spec.url, content_type: "json", secret: spec.secret },
     ...(gogs ? {} : { branch_filter: "*" }),
   });
-  const hooks = () => api.pages<GiteaHook>(`${repo}/hooks?limit=50`, "list the webhooks");
+  const hooks = () => api.pages<ConfigHook>(`${repo}/hooks?limit=50`, "list the webhooks");
   const ref = (branch: string) => encodeURIComponent(branch);
   const path = (p: string) => p.split("/").map(encodeURIComponent).join("/");
 
@@ -101,44 +89,25 @@ export function giteaHost(
       return body.default_branch;
     },
     listFiles: (branch) => (gogs ? gogsFiles(branch) : giteaFiles(branch)),
-    async readFile(branch, file) {
-      const { status, body } = await api.request<string>(
-        "GET",
+    readFile: (branch, file) =>
+      api.optionalText(
         gogs
           ? `${repo}/raw/${ref(branch)}/${path(file)}`
           : `${repo}/raw/${path(file)}?ref=${ref(branch)}`,
         `read ${file}`,
-        { accept: [404], text: true },
-      );
-      return status === 404 ? undefined : body;
-    },
-    async listHooks() {
-      return (await hooks()).map(toHook);
-    },
-    ensurePushHook: (spec) =>
-      ensureHook<GiteaHook>(spec, {
-        list: hooks,
-        urlOf: (h) => h.config?.url ?? "",
-        isRight: (h) =>
-          h.active !== false && (h.events?.includes("push") ?? false) &&
-          h.config?.content_type === "json",
-        create: async () =>
-          (await api.request<GiteaHook>("POST", `${repo}/hooks`, "create the webhook", {
-            body: body(spec),
-          })).body,
-        update: async (h) => {
-          const { type: _type, ...update } = body(spec);
-          return (await api.request<GiteaHook>(
-            "PATCH",
-            `${repo}/hooks/${h.id}`,
-            "update the webhook",
-            {
-              body: update,
-            },
-          )).body;
-        },
-        toHook,
-      }),
+      ),
+    ...restHooks(api, {
+      ...CONFIG_HOOKS,
+      path: `${repo}/hooks`,
+      list: hooks,
+      createBody: body,
+      // The hook's type is set when it is made.
+      updateBody: (spec) => {
+        const { type: _type, ...update } = body(spec);
+        return update;
+      },
+      updateMethod: "PATCH",
+    }),
     close: () => api.close(),
   };
 }

@@ -6,17 +6,10 @@
  * @module
  */
 import { decodeBase64Text } from "../base64.ts";
-import type { GitHook, GitHost, PushHookSpec } from "./host.ts";
-import { ensureHook } from "./host.ts";
+import type { GitHost, PushHookSpec } from "./host.ts";
 import { GitHostHttp, type GitHostHttpOptions } from "./http.ts";
+import { CONFIG_HOOKS, type ConfigHook, restHooks } from "./rest_hooks.ts";
 import type { GitUrl } from "./url.ts";
-
-interface GitHubHook {
-  id: number;
-  active?: boolean;
-  events?: string[];
-  config?: { url?: string; content_type?: string };
-}
 
 /** The API base of a GitHub repository: api.github.com, or `<host>/api/v3` for GHE. */
 export function githubApiBase(git: GitUrl, enterprise: boolean): string {
@@ -44,18 +37,13 @@ export function githubHost(
     ...http,
   });
   const repo = `/repos/${git.org}/${encodeURIComponent(git.repo)}`;
-  const toHook = (h: GitHubHook): GitHook => ({
-    id: h.id,
-    url: h.config?.url ?? "",
-    events: h.events ?? [],
-  });
   const body = (spec: PushHookSpec) => ({
     name: "web",
     active: true,
     events: ["push"],
     config: { url: spec.url, content_type: "json", insecure_ssl: "0", secret: spec.secret },
   });
-  const hooks = () => api.pages<GitHubHook>(`${repo}/hooks?per_page=100`, "list the webhooks");
+  const hooks = () => api.pages<ConfigHook>(`${repo}/hooks?per_page=100`, "list the webhooks");
   return {
     flavour: enterprise ? "ghe" : "github",
     async defaultBranch() {
@@ -84,26 +72,13 @@ export function githubHost(
         ? decodeBase64Text(body.content.replace(/\n/g, ""))
         : body.content;
     },
-    async listHooks() {
-      return (await hooks()).map(toHook);
-    },
-    ensurePushHook: (spec) =>
-      ensureHook<GitHubHook>(spec, {
-        list: hooks,
-        urlOf: (h) => h.config?.url ?? "",
-        isRight: (h) =>
-          h.active !== false && (h.events?.includes("push") ?? false) &&
-          h.config?.content_type === "json",
-        create: async () =>
-          (await api.request<GitHubHook>("POST", `${repo}/hooks`, "create the webhook", {
-            body: body(spec),
-          })).body,
-        update: async (h) =>
-          (await api.request<GitHubHook>("PATCH", `${repo}/hooks/${h.id}`, "update the webhook", {
-            body: body(spec),
-          })).body,
-        toHook,
-      }),
+    ...restHooks(api, {
+      ...CONFIG_HOOKS,
+      path: `${repo}/hooks`,
+      list: hooks,
+      createBody: body,
+      updateMethod: "PATCH",
+    }),
     close: () => api.close(),
   };
 }

@@ -7,8 +7,8 @@
  * @module
  */
 import type { GitHook, GitHost, PushHookSpec } from "./host.ts";
-import { ensureHook } from "./host.ts";
 import { GitHostHttp, type GitHostHttpOptions } from "./http.ts";
+import { restHooks } from "./rest_hooks.ts";
 import type { GitUrl } from "./url.ts";
 
 interface GitLabHook {
@@ -63,35 +63,23 @@ export function gitlabHost(
       );
       return entries.filter((e) => e.type === "blob").map((e) => e.path).sort();
     },
-    async readFile(branch, path) {
-      const { status, body } = await api.request<string>(
-        "GET",
+    readFile: (branch, path) =>
+      api.optionalText(
         `${project}/repository/files/${encodeURIComponent(path)}/raw?ref=${
           encodeURIComponent(branch)
         }`,
         `read ${path}`,
-        { accept: [404], text: true },
-      );
-      return status === 404 ? undefined : body;
-    },
-    async listHooks() {
-      return (await hooks()).map(toHook);
-    },
-    ensurePushHook: (spec) =>
-      ensureHook<GitLabHook>(spec, {
-        list: hooks,
-        urlOf: (h) => h.url,
-        isRight: (h) => h.push_events === true,
-        create: async () =>
-          (await api.request<GitLabHook>("POST", `${project}/hooks`, "create the webhook", {
-            body: body(spec),
-          })).body,
-        update: async (h) =>
-          (await api.request<GitLabHook>("PUT", `${project}/hooks/${h.id}`, "update the webhook", {
-            body: body(spec),
-          })).body,
-        toHook,
-      }),
+      ),
+    ...restHooks(api, {
+      path: `${project}/hooks`,
+      list: hooks,
+      createBody: body,
+      updateMethod: "PUT",
+      idOf: (h) => h.id,
+      urlOf: (h) => h.url,
+      isRight: (h) => h.push_events === true,
+      toHook,
+    }),
     close: () => api.close(),
   };
 }

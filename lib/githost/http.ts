@@ -12,9 +12,9 @@ import {
   GitHostNotFoundError,
   GitHostUnreachableError,
 } from "./errors.ts";
+import type { FetchFunction } from "../fetch.ts";
 
-/** A `fetch` (injected in tests). */
-export type FetchFunction = (input: string | URL, init?: RequestInit) => Promise<Response>;
+export type { FetchFunction } from "../fetch.ts";
 
 /** How to reach a host's API. */
 export interface GitHostHttpOptions {
@@ -86,6 +86,15 @@ export class GitHostHttp {
   /** Closes the HTTP client of the CA certificates. */
   close(): void {
     this.#client?.close();
+  }
+
+  /** The text at `path` (a raw file), or undefined when the host answers 404. */
+  async optionalText(path: string, action: string): Promise<string | undefined> {
+    const { status, body } = await this.request<string>("GET", path, action, {
+      accept: [404],
+      text: true,
+    });
+    return status === 404 ? undefined : body;
   }
 
   /**

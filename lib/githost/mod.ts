@@ -11,6 +11,7 @@ export * from "./local_clone.ts";
 export * from "./errors.ts";
 export * from "./http.ts";
 export * from "./host.ts";
+export * from "./rest_hooks.ts";
 export * from "./github.ts";
 export * from "./gitlab.ts";
 export * from "./gitea.ts";

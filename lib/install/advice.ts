@@ -6,10 +6,9 @@
  *
  * @module
  */
-import type { KubeClient } from "../kube/client.ts";
+import type { KubeClient } from "../kube/mod.ts";
 import { installedType } from "./apply.ts";
-import type { InstallOptions } from "./options.ts";
-import { SIGNING_KEYS_SECRET_NAME } from "./options.ts";
+import { type InstallOptions, SIGNING_KEYS_SECRET_NAME } from "./options.ts";
 
 /** How to create the signing keys Secret. */
 export function signingKeysCommand(namespace: string): string {

@@ -7,10 +7,8 @@
  *
  * @module
  */
-import { applyObject, updateObject } from "../kube/apply.ts";
-import type { KubeClient } from "../kube/client.ts";
-import { isStatus, KubeApiError, NoClusterContextError } from "../kube/errors.ts";
 import {
+  applyObject,
   CERTIFICATES,
   CLUSTER_ROLE_BINDINGS,
   CLUSTER_ROLES,
@@ -20,21 +18,28 @@ import {
   DEPLOYMENTS,
   describeObject,
   imagePolicies,
+  isStatus,
   ISSUERS,
+  KubeApiError,
+  type KubeClient,
   type KubeObject,
   MUTATING_WEBHOOK_CONFIGURATIONS,
   NAMESPACES,
+  NoClusterContextError,
   POD_DISRUPTION_BUDGETS,
   type ResourceType,
   SECRETS,
   SERVICE_ACCOUNTS,
   SERVICES,
-} from "../kube/resources.ts";
-import { API_GROUP } from "../policy/crds.ts";
+  updateObject,
+} from "../kube/mod.ts";
+import { API_GROUP } from "../policy/mod.ts";
 import { installManifests } from "./manifests.ts";
 import {
   type InstallOptions,
   MANAGED_BY_LABEL,
+  POLICY_CRD_NAMES,
+  RELEASE_KEY_SECRET_NAME,
   serviceDnsName,
   TLS_SECRET_NAME,
   WEBHOOK_CONFIGURATION_NAME,
@@ -49,11 +54,10 @@ import {
   tlsSecretManifest,
   type WebhookTls,
 } from "./tls.ts";
-import { POLICY_CRD_NAMES, RELEASE_KEY_SECRET_NAME } from "./options.ts";
 
 import { InstallError } from "./install_error.ts";
 import { pollUntil } from "../poll.ts";
-import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d.ts";
+import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d_config_map.ts";
 
 /** The resources an installation writes (from `lib/kube`'s resource table). */
 const INSTALLED_TYPES: readonly ResourceType[] = [

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../kube/resources.ts";
+import type { KubeObject } from "../kube/mod.ts";
 import {
   commonLabels,
   type InstallOptions,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../kube/resources.ts";
+import type { KubeObject } from "../kube/mod.ts";
 import {
   commonLabels,
   type InstallOptions,
@@ -19,7 +19,7 @@ import {
   REGISTRIES_D_CONFIG_MAP_NAME,
   REGISTRIES_D_MOUNT_PATH,
   registriesDChecksum,
-} from "./registries_d.ts";
+} from "./registries_d_config_map.ts";
 
 /** Where the TLS Secret is mounted in the container. */
 export const TLS_MOUNT_PATH = "/etc/toolkit/tls";

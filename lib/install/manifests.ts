@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { policyCrds } from "../policy/crds.ts";
-import type { KubeObject } from "../kube/resources.ts";
+import { policyCrds } from "../policy/mod.ts";
+import type { KubeObject } from "../kube/mod.ts";
 import { certificateManifest, issuerManifest } from "./cert_manager.ts";
 import {
   deploymentManifest,
@@ -16,7 +16,7 @@ import {
 } from "./deployment.ts";
 import type { InstallOptions } from "./options.ts";
 import { defaultPolicyManifests, releaseKeySecretManifest } from "./policies.ts";
-import { registriesDConfigMapManifest } from "./registries_d.ts";
+import { registriesDConfigMapManifest } from "./registries_d_config_map.ts";
 import { clusterRoleBindingManifest, clusterRoleManifest, serviceAccountManifest } from "./rbac.ts";
 import { tlsSecretManifest, type WebhookTls } from "./tls.ts";
 import { webhookConfigurationManifest } from "./webhook_configuration.ts";

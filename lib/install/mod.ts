@@ -23,7 +23,7 @@ export * from "./cert_manager.ts";
 export * from "./tls.ts";
 export * from "./manifests.ts";
 export * from "./install_error.ts";
-export * from "./registries_d.ts";
+export * from "./registries_d_config_map.ts";
 export * from "./apply.ts";
 export * from "./advice.ts";
 export * from "./wait.ts";

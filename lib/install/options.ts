@@ -5,8 +5,8 @@
  * @module
  */
 import { VERSION } from "../version.ts";
-import { DEFAULT_EXEMPT_LABEL, type ExemptLabel } from "../admission/source.ts";
-import { API_GROUP } from "../policy/crds.ts";
+import { DEFAULT_EXEMPT_LABEL, type ExemptLabel } from "../admission/mod.ts";
+import { API_GROUP } from "../policy/mod.ts";
 
 /** What happens to images no other default policy covers (`--default`). */
 export type DefaultAction = "allow" | "warn" | "deny";

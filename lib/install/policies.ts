@@ -16,9 +16,9 @@
  * @module
  */
 import { encodeBase64 } from "../base64.ts";
-import { API_GROUP, API_VERSION } from "../policy/crds.ts";
-import type { KubeObject } from "../kube/resources.ts";
-import { KEY_SECRET_ENTRY } from "../admission/keys.ts";
+import { API_GROUP, API_VERSION } from "../policy/mod.ts";
+import type { KubeObject } from "../kube/mod.ts";
+import { KEY_SECRET_ENTRY } from "../admission/mod.ts";
 import {
   commonLabels,
   type DefaultAction,

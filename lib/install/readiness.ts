@@ -6,8 +6,7 @@
  *
  * @module
  */
-import type { KubeClient } from "../kube/client.ts";
-import type { KubeObject } from "../kube/resources.ts";
+import type { KubeClient, KubeObject } from "../kube/mod.ts";
 import { installedType } from "./apply.ts";
 import { InstallError } from "./install_error.ts";
 import { WEBHOOK_NAME } from "./options.ts";

@@ -1,32 +1,24 @@
 /**
  * The webhook's TLS material, made in TypeScript with WebCrypto (ECDSA P-256, no openssl at
- * run time): a CA and a serving certificate for `<service>.<namespace>.svc`, kept in a Secret
- * (`tls.crt`, `tls.key`, `ca.crt`), renewed when fewer than 30 days remain. The CA is what the
- * MutatingWebhookConfiguration's `caBundle` trusts; during a renewal the bundle holds the new
- * CA and the old one while it is valid, so replicas still serving the old certificate keep
- * working until they reload the Secret.
+ * run time) and toolkit's X.509 library (lib/x509.ts): a CA and a serving certificate for
+ * `<service>.<namespace>.svc`, kept in a Secret (`tls.crt`, `tls.key`, `ca.crt`), renewed when
+ * fewer than 30 days remain. The CA is what the MutatingWebhookConfiguration's `caBundle`
+ * trusts; during a renewal the bundle holds the new CA and the old one while it is valid, so
+ * replicas still serving the old certificate keep working until they reload the Secret.
+ *
+ * The CA: self-signed, basicConstraints CA (critical), keyUsage digitalSignature, keyCertSign
+ * and cRLSign (critical), subject and authority key identifiers. The serving certificate:
+ * basicConstraints not a CA (critical), keyUsage digitalSignature (critical), extKeyUsage
+ * serverAuth, subjectAltName of the DNS names and IPv4 addresses, key identifiers. Both valid
+ * from five minutes before `now` (clock skew), with a random positive 128-bit serial number.
  *
  * @module
  */
-import { X509Certificate } from "node:crypto";
 import { decodeBase64Text, encodeBase64 } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
-import type { KubeObject } from "../kube/resources.ts";
-import {
-  bitString,
-  boolean,
-  concatBytes,
-  explicit,
-  integer,
-  integerFromBytes,
-  octetString,
-  oid,
-  sequence,
-  set,
-  time,
-  tlv,
-  utf8String,
-} from "./der.ts";
+import type { KubeObject } from "../kube/mod.ts";
+import { decodePem, encodePem } from "../pem.ts";
+import { x509 } from "../x509.ts";
 import { commonLabels, TLS_SECRET_NAME } from "./options.ts";
 
 /** Renew when fewer than this many days of validity remain. */
@@ -58,93 +50,19 @@ export interface WebhookTls {
   readonly notAfter: Date;
 }
 
-function pem(label: string, der: Uint8Array): string {
-  const lines = encodeBase64(der).match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;
-}
-
-function name(commonName: string): Uint8Array {
-  return sequence(set(sequence(oid("2.5.4.3"), utf8String(commonName))));
-}
-
-function extension(id: string, critical: boolean, value: Uint8Array): Uint8Array {
-  return sequence(oid(id), ...(critical ? [boolean(true)] : []), octetString(value));
-}
-
-function ipBytes(ip: string): Uint8Array | undefined {
-  const parts = ip.split(".");
-  if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) {
-    return undefined;
-  }
-  return Uint8Array.from(parts.map(Number));
-}
-
-/** ECDSA's raw `r || s` signature as the DER `Ecdsa-Sig-Value`. */
-function ecdsaDer(raw: Uint8Array): Uint8Array {
-  const half = raw.length / 2;
-  return sequence(integerFromBytes(raw.subarray(0, half)), integerFromBytes(raw.subarray(half)));
-}
-
-const ECDSA_SHA256 = sequence(oid("1.2.840.10045.4.3.2"));
 const KEY_ALGORITHM = { name: "ECDSA", namedCurve: "P-256" } as const;
+const SIGNING_ALGORITHM = { name: "ECDSA", hash: "SHA-256" } as const;
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
-async function subjectKeyId(spki: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-1", spki as BufferSource)).subarray(0, 20);
-}
-
-interface CertificateRequest {
-  subject: string;
-  issuer: string;
-  spki: Uint8Array;
-  signingKey: CryptoKey;
-  issuerKeyId: Uint8Array;
-  notBefore: Date;
-  notAfter: Date;
-  ca: boolean;
-  sans: readonly string[];
-}
-
-async function certificate(request: CertificateRequest): Promise<Uint8Array> {
+/** A random positive 128-bit serial number, in hex. */
+function serialNumber(): string {
   const serial = crypto.getRandomValues(new Uint8Array(16));
-  serial[0] = serial[0]! & 0x7f;
-  const keyId = await subjectKeyId(request.spki);
-  const extensions: Uint8Array[] = [
-    extension("2.5.29.19", true, request.ca ? sequence(boolean(true)) : sequence()),
-    // keyUsage: digitalSignature, keyCertSign and cRLSign for the CA; digitalSignature alone.
-    extension(
-      "2.5.29.15",
-      true,
-      request.ca ? bitString(Uint8Array.of(0x86), 1) : bitString(Uint8Array.of(0x80), 7),
-    ),
-    extension("2.5.29.14", false, octetString(keyId)),
-    extension("2.5.29.35", false, sequence(tlv(0x80, request.issuerKeyId))),
-  ];
-  if (!request.ca) {
-    extensions.push(extension("2.5.29.37", false, sequence(oid("1.3.6.1.5.5.7.3.1"))));
-    const names = request.sans.map((san) => {
-      const ip = ipBytes(san);
-      return ip ? tlv(0x87, ip) : tlv(0x82, new TextEncoder().encode(san));
-    });
-    extensions.push(extension("2.5.29.17", false, sequence(...names)));
-  }
-  const tbs = sequence(
-    explicit(0, integer(2)),
-    integerFromBytes(serial),
-    ECDSA_SHA256,
-    name(request.issuer),
-    sequence(time(request.notBefore), time(request.notAfter)),
-    name(request.subject),
-    request.spki,
-    explicit(3, sequence(...extensions)),
-  );
-  const raw = new Uint8Array(
-    await crypto.subtle.sign(
-      { name: "ECDSA", hash: "SHA-256" },
-      request.signingKey,
-      tbs as BufferSource,
-    ),
-  );
-  return sequence(tbs, ECDSA_SHA256, bitString(ecdsaDer(raw)));
+  serial[0] = (serial[0]! & 0x7f) | 0x01;
+  return serial.toHex();
+}
+
+function commonName(value: string): x509.JsonName {
+  return [{ CN: [value] }];
 }
 
 /** Options of {@link generateWebhookTls}. */
@@ -159,8 +77,8 @@ export interface GenerateTlsOptions {
 
 /** Makes a new CA and a serving certificate for `dnsNames` (DNS names or IPv4 addresses). */
 export async function generateWebhookTls(options: GenerateTlsOptions): Promise<WebhookTls> {
-  const [commonName] = options.dnsNames;
-  if (commonName === undefined) {
+  const [leafName] = options.dnsNames;
+  if (leafName === undefined) {
     throw new TlsError(`Cannot make a serving certificate "": no DNS name given`);
   }
   const now = options.now ?? new Date();
@@ -168,37 +86,56 @@ export async function generateWebhookTls(options: GenerateTlsOptions): Promise<W
   const notAfter = new Date(now.getTime() + (options.validityDays ?? VALIDITY_DAYS) * DAY_MS);
   const caKeys = await crypto.subtle.generateKey(KEY_ALGORITHM, true, ["sign", "verify"]);
   const leafKeys = await crypto.subtle.generateKey(KEY_ALGORITHM, true, ["sign", "verify"]);
-  const caSpki = new Uint8Array(await crypto.subtle.exportKey("spki", caKeys.publicKey));
-  const leafSpki = new Uint8Array(await crypto.subtle.exportKey("spki", leafKeys.publicKey));
-  const caName = `toolkit-webhook-ca@${Math.floor(now.getTime() / 1000)}`;
-  const caKeyId = await subjectKeyId(caSpki);
-  const caDer = await certificate({
+  const caName = commonName(`toolkit-webhook-ca@${Math.floor(now.getTime() / 1000)}`);
+  const authorityKeyId = await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey);
+  const ca = await x509.X509CertificateGenerator.create({
+    serialNumber: serialNumber(),
     subject: caName,
     issuer: caName,
-    spki: caSpki,
-    signingKey: caKeys.privateKey,
-    issuerKeyId: caKeyId,
     notBefore,
     notAfter,
-    ca: true,
-    sans: [],
+    publicKey: caKeys.publicKey,
+    signingKey: caKeys.privateKey,
+    signingAlgorithm: SIGNING_ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyCertSign |
+          x509.KeyUsageFlags.cRLSign,
+        true,
+      ),
+      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+      authorityKeyId,
+    ],
   });
-  const leafDer = await certificate({
-    subject: commonName,
+  const leaf = await x509.X509CertificateGenerator.create({
+    serialNumber: serialNumber(),
+    subject: commonName(leafName),
     issuer: caName,
-    spki: leafSpki,
-    signingKey: caKeys.privateKey,
-    issuerKeyId: caKeyId,
     notBefore,
     notAfter,
-    ca: false,
-    sans: options.dnsNames,
+    publicKey: leafKeys.publicKey,
+    signingKey: caKeys.privateKey,
+    signingAlgorithm: SIGNING_ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      await x509.SubjectKeyIdentifierExtension.create(leafKeys.publicKey),
+      authorityKeyId,
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension(
+        options.dnsNames.map((name): x509.JsonGeneralName => ({
+          type: IPV4.test(name) ? "ip" : "dns",
+          value: name,
+        })),
+      ),
+    ],
   });
   const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", leafKeys.privateKey));
   return {
-    caCertPem: pem("CERTIFICATE", caDer),
-    certPem: pem("CERTIFICATE", leafDer),
-    keyPem: pem("PRIVATE KEY", concatBytes(pkcs8)),
+    caCertPem: encodePem("CERTIFICATE", new Uint8Array(ca.rawData)),
+    certPem: encodePem("CERTIFICATE", new Uint8Array(leaf.rawData)),
+    keyPem: encodePem("PRIVATE KEY", pkcs8),
     notAfter,
   };
 }
@@ -216,10 +153,13 @@ export interface CertificateInfo {
 /** Reads the validity and names of a PEM certificate (the first of a chain). */
 export function readCertificate(certPem: string): CertificateInfo {
   try {
-    const cert = new X509Certificate(certPem);
-    const names = (cert.subjectAltName ?? "").split(", ").filter((s) => s !== "")
-      .map((s) => s.replace(/^(DNS|IP Address):/, ""));
-    return { notAfter: new Date(cert.validTo), notBefore: new Date(cert.validFrom), names };
+    const der = decodePem(certPem).find((block) => block.label === "CERTIFICATE");
+    if (der === undefined) throw new TlsError("no CERTIFICATE block");
+    const cert = new x509.X509Certificate(der.bytes);
+    const names = cert.getExtension(x509.SubjectAlternativeNameExtension)?.names.items
+      .filter((name) => name.type === "dns" || name.type === "ip")
+      .map((name) => name.value) ?? [];
+    return { notAfter: cert.notAfter, notBefore: cert.notBefore, names };
   } catch (error) {
     throw new TlsError(
       `Cannot read the certificate "${certPem.slice(0, 40)}…": not a PEM X.509 certificate`,

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
+import { decodePem } from "../pem.ts";
+import { x509 } from "../x509.ts";
 import {
   caBundle,
   decodeBase64Text,
@@ -74,4 +76,73 @@ Deno.test("the certificate passes openssl verify", async () => {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("generateWebhookTls() gives the CA and the serving certificate their properties", async () => {
+  const now = new Date("2030-01-01T00:00:00Z");
+  const tls = await generateWebhookTls({ dnsNames: [NAME, "127.0.0.1"], now, validityDays: 90 });
+  const ca = new x509.X509Certificate(tls.caCertPem);
+  const leaf = new x509.X509Certificate(tls.certPem);
+  const fiveMinutesBefore = new Date(now.getTime() - 5 * 60_000);
+  const expiry = new Date("2030-04-01T00:00:00Z");
+  for (const cert of [ca, leaf]) {
+    assert.deepEqual([cert.notBefore, cert.notAfter], [fiveMinutesBefore, expiry]);
+    assert.equal(cert.issuer, ca.subject);
+    assert.ok(/^[0-7]/.test(cert.serialNumber) && cert.serialNumber.length === 32, "positive");
+    assert.equal(
+      cert.getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId,
+      ca.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId,
+    );
+  }
+  assert.ok(await ca.isSelfSigned());
+  assert.ok(await leaf.verify({ publicKey: ca.publicKey, date: now }));
+  assert.equal(tls.notAfter.getTime(), expiry.getTime());
+
+  const caConstraints = ca.getExtension(x509.BasicConstraintsExtension)!;
+  assert.deepEqual([caConstraints.ca, caConstraints.critical], [true, true]);
+  const caUsage = ca.getExtension(x509.KeyUsagesExtension)!;
+  assert.equal(caUsage.critical, true);
+  assert.equal(
+    caUsage.usages,
+    x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyCertSign |
+      x509.KeyUsageFlags.cRLSign,
+  );
+  assert.equal(ca.getExtension(x509.SubjectAlternativeNameExtension), null);
+  assert.match(ca.subject, /^CN=toolkit-webhook-ca@\d+$/);
+
+  assert.equal(leaf.subject, `CN=${NAME}`);
+  const leafConstraints = leaf.getExtension(x509.BasicConstraintsExtension)!;
+  assert.deepEqual([leafConstraints.ca, leafConstraints.critical], [false, true]);
+  const leafUsage = leaf.getExtension(x509.KeyUsagesExtension)!;
+  assert.deepEqual([leafUsage.usages, leafUsage.critical], [
+    x509.KeyUsageFlags.digitalSignature,
+    true,
+  ]);
+  assert.deepEqual([...leaf.getExtension(x509.ExtendedKeyUsageExtension)!.usages], [
+    x509.ExtendedKeyUsage.serverAuth,
+  ]);
+  assert.deepEqual(
+    leaf.getExtension(x509.SubjectAlternativeNameExtension)?.names.items.map((n) => [
+      n.type,
+      n.value,
+    ]),
+    [["dns", NAME], ["ip", "127.0.0.1"]],
+  );
+  const key = await crypto.subtle.importKey(
+    "pkcs8",
+    decodePem(tls.keyPem)[0]!.bytes,
+    { name: "ECDSA", namedCurve: "P-256" },
+    true,
+    ["sign"],
+  );
+  const jwk = await crypto.subtle.exportKey("jwk", key);
+  const leafJwk = await crypto.subtle.exportKey("jwk", await leaf.publicKey.export());
+  assert.deepEqual([jwk.x, jwk.y], [leafJwk.x, leafJwk.y], "the key is the certificate's");
+});
+
+Deno.test("readCertificate() reads the first certificate of a chain and refuses what is not one", async () => {
+  const tls = await generateWebhookTls({ dnsNames: [NAME] });
+  assert.deepEqual(readCertificate(tls.certPem + tls.caCertPem).names, [NAME]);
+  assert.throws(() => readCertificate("not a certificate"), /not a PEM X.509 certificate/);
+  assert.throws(() => readCertificate(tls.keyPem), /not a PEM X.509 certificate/);
 });

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { KubeClient } from "../kube/client.ts";
+import type { KubeClient } from "../kube/mod.ts";
 import { installedType } from "./apply.ts";
 import { InstallError } from "./install_error.ts";
 import { pollUntil, type WaitOptions } from "../poll.ts";

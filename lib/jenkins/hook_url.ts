@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { GitFlavour } from "../githost/flavour.ts";
+import type { GitFlavour } from "../githost/mod.ts";
 
 /** A job inside a folder (`<namespace>/<name>`), as Jenkins paths name it. */
 export interface JenkinsJobRef {

@@ -17,7 +17,7 @@
  * @module
  */
 import { XMLBuilder, XMLParser } from "fast-xml-parser";
-import type { GitFlavour } from "../githost/flavour.ts";
+import type { GitFlavour } from "../githost/mod.ts";
 
 /** What the job is made of. */
 export interface JobConfigInput {

@@ -7,7 +7,7 @@ import {
   mapLimit,
   updateObject,
 } from "./apply.ts";
-import { fakeKubeClient } from "./_testing.ts";
+import { fakeKubeClient } from "../../tests/fakes/kube_transport.ts";
 import type { KubeObject } from "./resources.ts";
 import { CONFIG_MAPS } from "./resources.ts";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { fakeKubeClient, secretList } from "./_testing.ts";
+import { fakeKubeClient, secretList } from "../../tests/fakes/kube_transport.ts";
 import { KubeAnswerError } from "./errors.ts";
 import { SECRETS } from "./resources.ts";
-import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
+import { assertNoCanary, canary, rejection } from "../../tests/fakes/secret_canary.ts";
 
 Deno.test("KubeClient.list() does not quote a Secret list that is cut short", async () => {
   const secret = canary();

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { KubeClient } from "./client.ts";
 import { isStatus } from "./errors.ts";
 import type { ResourceType } from "./resources.ts";
 
@@ -56,14 +55,23 @@ interface ResourceList {
   resources?: Array<{ name?: string; kind?: string; namespaced?: boolean; verbs?: string[] }>;
 }
 
+/**
+ * What discovery needs of a client: its JSON requests (the `KubeClient` of `client.ts`, which
+ * keeps one `ApiDiscovery` of itself; named here so that the two modules do not import each other).
+ */
+export interface DiscoveryClient {
+  /** Sends a request and returns the parsed JSON body; an error status throws. */
+  request<T>(method: string, path: string, options?: { readonly action?: string }): Promise<T>;
+}
+
 /** What the API server of one client serves; each answer is read once and kept. */
 export class ApiDiscovery {
-  readonly #client: KubeClient;
+  readonly #client: DiscoveryClient;
   #groups?: Promise<ReadonlyMap<string, ServedGroup>>;
   readonly #resources = new Map<string, Promise<readonly ServedResource[] | undefined>>();
 
   /** Discovery through `client`. */
-  constructor(client: KubeClient) {
+  constructor(client: DiscoveryClient) {
     this.#client = client;
   }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fakeKubeClient } from "./_testing.ts";
+import { fakeKubeClient } from "../../tests/fakes/kube_transport.ts";
 import { pickServedVersion } from "./discovery.ts";
 import { ROUTES } from "./resources.ts";
 

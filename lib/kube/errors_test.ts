@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { KubeApiError } from "./errors.ts";
-import { assertNoCanary, canary } from "../_canary_testing.ts";
+import { assertNoCanary, canary } from "../../tests/fakes/secret_canary.ts";
 
 Deno.test("KubeApiError quotes the server's message bounded and without secrets", () => {
   const secret = canary();

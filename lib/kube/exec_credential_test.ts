@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { assertNoCanary, canary } from "../_canary_testing.ts";
+import { assertNoCanary, canary } from "../../tests/fakes/secret_canary.ts";
 import { ExecPluginError } from "./auth_errors.ts";
 import { type CommandRun, type CommandRunner, ExecCredentialPlugin } from "./exec_credential.ts";
 import type { ResolvedContext } from "./kubeconfig.ts";

@@ -3,13 +3,14 @@
  * does) without disturbing the file: the `yaml` package's Document API finds the context, and
  * only the bytes of its `namespace` value are replaced (or one `namespace:` line is added), so
  * comments, key order, quoting, indentation and every other entry stay exactly as they were.
- * The file is replaced atomically and keeps its permissions.
+ * The file is replaced atomically, through a symbolic link, and keeps its permissions.
  *
  * @module
  */
 import { isMap, isScalar, isSeq, Scalar, type YAMLMap } from "yaml";
 import { parseYamlDocument } from "../yaml.ts";
 import { ToolkitError } from "../errors.ts";
+import { type FileSnapshot, readFileForUpdate, writeFileSafely } from "../file_write.ts";
 
 /** A kubeconfig file that cannot be edited (unreadable, not YAML, no such context). */
 export class KubeconfigEditError extends ToolkitError {
@@ -125,7 +126,10 @@ export function setContextNamespaceInText(
 
 /**
  * Sets the namespace of `contextName` in `file`, in place. Returns false when it already was
- * `namespace` (the file is then not written).
+ * `namespace` (the file is then not written). The file is written through lib/file_write.ts:
+ * beside it and renamed, through a symbolic link (`~/.kube/config` in a dotfiles repository)
+ * as kubectl does, keeping its mode, and not at all when another program changed it since it
+ * was read (a {@linkcode FileChangedError} as cause).
  */
 export async function setContextNamespace(
   file: string,
@@ -133,38 +137,22 @@ export async function setContextNamespace(
   namespace: string,
 ): Promise<boolean> {
   let text: string;
-  let mode: number | null = null;
+  let snapshot: FileSnapshot;
   try {
-    text = await Deno.readTextFile(file);
-    mode = (await Deno.stat(file)).mode;
+    const read = await readFileForUpdate(file);
+    text = new TextDecoder().decode(read.bytes);
+    snapshot = read.snapshot;
   } catch (error) {
     throw new KubeconfigEditError(file, contextName, "the file cannot be read", { cause: error });
   }
   const result = setContextNamespaceInText(text, contextName, namespace, file);
   if (!result.changed) return false;
   try {
-    await replaceFile(file, result.text, mode);
+    await writeFileSafely(file, result.text, { mode: 0o600, expected: snapshot });
   } catch (error) {
     throw new KubeconfigEditError(file, contextName, "the file cannot be written", {
       cause: error,
     });
   }
   return true;
-}
-
-/**
- * Replaces `file` with `text` atomically (a temporary file beside it, then a rename), keeping
- * its permissions (`mode`, or 0600 for a file that had none).
- */
-export async function replaceFile(file: string, text: string, mode: number | null): Promise<void> {
-  const dir = file.slice(0, Math.max(file.lastIndexOf("/"), 0)) || ".";
-  const temp = `${dir}/.${file.slice(file.lastIndexOf("/") + 1)}.toolkit-${crypto.randomUUID()}`;
-  try {
-    await Deno.writeTextFile(temp, text, { mode: (mode ?? 0o600) & 0o777, createNew: true });
-    if (mode !== null) await Deno.chmod(temp, mode & 0o7777);
-    await Deno.rename(temp, file);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw error;
-  }
 }

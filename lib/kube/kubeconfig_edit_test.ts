@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import { assertNoCanary, canary, thrown } from "../_canary_testing.ts";
+import { assertNoCanary, canary, thrown } from "../../tests/fakes/secret_canary.ts";
+import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
+import { describeError } from "../errors.ts";
+import {
+  FileChangedError,
+  FileWriteError,
+  readFileForUpdate,
+  writeFileSafely,
+} from "../file_write.ts";
 import {
   KubeconfigEditError,
   setContextNamespace,
@@ -111,4 +119,52 @@ Deno.test("setContextNamespaceInText() does not quote a token on a line with a Y
   assert.ok(error instanceof KubeconfigEditError);
   assert.match(error.message, /not valid YAML/);
   assertNoCanary(error, secret);
+});
+
+Deno.test("setContextNamespace() writes through a symbolic link (dotfiles), which stays a link", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/dotfiles`);
+  await Deno.mkdir(`${dir.path}/.kube`);
+  await Deno.writeTextFile(`${dir.path}/dotfiles/kubeconfig`, BLOCK);
+  await Deno.chmod(`${dir.path}/dotfiles/kubeconfig`, 0o600);
+  await Deno.symlink("../dotfiles/kubeconfig", `${dir.path}/.kube/config`);
+  assert.equal(await setContextNamespace(`${dir.path}/.kube/config`, "a", "dev"), true);
+  assert.ok((await Deno.lstat(`${dir.path}/.kube/config`)).isSymlink, "the link stays a link");
+  const real = await Deno.readTextFile(`${dir.path}/dotfiles/kubeconfig`);
+  assert.equal(contextNamespace(real, "a"), "dev", "the real file has the namespace");
+  assert.equal((await Deno.stat(`${dir.path}/dotfiles/kubeconfig`)).mode! & 0o777, 0o600);
+  assert.deepEqual(await namesIn(`${dir.path}/dotfiles`), ["kubeconfig"]);
+});
+
+Deno.test("setContextNamespace() in a read-only directory fails clearly and loses nothing", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/config`, BLOCK);
+  await using _ = await readOnlyDir(dir.path);
+  const error = await setContextNamespace(`${dir.path}/config`, "a", "dev").catch((e) => e);
+  assert.ok(error instanceof KubeconfigEditError);
+  assert.match(
+    describeError(error),
+    /the file cannot be written: Cannot write ".*config": its directory/,
+  );
+  assert.ok(error.cause instanceof FileWriteError);
+  assert.equal(await Deno.readTextFile(`${dir.path}/config`), BLOCK);
+  assert.deepEqual(await namesIn(dir.path), ["config"]);
+});
+
+Deno.test("a kubeconfig edit is not written over a file changed between its read and its write", async () => {
+  // setContextNamespace()'s steps, with another program's write between them.
+  await using dir = await tempDir();
+  const file = `${dir.path}/config`;
+  await Deno.writeTextFile(file, BLOCK);
+  const read = await readFileForUpdate(file);
+  const edit = setContextNamespaceInText(new TextDecoder().decode(read.bytes), "a", "dev");
+  const theirs = BLOCK.replace("current-context: a", "current-context: b");
+  await Deno.writeTextFile(file, theirs); // kubectl config use-context b
+  await assert.rejects(
+    writeFileSafely(file, edit.text, { mode: 0o600, expected: read.snapshot }),
+    FileChangedError,
+  );
+  assert.equal(await Deno.readTextFile(file), theirs, "the other program's change is kept");
+  assert.equal(await setContextNamespace(file, "a", "dev"), true, "a second run applies it");
+  assert.match(await Deno.readTextFile(file), /current-context: b/);
 });

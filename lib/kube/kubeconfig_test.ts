@@ -3,7 +3,7 @@ import { kubeconfigPaths, loadContext, loadKubeconfig, resolveContext } from "./
 import { NoClusterContextError } from "./errors.ts";
 import { chooseTransport } from "./client.ts";
 import { describeError } from "../errors.ts";
-import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
+import { assertNoCanary, canary, rejection } from "../../tests/fakes/secret_canary.ts";
 import { fetchUnsupportedReason } from "./transport.ts";
 
 function config(opts: {

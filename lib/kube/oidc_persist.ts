@@ -1,8 +1,8 @@
 /**
  * Saving refreshed OIDC tokens in the kubeconfig, as kubectl's `oidc` auth provider did: the
  * `id-token` and `refresh-token` of the user's `auth-provider.config` are replaced in the file
- * that defines the user (comments kept by the `yaml` Document API), atomically and with the
- * file's permissions. Without it an issuer that rotates refresh tokens would refuse the next
+ * that defines the user (comments kept by the `yaml` Document API), atomically, through a
+ * symbolic link and with the file's permissions. Without it an issuer that rotates refresh tokens would refuse the next
  * command's refresh.
  *
  * @module
@@ -10,7 +10,7 @@
 import { isMap, isSeq } from "yaml";
 import { parseYamlDocument } from "../yaml.ts";
 import { ToolkitError } from "../errors.ts";
-import { replaceFile } from "./kubeconfig_edit.ts";
+import { readFileForUpdate, writeFileSafely } from "../file_write.ts";
 import type { OidcTokens } from "./oidc.ts";
 
 /** The tokens cannot be saved (the file or the user is gone, or the file cannot be written). */
@@ -56,23 +56,25 @@ export function setOidcTokensInText(
   return doc.toString({ lineWidth: 0 });
 }
 
-/** Saves `tokens` for `user` in `file`, in place. */
+/**
+ * Saves `tokens` for `user` in `file`, in place: through lib/file_write.ts (beside the file and
+ * renamed, through a symbolic link, its mode kept, refused when the file changed since it was
+ * read).
+ */
 export async function saveOidcTokens(
   file: string,
   user: string,
   tokens: OidcTokens,
 ): Promise<void> {
-  let text: string;
-  let mode: number | null;
+  let read: Awaited<ReturnType<typeof readFileForUpdate>>;
   try {
-    text = await Deno.readTextFile(file);
-    mode = (await Deno.stat(file)).mode;
+    read = await readFileForUpdate(file);
   } catch (error) {
     throw new OidcTokenSaveError(file, user, "the file cannot be read", { cause: error });
   }
-  const edited = setOidcTokensInText(text, user, tokens, file);
+  const edited = setOidcTokensInText(new TextDecoder().decode(read.bytes), user, tokens, file);
   try {
-    await replaceFile(file, edited, mode);
+    await writeFileSafely(file, edited, { mode: 0o600, expected: read.snapshot });
   } catch (error) {
     throw new OidcTokenSaveError(file, user, "the file cannot be written", { cause: error });
   }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { fakeKubeClient, secretList } from "./_testing.ts";
+import { fakeKubeClient, secretList } from "../../tests/fakes/kube_transport.ts";
 import { Reflector } from "./reflector.ts";
 import { SECRETS } from "./resources.ts";
-import { assertNoCanary, canary } from "../_canary_testing.ts";
+import { assertNoCanary, canary } from "../../tests/fakes/secret_canary.ts";
 
 Deno.test("a Reflector reports a broken watch line of Secrets without quoting it", async () => {
   const secret = canary();

@@ -14,8 +14,10 @@
  */
 
 import { readStreamLimited } from "../bytes.ts";
+import { BudgetExceededError, type ReadBudget } from "../read_budget.ts";
 import { fileURLToPath } from "node:url";
-import { safeExcerpt, ToolkitError } from "../errors.ts";
+import { describeError, safeExcerpt, ToolkitError } from "../errors.ts";
+import { FileExistsError, writeFileSafely } from "../file_write.ts";
 import {
   type ImageReference,
   InvalidReferenceError,
@@ -25,12 +27,43 @@ import {
 } from "../image/mod.ts";
 import { type RegistriesD, selectLookaside } from "./registries_d.ts";
 
+/** How signatures are read. */
+export interface SignatureReadOptions {
+  /** Charged for every byte read, before it is kept (see lib/read_budget.ts). */
+  readonly budget?: ReadBudget | undefined;
+  /** Aborts the reading. */
+  readonly signal?: AbortSignal | undefined;
+}
+
 /** Where the signatures of images are kept: a lookaside store or a registry extension. */
 export interface SignatureStore {
+  /**
+   * The signatures stored for the image's manifest digest, in order, each read only when the
+   * caller asks for it: a verifier that stops at the first signature that verifies reads no
+   * more, and holds one signature at a time.
+   */
+  signatures(
+    ref: ImageReference,
+    digest: string,
+    options?: SignatureReadOptions,
+  ): AsyncIterable<Uint8Array>;
   /** All signatures stored for the image's manifest digest, in order. */
-  readSignatures(ref: ImageReference, digest: string): Promise<Uint8Array[]>;
+  readSignatures(
+    ref: ImageReference,
+    digest: string,
+    options?: SignatureReadOptions,
+  ): Promise<Uint8Array[]>;
   /** Appends one signature. */
   writeSignature(ref: ImageReference, digest: string, signature: Uint8Array): Promise<void>;
+}
+
+/** Every signature of an iteration, in order (for callers that need them all). */
+export async function collectSignatures(
+  signatures: AsyncIterable<Uint8Array>,
+): Promise<Uint8Array[]> {
+  const all: Uint8Array[] = [];
+  for await (const signature of signatures) all.push(signature);
+  return all;
 }
 
 /** A signature store that cannot be read or written. */
@@ -119,8 +152,9 @@ async function readLimited(
   body: ReadableStream<Uint8Array>,
   maxBytes: number,
   where: string,
+  budget: ReadBudget | undefined,
 ): Promise<Uint8Array> {
-  const { bytes, overLimit } = await readStreamLimited(body, maxBytes);
+  const { bytes, overLimit } = await readStreamLimited(body, maxBytes, { budget });
   if (overLimit) {
     throw new SignatureStoreError(
       `Cannot read signature "${where}": larger than the limit of ${maxBytes} bytes`,
@@ -147,7 +181,10 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
   const readBase = options.readBase;
   const writeBase = options.writeBase ?? options.readBase;
 
-  async function readFileSignature(url: URL): Promise<Uint8Array | undefined> {
+  async function readFileSignature(
+    url: URL,
+    read: SignatureReadOptions,
+  ): Promise<Uint8Array | undefined> {
     const path = fileURLToPath(url);
     let file: Deno.FsFile;
     try {
@@ -168,9 +205,9 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
           `Cannot read signature "${path}": larger than the limit of ${maxBytes} bytes`,
         );
       }
-      return await readLimited(file.readable, maxBytes, path);
+      return await readLimited(file.readable, maxBytes, path, read.budget);
     } catch (cause) {
-      if (cause instanceof SignatureStoreError) throw cause;
+      if (cause instanceof SignatureStoreError || cause instanceof BudgetExceededError) throw cause;
       throw new SignatureStoreError(`Cannot read signature "${path}": ${String(cause)}`, {
         cause,
       });
@@ -183,12 +220,18 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
     }
   }
 
-  async function readHttpSignature(url: URL): Promise<Uint8Array | undefined> {
+  async function readHttpSignature(
+    url: URL,
+    read: SignatureReadOptions,
+  ): Promise<Uint8Array | undefined> {
     const where = redact(url);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const signal = read.signal
+      ? AbortSignal.any([controller.signal, read.signal])
+      : controller.signal;
     try {
-      const response = await fetchFn(url, { signal: controller.signal, redirect: "follow" });
+      const response = await fetchFn(url, { signal, redirect: "follow" });
       if (response.status === 404) {
         await response.body?.cancel();
         return undefined;
@@ -213,9 +256,10 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
         options.onWarning?.(`Signature "${where}" has Content-Type "${contentType}"`);
       }
       if (response.body === null) return new Uint8Array(0);
-      return await readLimited(response.body, maxBytes, where);
+      return await readLimited(response.body, maxBytes, where, read.budget);
     } catch (cause) {
-      if (cause instanceof SignatureStoreError) throw cause;
+      if (cause instanceof SignatureStoreError || cause instanceof BudgetExceededError) throw cause;
+      if (read.signal?.aborted) throw read.signal.reason;
       const detail = controller.signal.aborted
         ? `no answer within ${timeoutMs} ms`
         : cause instanceof Error
@@ -227,13 +271,13 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
     }
   }
 
-  function readOne(url: URL): Promise<Uint8Array | undefined> {
+  function readOne(url: URL, read: SignatureReadOptions): Promise<Uint8Array | undefined> {
     switch (url.protocol) {
       case "file:":
-        return readFileSignature(url);
+        return readFileSignature(url, read);
       case "http:":
       case "https:":
-        return readHttpSignature(url);
+        return readHttpSignature(url, read);
       default:
         throw new SignatureStoreError(
           `Cannot read signature "${redact(url)}": the scheme "${url.protocol}" is not supported`,
@@ -241,9 +285,13 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
     }
   }
 
-  async function readAll(base: URL, ref: ImageReference, digest: string): Promise<Uint8Array[]> {
+  async function* iterate(
+    base: URL,
+    ref: ImageReference,
+    digest: string,
+    read: SignatureReadOptions = {},
+  ): AsyncGenerator<Uint8Array> {
     checkTarget(ref, digest, "read signatures of");
-    const signatures: Uint8Array[] = [];
     for (let index = 1;; index++) {
       const url = lookasideSignatureURL(base, ref, digest, index);
       if (index > maxSignatures) {
@@ -252,11 +300,14 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
             "assuming the store is broken",
         );
       }
-      const signature = await readOne(url);
-      if (signature === undefined) return signatures;
-      signatures.push(signature);
+      const signature = await readOne(url, read);
+      if (signature === undefined) return;
+      yield signature;
     }
   }
+
+  const readAll = (base: URL, ref: ImageReference, digest: string, read?: SignatureReadOptions) =>
+    collectSignatures(iterate(base, ref, digest, read));
 
   async function writeSignature(
     ref: ImageReference,
@@ -277,17 +328,18 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
     if (existing.some((s) => sameBytes(s, signature))) return;
     const first = fileURLToPath(lookasideSignatureURL(writeBase, ref, digest, 1));
     const dir = first.slice(0, first.lastIndexOf("/"));
-    const temp = `${dir}/.signature-${crypto.randomUUID()}.tmp`;
     try {
       await Deno.mkdir(dir, { recursive: true });
-      await Deno.writeFile(temp, signature, { mode: 0o644, createNew: true });
-      // A hard link never replaces an existing file, and makes the complete file appear at once.
+      // The first free signature-N: a file that must be new is never replaced (lib/file_write).
       for (let index = existing.length + 1; index <= maxSignatures; index++) {
         try {
-          await Deno.link(temp, `${dir}/signature-${index}`);
+          await writeFileSafely(`${dir}/signature-${index}`, signature, {
+            mode: 0o644,
+            ifExists: "refuse",
+          });
           return;
         } catch (cause) {
-          if (!(cause instanceof Deno.errors.AlreadyExists)) throw cause;
+          if (!(cause instanceof FileExistsError)) throw cause;
         }
       }
       throw new SignatureStoreError(
@@ -295,16 +347,15 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
       );
     } catch (cause) {
       if (cause instanceof SignatureStoreError) throw cause;
-      throw new SignatureStoreError(`Cannot write signature to "${dir}": ${String(cause)}`, {
+      throw new SignatureStoreError(`Cannot write signature to "${dir}": ${describeError(cause)}`, {
         cause,
       });
-    } finally {
-      await Deno.remove(temp).catch(() => {});
     }
   }
 
   return {
-    readSignatures: (ref, digest) => readAll(readBase, ref, digest),
+    signatures: (ref, digest, read) => iterate(readBase, ref, digest, read),
+    readSignatures: (ref, digest, read) => readAll(readBase, ref, digest, read),
     writeSignature,
   };
 }

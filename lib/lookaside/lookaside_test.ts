@@ -1,14 +1,17 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
 import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
-import { serveDirectory } from "./_static_server.ts";
+import { serveDirectory } from "../../tests/fakes/static_file_server.ts";
+import { BudgetExceededError, readBudget } from "../read_budget.ts";
 import {
+  collectSignatures,
   lookasideSignatureURL,
   lookasideStore,
   lookasideStoreFor,
   SignatureStoreError,
 } from "./lookaside.ts";
 import { loadRegistriesD, parseRegistriesYaml } from "./registries_d.ts";
+import { namesIn, readOnlyDir } from "../../tests/env/files.ts";
 
 const HEX = "0123456789abcdef".repeat(4);
 const DIGEST = `sha256:${HEX}`;
@@ -374,4 +377,71 @@ Deno.test("lookasideSignatureURL() ignores trailing slashes of the base", () => 
     lookasideSignatureURL(new URL("file:///srv/s/"), REF, DIGEST, 3).pathname,
     `/srv/s/team/app@sha256=${HEX}/signature-3`,
   );
+});
+
+Deno.test("lookasideStore() writes through a symbolic link to the store, and fails clearly when read-only", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(`${dir}/disk/team/app@sha256=${HEX}`, { recursive: true });
+    await Deno.symlink("disk", `${dir}/staging`);
+    const store = lookasideStore({
+      readBase: new URL("https://unused.example.com/"),
+      writeBase: new URL(`file://${dir}/staging`),
+    });
+    await store.writeSignature(REF, DIGEST, bytes("first"));
+    assert.ok((await Deno.lstat(`${dir}/staging`)).isSymlink, "the link stays a link");
+    const sigDir = `${dir}/disk/team/app@sha256=${HEX}`;
+    assert.equal(await Deno.readTextFile(`${sigDir}/signature-1`), "first");
+
+    {
+      await using _ = await readOnlyDir(sigDir);
+      await assert.rejects(
+        store.writeSignature(REF, DIGEST, bytes("second")),
+        (e: unknown) =>
+          e instanceof SignatureStoreError &&
+          /^Cannot write signature to ".*": Cannot write ".*signature-2": its directory/.test(
+            e.message,
+          ),
+      );
+    }
+    assert.deepEqual(await namesIn(sigDir), ["signature-1"]);
+  });
+});
+
+Deno.test("lookasideStore().signatures() reads one signature at a time, only as far as asked", async () => {
+  const asked: string[] = [];
+  const fetchFn: typeof fetch = (input) => {
+    const url = String(input);
+    asked.push(url.slice(url.lastIndexOf("/") + 1));
+    return Promise.resolve(new Response(new Uint8Array(100), { status: 200 }));
+  };
+  const store = lookasideStore({ readBase: new URL("http://sigs.invalid/"), fetch: fetchFn });
+  for await (const _ of store.signatures(REF, DIGEST)) {
+    if (asked.length === 2) break;
+  }
+  assert.deepEqual(asked, ["signature-1", "signature-2"]);
+});
+
+Deno.test("lookasideStore() charges every byte to the budget and stops at it", async () => {
+  let served = 0;
+  const endless: typeof fetch = () => {
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        served += 4096;
+        controller.enqueue(new Uint8Array(4096));
+      },
+    });
+    return Promise.resolve(new Response(body, { status: 200 }));
+  };
+  const store = lookasideStore({
+    readBase: new URL("http://sigs.invalid/"),
+    fetch: endless,
+    maxBytes: 1024 * 1024,
+  });
+  const budget = readBudget(64 * 1024);
+  await assert.rejects(
+    collectSignatures(store.signatures(REF, DIGEST, { budget })),
+    BudgetExceededError,
+  );
+  assert.equal(budget.used, budget.limit);
+  assert.ok(served <= 64 * 1024 + 3 * 4096, `${served} bytes served before the reader stopped`);
 });

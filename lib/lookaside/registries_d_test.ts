@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
-import { assertNoCanary, canary, thrown } from "../_canary_testing.ts";
+import { assertNoCanary, canary, thrown } from "../../tests/fakes/secret_canary.ts";
 import {
   candidateScopes,
   formatRegistriesYaml,

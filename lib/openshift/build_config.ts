@@ -8,9 +8,8 @@
  *
  * @module
  */
-import type { KubeClient } from "../kube/client.ts";
-import type { KubeObject, ResourceType } from "../kube/resources.ts";
-import type { GitFlavour } from "../githost/flavour.ts";
+import type { KubeClient, KubeObject, ResourceType } from "../kube/mod.ts";
+import type { GitFlavour } from "../githost/mod.ts";
 
 /** BuildConfigs. */
 export const BUILD_CONFIGS: ResourceType = {

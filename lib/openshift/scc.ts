@@ -5,9 +5,12 @@
  *
  * @module
  */
-import { type ApplyResult, updateObject } from "../kube/apply.ts";
-import type { KubeClient } from "../kube/client.ts";
-import { SECURITY_CONTEXT_CONSTRAINTS } from "../kube/resources.ts";
+import {
+  type ApplyResult,
+  type KubeClient,
+  SECURITY_CONTEXT_CONSTRAINTS,
+  updateObject,
+} from "../kube/mod.ts";
 
 /**
  * Grants SCC `scc` to ServiceAccount `namespace/name`; undefined when the cluster has no such SCC

@@ -8,7 +8,7 @@
  * @module
  */
 import { ToolkitError } from "../errors.ts";
-import type { KubeObject, ResourceType } from "../kube/resources.ts";
+import type { KubeObject, ResourceType } from "../kube/mod.ts";
 
 /** Templates. */
 export const TEMPLATES: ResourceType = {

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { type CacheStats, TtlCache } from "../cache.ts";
+import { Glob, type StepCounter } from "../glob.ts";
 import { canonicalDomain, type ImageReference } from "../image/mod.ts";
 
 /** A parsed repository pattern. */
@@ -32,6 +32,10 @@ export interface RepositoryPattern {
   readonly specificity: number;
   /** True when the pattern has no `*`: an exact name, which beats any wildcard. */
   readonly exact: boolean;
+  /** The host part, compiled (linear-time matching, see lib/glob.ts). */
+  readonly hostGlob?: Glob;
+  /** The path part (or the whole-name pattern), compiled. */
+  readonly pathGlob: Glob;
 }
 
 function looksLikeHost(component: string): boolean {
@@ -55,45 +59,35 @@ export function parsePattern(source: string): RepositoryPattern {
   const slash = trimmed.indexOf("/");
   if (slash < 0) {
     const specificity = literalCharacters(trimmed);
-    if (!exact) return { source, path: trimmed, specificity, exact };
+    if (!exact) return { source, path: trimmed, specificity, exact, pathGlob: new Glob(trimmed) };
     // A bare name such as "nginx" or "nginx:1.25" is a Docker Hub official image.
-    return { source, host: "docker.io", path: `library/${trimmed}`, specificity, exact };
+    return compiled(source, "docker.io", `library/${trimmed}`, specificity, exact);
   }
   const first = trimmed.slice(0, slash);
   if (!looksLikeHost(first)) {
-    const specificity = literalCharacters(trimmed);
-    return { source, host: "docker.io", path: trimmed, specificity, exact };
+    return compiled(source, "docker.io", trimmed, literalCharacters(trimmed), exact);
   }
   const host = canonicalDomain(first);
   const path = trimmed.slice(slash + 1);
-  const specificity = literalCharacters(`${host}/${path}`);
-  return { source, host, path, specificity, exact };
+  return compiled(source, host, path, literalCharacters(`${host}/${path}`), exact);
 }
 
-/** Compiled globs (they come from policies), bounded by count and by the bytes of the globs. */
-const globCache = new TtlCache<string, RegExp>({
-  name: "glob",
-  ttlMs: 24 * 3600_000,
-  maxEntries: 4096,
-  maxBytes: 4 * 1024 * 1024,
-  sizeOf: (glob) => 4 * glob.length + 64,
-});
-
-/** The size and bounds of the compiled-glob cache, for metrics. */
-export function globCacheStats(): CacheStats {
-  return globCache.stats();
-}
-
-/** True when `text` matches the glob, where `*` matches any run of characters. */
-export function globMatch(glob: string, text: string): boolean {
-  let re = globCache.get(glob);
-  if (!re) {
-    const body = glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\/-]/g, "\\$&"))
-      .join(".*");
-    re = new RegExp(`^${body}$`, "s");
-    globCache.set(glob, re);
-  }
-  return re.test(text);
+function compiled(
+  source: string,
+  host: string,
+  path: string,
+  specificity: number,
+  exact: boolean,
+): RepositoryPattern {
+  return {
+    source,
+    host,
+    path,
+    specificity,
+    exact,
+    hostGlob: new Glob(host),
+    pathGlob: new Glob(path),
+  };
 }
 
 /**
@@ -104,13 +98,99 @@ function hostSpellings(domain: string): string[] {
   return /:[0-9]+$/.test(domain) ? [domain] : [domain, `${domain}:443`];
 }
 
-/** True when the image matches the pattern. */
-export function patternMatches(pattern: RepositoryPattern, image: ImageReference): boolean {
-  const candidates = [image.path];
-  if (image.tag !== undefined) candidates.push(`${image.path}:${image.tag}`);
-  if (pattern.host === undefined) {
-    return candidates.some((c) => globMatch(pattern.path, `${image.domain}/${c}`));
+/**
+ * The texts an image is matched against, made once for all the patterns tried on it: its host
+ * spellings, its repository path with and without the tag, and the same as whole names.
+ */
+export interface MatchTexts {
+  readonly hosts: readonly string[];
+  readonly paths: readonly string[];
+  readonly wholes: readonly string[];
+}
+
+/** The texts of {@linkcode MatchTexts} for `image`. */
+export function matchTexts(image: ImageReference): MatchTexts {
+  const paths = image.tag === undefined ? [image.path] : [image.path, `${image.path}:${image.tag}`];
+  return {
+    hosts: hostSpellings(image.domain),
+    paths,
+    wholes: paths.map((path) => `${image.domain}/${path}`),
+  };
+}
+
+/**
+ * The steps counted for trying one pattern, besides its character steps: the fixed work of a
+ * try, so that a counter measures the work of many short tries too.
+ */
+export const STEPS_PER_TRY = 32;
+
+/**
+ * True when the image matches the pattern. Matching takes time linear in the pattern and the
+ * name (see lib/glob.ts); `counter` receives the character steps taken.
+ */
+export function patternMatches(
+  pattern: RepositoryPattern,
+  image: ImageReference | MatchTexts,
+  counter?: StepCounter,
+): boolean {
+  const texts = "hosts" in image ? image : matchTexts(image);
+  if (counter) counter.steps += STEPS_PER_TRY;
+  const { hostGlob, pathGlob } = pattern;
+  if (hostGlob === undefined) return texts.wholes.some((c) => pathGlob.matches(c, counter));
+  if (!texts.hosts.some((host) => hostGlob.matches(host, counter))) return false;
+  return texts.paths.some((c) => pathGlob.matches(c, counter));
+}
+
+/** The longest repository pattern accepted (the CRD schema says the same). */
+export const MAX_PATTERN_LENGTH = 512;
+
+/**
+ * The longest text a pattern is matched against: a 255-character name (registry and path), a
+ * colon and a 128-character tag. A pattern with more literal characters can never match.
+ */
+export const MAX_MATCHED_NAME_LENGTH = 255 + 1 + 128;
+
+/** Characters an image name or tag can hold, and `*`. */
+function patternCharacter(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) ||
+    code === 46 || code === 95 || code === 45 || code === 47 || code === 58 || code === 42 ||
+    code === 91 || code === 93; // . _ - / : * [ ]
+}
+
+/**
+ * Why a repository pattern can never match an image name, or undefined when it can. Checked
+ * when a policy is validated, so that a pattern is refused with its field path instead of
+ * silently governing nothing: too long, characters no image name holds, a digest (patterns
+ * match the repository and tag, never the digest), more literal characters than the longest
+ * name, or upper case in the repository path (only registry hosts and tags may have it).
+ */
+export function patternProblem(source: string): string | undefined {
+  if (source.length > MAX_PATTERN_LENGTH) {
+    return `is ${source.length} characters long; a pattern has at most ${MAX_PATTERN_LENGTH}`;
   }
-  if (!hostSpellings(image.domain).some((host) => globMatch(pattern.host!, host))) return false;
-  return candidates.some((c) => globMatch(pattern.path, c));
+  const trimmed = source.trim();
+  if (trimmed === "") return "is empty";
+  for (let i = 0; i < trimmed.length; i++) {
+    const code = trimmed.charCodeAt(i);
+    if (code === 64) {
+      return "holds a digest (@): a pattern matches the repository name and tag, never the digest";
+    }
+    if (!patternCharacter(code)) {
+      return `holds ${
+        JSON.stringify(trimmed[i])
+      }, which no image name has (letters, digits, . _ - / : [ ] and * only)`;
+    }
+  }
+  const literals = literalCharacters(trimmed);
+  if (literals > MAX_MATCHED_NAME_LENGTH) {
+    return `has ${literals} characters besides *; no image name and tag is longer than ${MAX_MATCHED_NAME_LENGTH}`;
+  }
+  const pattern = parsePattern(trimmed);
+  if (pattern.host !== undefined) {
+    const repository = pattern.path.split(":")[0]!;
+    if (repository !== repository.toLowerCase()) {
+      return `has upper case in the repository path "${repository}", which image names never have`;
+    }
+  }
+  return undefined;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
-import { globCacheStats, globMatch, parsePattern, patternMatches } from "./pattern.ts";
+import { globMatch } from "../glob.ts";
+import { parsePattern, patternMatches, patternProblem } from "./pattern.ts";
 
 function matches(pattern: string, image: string): boolean {
   return patternMatches(parsePattern(pattern), parseReference(image));
@@ -122,11 +123,29 @@ Deno.test("parsePattern() scores specificity by literal characters", () => {
   assert.ok(!parsePattern("icr.io/*").exact);
 });
 
-Deno.test("globMatch() keeps compiled globs within the glob cache's bounds", () => {
-  for (let i = 0; i < 5000; i++) globMatch(`registry.example/team${i}/*`, "registry.example/x");
-  const stats = globCacheStats();
-  assert.equal(stats.name, "glob");
-  assert.ok(stats.entries <= stats.maxEntries);
-  assert.ok(stats.bytes <= stats.maxBytes);
-  assert.equal(globMatch("registry.example/team1/*", "registry.example/team1/app"), true);
+Deno.test("patternProblem() refuses what could never match an image name", () => {
+  for (
+    const ok of ["*", "icr.io/*", " nginx ", "REG.example.com:443/team/*", "app:V1", "[::1]:5000/*"]
+  ) {
+    assert.equal(patternProblem(ok), undefined, ok);
+  }
+  const refused: [string, RegExp][] = [
+    ["x".repeat(513), /at most 512/],
+    ["   ", /empty/],
+    ["icr.io/app@sha256:" + "a".repeat(64), /digest/],
+    ["icr.io/app name", /" "/],
+    ["icr.io/" + "a".repeat(400) + "*", /longer than 384/],
+    ["icr.io/Team/*", /upper case/],
+  ];
+  for (const [pattern, message] of refused) {
+    assert.match(patternProblem(pattern) ?? "", message, pattern.slice(0, 30));
+  }
+});
+
+Deno.test("patternMatches() takes linear steps on the worst pattern and the longest name", () => {
+  const pattern = parsePattern("evil.io/*a*a*a*a*a*a*a*a*b");
+  const image = parseReference(`evil.io/${"a".repeat(200)}:1`);
+  const counter = { steps: 0 };
+  assert.equal(patternMatches(pattern, image, counter), false);
+  assert.ok(counter.steps < 2_000, `${counter.steps} steps`);
 });

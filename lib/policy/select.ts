@@ -4,10 +4,28 @@
  * most specific pattern (most literal characters); ties go to the first in a stable order
  * (by policy name, then position).
  *
+ * The cost of a choice is bounded whatever the policies say: patterns match in linear time
+ * (lib/glob.ts), a set of policies governs a namespace with at most
+ * {@linkcode MAX_PATTERNS_PER_NAMESPACE} patterns (more is a policy problem that denies the
+ * namespace's images, see {@linkcode PolicySet.problem}), and patterns written for one registry
+ * host are only tried on images of that host.
+ *
  * @module
  */
+import type { StepCounter } from "../glob.ts";
+import type { Slicer } from "../turns.ts";
 import type { ImageReference } from "../image/mod.ts";
-import { parsePattern, patternMatches, type RepositoryPattern } from "./pattern.ts";
+import { matchTexts, parsePattern, patternMatches, type RepositoryPattern } from "./pattern.ts";
+
+/**
+ * The most repository patterns that govern one namespace (its ImagePolicies, or the cluster
+ * policies where it has none). One choice then takes at most this many linear-time matches.
+ */
+export const MAX_PATTERNS_PER_NAMESPACE = 512;
+
+/** How many patterns {@linkcode PolicySet.selectInSlices} tries between two looks at the time. */
+export const PATTERNS_PER_SLICE = 16;
+
 import type { ImagePolicy, RepositoryPolicy } from "./types.ts";
 
 /** The policy chosen for an image, and where it came from. */
@@ -44,6 +62,65 @@ interface Compiled {
   readonly policy: RepositoryPolicy;
   readonly source: string;
   readonly owner: ImagePolicy;
+  /** Position in the stable order (policy name, then position): ties go to the lower. */
+  readonly order: number;
+}
+
+/** The patterns that govern one namespace, indexed by the registry host they name. */
+class Governing {
+  readonly all: Compiled[] = [];
+  /** Patterns with a literal host (canonical), by host. */
+  readonly #byHost = new Map<string, Compiled[]>();
+  /** Patterns with a wildcard host, and whole-name patterns. */
+  readonly #anyHost: Compiled[] = [];
+
+  add(c: Compiled): void {
+    this.all.push(c);
+    const host = c.pattern.hostGlob?.literal ? c.pattern.host : undefined;
+    if (host === undefined) {
+      this.#anyHost.push(c);
+      return;
+    }
+    const list = this.#byHost.get(host);
+    if (list) list.push(c);
+    else this.#byHost.set(host, [c]);
+  }
+
+  /** The patterns that may match an image of `domain` (its spellings with and without :443). */
+  *candidates(domain: string): Iterable<Compiled> {
+    yield* this.#byHost.get(domain) ?? [];
+    if (!/:[0-9]+$/.test(domain)) yield* this.#byHost.get(`${domain}:443`) ?? [];
+    yield* this.#anyHost;
+  }
+}
+
+/** Whether `c` wins over `best`: exact first, then more literal characters, then order. */
+function better(c: Compiled, best: Compiled): boolean {
+  if (c.pattern.exact !== best.pattern.exact) return c.pattern.exact;
+  if (c.pattern.specificity !== best.pattern.specificity) {
+    return c.pattern.specificity > best.pattern.specificity;
+  }
+  return c.order < best.order;
+}
+
+/** The patterns of one group of policies (sorted by name), in their order. */
+function compileGroup(group: readonly ImagePolicy[]): Governing {
+  const governing = new Governing();
+  let order = 0;
+  for (const p of group) {
+    for (const r of p.repositories) {
+      // Past the bound the set is a problem (see problem()); compiling more would only cost.
+      if (governing.all.length > MAX_PATTERNS_PER_NAMESPACE) return governing;
+      governing.add({
+        pattern: parsePattern(r.name),
+        policy: r.policy,
+        source: describe(p),
+        owner: p,
+        order: order++,
+      });
+    }
+  }
+  return governing;
 }
 
 function describe(p: ImagePolicy): string {
@@ -54,35 +131,60 @@ function describe(p: ImagePolicy): string {
 
 /** A set of policies, compiled once, that answers which policy applies to an image. */
 export class PolicySet {
-  readonly #cluster: Compiled[];
-  readonly #byNamespace = new Map<string, Compiled[]>();
+  #cluster: Governing;
+  readonly #byNamespace = new Map<string, Governing>();
+  /** The policies of each group (`""` for the cluster), as given: what a later set compares. */
+  readonly #groups = new Map<string, ImagePolicy[]>();
   /** The number of policies in the set. */
   readonly size: number;
 
-  /** Compiles the policies. */
-  constructor(policies: Iterable<ImagePolicy>) {
-    const sorted = [...policies].sort((a, b) =>
-      `${a.namespace ?? ""}/${a.name}`.localeCompare(`${b.namespace ?? ""}/${b.name}`)
-    );
-    this.#cluster = [];
-    this.size = sorted.length;
-    for (const p of sorted) {
-      const compiled = p.repositories.map((r) => ({
-        pattern: parsePattern(r.name),
-        policy: r.policy,
-        source: describe(p),
-        owner: p,
-      }));
-      if (p.kind === "ClusterImagePolicy") {
-        this.#cluster.push(...compiled);
-      } else {
-        // A namespace with ImagePolicies is governed by them, even when they list nothing.
-        const ns = p.namespace ?? "default";
-        const list = this.#byNamespace.get(ns) ?? [];
-        list.push(...compiled);
-        this.#byNamespace.set(ns, list);
-      }
+  /**
+   * Compiles the policies. With `previous`, a group (the cluster policies, or one namespace's
+   * ImagePolicies) made of the very same policy objects as there is not compiled again: when
+   * one namespace's ImagePolicy changes, only that namespace is compiled, so the cost of a change
+   * is bounded by what one namespace may hold, whatever the others hold.
+   */
+  constructor(policies: Iterable<ImagePolicy>, previous?: PolicySet) {
+    let size = 0;
+    for (const p of policies) {
+      size++;
+      // A namespace with ImagePolicies is governed by them, even when they list nothing.
+      const key = p.kind === "ClusterImagePolicy" ? "" : p.namespace ?? "default";
+      const group = this.#groups.get(key);
+      if (group) group.push(p);
+      else this.#groups.set(key, [p]);
     }
+    this.size = size;
+    this.#cluster = new Governing();
+    for (const [key, group] of this.#groups) {
+      // The order of ties, as ever: by name as the locale sorts it.
+      group.sort((a, b) => a.name.localeCompare(b.name));
+      const before = previous === undefined ? undefined : previous.#groups.get(key);
+      const same = before !== undefined && before.length === group.length &&
+        before.every((p, i) => p === group[i]);
+      const governing = same ? previous!.#governing(key) : compileGroup(group);
+      if (key === "") this.#cluster = governing;
+      else this.#byNamespace.set(key, governing);
+    }
+  }
+
+  #governing(key: string): Governing {
+    return key === "" ? this.#cluster : this.#byNamespace.get(key)!;
+  }
+
+  /**
+   * Why the policies that govern `namespace` cannot be used, or undefined: more than
+   * {@linkcode MAX_PATTERNS_PER_NAMESPACE} repository patterns. Images there are then denied
+   * with this reason (failing closed), and other namespaces are not affected.
+   */
+  problem(namespace: string): string | undefined {
+    const local = this.#byNamespace.get(namespace);
+    const governing = local ?? this.#cluster;
+    if (governing.all.length <= MAX_PATTERNS_PER_NAMESPACE) return undefined;
+    const what = local
+      ? `the ImagePolicies of namespace "${namespace}"`
+      : "the ClusterImagePolicies";
+    return `Cannot use ${what}: they hold more than ${MAX_PATTERNS_PER_NAMESPACE} repository patterns`;
   }
 
   /** Whether `namespace` has ImagePolicies (which then replace the cluster policies there). */
@@ -90,19 +192,59 @@ export class PolicySet {
     return this.#byNamespace.has(namespace);
   }
 
-  /** The policy for an image admitted into `namespace`. */
-  select(namespace: string, image: ImageReference, imageText: string): PolicyMatch | NoPolicyMatch {
+  /**
+   * The policy for an image admitted into `namespace`. `counter` receives the character steps
+   * the matches took.
+   */
+  select(
+    namespace: string,
+    image: ImageReference,
+    imageText: string,
+    counter?: StepCounter,
+  ): PolicyMatch | NoPolicyMatch {
+    const steps = this.#choose(namespace, image, imageText, counter);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * {@linkcode select}, cut into slices: every {@linkcode PATTERNS_PER_SLICE} patterns it asks
+   * `slicer.due()` whether its slice has taken long enough, and if so waits for
+   * `slicer.next()` (another turn of the event loop) before it goes on. A namespace's 512
+   * patterns then never hold the event loop in one piece, even while the code is still cold.
+   */
+  async selectInSlices(
+    namespace: string,
+    image: ImageReference,
+    imageText: string,
+    slicer: Slicer,
+  ): Promise<PolicyMatch | NoPolicyMatch> {
+    const steps = this.#choose(namespace, image, imageText, slicer.counter);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      if (slicer.due()) await slicer.next();
+    }
+  }
+
+  /** The choice, pausing (yielding) after every {@linkcode PATTERNS_PER_SLICE} patterns. */
+  *#choose(
+    namespace: string,
+    image: ImageReference,
+    imageText: string,
+    counter: StepCounter | undefined,
+  ): Generator<void, PolicyMatch | NoPolicyMatch> {
     const local = this.#byNamespace.get(namespace);
-    const candidates = local ?? this.#cluster;
+    const governing = local ?? this.#cluster;
     let best: Compiled | undefined;
-    for (const c of candidates) {
-      if (!patternMatches(c.pattern, image)) continue;
-      if (
-        !best || (c.pattern.exact && !best.pattern.exact) ||
-        (c.pattern.exact === best.pattern.exact && c.pattern.specificity > best.pattern.specificity)
-      ) {
-        best = c;
-      }
+    const texts = matchTexts(image);
+    let tried = 0;
+    for (const c of governing.candidates(image.domain)) {
+      if (++tried % PATTERNS_PER_SLICE === 0) yield;
+      if (!patternMatches(c.pattern, texts, counter)) continue;
+      if (!best || better(c, best)) best = c;
     }
     if (best) {
       return {
@@ -119,7 +261,7 @@ export class PolicySet {
     let reason: string;
     if (local) {
       reason = `no ImagePolicy in namespace "${namespace}" matches "${imageText}"`;
-    } else if (this.#cluster.length === 0) {
+    } else if (this.#cluster.all.length === 0) {
       reason = `no ImagePolicy in namespace "${namespace}" and no ClusterImagePolicy`;
     } else {
       reason =

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
-import { type PolicyMatch, PolicySet } from "./select.ts";
+import { MAX_PATTERNS_PER_NAMESPACE, type PolicyMatch, PolicySet } from "./select.ts";
 import type { ImagePolicy, RepositoryPolicy } from "./types.ts";
 
 const allow: RepositoryPolicy = {};
@@ -141,4 +141,26 @@ Deno.test("PolicySet.select() says when a pattern matched only through the image
   assert.deepEqual([byRepository.pattern, byRepository.matchedByTag], ["icr.io/team/multi", false]);
   assert.equal(select(set, "dev", `icr.io/other/app:1@${digest}`).matchedByTag, false);
   assert.equal(select(set, "dev", `icr.io/team/multi@${digest}`).matchedByTag, false);
+});
+
+Deno.test("PolicySet indexes patterns by host without changing which one wins", () => {
+  const set = new PolicySet([
+    cluster("a", [["*.icr.io/*", signed("wild")], ["us.icr.io/team/*", signed("team")]]),
+    cluster("b", [["us.icr.io/team/*", signed("later")], ["us.icr.io:443/*", signed("port")]]),
+  ]);
+  // Same specificity: the first in policy-name order wins, whatever the index does.
+  assert.equal(select(set, "dev", "us.icr.io/team/app").source, 'ClusterImagePolicy "a"');
+  assert.equal(select(set, "dev", "us.icr.io/other/app").pattern, "us.icr.io:443/*");
+  assert.equal(select(set, "dev", "eu.icr.io/other/app").pattern, "*.icr.io/*");
+});
+
+Deno.test("PolicySet.problem() refuses a namespace governed by too many patterns", () => {
+  const many = Array.from(
+    { length: MAX_PATTERNS_PER_NAMESPACE + 1 },
+    (_, i): [string, RepositoryPolicy] => [`evil.io/*a*${i}`, allow],
+  );
+  const set = new PolicySet([cluster("default", [["*", allow]]), local("evil", "p", many)]);
+  assert.match(set.problem("evil") ?? "", /namespace "evil".*more than 512/);
+  assert.equal(set.problem("dev"), undefined, "other namespaces keep their policies");
+  assert.equal(select(set, "dev", "nginx").pattern, "*");
 });

@@ -20,6 +20,7 @@
  * @module
  */
 
+import type { ReadBudget } from "../read_budget.ts";
 import { basicAuthorization as basic } from "../base64.ts";
 import { type AuthChallenge, parseAuthenticate } from "./challenge.ts";
 import type { Credential } from "./credentials.ts";
@@ -198,6 +199,7 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     scopes: readonly string[],
     credential: Credential | undefined,
     signal: AbortSignal | undefined,
+    budget: ReadBudget | undefined,
     fresh: boolean,
   ): Promise<string | TokenRefused> {
     const key = tokenKey(bearer, scopes, credential);
@@ -210,7 +212,7 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     const id = JSON.stringify(key);
     const running = pending.get(id);
     if (running !== undefined) return running;
-    const promise = requestToken(bearer, scopes, credential, signal, key).finally(() =>
+    const promise = requestToken(bearer, scopes, credential, signal, budget, key).finally(() =>
       pending.delete(id)
     );
     pending.set(id, promise);
@@ -223,6 +225,7 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     scopes: readonly string[],
     credential: Credential | undefined,
     signal: AbortSignal | undefined,
+    budget: ReadBudget | undefined,
     key: TokenKey,
   ): Promise<string | TokenRefused> {
     let url: URL;
@@ -257,6 +260,7 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       headers,
       maxBytes: maxTokenBytes,
       signal,
+      budget,
     };
     const response = await options.transport.send(request);
     if (response.status === 401 || response.status === 403) {
@@ -311,12 +315,12 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     let usedCachedToken = false;
     let sentBasic = false;
     const firstRequest = build(undefined);
-    const signal = firstRequest.signal;
+    const { signal, budget } = firstRequest;
     if (state.scheme === "bearer" && state.bearer) {
       const scopes = scopesFor(target);
       const key = tokenKey(state.bearer, scopes, credential);
       usedCachedToken = options.tokens.get(key) !== undefined;
-      const got = await token(state.bearer, scopes, credential, signal, false);
+      const got = await token(state.bearer, scopes, credential, signal, budget, false);
       if (got instanceof TokenRefused) {
         return { ok: false, failure: got.detail, status: got.status, fatal: got.status >= 500 };
       }
@@ -346,6 +350,7 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
         scopesFor(target, bearer),
         credential,
         signal,
+        budget,
         wasBearer,
       );
       if (got instanceof TokenRefused) {

@@ -6,13 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
-import { serve, type TestServer } from "./_testing.ts";
+import { serve, type TestServer } from "../../tests/fakes/loopback_server.ts";
 import { repositoryScope } from "./auth.ts";
 import { createRegistryClient } from "./client.ts";
 import { RegistryError } from "./errors.ts";
 import { staticCredentials } from "./keyring.ts";
 import { OCI_MANIFEST } from "./media_types.ts";
-import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
+import { assertNoCanary, canary, rejection } from "../../tests/fakes/secret_canary.ts";
 
 const MANIFEST = '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}';
 const alice = staticCredentials({ username: "alice", password: "s3cret", source: "test" });

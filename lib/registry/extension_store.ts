@@ -20,7 +20,11 @@ import { formatReference, type ImageReference, isDigest } from "../image/mod.ts"
 import type { RegistryClient, RequestOptions } from "./client.ts";
 import { registryErrorFromResponse } from "./client.ts";
 import { RegistryError } from "./errors.ts";
-import type { SignatureStore } from "../lookaside/mod.ts";
+import {
+  collectSignatures,
+  type SignatureReadOptions,
+  type SignatureStore,
+} from "../lookaside/mod.ts";
 
 /** The `schemaVersion` of the extension's signature objects. */
 export const EXTENSION_SIGNATURE_SCHEMA_VERSION = 2;
@@ -105,7 +109,11 @@ export function createExtensionSignatureStore(
   }
 
   /** Reads the raw signature list. */
-  async function list(ref: ImageReference, digest: string): Promise<ExtensionSignature[]> {
+  async function list(
+    ref: ImageReference,
+    digest: string,
+    read: SignatureReadOptions = {},
+  ): Promise<ExtensionSignature[]> {
     const action = "read signatures of";
     const response = await client.request({
       method: "GET",
@@ -117,7 +125,8 @@ export function createExtensionSignatureStore(
       maxBytes,
       action,
       subject: subject(ref, digest),
-      signal: options.signal,
+      signal: read.signal ?? options.signal,
+      budget: read.budget,
     });
     const target = { registry: ref.domain, repository: ref.path };
     if (response.status !== 200) {
@@ -155,15 +164,18 @@ export function createExtensionSignatureStore(
     });
   }
 
-  async function readSignatures(ref: ImageReference, digest: string): Promise<Uint8Array[]> {
-    const result: Uint8Array[] = [];
-    for (const entry of await list(ref, digest)) {
+  /** The list is one answer; its entries are decoded one at a time, as they are asked for. */
+  async function* signatures(
+    ref: ImageReference,
+    digest: string,
+    read?: SignatureReadOptions,
+  ): AsyncGenerator<Uint8Array> {
+    for (const entry of await list(ref, digest, read)) {
       if (entry.schemaVersion !== EXTENSION_SIGNATURE_SCHEMA_VERSION) continue;
       if (entry.type !== EXTENSION_SIGNATURE_TYPE) continue;
       const bytes = fromBase64(entry.content);
-      if (bytes !== undefined) result.push(bytes);
+      if (bytes !== undefined) yield bytes;
     }
-    return result;
   }
 
   async function writeSignature(
@@ -216,5 +228,9 @@ export function createExtensionSignatureStore(
     }
   }
 
-  return { readSignatures, writeSignature };
+  return {
+    signatures,
+    readSignatures: (ref, digest, read) => collectSignatures(signatures(ref, digest, read)),
+    writeSignature,
+  };
 }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { e2eSkipReason, startRegistry } from "../../tests/env/mod.ts";
 import { type ImageReference, parseReference } from "../image/mod.ts";
-import { startExtensionRegistry } from "./_extension_registry.ts";
-import { buildOciLayout, skopeoPush } from "./_testing.ts";
+import { startExtensionRegistry } from "../../tests/fakes/signature_extension_registry.ts";
+import { buildOciLayout, skopeoPush } from "../../tests/env/oci_layout.ts";
 import { createRegistryClient } from "./client.ts";
 import { RegistryError } from "./errors.ts";
 import { createExtensionSignatureStore, supportsSignatureExtension } from "./extension_store.ts";

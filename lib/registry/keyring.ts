@@ -22,6 +22,7 @@
  * @module
  */
 
+import { Glob } from "../glob.ts";
 import { canonicalDomain } from "../image/mod.ts";
 import type { Credential, CredentialEntry } from "./credentials.ts";
 
@@ -87,14 +88,13 @@ function parseLocation(value: string, isKey: boolean): Location | undefined {
   return { labels: host.split("."), port, path };
 }
 
-/** Matches one host label against a glob label (`*` any run, `?` one character). */
+/**
+ * Matches one host label against a glob label (`*` any run, `?` one character), in linear time
+ * (lib/glob.ts): keys come from pull secrets, which namespace owners write.
+ */
 function labelMatches(glob: string, label: string): boolean {
   if (!glob.includes("*") && !glob.includes("?")) return glob === label;
-  const pattern = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(
-    /\?/g,
-    ".",
-  );
-  return new RegExp(`^${pattern}$`).test(label);
+  return new Glob(glob, { questionMark: true }).matches(label);
 }
 
 function locationMatches(key: Location, target: Location): boolean {

@@ -14,6 +14,7 @@
  */
 import type { ImageReference } from "../image/mod.ts";
 import {
+  collectSignatures,
   type LookasideSelection,
   lookasideStore,
   lookasideStoreFor,
@@ -21,6 +22,7 @@ import {
   selectLookaside,
   type SignatureStore,
 } from "../lookaside/mod.ts";
+import type { ReadBudget } from "../read_budget.ts";
 import type { RegistryClient } from "./client.ts";
 import { RegistryError } from "./errors.ts";
 import { createExtensionSignatureStore } from "./extension_store.ts";
@@ -50,8 +52,22 @@ export interface SignatureStoreOptions {
   readonly fetch?: typeof fetch | undefined;
   /** The time one lookaside request may take. */
   readonly timeoutMs?: number | undefined;
+  /** The largest signature a lookaside store may answer. */
+  readonly maxSignatureBytes?: number | undefined;
   /** Aborts the ping and extension requests. */
   readonly signal?: AbortSignal | undefined;
+  /** Charged for what the ping reads. */
+  readonly budget?: ReadBudget | undefined;
+}
+
+/** The signatures, or none where the registry answers 404 for the digest. */
+async function* noneOn404(signatures: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  try {
+    yield* signatures;
+  } catch (error) {
+    if (error instanceof RegistryError && error.status === 404) return;
+    throw error;
+  }
 }
 
 /** Chooses where the image's signatures are read or written; undefined when nowhere. */
@@ -59,7 +75,10 @@ export async function selectSignatureStore(
   options: SignatureStoreOptions,
 ): Promise<SignatureStoreChoice | undefined> {
   const { client, reference, mode } = options;
-  const timeout = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+  const timeout = {
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.maxSignatureBytes === undefined ? {} : { maxBytes: options.maxSignatureBytes }),
+  };
   if (options.storeURL !== undefined) {
     const { url, fetch: storeFetch } = options.storeURL;
     return {
@@ -71,20 +90,18 @@ export async function selectSignatureStore(
       where: `storeURL ${url.href}`,
     };
   }
-  const ping = await client.ping(reference.domain, { signal: options.signal });
+  const ping = await client.ping(reference.domain, {
+    signal: options.signal,
+    budget: options.budget,
+  });
   if (ping.supportsSignatures) {
     const extension = createExtensionSignatureStore(client, { signal: options.signal });
     return {
       store: {
-        readSignatures: async (ref, digest) => {
-          try {
-            return await extension.readSignatures(ref, digest);
-          } catch (error) {
-            // A registry with the extension answers 404 for a digest it has no signatures of.
-            if (error instanceof RegistryError && error.status === 404) return [];
-            throw error;
-          }
-        },
+        // A registry with the extension answers 404 for a digest it has no signatures of.
+        signatures: (ref, digest, read) => noneOn404(extension.signatures(ref, digest, read)),
+        readSignatures: (ref, digest, read) =>
+          collectSignatures(noneOn404(extension.signatures(ref, digest, read))),
         writeSignature: extension.writeSignature,
       },
       where: `the signature extension of ${reference.domain}`,

@@ -1,13 +1,16 @@
 /**
  * Bearer-token authentication against the real distribution registry configured with
  * `auth: token:`, and a token service that stands in for one like Docker Hub's (see
- * `_token_server.ts`).
+ * `tests/fakes/registry_token_service.ts`).
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason } from "../../tests/env/mod.ts";
 import { parseReference } from "../image/mod.ts";
-import { buildOciLayout, skopeoPush, skopeoRawSha256 } from "./_testing.ts";
-import { startTokenRegistry, type TokenRegistry } from "./_token_server.ts";
+import { buildOciLayout, skopeoPush, skopeoRawSha256 } from "../../tests/env/oci_layout.ts";
+import {
+  startTokenRegistry,
+  type TokenRegistry,
+} from "../../tests/fakes/registry_token_service.ts";
 import { createRegistryClient, type RegistryClientOptions } from "./client.ts";
 import { credentialsFromSecret, type SecretLike } from "./credentials.ts";
 import { RegistryError } from "./errors.ts";

@@ -11,6 +11,7 @@
  * @module
  */
 
+import { BudgetExceededError, type ReadBudget } from "../read_budget.ts";
 import { readStreamLimited } from "../bytes.ts";
 import { USER_AGENT } from "../version.ts";
 import { ResponseTooLargeError, TransportError } from "./errors.ts";
@@ -21,13 +22,10 @@ import {
   isRetryableStatus,
   parseRetryAfter,
   type RetryPolicy,
-} from "./retry.ts";
+} from "../retry.ts";
+import type { FetchFunction } from "../fetch.ts";
 
-/** A `fetch` as Deno has it, with the `client` option for custom CA certificates. */
-export type FetchFunction = (
-  input: string | URL | Request,
-  init?: RequestInit & { client?: Deno.HttpClient },
-) => Promise<Response>;
+export type { FetchFunction } from "../fetch.ts";
 
 /** How the transport sends requests; every field has a default. */
 export interface TransportOptions {
@@ -65,6 +63,11 @@ export interface HttpRequest {
   readonly maxBytes: number;
   /** Aborts the request (and any wait before a retry). */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Charged for every byte of every body read (answers, error answers, each retry), before it
+   * is kept; past it the request fails with {@linkcode BudgetExceededError}.
+   */
+  readonly budget?: ReadBudget | undefined;
 }
 
 /** A response, with its body read. */
@@ -106,7 +109,7 @@ class AttemptTimeout extends Error {}
 export async function readLimited(
   response: Response,
   limit: number,
-  options: { truncate: boolean; url: string },
+  options: { truncate: boolean; url: string; budget?: ReadBudget | undefined },
 ): Promise<Uint8Array> {
   if (response.body === null) return new Uint8Array();
   const declared = Number(response.headers.get("content-length"));
@@ -116,6 +119,7 @@ export async function readLimited(
   }
   const { bytes, overLimit } = await readStreamLimited(response.body, limit, {
     truncate: options.truncate,
+    budget: options.budget,
   });
   if (overLimit && !options.truncate) throw new ResponseTooLargeError(options.url, limit);
   return bytes;
@@ -218,9 +222,10 @@ export function createTransport(options: TransportOptions = {}): Transport {
           continue;
         }
         const ok = response.status >= 200 && response.status < 300;
+        const read = { url: displayUrl(url), budget: request.budget };
         const bytes = ok
-          ? await readLimited(response, request.maxBytes, { truncate: false, url: displayUrl(url) })
-          : await readLimited(response, ERROR_BODY_LIMIT, { truncate: true, url: displayUrl(url) });
+          ? await readLimited(response, request.maxBytes, { truncate: false, ...read })
+          : await readLimited(response, ERROR_BODY_LIMIT, { truncate: true, ...read });
         return {
           status: response.status,
           // The reason phrase is the server's free text: bounded and scrubbed like a body.
@@ -231,7 +236,12 @@ export function createTransport(options: TransportOptions = {}): Transport {
         };
       }
     } catch (error) {
-      if (error instanceof ResponseTooLargeError || error instanceof TransportError) throw error;
+      if (
+        error instanceof ResponseTooLargeError || error instanceof TransportError ||
+        error instanceof BudgetExceededError
+      ) {
+        throw error;
+      }
       if (timedOut) {
         throw new TransportError(displayUrl(url), `no answer within ${timeoutMs} ms`, {
           timedOut: true,

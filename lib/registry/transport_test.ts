@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { freePort, issueCert, LOOPBACK_SANS, makeCA } from "../../tests/env/mod.ts";
 import { USER_AGENT } from "../version.ts";
-import { fakeSleep, serve } from "./_testing.ts";
+import { fakeSleep, serve } from "../../tests/fakes/loopback_server.ts";
 import { ResponseTooLargeError, TransportError } from "./errors.ts";
 import { createTransport, ERROR_BODY_LIMIT } from "./transport.ts";
 

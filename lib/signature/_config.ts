@@ -9,8 +9,14 @@
 
 import * as openpgp from "openpgp";
 
-/** The largest signature blob toolkit reads: 4 MiB. Decompressed content has the same cap. */
+/** The largest signature blob toolkit reads: 4 MiB, as containers/image. */
 export const MAX_SIGNATURE_SIZE: number = 4 * 1024 * 1024;
+
+/**
+ * The largest signed payload, decompressed: 256 KiB. A simple-signing payload is a few hundred
+ * bytes of JSON; the bound keeps a small compressed signature from inflating to megabytes.
+ */
+export const MAX_SIGNED_PAYLOAD_SIZE: number = 256 * 1024;
 
 /** Settings passed to every openpgp.js call that reads keys or verifies. */
 export const OPENPGP_CONFIG: openpgp.PartialConfig = Object.freeze({
@@ -27,7 +33,7 @@ export const OPENPGP_CONFIG: openpgp.PartialConfig = Object.freeze({
     openpgp.enums.publicKey.dsa,
   ]),
   rejectCurves: new Set([openpgp.enums.curve.secp256k1]),
-  maxDecompressedMessageSize: MAX_SIGNATURE_SIZE,
+  maxDecompressedMessageSize: MAX_SIGNED_PAYLOAD_SIZE,
   // gpg judges the signing key as of the verification time, and so does toolkit (the key's
   // validity now is checked separately). Without this, a signature made before the owner
   // extended the key's expiry fails: gpg exports only the newest self-signature, which is newer

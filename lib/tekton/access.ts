@@ -9,17 +9,18 @@
  *
  * @module
  */
-import { applyObject, type ApplyResult } from "../kube/apply.ts";
-import type { KubeClient } from "../kube/client.ts";
 import {
+  applyObject,
+  type ApplyResult,
   CLUSTER_ROLE_BINDINGS,
   CLUSTER_ROLES,
+  type KubeClient,
   type KubeObject,
   type ResourceType,
   ROLE_BINDINGS,
   ROLES,
   SERVICE_ACCOUNTS,
-} from "../kube/resources.ts";
+} from "../kube/mod.ts";
 import { PIPELINE_SERVICE_ACCOUNT } from "./triggers.ts";
 
 /** The name of toolkit's Role, RoleBinding and ClusterRole for the EventListener. */

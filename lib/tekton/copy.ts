@@ -7,9 +7,7 @@
  *
  * @module
  */
-import { applyObject, type ApplyResult } from "../kube/apply.ts";
-import type { KubeClient } from "../kube/client.ts";
-import { copyForNamespace } from "../kube/copy.ts";
+import { applyObject, type ApplyResult, copyForNamespace, type KubeClient } from "../kube/mod.ts";
 import { ToolkitError } from "../errors.ts";
 import type { PipelineTask, TektonPipeline } from "./templates.ts";
 import type { TektonApis } from "./versions.ts";

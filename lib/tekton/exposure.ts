@@ -8,9 +8,14 @@
  *
  * @module
  */
-import { applyObject, type ApplyResult } from "../kube/apply.ts";
-import type { KubeClient } from "../kube/client.ts";
-import { INGRESSES, type KubeObject, ROUTES } from "../kube/resources.ts";
+import {
+  applyObject,
+  type ApplyResult,
+  INGRESSES,
+  type KubeClient,
+  type KubeObject,
+  ROUTES,
+} from "../kube/mod.ts";
 
 /** The Service (and Route, and Ingress) of the EventListener `tekton`. */
 export const LISTENER_SERVICE = "el-tekton";

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import type { KubeClient } from "../kube/client.ts";
-import type { KubeObject } from "../kube/resources.ts";
+import type { KubeClient, KubeObject } from "../kube/mod.ts";
 import type { TektonApis } from "./versions.ts";
 
 /** What a PipelineRun runs. */

@@ -8,8 +8,7 @@
  *
  * @module
  */
-import type { KubeClient } from "../kube/client.ts";
-import type { KubeObject } from "../kube/resources.ts";
+import type { KubeClient, KubeObject } from "../kube/mod.ts";
 import { ToolkitError, UsageError } from "../errors.ts";
 import type { Runtime } from "./runtime.ts";
 import type { TektonApis } from "./versions.ts";

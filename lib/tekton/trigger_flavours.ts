@@ -27,7 +27,7 @@
  *
  * @module
  */
-import type { GitFlavour } from "../githost/flavour.ts";
+import type { GitFlavour } from "../githost/mod.ts";
 
 /** A core ClusterInterceptor of Tekton Triggers that checks a webhook secret. */
 export type SecretInterceptor = "github" | "gitlab" | "bitbucket";

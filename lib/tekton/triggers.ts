@@ -27,8 +27,8 @@
 import { createHash } from "node:crypto";
 import { ToolkitError } from "../errors.ts";
 import { quoteInput } from "../quote.ts";
-import type { GitFlavour } from "../githost/flavour.ts";
-import type { KubeObject } from "../kube/resources.ts";
+import type { GitFlavour } from "../githost/mod.ts";
+import type { KubeObject } from "../kube/mod.ts";
 import { celString } from "./cel_string.ts";
 import { TRIGGER_FLAVOURS, type TriggerFlavour } from "./trigger_flavours.ts";
 

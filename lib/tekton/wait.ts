@@ -5,8 +5,7 @@
  *
  * @module
  */
-import type { KubeClient } from "../kube/client.ts";
-import { DEPLOYMENTS } from "../kube/resources.ts";
+import { DEPLOYMENTS, type KubeClient } from "../kube/mod.ts";
 import { ToolkitError } from "../errors.ts";
 import { pollUntil, type WaitOptions } from "../poll.ts";
 import { LISTENER_SERVICE } from "./exposure.ts";

@@ -1,10 +1,19 @@
 /**
  * IBM Cloud IAM access tokens from an API key: the token source that Key Protect and Hyper
- * Protect Crypto Services requests are authorised with.
+ * Protect Crypto Services requests are authorised with. Token requests are retried as Key
+ * Protect's are (429 and 5xx but 501, with backoff; see `_http.ts`), as IBM's Go SDK does.
  *
  * @module
  */
-import { exchange, type FetchFn, isRecord, statusLine } from "./_http.ts";
+import {
+  type Answer,
+  attemptsNote,
+  exchange,
+  isRecord,
+  statusLine,
+  transportOf,
+  type VaultTransportOptions,
+} from "./_http.ts";
 import { safeExcerpt } from "../errors.ts";
 import { VaultError } from "./vault_error.ts";
 
@@ -14,8 +23,11 @@ export const DEFAULT_IAM_URL = "https://iam.cloud.ibm.com/identity/token";
 /** The OAuth grant type IAM uses to exchange an API key for an access token. */
 export const IAM_APIKEY_GRANT_TYPE = "urn:ibm:params:oauth:grant-type:apikey";
 
-/** How {@link iamTokenSource} gets its tokens. */
-export interface IamTokenSourceOptions {
+/**
+ * How {@link iamTokenSource} gets its tokens. `now` is also the clock the token's lifetime is
+ * measured with.
+ */
+export interface IamTokenSourceOptions extends VaultTransportOptions {
   /** The IBM Cloud API key (a user's or a service ID's). */
   apiKey: string;
   /**
@@ -23,12 +35,6 @@ export interface IamTokenSourceOptions {
    * @default {"https://iam.cloud.ibm.com/identity/token"}
    */
   iamUrl?: string;
-  /** The fetch function. @default {globalThis.fetch} */
-  fetch?: FetchFn;
-  /** The current time in milliseconds since the epoch. @default {Date.now} */
-  clock?: () => number;
-  /** How long to wait for IAM. @default {30000} */
-  timeoutMs?: number;
 }
 
 /** The margin before a token's expiry at which a new one is fetched. */
@@ -45,9 +51,9 @@ interface CachedToken {
  * (one minute before, or half-way through its life if it lives less than two minutes);
  * concurrent calls share one request. A failure is not cached: the next call asks again.
  *
- * Errors are {@link VaultError}s that keep IAM's `errorMessage`, `errorDetails` and
- * `errorCode` (e.g. `BXNIM0415E` for an unknown API key) and never contain the API key or a
- * token.
+ * Errors are {@link VaultError}s that keep IAM's `errorMessage`, `errorDetails`, `errorCode`
+ * (e.g. `BXNIM0415E` for an unknown API key) and request id (`context.requestId`, what IAM
+ * support asks for), and never contain the API key or a token.
  *
  * @example
  * ```ts ignore
@@ -57,9 +63,8 @@ interface CachedToken {
  */
 export function iamTokenSource(options: IamTokenSourceOptions): () => Promise<string> {
   const iamUrl = options.iamUrl ?? DEFAULT_IAM_URL;
-  const fetchFn: FetchFn = options.fetch ?? fetch;
-  const clock = options.clock ?? Date.now;
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const transport = transportOf(options);
+  const clock = transport.now;
   let cached: CachedToken | undefined;
   let pending: Promise<string> | undefined;
 
@@ -67,14 +72,14 @@ export function iamTokenSource(options: IamTokenSourceOptions): () => Promise<st
     const action = `Cannot get an IAM token from "${iamUrl}"`;
     if (!options.apiKey) throw new VaultError(`${action}: the API key is empty`);
     const requestedAt = clock();
-    const answer = await exchange(fetchFn, iamUrl, {
+    const answer = await exchange(transport, iamUrl, {
       method: "POST",
       headers: {
         "accept": "application/json",
         "content-type": "application/x-www-form-urlencoded",
       },
       body: new URLSearchParams({ grant_type: IAM_APIKEY_GRANT_TYPE, apikey: options.apiKey }),
-    }, { action, timeoutMs, secrets: [options.apiKey] });
+    }, { action, secrets: [options.apiKey], service: "IAM" });
 
     let body: unknown;
     try {
@@ -82,9 +87,7 @@ export function iamTokenSource(options: IamTokenSourceOptions): () => Promise<st
     } catch {
       body = undefined;
     }
-    if (answer.status !== 200) {
-      throw iamError(action, answer.status, answer.statusText, answer.text, body, options.apiKey);
-    }
+    if (answer.status !== 200) throw iamError(action, answer, body, options.apiKey);
     const token = isRecord(body) ? body.access_token : undefined;
     if (typeof token !== "string" || token === "") {
       throw new VaultError(`${action}: the answer has no access_token`, { status: answer.status });
@@ -119,13 +122,24 @@ function refreshTime(body: Record<string, unknown>, requestedAt: number): number
 
 function iamError(
   action: string,
-  status: number,
-  statusText: string,
-  text: string,
+  answer: Answer,
   body: unknown,
   apiKey: string,
 ): VaultError {
-  const line = statusLine({ status, statusText });
+  const { status } = answer;
+  const line = statusLine(answer);
+  const tries = `${attemptsNote(answer.attempts, answer.elapsedMs)}${answer.stopped}`;
+  const context = isRecord(body) && isRecord(body.context) ? body.context : undefined;
+  const requestId =
+    typeof context?.requestId === "string" && /^[\w.-]{1,128}$/.test(context.requestId)
+      ? context.requestId
+      : undefined;
+  const common = {
+    status,
+    attempts: answer.attempts,
+    ...(requestId ? { correlationId: requestId } : {}),
+  };
+  const trailer = `${tries}${requestId ? ` [IAM request id: ${requestId}]` : ""}`;
   if (
     isRecord(body) && (typeof body.errorMessage === "string" || typeof body.errorCode === "string")
   ) {
@@ -137,11 +151,11 @@ function iamError(
       secrets: [apiKey],
       maxChars: 500,
     });
-    return new VaultError(`${action}: ${line}: ${detail}${code ? ` (${code})` : ""}`, {
-      status,
+    return new VaultError(`${action}: ${line}: ${detail}${code ? ` (${code})` : ""}${trailer}`, {
+      ...common,
       ...(code ? { code } : {}),
     });
   }
-  const detail = safeExcerpt(text, { secrets: [apiKey] });
-  return new VaultError(`${action}: ${line}${detail ? `: ${detail}` : ""}`, { status });
+  const detail = safeExcerpt(answer.text, { secrets: [apiKey] });
+  return new VaultError(`${action}: ${line}${detail ? `: ${detail}` : ""}${trailer}`, common);
 }

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { DEFAULT_IAM_URL, iamTokenSource } from "./iam.ts";
 import { createKeyProtectClient } from "./key_protect.ts";
 import { VaultError } from "./vault_error.ts";
-import type { FetchFn } from "./_http.ts";
+import type { FetchFunction } from "../fetch.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
-import { assertNoCanary, canary, rejection } from "../_canary_testing.ts";
+import { assertNoCanary, canary, rejection } from "../../tests/fakes/secret_canary.ts";
 
 const INSTANCE = "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b";
 const API_KEY = "test-api-key-0123456789";
@@ -16,7 +16,7 @@ function tokenRequests(requests: readonly { path: string }[]): number {
 Deno.test("iamTokenSource() posts the API key grant as a form and the token opens the vault", async () => {
   await using kp = await startKeyProtectServer({ instanceId: INSTANCE, apiKeys: [API_KEY] });
   const seen: Request[] = [];
-  const recording: FetchFn = (input, init) => {
+  const recording: FetchFunction = (input, init) => {
     const request = new Request(input, init);
     seen.push(request.clone());
     return fetch(request);
@@ -37,7 +37,7 @@ Deno.test("iamTokenSource() posts the API key grant as a form and the token open
 Deno.test("iamTokenSource() reuses the token until shortly before it expires", async () => {
   await using kp = await startKeyProtectServer({ instanceId: INSTANCE, apiKeys: [API_KEY] });
   let now = Date.now();
-  const token = iamTokenSource({ apiKey: API_KEY, iamUrl: kp.iamUrl, clock: () => now });
+  const token = iamTokenSource({ apiKey: API_KEY, iamUrl: kp.iamUrl, now: () => now });
 
   const first = await token();
   now += 3500_000; // 100 s before the hour is up
@@ -66,10 +66,12 @@ Deno.test("iamTokenSource() reports an unknown API key with IAM's text and not t
     assert.ok(error instanceof VaultError);
     assert.equal(error.status, 400);
     assert.equal(error.code, "BXNIM0415E");
+    assert.equal(error.attempts, 1, "a 400 is not retried");
+    assert.match(error.correlationId ?? "", /^[0-9a-f]{32}$/);
     assert.equal(
       error.message,
       `Cannot get an IAM token from "${kp.iamUrl}": 400 Bad Request: ` +
-        "Provided API key could not be found. (BXNIM0415E)",
+        `Provided API key could not be found. (BXNIM0415E) [IAM request id: ${error.correlationId}]`,
     );
     assert.ok(!error.message.includes("wrong-api-key-98765"));
     return true;
@@ -78,17 +80,17 @@ Deno.test("iamTokenSource() reports an unknown API key with IAM's text and not t
 
 Deno.test("iamTokenSource() does not cache a failure", async () => {
   let calls = 0;
-  const flaky: FetchFn = () => {
+  const flaky: FetchFunction = () => {
     calls++;
     return Promise.resolve(
       calls === 1
-        ? Response.json({ errorCode: "BXNIM0999E", errorMessage: "Try later." }, { status: 503 })
+        ? Response.json({ errorCode: "BXNIM0999E", errorMessage: "Try later." }, { status: 400 })
         : Response.json({ access_token: "tok", expires_in: 3600 }),
     );
   };
   const token = iamTokenSource({ apiKey: API_KEY, fetch: flaky });
   await assert.rejects(token(), {
-    message: `Cannot get an IAM token from "${DEFAULT_IAM_URL}": 503 Service Unavailable: ` +
+    message: `Cannot get an IAM token from "${DEFAULT_IAM_URL}": 400 Bad Request: ` +
       "Try later. (BXNIM0999E)",
   });
   assert.equal(await token(), "tok");
@@ -97,7 +99,7 @@ Deno.test("iamTokenSource() does not cache a failure", async () => {
 });
 
 Deno.test("iamTokenSource() redacts the API key from IAM's details and handles odd answers", async () => {
-  const echo: FetchFn = (_input, init) => {
+  const echo: FetchFunction = (_input, init) => {
     const key = new URLSearchParams(String(init?.body)).get("apikey");
     return Promise.resolve(Response.json({
       errorCode: "BXNIM0415E",
@@ -112,13 +114,13 @@ Deno.test("iamTokenSource() redacts the API key from IAM's details and handles o
     return true;
   });
 
-  const plain: FetchFn = () => Promise.resolve(new Response("Unauthorized", { status: 401 }));
+  const plain: FetchFunction = () => Promise.resolve(new Response("Unauthorized", { status: 401 }));
   await assert.rejects(iamTokenSource({ apiKey: API_KEY, fetch: plain })(), {
     status: 401,
     message: `Cannot get an IAM token from "${DEFAULT_IAM_URL}": 401 Unauthorized: Unauthorized`,
   });
 
-  const empty: FetchFn = () => Promise.resolve(Response.json({ token_type: "Bearer" }));
+  const empty: FetchFunction = () => Promise.resolve(Response.json({ token_type: "Bearer" }));
   await assert.rejects(iamTokenSource({ apiKey: API_KEY, fetch: empty })(), {
     message: `Cannot get an IAM token from "${DEFAULT_IAM_URL}": the answer has no access_token`,
   });

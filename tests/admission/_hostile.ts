@@ -11,7 +11,6 @@ import type { TestWebhook } from "./_webhook.ts";
 
 /** A `--policies` file: images of `registry` must be signed with `armoredKey`. */
 export function signedPolicyFile(registry: Pick<TestRegistry, "host">, armoredKey: string): string {
-  const key = armoredKey.trimEnd().split("\n").map((l) => `    ${l}`).join("\n");
   return `apiVersion: toolkit.dev/v1
 kind: ClusterImagePolicy
 metadata: { name: default }
@@ -20,7 +19,13 @@ spec:
     - name: "${registry.host}/*"
       policy:
         simple: { requirements: [{ type: signedBy, keySecret: signer }] }
----
+${signerSecretDocument(armoredKey)}`;
+}
+
+/** A YAML document (after `---`) of the key Secret `toolkit-system/signer` holding `armoredKey`. */
+export function signerSecretDocument(armoredKey: string): string {
+  const key = armoredKey.trimEnd().split("\n").map((l) => `    ${l}`).join("\n");
+  return `---
 apiVersion: v1
 kind: Secret
 metadata: { name: signer, namespace: toolkit-system }

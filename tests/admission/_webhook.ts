@@ -73,6 +73,8 @@ export interface ReviewAnswer {
 export interface StartOptions {
   /** Wait until `/readyz` answers ok (default true); else return once the process runs. */
   readonly waitUntilReady?: boolean;
+  /** Flags of the Deno runtime before the entry point (`--v8-flags=…`, as the release compiles). */
+  readonly runtimeFlags?: readonly string[];
 }
 
 /** A CA the client trusts. */
@@ -131,6 +133,7 @@ export async function startWebhook(
     "--allow-env",
     "--allow-sys",
     "--unstable-net",
+    ...(options.runtimeFlags ?? []),
     ENTRY,
     "--host",
     "127.0.0.1",

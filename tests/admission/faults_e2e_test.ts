@@ -15,8 +15,8 @@ import {
   type TestCluster,
   waitFor,
 } from "../env/mod.ts";
-import { serve, type TestServer } from "../../lib/registry/_testing.ts";
-import { serveDirectory } from "../../lib/lookaside/_static_server.ts";
+import { serve, type TestServer } from "../fakes/loopback_server.ts";
+import { serveDirectory } from "../fakes/static_file_server.ts";
 import {
   CONTROLLER_NAMESPACE,
   createNamespaces,

@@ -81,7 +81,7 @@ Deno.test({
     await t.step("/metrics shows every cache's size and bound, and the limits", async () => {
       const text = await metrics();
       for (
-        const cache of ["parse", "verdict", "digest", "registry-token", "registry-client", "glob"]
+        const cache of ["parse", "verdict", "digest", "registry-token", "registry-client"]
       ) {
         assert.match(
           text,
@@ -97,6 +97,9 @@ Deno.test({
       assert.match(text, /^toolkit_admission_limit\{limit="verifications_in_flight"\} 64$/m);
       assert.match(text, /^toolkit_admission_limit\{limit="request_bytes"\} 8388608$/m);
       assert.match(text, /^toolkit_admission_verifications_in_flight 0$/m);
+      assert.match(text, /^toolkit_admission_limit\{limit="image_read_bytes"\} 1048576$/m);
+      assert.match(text, /^toolkit_admission_read_pool_bytes\{state="capacity"\} 100663296$/m);
+      assert.match(text, /^toolkit_admission_event_loop_max_stall_seconds [0-9.e-]+$/m);
     });
 
     await t.step(

@@ -1,7 +1,9 @@
 /**
  * The admission fuzz in its long mode, run by `deno task bench`: many more reviews and raw
- * bodies than the unit suite's run of `lib/admission/fuzz_test.ts`, through the same harness
- * (the webhook's handler and the real decision path, in-process), judged by the same oracle.
+ * bodies than the unit suite's run of `tests/admission/fuzz_test.ts`, through the same harness
+ * (the webhook's handler and the real decision path, in-process), judged by the same oracle;
+ * then the fuzz of policy patterns, choices and identity rules (`_pattern_fuzz.ts`) with many
+ * more patterns than `tests/admission/pattern_fuzz_test.ts`.
  * It prints its figures and every failure with the seed that replays it, and exits 1 on a
  * failure.
  *
@@ -11,8 +13,9 @@
  *
  * @module
  */
-import { describeFailure, runAdmissionFuzz } from "../../lib/admission/_fuzz_harness.ts";
-import { KNOWN_OPEN_CLASSES } from "../../lib/admission/_fuzz_generator.ts";
+import { describeFailure, runAdmissionFuzz } from "../admission/_fuzz_harness.ts";
+import { KNOWN_OPEN_CLASSES } from "../admission/_fuzz_generator.ts";
+import { runPatternFuzz } from "../admission/_pattern_fuzz.ts";
 
 // deno-lint-ignore no-console
 const print = console.log;
@@ -52,8 +55,22 @@ print(
     allClasses ? "none (TOOLKIT_FUZZ_ALL_CLASSES=1)" : KNOWN_OPEN_CLASSES.join(", ") || "none"
   }`,
 );
+const patterns = runPatternFuzz({ seed, patterns: 20_000, imagesPerPattern: 20, maxFailures: 50 });
+print("\n## Policy pattern and identity rule fuzz, long mode\n");
+print(
+  "| Seed | Patterns | Matches | Matched | Choices | Identity rules | Most steps | Of the bound | Time (s) | Failures |",
+);
+print(
+  "| ---- | -------- | ------- | ------- | ------- | -------------- | ---------- | ------------ | -------- | -------- |",
+);
+print(
+  `| ${patterns.seed} | ${patterns.patterns} | ${patterns.matches} | ${patterns.matched} | ${patterns.selections} | ${patterns.identities} | ${patterns.maxSteps} | ${
+    Math.round(patterns.maxBoundShare * 100)
+  } % | ${(patterns.ms / 1000).toFixed(1)} | ${patterns.failures.length} |`,
+);
+for (const failure of patterns.failures) print(`${failure.kind}: ${failure.detail}`);
 if (report.failures.length > 0) {
   print(`\nFailures by class: ${JSON.stringify([...report.failuresByClass])}\n`);
   for (const failure of report.failures) print(`${describeFailure(failure)}\n`);
-  Deno.exit(1);
 }
+if (report.failures.length > 0 || patterns.failures.length > 0) Deno.exit(1);

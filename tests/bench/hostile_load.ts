@@ -8,7 +8,14 @@
  * - 100 reviews, one after another, each of one distinct 2.9 MB invalid image string: RSS and
  *   JavaScript heap after them, peak RSS;
  * - 16 concurrent reviews of 256 distinct tags each (4,096 registry lookups at once): the
- *   slowest answer, `/healthz` at worst, peak RSS.
+ *   slowest answer, `/healthz` at worst, peak RSS;
+ * - hostile signature stores and registries (issue #21): 64 concurrent reviews, twice, of images
+ *   whose stores answer 128 × 4 MiB, 128 × 200 KiB, endless bodies, slow drips and redirect
+ *   loops and whose registry's manifests and tokens never end, with the release's runtime flags:
+ *   peak RSS, `/healthz` at worst, and the longest event-loop stall the webhook saw;
+ * - hostile policy patterns: 512 patterns of 20 wildcards each in one namespace and the pattern
+ *   that froze the webhook when `*` was a backtracking `.*`, against 64 concurrent reviews of
+ *   names of 200 characters: the same figures.
  *
  * It prints the figures; docs/benchmarks.md ("Hostile load") records them. Not a test: it
  * asserts nothing.
@@ -17,6 +24,12 @@
  */
 import { startGpg, startRegistry } from "../env/mod.ts";
 import { startWebhook } from "../admission/_webhook.ts";
+import {
+  HOSTILE_STORES,
+  hostileImage,
+  hostilePolicyFile,
+  startHostileServer,
+} from "../admission/_hostile_store.ts";
 import {
   distinctTags,
   hugeInvalidImage,
@@ -140,5 +153,115 @@ async function heapUsed(
   out(`  /healthz: ${probes.length} probes, slowest ${(worst / 1000).toFixed(2)} s`);
   out(`  RSS ${Math.round(memory.rss / MB)} MB, peak ${Math.round(memory.peak / MB)} MB`);
   client.close();
+}
+/** The webhook's event-loop figures from `/metrics`: the longest stall and counts over 10/50/100/500 ms. */
+async function stalls(webhook: Awaited<ReturnType<typeof startWebhook>>, client: Deno.HttpClient) {
+  const text = await (await fetch(`https://127.0.0.1:${webhook.port}/metrics`, { client })).text();
+  const max = Number(/^toolkit_admission_event_loop_max_stall_seconds (\S+)$/m.exec(text)?.[1]);
+  const busy = Number(
+    /^toolkit_admission_event_loop_max_busy_stall_seconds (\S+)$/m.exec(text)?.[1],
+  );
+  const over = [10, 50, 100, 500].map((ms) =>
+    Number(
+      new RegExp(`^toolkit_admission_event_loop_stalls_total\\{over="${ms}ms"\\} (\\d+)$`, "m")
+        .exec(text)?.[1] ?? NaN,
+    )
+  );
+  return { maxMs: max * 1000, busyMs: busy * 1000, over };
+}
+
+/** Runs `reviews` against a fresh webhook (release runtime flags) and prints the figures. */
+async function underLoad(
+  title: string,
+  webhookArgs: string[],
+  reviews: (wave: number) => { uid: string; images: string[] }[],
+): Promise<void> {
+  await using webhook = await startWebhook(webhookArgs, undefined, {
+    runtimeFlags: ["--v8-flags=--max-semi-space-size=4"],
+  });
+  const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
+  const before = await stalls(webhook, client);
+  out(`${title}:`);
+  for (const wave of [1, 2]) {
+    const started = performance.now();
+    const batch = reviews(wave);
+    const uids = batch.map((r) => r.uid);
+    const answers = Promise.all(
+      batch.map((r) => postReview(webhook, client, podReviewBody(r.uid, r.images))),
+    );
+    const probes = await probeHealthWhile(webhook, answers);
+    const results = await answers;
+    const slowest = Math.max(...results.map((a) => a.at - started));
+    const answered = results.filter((a, i) => a.status === 200 && a.uid === uids[i]).length;
+    const worst = Math.max(0, ...probes.map((p) => p.answered - p.sent));
+    const memory = processMemory(webhook.process.pid);
+    const after = await stalls(webhook, client);
+    const during = after.over.map((n, i) => n - before.over[i]!);
+    out(
+      `  wave ${wave}: ${answered}/${results.length} answered with their uid, slowest ${
+        (slowest / 1000).toFixed(2)
+      } s; /healthz ${probes.length} probes, slowest ${worst.toFixed(1)} ms; peak RSS ${
+        Math.round(memory.peak / MB)
+      } MB`,
+    );
+    out(
+      `    event loop: longest stall since start ${after.maxMs.toFixed(1)} ms, of it the ` +
+        `webhook's own CPU ${after.busyMs.toFixed(1)} ms (at start ${before.maxMs.toFixed(1)} / ${
+          before.busyMs.toFixed(1)
+        } ms); stalls during the load over 10/50/100/500 ms: ${during.join("/")}`,
+    );
+  }
+  client.close();
+}
+
+{
+  await using server = await startHostileServer();
+  const stores = `${dir}/hostile-stores.yaml`;
+  await Deno.writeTextFile(stores, hostilePolicyFile(server, key.publicKeyArmored));
+  const kinds = [...HOSTILE_STORES, "registry", "token"] as const;
+  await underLoad(
+    "64 concurrent reviews against hostile signature stores and registries, twice",
+    ["--policies", stores, "--insecure-registry", server.host, "--budget", "4s"],
+    (wave) =>
+      Array.from({ length: 64 }, (_, i) => {
+        const kind = kinds[i % kinds.length]!;
+        const image = kind === "registry" || kind === "token"
+          ? `${server.host}/${kind}/app:w${wave}-${i}`
+          : hostileImage(server, kind, wave * 1000 + i);
+        return { uid: `w${wave}-${i}`, images: [image] };
+      }),
+  );
+  out(`  the hostile server sent ${Math.round(server.sentBytes / MB)} MB in all`);
+}
+
+{
+  const patterns = `${dir}/hostile-patterns.yaml`;
+  const many = Array.from(
+    { length: 511 },
+    (_, i) => `    - name: "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*c${i}*b"`,
+  );
+  await Deno.writeTextFile(
+    patterns,
+    `apiVersion: toolkit.dev/v1
+kind: ImagePolicy
+metadata: { name: hostile, namespace: dev }
+spec:
+  repositories:
+    - name: "evil.io/*a*a*a*a*a*a*a*a*b"
+${many.join("\n")}
+`,
+  );
+  await underLoad(
+    "64 concurrent reviews of 200-character names against 512 patterns of 20 wildcards, twice",
+    ["--policies", patterns],
+    (wave) =>
+      Array.from({ length: 64 }, (_, i) => ({
+        uid: `p${wave}-${i}`,
+        images: Array.from(
+          { length: 4 },
+          (_, j) => `evil.io/${"a".repeat(200)}:w${wave}-${i}-${j}b`, // passes first and last pieces, scanned to its end
+        ),
+      })),
+  );
 }
 await Deno.remove(dir, { recursive: true });

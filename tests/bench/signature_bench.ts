@@ -17,7 +17,7 @@ import { startGpg, startRegistry } from "../env/mod.ts";
 import { parseReference } from "../../lib/image/mod.ts";
 import { createRegistryClient } from "../../lib/registry/mod.ts";
 import { lookasideStore } from "../../lib/lookaside/mod.ts";
-import { serveDirectory } from "../../lib/lookaside/_static_server.ts";
+import { serveDirectory } from "../fakes/static_file_server.ts";
 import {
   generateKeyPair,
   readPublicKeys,

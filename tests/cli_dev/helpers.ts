@@ -9,6 +9,7 @@
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { kubectlOk, type TestCluster } from "../env/cluster.ts";
+import { commandContext } from "../../cli/context.ts";
 
 /** What a toolkit run printed and returned. */
 export interface RunResult {
@@ -27,7 +28,7 @@ export async function toolkit(
   options: { cwd?: string } = {},
 ): Promise<RunResult> {
   const io = bufferedIO({ env, ...(options.cwd ? { cwd: options.cwd } : {}) });
-  const status = await runCli(args, { io, programName: "toolkit" });
+  const status = await runCli(args, commandContext(io));
   return { status, out: io.out(), err: io.err() };
 }
 
@@ -105,36 +106,7 @@ export function decodeData(data: Record<string, string> | undefined): Record<str
   );
 }
 
-/** Runs git in `dir` and fails the test when it fails. */
-export async function git(dir: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", {
-    args: ["-C", dir, ...args],
-    env: {
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-  }
-  return new TextDecoder().decode(out.stdout).trim();
-}
-
-/** A real git repository in `dir` on `branch`, with `origin` set to `remote`. */
-export async function gitRepo(
-  dir: string,
-  remote: string | undefined,
-  branch = "main",
-): Promise<string> {
-  await Deno.mkdir(dir, { recursive: true });
-  await git(dir, "init", "-q", "-b", branch);
-  if (remote) await git(dir, "remote", "add", "origin", remote);
-  return dir;
-}
+export { git, gitRepo } from "../env/git_repo.ts";
 
 /**
  * A browser command that records the URLs it is given: `BROWSER=<path>` makes toolkit run it.

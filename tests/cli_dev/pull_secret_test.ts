@@ -12,29 +12,7 @@ import {
   toolkit,
 } from "./helpers.ts";
 import { parse, stringify } from "yaml";
-
-const cfg = (registry: string) =>
-  btoa(JSON.stringify({ auths: { [registry]: { auth: btoa("iamapikey:key") } } }));
-
-function pullSecrets(ns: string) {
-  const secret = (name: string, type: string, data: Record<string, string>) => ({
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: { name, namespace: ns, labels: { "app.kubernetes.io/instance": "x", team: "a" } },
-    type,
-    data,
-  });
-  return [
-    { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
-    secret("all-icr-io", "kubernetes.io/dockerconfigjson", { ".dockerconfigjson": cfg("icr.io") }),
-    secret("default-us-icr-io", "kubernetes.io/dockerconfigjson", {
-      ".dockerconfigjson": cfg("us.icr.io"),
-    }),
-    secret("default-de-icr-io", "Opaque", { ".dockerconfigjson": cfg("de.icr.io") }),
-    secret("regcred", "kubernetes.io/dockercfg", { ".dockercfg": cfg("quay.io") }),
-    secret("opaque-thing", "Opaque", { x: btoa("y") }),
-  ];
-}
+import { cfg, pullSecrets } from "../fixtures/pull_secrets.ts";
 
 function pullNames(sa: Obj | undefined): string[] {
   return ((sa?.imagePullSecrets ?? []) as Array<{ name: string }>).map((s) => s.name);

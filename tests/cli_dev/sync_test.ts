@@ -276,6 +276,23 @@ Deno.test({
       assert.equal(parse(await Deno.readTextFile(second)).contexts[0].context.namespace, "dev");
     });
 
+    await t.step(
+      "a kubeconfig that is a symbolic link (dotfiles) is written through; the link stays",
+      async () => {
+        await Deno.mkdir(`${dir.path}/dotfiles`);
+        await copyKubeconfig(cluster, `${dir.path}/dotfiles`, "kubeconfig");
+        await Deno.chmod(`${dir.path}/dotfiles/kubeconfig`, 0o600);
+        await Deno.mkdir(`${dir.path}/.kube`);
+        await Deno.symlink("../dotfiles/kubeconfig", `${dir.path}/.kube/config`);
+        const r = await toolkit(["sync", "dev"], { HOME: dir.path });
+        assert.equal(r.status, 0, r.err);
+        assert.ok((await Deno.lstat(`${dir.path}/.kube/config`)).isSymlink, "the link stays");
+        const real = parse(await Deno.readTextFile(`${dir.path}/dotfiles/kubeconfig`));
+        assert.equal(real.contexts[0].context.namespace, "dev", "the real file has it");
+        assert.equal((await Deno.stat(`${dir.path}/dotfiles/kubeconfig`)).mode! & 0o777, 0o600);
+      },
+    );
+
     await t.step("--kubeconfig, --context and --throttle", async () => {
       const other = await copyKubeconfig(cluster, dir.path, "other.yaml");
       const r = await toolkit(

@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { git } from "../cli_dev/helpers.ts";
+import { namesIn, readOnlyDir } from "../env/files.ts";
+import { commandContext } from "../../cli/context.ts";
 
 async function sh(cwd: string, ...args: string[]) {
   const out = await new Deno.Command(args[0]!, {
@@ -107,10 +109,7 @@ Deno.test("toolkit enable", async (t) => {
     await git(app, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init");
     const enable = async (args: string[]) => {
       const io = bufferedIO({ cwd: app });
-      const status = await runCli(["enable", "--repo", repo, ...args], {
-        io,
-        programName: "toolkit",
-      });
+      const status = await runCli(["enable", "--repo", repo, ...args], commandContext(io));
       return { status, out: io.out(), err: io.err() };
     };
 
@@ -158,6 +157,26 @@ Deno.test("toolkit enable", async (t) => {
         assert.equal(r.status, 0, r.err);
         assert.match(r.out, /changed +Jenkinsfile/);
         assert.equal(await Deno.readTextFile(`${app}/Jenkinsfile`), "old\n");
+      },
+    );
+
+    await t.step(
+      "a read-only directory fails clearly (exit 1) and no file is changed, not even elsewhere",
+      async () => {
+        await Deno.writeTextFile(`${app}/chart/app/Chart.yaml`, "name: mine\n");
+        {
+          await using _ = await readOnlyDir(`${app}/chart/app`);
+          const r = await enable(["-p", "nodejs", "--force"]);
+          assert.equal(r.status, 1, r.err);
+          assert.match(
+            r.err,
+            /Cannot write "chart\/app\/Chart.yaml": its directory ".*chart\/app" cannot be written/,
+          );
+          assert.equal(await Deno.readTextFile(`${app}/chart/app/Chart.yaml`), "name: mine\n");
+          assert.equal(await Deno.readTextFile(`${app}/Jenkinsfile`), "old\n", "not renamed");
+          assert.deepEqual(await namesIn(`${app}/chart/app`), ["Chart.yaml"]);
+        }
+        await Deno.writeTextFile(`${app}/chart/app/Chart.yaml`, "name: app\n");
       },
     );
 

@@ -11,54 +11,7 @@ import assert from "node:assert/strict";
 import { e2eSkipReason, GITEA_ADMIN, startCluster, startGitea } from "../env/mod.ts";
 import { apply, getJson, kubectl, PRIVILEGED_SCC, tempDir, toolkit } from "../cli_dev/helpers.ts";
 import { BUILD_CRDS, startBuildApiProxy } from "../fakes/openshift_builds.ts";
-
-/** A `jenkins-ephemeral` template like OpenShift's (a Deployment stands in for its DeploymentConfig). */
-const JENKINS_TEMPLATE = {
-  apiVersion: "template.openshift.io/v1",
-  kind: "Template",
-  metadata: { name: "jenkins-ephemeral", namespace: "openshift" },
-  parameters: [
-    { name: "JENKINS_SERVICE_NAME", value: "jenkins" },
-    { name: "JNLP_SERVICE_NAME", value: "jenkins-jnlp" },
-  ],
-  objects: [
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "${JENKINS_SERVICE_NAME}" } },
-    {
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { name: "${JENKINS_SERVICE_NAME}" },
-      spec: { ports: [{ name: "web", port: 80, targetPort: 8080 }], selector: { name: "jenkins" } },
-    },
-    {
-      apiVersion: "route.openshift.io/v1",
-      kind: "Route",
-      metadata: { name: "${JENKINS_SERVICE_NAME}" },
-      spec: {
-        to: { kind: "Service", name: "${JENKINS_SERVICE_NAME}" },
-        tls: { termination: "edge" },
-      },
-    },
-    {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { name: "${JENKINS_SERVICE_NAME}" },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: { name: "jenkins" } },
-        template: {
-          metadata: { labels: { name: "jenkins" } },
-          spec: {
-            serviceAccountName: "${JENKINS_SERVICE_NAME}",
-            containers: [{
-              name: "jenkins",
-              image: "image-registry.openshift-image-registry.svc:5000/openshift/jenkins",
-            }],
-          },
-        },
-      },
-    },
-  ],
-};
+import { JENKINS_TEMPLATE } from "../fixtures/jenkins_template.ts";
 
 Deno.test({
   name:

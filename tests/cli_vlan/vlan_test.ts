@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { installIbmcloud } from "../fakes/ibmcloud_cli.ts";
+import { namesIn, readOnlyDir } from "../env/files.ts";
+import { commandContext } from "../../cli/context.ts";
 
 async function setUp(target: { region: string; resourceGroup?: string } | undefined) {
   const dir = await Deno.makeTempDir({ prefix: "toolkit-vlan-" });
@@ -17,7 +19,7 @@ async function setUp(target: { region: string; resourceGroup?: string } | undefi
     dir,
     run: async (args: string[], extra: Record<string, string> = {}) => {
       const io = bufferedIO({ env: { ...env, ...extra }, cwd: dir });
-      const status = await runCli(["vlan", ...args], { io, programName: "toolkit" });
+      const status = await runCli(["vlan", ...args], commandContext(io));
       return { status, out: io.out(), err: io.err() };
     },
     [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
@@ -58,6 +60,27 @@ Deno.test("vlan prints igc's config for the one zone with VLANs of a region, in 
   const file = await t.run(["-o", "vlan.tfvars"]);
   assert.equal(file.out, "");
   assert.match(await Deno.readTextFile(`${t.dir}/vlan.tfvars`), /vlan_datacenter="tor01"/);
+});
+
+Deno.test("vlan -o writes through a symbolic link; a read-only directory is a clear failure", async () => {
+  await using t = await setUp({ region: "ca-tor", resourceGroup: "dev-rg" });
+  await Deno.mkdir(`${t.dir}/terraform`);
+  await Deno.writeTextFile(`${t.dir}/terraform/vlan.tfvars`, "old\n");
+  await Deno.chmod(`${t.dir}/terraform/vlan.tfvars`, 0o640);
+  await Deno.symlink("terraform/vlan.tfvars", `${t.dir}/vlan.tfvars`);
+  const r = await t.run(["-o", "vlan.tfvars", "--format", "tfvars"]);
+  assert.equal(r.status, 0, r.err);
+  assert.ok((await Deno.lstat(`${t.dir}/vlan.tfvars`)).isSymlink, "the link stays a link");
+  assert.match(await Deno.readTextFile(`${t.dir}/terraform/vlan.tfvars`), /vlan_datacenter/);
+  assert.equal((await Deno.stat(`${t.dir}/terraform/vlan.tfvars`)).mode! & 0o777, 0o640);
+
+  await Deno.writeTextFile(`${t.dir}/terraform/vlan.tfvars`, "keep\n");
+  await using _ = await readOnlyDir(`${t.dir}/terraform`);
+  const failed = await t.run(["-o", "vlan.tfvars"]);
+  assert.equal(failed.status, 1, failed.err);
+  assert.match(failed.err, /Cannot write "vlan.tfvars": its directory ".*terraform" cannot be/);
+  assert.equal(await Deno.readTextFile(`${t.dir}/terraform/vlan.tfvars`), "keep\n");
+  assert.deepEqual(await namesIn(`${t.dir}/terraform`), ["vlan.tfvars"]);
 });
 
 Deno.test("vlan takes -r and --resource-group without changing the target, for every region", async () => {

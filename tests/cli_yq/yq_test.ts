@@ -8,11 +8,13 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { tempDir } from "../cli_dev/helpers.ts";
+import { namesIn, readOnlyDir } from "../env/files.ts";
+import { commandContext } from "../../cli/context.ts";
 
 /** Runs `toolkit ARGS` in-process in `cwd`, with `stdin`. */
 async function toolkit(args: string[], options: { cwd?: string; stdin?: string } = {}) {
   const io = bufferedIO(options);
-  const status = await runCli(args, { io, programName: "toolkit" });
+  const status = await runCli(args, commandContext(io));
   return { status, out: io.out(), err: io.err() };
 }
 
@@ -128,9 +130,9 @@ Deno.test("yq w: the igc cases of the reference, each fixed", async (t) => {
   await t.step(
     "an unknown subcommand and a missing file are errors (igc: exit 0, a stack)",
     async () => {
-      let r = await toolkit(["yq", "x", file]);
+      let r = await toolkit(["yq", "frob", file]);
       assert.equal(r.status, 2);
-      assert.match(r.err, /Unknown command "x"/);
+      assert.match(r.err, /Unknown command "frob"/);
       r = await toolkit(["yq", "w", `${dir.path}/missing.yaml`, "a", "1"]);
       assert.equal(r.status, 1);
       assert.equal(r.err, `error: Cannot read "${dir.path}/missing.yaml": no such file\n`);
@@ -319,6 +321,36 @@ Deno.test("yq r, d, merge and new from the command line", async (t) => {
     assert.notEqual(after.ino, before.ino);
     assert.equal(after.mode! & 0o777, 0o600);
   });
+
+  await t.step("-i and m -i write through a symbolic link, which stays a link", async () => {
+    await Deno.mkdir(`${dir.path}/chart`);
+    await Deno.writeTextFile(`${dir.path}/chart/values.yaml`, VALUES);
+    await Deno.symlink("chart/values.yaml", `${dir.path}/link.yaml`);
+    let r = await toolkit(["yq", "w", "-i", "link.yaml", "image.tag", "3.0"], { cwd: dir.path });
+    assert.equal(r.status, 0, r.err);
+    await Deno.writeTextFile(`${dir.path}/over.yaml`, "replicaCount: 3\n");
+    r = await toolkit(["yq", "m", "-x", "-i", "link.yaml", "over.yaml"], { cwd: dir.path });
+    assert.equal(r.status, 0, r.err);
+    assert.ok((await Deno.lstat(`${dir.path}/link.yaml`)).isSymlink);
+    const text = await Deno.readTextFile(`${dir.path}/chart/values.yaml`);
+    assert.match(text, /tag: "3.0"/);
+    assert.match(text, /replicaCount: 3/);
+    assert.deepEqual(await namesIn(`${dir.path}/chart`), ["values.yaml"]);
+  });
+
+  await t.step("-i in a read-only directory fails clearly (exit 1) and loses nothing", async () => {
+    const before = await Deno.readTextFile(`${dir.path}/chart/values.yaml`);
+    await using _ = await readOnlyDir(`${dir.path}/chart`);
+    for (
+      const args of [["w", "-i", "link.yaml", "image.tag", "4"], ["d", "-i", "link.yaml", "image"]]
+    ) {
+      const r = await toolkit(["yq", ...args], { cwd: dir.path });
+      assert.equal(r.status, 1, r.err);
+      assert.match(r.err, /Cannot write "link.yaml": its directory ".*chart" cannot be written/);
+    }
+    assert.equal(await Deno.readTextFile(`${dir.path}/chart/values.yaml`), before);
+    assert.deepEqual(await namesIn(`${dir.path}/chart`), ["values.yaml"]);
+  });
 });
 
 Deno.test("yq refuses bad input clearly", async () => {
@@ -341,7 +373,7 @@ Deno.test("yq refuses bad input clearly", async () => {
       2,
       /"many" is not an integer \(--tag !!int\)/,
     ],
-    [["yq", "w", file, "a", "1", "--tag", "int"], 2, /Choices: "!!str", "!!int"/],
+    [["yq", "w", file, "a", "1", "--tag", "int"], 2, /--tag must be a YAML tag/],
     [["yq", "w", "-i", "-", "a", "1"], 2, /standard input cannot be edited in place/],
     [["yq", "w", file, "-d", "x", "a", "1"], 2, /-d must be a document number/],
     [["yq", "w", file, "image.tag.x", "1"], 1, /"image\.tag" holds a string, which has no keys/],
@@ -353,7 +385,7 @@ Deno.test("yq refuses bad input clearly", async () => {
     ],
     [["yq", "r", dir.path], 1, /it is a directory/],
     [["yq"], 2, /Not enough non-option arguments|Choose a command/],
-    [["yq", "w", file], 2, /Not enough non-option arguments/],
+    [["yq", "w", file], 2, /Give the path \(or --script\)/],
   ];
   for (const [args, status, message] of cases) {
     const r = await toolkit(args);
@@ -370,10 +402,13 @@ Deno.test("yq --help lists the subcommands and examples", async () => {
   for (
     const usage of [
       "r [file] [path]",
-      "w <file> <path> <value>",
+      "w <file> [path] [value]",
       "d <file> <path>",
       "merge <files..>",
-      "new <path> <value>",
+      "new [path] [value]",
+      "prefix <file> <path>",
+      "compare <file1> <file2> [path]",
+      "validate <file> [path]",
     ]
   ) {
     assert.ok(r.out.includes(`toolkit yq ${usage}`), usage);

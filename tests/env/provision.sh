@@ -20,14 +20,29 @@
 #   embedded (the bindata tag), so the binary is all it needs.
 # - Tekton Triggers' eventlistenersink, interceptors, cel-eval and binding-eval: built from the
 #   Triggers Go module at the version of its CRDs.
-# Gitea and Triggers are built in the background while the Kubernetes binaries build (they share
-# no packages worth waiting for), all under `nice`; their logs are printed if they fail.
+# - cosign: built from its Go module (github.com/sigstore/cosign/v3/cmd/cosign).
+# - tekton-pipeline: Tekton Pipelines' own validation, PipelineRun-to-TaskRun resolution and pod
+#   builder (tests/env/tekton-pipeline/main.go) against github.com/tektoncd/pipeline at the
+#   version of its CRDs (rebuilt when that source changes).
+# - referrers-registry: a registry WITH the OCI 1.1 referrers API (the distribution registry has
+#   none): go-containerregistry's pkg/registry with WithReferrersSupport(true), built from the
+#   Go source in tests/env/referrers-registry/ (rebuilt when that source changes).
+# - keyprotect-sdk: tests/env/keyprotect-sdk/main.go, a small command line around IBM's Go SDK for
+#   Key Protect (github.com/IBM/keyprotect-go-client at KEYPROTECT_SDK_VERSION), so tests check
+#   the Key Protect stand-in and toolkit's vault client against a client nobody here wrote
+#   (rebuilt when that source changes).
+# Gitea, Triggers, cosign, the referrers registry, keyprotect-sdk and tekton-pipeline are built in
+# the background while the Kubernetes binaries build (they share no packages worth waiting for),
+# all under `nice`; their logs are printed if they fail.
 #
 # One run at a time: a run holds an exclusive lock on <cache>/.provision.lock, and a second run
 # waits for it, then finds everything built.
 #
-# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm, gitea and Triggers:
-# .../helm-<version>/, .../gitea-<version>/, .../tekton-triggers-<version>/)
+# Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm, gitea, Triggers,
+# cosign, the referrers registry, keyprotect-sdk and tekton-pipeline: .../helm-<version>/,
+# .../gitea-<version>/, .../tekton-triggers-<version>/, .../cosign-<version>/,
+# .../referrers-registry-<ggcr version>/, .../keyprotect-sdk-<SDK version>/,
+# .../tekton-pipeline-<version>/)
 # The last line printed is the directory that holds kube-apiserver and etcd.
 set -euo pipefail
 
@@ -40,7 +55,11 @@ CERT_MANAGER_VERSION=v1.19.2
 HELM_VERSION=v3.22.0
 GITEA_VERSION=v1.26.0
 GITEA_TAGS="bindata sqlite sqlite_unlock_notify"
+COSIGN_VERSION=v3.1.3
+GGCR_VERSION=v0.22.1
+KEYPROTECT_SDK_VERSION=v0.15.1
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=${TOOLKIT_TEST_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolkit-test-env}
 version="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}"
 cache="$root/$version"
@@ -129,6 +148,89 @@ build_triggers() {
   rm -rf "$triggers_bin.tmp" "$src"
 }
 
+# cosign, from its Go module (no replace directives: `go install MODULE@VERSION` works), with the
+# version ldflags of cosign's Makefile so `cosign version` names it.
+cosign_dir="$root/cosign-${COSIGN_VERSION}"
+cosign_bin="$cosign_dir/bin/cosign"
+build_cosign() {
+  need_go cosign
+  local tmp="$cosign_dir/bin.tmp"
+  say "building cosign ${COSIGN_VERSION} from its Go module (first run: about 8 minutes)"
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  GOBIN="$tmp" go install -trimpath \
+    -ldflags "-s -w -X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION} -X sigs.k8s.io/release-utils/version.gitTreeState=clean" \
+    "github.com/sigstore/cosign/v3/cmd/cosign@${COSIGN_VERSION}"
+  mkdir -p "$cosign_dir/bin" && mv "$tmp/cosign" "$cosign_bin" && rm -rf "$tmp"
+}
+
+# The referrers registry: tests/env/referrers-registry/main.go against go-containerregistry at
+# GGCR_VERSION, in a module made for it (the source's checksum is kept beside the binary).
+referrers_dir="$root/referrers-registry-${GGCR_VERSION}"
+referrers_bin="$referrers_dir/bin/referrers-registry"
+referrers_src="$here/referrers-registry/main.go"
+referrers_sum=$(sha256sum "$referrers_src" | cut -d' ' -f1)
+build_referrers_registry() {
+  need_go "the referrers registry"
+  local src="$referrers_dir/src"
+  say "building the referrers registry (go-containerregistry ${GGCR_VERSION})"
+  rm -rf "$src" && mkdir -p "$src" "$referrers_dir/bin"
+  cp "$referrers_src" "$src/main.go"
+  (cd "$src" && go mod init toolkit-test-bins/referrers-registry >/dev/null 2>&1 &&
+    go get "github.com/google/go-containerregistry@${GGCR_VERSION}" &&
+    go build -trimpath -ldflags "-s -w" -o "$referrers_bin.tmp" .)
+  mv "$referrers_bin.tmp" "$referrers_bin"
+  echo "$referrers_sum" >"$referrers_bin.sum"
+  rm -rf "$src"
+}
+
+# Tekton Pipelines' own code for the tests: tests/env/tekton-pipeline/main.go in a module made for
+# it, against github.com/tektoncd/pipeline at the version of the CRDs below, with the replace
+# directives of that module's go.mod (a dependency's replaces do not apply to the module using it).
+pipeline_dir="$root/tekton-pipeline-${TEKTON_PIPELINE_VERSION}"
+pipeline_bin="$pipeline_dir/bin/tekton-pipeline"
+pipeline_src="$here/tekton-pipeline/main.go"
+pipeline_sum=$(sha256sum "$pipeline_src" | cut -d' ' -f1)
+build_tekton_pipeline() {
+  need_go "Tekton Pipelines' validation"
+  local src="$pipeline_dir/src" gomod replace
+  say "building tekton-pipeline (Tekton Pipelines ${TEKTON_PIPELINE_VERSION}) (first run: about 10 minutes)"
+  rm -rf "$src" && mkdir -p "$src" "$pipeline_dir/bin"
+  cp "$pipeline_src" "$src/main.go"
+  gomod=$(go mod download -json "github.com/tektoncd/pipeline@${TEKTON_PIPELINE_VERSION}" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  (cd "$src" && go mod init toolkit-test-bins/tekton-pipeline >/dev/null 2>&1 &&
+    sed -n '/^replace (/,/^)/{/=>/p};/^replace [^(]/{s/^replace //p}' "$gomod" |
+    while read -r replace; do
+      go mod edit -replace="$(echo "$replace" | sed 's# *=> *#=#; s# \(v[^ ]*\)=#@\1=#; s#=\([^ ]*\) \(v[^ ]*\)#=\1@\2#; s# *//.*##')"
+    done &&
+    go get "github.com/tektoncd/pipeline@${TEKTON_PIPELINE_VERSION}" &&
+    go mod tidy &&
+    go build -trimpath -ldflags "-s -w" -o "$pipeline_bin.tmp" .)
+  mv "$pipeline_bin.tmp" "$pipeline_bin"
+  echo "$pipeline_sum" >"$pipeline_bin.sum"
+  rm -rf "$src"
+}
+
+# keyprotect-sdk: tests/env/keyprotect-sdk/main.go against IBM's Go SDK for Key Protect, in a
+# module made for it (the source's checksum is kept beside the binary). The version is explicit:
+# the module proxy refuses @latest.
+kpsdk_dir="$root/keyprotect-sdk-${KEYPROTECT_SDK_VERSION}"
+kpsdk_bin="$kpsdk_dir/bin/keyprotect-sdk"
+kpsdk_src="$here/keyprotect-sdk/main.go"
+kpsdk_sum=$(sha256sum "$kpsdk_src" | cut -d' ' -f1)
+build_keyprotect_sdk() {
+  need_go keyprotect-sdk
+  local src="$kpsdk_dir/src"
+  say "building keyprotect-sdk (github.com/IBM/keyprotect-go-client ${KEYPROTECT_SDK_VERSION})"
+  rm -rf "$src" && mkdir -p "$src" "$kpsdk_dir/bin"
+  cp "$kpsdk_src" "$src/main.go"
+  (cd "$src" && go mod init toolkit-test-bins/keyprotect-sdk >/dev/null 2>&1 &&
+    go get "github.com/IBM/keyprotect-go-client@${KEYPROTECT_SDK_VERSION}" &&
+    go build -trimpath -ldflags "-s -w" -o "$kpsdk_bin.tmp" .)
+  mv "$kpsdk_bin.tmp" "$kpsdk_bin"
+  echo "$kpsdk_sum" >"$kpsdk_bin.sum"
+  rm -rf "$src"
+}
+
 background=()
 start_build() { # name function: runs it in the background, output in <root>/logs/<name>.log
   mkdir -p "$root/logs"
@@ -140,6 +242,16 @@ start_build() { # name function: runs it in the background, output in <root>/log
 for b in "${triggers_tools[@]}"; do
   [ -x "$triggers_bin/$b" ] || { start_build tekton-triggers build_triggers; break; }
 done
+[ -x "$cosign_bin" ] || start_build cosign build_cosign
+if [ ! -x "$pipeline_bin" ] || [ "$(cat "$pipeline_bin.sum" 2>/dev/null)" != "$pipeline_sum" ]; then
+  start_build tekton-pipeline build_tekton_pipeline
+fi
+if [ ! -x "$referrers_bin" ] || [ "$(cat "$referrers_bin.sum" 2>/dev/null)" != "$referrers_sum" ]; then
+  start_build referrers-registry build_referrers_registry
+fi
+if [ ! -x "$kpsdk_bin" ] || [ "$(cat "$kpsdk_bin.sum" 2>/dev/null)" != "$kpsdk_sum" ]; then
+  start_build keyprotect-sdk build_keyprotect_sdk
+fi
 wait_builds() {
   local job failed=0
   for job in ${background[@]+"${background[@]}"}; do
@@ -294,6 +406,22 @@ wait_builds
   echo "GITEA_VERSION=$GITEA_VERSION"
   echo "GITEA=$gitea_bin"
   echo "TEKTON_TRIGGERS_BIN=$triggers_bin"
-} >"$cache/env.tmp" && mv "$cache/env.tmp" "$cache/env"
+  echo "COSIGN_VERSION=$COSIGN_VERSION"
+  echo "COSIGN=$cosign_bin"
+  echo "GGCR_VERSION=$GGCR_VERSION"
+  echo "REFERRERS_REGISTRY=$referrers_bin"
+  echo "TEKTON_PIPELINE=$pipeline_bin"
+  echo "KEYPROTECT_SDK_VERSION=$KEYPROTECT_SDK_VERSION"
+  echo "KEYPROTECT_SDK=$kpsdk_bin"
+} >"$cache/env.tmp"
+# Keys this run does not write (tools another checkout of this script builds) are kept, so that
+# runs from different branches of the repository do not take each other's tools away.
+if [ -f "$cache/env" ]; then
+  while IFS= read -r line; do
+    [[ $line == *=* ]] || continue
+    grep -q "^${line%%=*}=" "$cache/env.tmp" || echo "$line" >>"$cache/env.tmp"
+  done <"$cache/env"
+fi
+mv "$cache/env.tmp" "$cache/env"
 ln -sfn "$cache" "$root/current"
 echo "$assets"

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startRegistry } from "./registry.ts";
+import { startReferrersRegistry, startRegistry } from "./registry.ts";
 import { e2eSkipReason } from "./tools.ts";
 
 const ignore = e2eSkipReason(["docker-registry", "htpasswd", "openssl"]) !== undefined;
@@ -52,5 +52,26 @@ Deno.test({
     assert.equal((await registry.process.status).success !== undefined, true);
     await assert.rejects(Deno.stat(registry.dir));
     await assert.rejects(fetch(`${registry.url}/v2/`));
+  },
+});
+
+Deno.test({
+  name: "startReferrersRegistry() serves the referrers API, over TLS with its own CA",
+  ignore: e2eSkipReason(["referrers-registry", "openssl"]) !== undefined,
+  fn: async () => {
+    await using registry = await startReferrersRegistry({ tls: true });
+    assert.equal(registry.referrers, true);
+    assert.ok(registry.url.startsWith("https://"));
+    const client = Deno.createHttpClient({ caCerts: [registry.caCertPem!] });
+    try {
+      // Referrers of a digest in a repository it does not know: 404 NAME_UNKNOWN (once the
+      // repository holds a manifest, any digest answers 200 with an index).
+      const digest = `sha256:${"0".repeat(64)}`;
+      const unknown = await fetch(`${registry.url}/v2/demo/referrers/${digest}`, { client });
+      assert.equal(unknown.status, 404);
+      assert.match(await unknown.text(), /NAME_UNKNOWN/);
+    } finally {
+      client.close();
+    }
   },
 });

@@ -4,6 +4,7 @@ import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { e2eSkipReason, startCluster } from "../env/mod.ts";
 import { generateKeyPair, readPublicKeys } from "../../lib/signature/mod.ts";
+import { commandContext } from "../../cli/context.ts";
 
 Deno.test({
   name: "image-security key-secret creates the key Secret, idempotently, and refuses private keys",
@@ -16,10 +17,7 @@ Deno.test({
     await Deno.writeTextFile(`${dir}/key.asc`, pair.privateKeyArmored);
     const toolkit = async (args: string[]) => {
       const io = bufferedIO({ cwd: dir, env: { KUBECONFIG: cluster.kubeconfigPath } });
-      const status = await runCli(["image-security", "key-secret", ...args], {
-        io,
-        programName: "toolkit",
-      });
+      const status = await runCli(["image-security", "key-secret", ...args], commandContext(io));
       return { status, out: io.out(), err: io.err() };
     };
     try {

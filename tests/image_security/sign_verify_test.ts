@@ -7,10 +7,11 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { e2eSkipReason, startGpg, startRegistry } from "../env/mod.ts";
+import { commandContext } from "../../cli/context.ts";
 
 async function toolkit(cwd: string, args: string[]) {
   const io = bufferedIO({ cwd });
-  const status = await runCli(args, { io, programName: "toolkit" });
+  const status = await runCli(args, commandContext(io));
   return { status, out: io.out(), err: io.err() };
 }
 

@@ -8,18 +8,19 @@ import { bindOptions, type CommandContext } from "../../cli/command.ts";
 import {
   DISABLE,
   ENABLE_ENFORCEMENT,
-  KEY_SECRET,
   ROTATE_CERTS,
   STATUS,
-} from "../../cli/commands.ts";
-import * as install from "../../cli/image_security/install.ts";
+} from "../../cli/image_security/enforcement_command.ts";
+import { KEY_SECRET } from "../../cli/image_security/key_secret_command.ts";
+import * as install from "../../cli/image_security/enforcement.ts";
 import * as keySecret from "../../cli/image_security/key_secret.ts";
 import { type BufferedIO, bufferedIO } from "../../cli/io.ts";
+import { commandContext } from "../../cli/context.ts";
 
 /** A fresh buffered context for one command. */
 export function context(cwd?: string): { io: BufferedIO; ctx: CommandContext } {
   const io = bufferedIO(cwd === undefined ? {} : { cwd });
-  return { io, ctx: { io, programName: "toolkit" } };
+  return { io, ctx: commandContext(io) };
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason, freePort, startCluster, startGpg, startRegistry } from "../env/mod.ts";
-import { serveDirectory } from "../../lib/lookaside/_static_server.ts";
+import { serveDirectory } from "../fakes/static_file_server.ts";
 import { context, runEnable } from "./_context.ts";
 import { keySecretManifest as keySecret } from "../../cli/image_security/key_secret.ts";
 import {

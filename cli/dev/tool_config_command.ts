@@ -1,0 +1,23 @@
+/**
+ * `toolkit tool-config` as `--help` and completion know it: usage, help text and flags. Its
+ * implementation, `tool_config.ts`, is imported only when the command runs (`cli/commands.ts`).
+ *
+ * @module
+ */
+import { defineCommand } from "../command.ts";
+import { KUBE_FLAGS, RESULT_OUTPUT } from "../flags.ts";
+
+/** `tool-config`. */
+export const TOOL_CONFIG = defineCommand({
+  usage: "tool-config [name]",
+  describe: "Create the config map and secret for a tool configured in the environment",
+  positionals: { name: { type: "string", describe: "The tool's name" } },
+  flags: {
+    namespace: { type: "string", alias: "n", default: "tools", describe: "The namespace" },
+    url: { type: "string", describe: "The url of the tool" },
+    username: { type: "string", describe: "The name of the user for the tool" },
+    password: { type: "string", describe: "The password for the user for the tool" },
+    ...RESULT_OUTPUT,
+    ...KUBE_FLAGS,
+  },
+});

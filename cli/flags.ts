@@ -1,0 +1,142 @@
+/**
+ * The flag groups more than one command declares (`--kubeconfig`/`--context`, `-o`, the registry
+ * access flags, the git host flags, …): a group two declaration modules
+ * share lives here, so that a flag means the same everywhere.
+ *
+ * @module
+ */
+import type { FlagSpec } from "./options.ts";
+
+/** `--kubeconfig` and `--context`, for every command that talks to a cluster. */
+export const KUBE_FLAGS = {
+  kubeconfig: {
+    type: "string",
+    describe: "Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)",
+  },
+  context: { type: "string", describe: "The kubeconfig context to use (default: the current one)" },
+} as const satisfies Record<string, FlagSpec>;
+
+/** `--throttle`: 2 requests a second, on by default in IBM Cloud Shell (`CLOUDSHELL=true`) as with igc. */
+export const THROTTLE_FLAG = {
+  type: "boolean",
+  describe:
+    "Throttle requests to the Kubernetes API to 2 a second (default: on when CLOUDSHELL=true)",
+  trueWhen: { env: "CLOUDSHELL", value: "true" },
+} as const satisfies FlagSpec;
+
+/** `-o text|json|yaml` (default text) for commands that print data. */
+export const OUTPUT = {
+  output: {
+    type: "string",
+    alias: "o",
+    choices: ["text", "json", "yaml"],
+    default: "text",
+    describe: "Output format",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/**
+ * `-o json|yaml` for commands that change objects: without it they tell what they did on
+ * stderr; with it they also print each object's result as data on stdout.
+ */
+export const RESULT_OUTPUT = {
+  output: {
+    type: "string",
+    alias: "o",
+    choices: ["json", "yaml"],
+    describe: "Also print the result of each object as JSON or YAML on stdout",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** Skopeo-compatible registry access flags for the image commands. */
+export const REGISTRY_FLAGS = {
+  "registries.d": {
+    type: "string",
+    default: "/etc/containers/registries.d",
+    describe: "Directory of registries.d files that configure lookaside signature stores",
+  },
+  "tls-verify": {
+    type: "boolean",
+    default: true,
+    describe: "Use HTTPS and verify the registry's certificate (false: plain HTTP or untrusted)",
+  },
+  creds: { type: "string", describe: "Registry credentials as USER[:PASSWORD]" },
+  authfile: {
+    type: "string",
+    env: "REGISTRY_AUTH_FILE",
+    describe: "Registry credentials file (containers auth.json format)",
+  },
+  "cert-dir": { type: "string", describe: "Directory of CA certificates (*.crt) for the registry" },
+} as const satisfies Record<string, FlagSpec>;
+
+/**
+ * Where a Key Protect compatible vault is and how to sign in to it, for the commands that use the
+ * vault (`vault store|fetch`, `sign --vault-key`, `setup-signing`). An IAM API key comes from
+ * `--api-key`, `--api-key-file` or `IBMCLOUD_API_KEY`; it is never printed.
+ */
+export const VAULT_FLAGS = {
+  "kms-url": {
+    type: "string",
+    env: "KMS_URL",
+    describe: "The vault's base URL (Key Protect: https://<region>.kms.cloud.ibm.com)",
+  },
+  "instance-id": {
+    type: "string",
+    env: "KMS_INSTANCE_ID",
+    describe: "The vault's instance id (or its CRN)",
+  },
+  token: { type: "string", env: "KMS_TOKEN", describe: "A bearer token (an IAM access token)" },
+  "api-key": { type: "string", env: "IBMCLOUD_API_KEY", describe: "An API key for IAM" },
+  "api-key-file": {
+    type: "string",
+    describe: "A file holding the API key for IAM (instead of --api-key)",
+  },
+  "iam-url": {
+    type: "string",
+    describe: "The IAM token endpoint (default https://iam.cloud.ibm.com/identity/token)",
+  },
+  "key-ring": {
+    type: "string",
+    env: "KMS_KEY_RING",
+    describe: "The key ring (x-kms-key-ring): keys are stored in it and looked up only in it",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** `--git-host-type` and `--git-ca-file`, for the commands that call a git host's API. */
+export const GIT_HOST_FLAGS = {
+  "git-host-type": {
+    type: "string",
+    choices: ["github", "ghe", "gitlab", "gitea", "gogs", "bitbucket"],
+    describe: "The kind of git host (default: detected)",
+  },
+  "git-ca-file": {
+    type: "string",
+    describe: "PEM file of the CA certificates the git host's certificate is checked against",
+  },
+  "git-api-url": {
+    type: "string",
+    describe:
+      "The git host's API base URL, when it is not where the flavour has it (e.g. a GitHub Enterprise API behind another host name)",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+const TEMPLATE_NAMESPACE = {
+  type: "string",
+  alias: "t",
+  describe: "The template namespace that is the source of the config",
+} as const satisfies FlagSpec;
+
+/** `-t/--templateNamespace`: where `sync` and `pull-secret` copy from, with its default. */
+export function templateNamespace<const D extends string>(
+  fallback: D,
+): typeof TEMPLATE_NAMESPACE & { readonly default: D } {
+  return { ...TEMPLATE_NAMESPACE, default: fallback };
+}
+
+/** `-z/--serviceAccount`: the service account `sync` and `pull-secret` give pull secrets to. */
+export const SERVICE_ACCOUNT = {
+  type: "string",
+  alias: "z",
+  default: "default",
+  describe: "The service account that is used within the namespace",
+} as const satisfies FlagSpec;

@@ -1,0 +1,331 @@
+/**
+ * `toolkit image-security enable | status | disable | rotate-certs`: installing toolkit's
+ * admission webhook with server-side apply (idempotent: a second `enable` reports every object
+ * unchanged), showing what is installed, removing it, and renewing its serving certificate.
+ *
+ * @module
+ */
+import type { CommandContext } from "../command.ts";
+import type { OptionsOf } from "../options.ts";
+import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "./enforcement_command.ts";
+import { formatData, printData } from "../output.ts";
+import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { namespaceNameProblem } from "../../lib/kube/mod.ts";
+import { parseExemptLabel } from "../../lib/admission/mod.ts";
+import {
+  type AppliedObject,
+  applyManifests,
+  type DefaultAction,
+  defaultInstallOptions,
+  installationStatus,
+  InstallError,
+  type InstallOptions,
+  isTerminating,
+  parseLookasideEntry,
+  POLICY_CRD_NAMES,
+  prepareInstall,
+  rotateCertificates,
+  signingKeysAdvice,
+  TLS_SECRET_NAME,
+  uninstall,
+  waitForWebhook,
+  waitUntilDeleted,
+  type WebhookTls,
+} from "../../lib/install/mod.ts";
+import { resolvePath } from "./files.ts";
+import { writeFilesSafely } from "../../lib/file_write.ts";
+
+type EnableOptions = OptionsOf<typeof ENABLE_ENFORCEMENT>;
+
+function namespaceOf(options: { readonly controllerNamespace: string }): string {
+  const namespace = options.controllerNamespace || "toolkit-system";
+  const problem = namespaceNameProblem(namespace);
+  if (problem) throw new UsageError(`Cannot use the namespace "${namespace}": ${problem}`);
+  return namespace;
+}
+
+/** The install options from `enable`'s flags. */
+export function installOptionsFromFlags(flags: EnableOptions): InstallOptions {
+  const defaultAction: DefaultAction = flags.default;
+  const replicas = flags.replicas;
+  if (!Number.isInteger(replicas) || replicas < 1) {
+    throw new UsageError(`Cannot use --replicas "${replicas}": expected at least 1`);
+  }
+  const timeout = flags.timeout;
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 30) {
+    throw new UsageError(`Cannot use --timeout "${timeout}": expected 1 to 30 seconds`);
+  }
+  const webhookUrl = flags.webhookUrl || undefined;
+  if (webhookUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(webhookUrl);
+    } catch (error) {
+      throw new UsageError(`Cannot use --webhook-url "${webhookUrl}": not a URL`, { cause: error });
+    }
+    if (url.protocol !== "https:") {
+      throw new UsageError(
+        `Cannot use --webhook-url "${webhookUrl}": the API server only calls https URLs`,
+      );
+    }
+  }
+  const lookaside = flags.lookaside.map(
+    (entry) => {
+      try {
+        return parseLookasideEntry(entry, "--lookaside");
+      } catch (error) {
+        // The message says all: a usage error without the cause repeating it.
+        if (error instanceof InstallError) throw new UsageError(error.message);
+        throw error;
+      }
+    },
+  );
+  return defaultInstallOptions({
+    namespace: namespaceOf(flags),
+    ...(flags.image ? { image: flags.image } : {}),
+    replicas,
+    defaultAction,
+    webhookUrl,
+    tlsMode: flags.certManager ? "cert-manager" : "self-signed",
+    exemptLabel: parseExemptLabel(flags.exemptNamespaceLabel),
+    exemptNamespaces: [...flags.exemptNamespace],
+    timeoutSeconds: timeout,
+    lookaside,
+  });
+}
+
+/** `--tls-dir`, checked against the other flags. */
+function tlsDirOf(
+  flags: { readonly tlsDir: string | undefined; readonly dryRun?: boolean },
+  options?: InstallOptions,
+): string | undefined {
+  const dir = flags.tlsDir || undefined;
+  if (dir === undefined || options === undefined) return dir;
+  if (options.tlsMode === "cert-manager") {
+    throw new UsageError("Cannot use --tls-dir with --cert-manager: cert-manager keeps the key");
+  }
+  if (flags.dryRun) {
+    throw new UsageError("Cannot use --tls-dir with --dry-run: nothing is installed");
+  }
+  return dir;
+}
+
+/**
+ * Writes the serving certificate into `dir` (`tls.crt`, `tls.key` readable by the owner only,
+ * `ca.crt`) for a webhook run outside the cluster (`--webhook-url`). The key is written first,
+ * each file by a rename (lib/file_write.ts: through symbolic links, nothing renamed before all
+ * three are written beside), so a webhook watching the files never reads half a file.
+ */
+export async function writeTlsDir(
+  ctx: CommandContext,
+  dir: string,
+  tls: WebhookTls,
+): Promise<void> {
+  const path = resolvePath(ctx.io.cwd, dir);
+  await Deno.mkdir(path, { recursive: true, mode: 0o700 }).catch((error) => {
+    throw new ToolkitError(`Cannot create --tls-dir "${dir}"`, { cause: error });
+  });
+  await writeFilesSafely([
+    { path: `${path}/tls.key`, data: tls.keyPem, mode: 0o600, exactMode: true },
+    { path: `${path}/tls.crt`, data: tls.certPem, mode: 0o644 },
+    { path: `${path}/ca.crt`, data: tls.caCertPem, mode: 0o644 },
+  ].map((file) => ({ ...file, name: `${dir}/${file.path.slice(path.length + 1)}` })));
+  ctx.io.stderr.write(`Serving certificate written to ${dir} (tls.crt, tls.key, ca.crt)\n`);
+}
+
+/** Writes each object's outcome in text: data on stdout, the reason of a failure on stderr. */
+function writeResults(ctx: CommandContext, results: readonly AppliedObject[]): void {
+  for (const r of results) {
+    ctx.io.stdout.write(`${r.object} ${r.outcome}\n`);
+    if (r.error) ctx.io.stderr.write(`  ${r.object}: ${r.error}\n`);
+  }
+}
+
+/** The error of a batch in which some objects failed: exit 1, naming each. */
+function failedObjects(results: readonly AppliedObject[], what: string): ToolkitError | undefined {
+  const failed = results.filter((r) => r.outcome === "failed");
+  if (failed.length === 0) return undefined;
+  return new ToolkitError(
+    `${what}: ${failed.length} object(s) failed: ${
+      failed.map((r) => `${r.object} (${r.error})`).join("; ")
+    }`,
+  );
+}
+
+/** Runs `enable`. */
+export async function runEnable(flags: EnableOptions, ctx: CommandContext): Promise<number> {
+  const options = installOptionsFromFlags(flags);
+  const tlsDir = tlsDirOf(flags, options);
+  const waitTimeout = flags.waitTimeout;
+  if (!Number.isFinite(waitTimeout) || waitTimeout <= 0) {
+    throw new UsageError(
+      `Cannot use --wait-timeout "${waitTimeout}": expected seconds above 0`,
+    );
+  }
+  const now = new Date(ctx.clock.now());
+  if (flags.dryRun) {
+    const format = flags.output ?? "yaml";
+    const { objects } = await prepareInstall(undefined, options, { now });
+    if (format === "json") {
+      ctx.io.stdout.write(formatData({ apiVersion: "v1", kind: "List", items: objects }, "json"));
+    } else if (format === "yaml") {
+      ctx.io.stdout.write(objects.map((o) => formatData(o, "yaml")).join("---\n"));
+    } else {
+      for (const o of objects) {
+        ctx.io.stdout.write(
+          `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}\n`,
+        );
+      }
+    }
+    return 0;
+  }
+  using client = await ctx.kube(flags);
+  if (await isTerminating(client, "Namespace", undefined, options.namespace)) {
+    ctx.io.stderr.write(
+      `Waiting for the namespace "${options.namespace}" to finish terminating…\n`,
+    );
+    await waitUntilDeleted(client, "Namespace", undefined, options.namespace, ctx.clock);
+  }
+  const { objects, tlsRenewed, tls } = await prepareInstall(client, options, { now });
+  if (tlsRenewed) ctx.io.stderr.write(`Making a new serving certificate: ${tlsRenewed}\n`);
+  // The webhook configuration is last: it is applied once the webhook can answer. In text,
+  // each object is printed as it is applied (a wait that fails leaves the list of what was).
+  const format = flags.output ?? "text";
+  const show = (applied: AppliedObject[]) => {
+    if (format === "text") writeResults(ctx, applied);
+    return applied;
+  };
+  const hook = objects.at(-1)!;
+  const results = show(await applyManifests(client, objects.slice(0, -1)));
+  // A refused object does not stop the others, but enforcement is switched on only when every
+  // object is in place: a webhook configuration in front of a broken webhook would refuse Pods.
+  const failure = failedObjects(results, "Image signature enforcement is not switched on");
+  if (failure) {
+    if (format !== "text") printData(ctx.io.stdout, format, { objects: results }, () => "");
+    throw failure;
+  }
+  if (tlsDir !== undefined && tls) await writeTlsDir(ctx, tlsDir, tls);
+  if (!options.webhookUrl && flags.wait) {
+    ctx.io.stderr.write("Waiting for the webhook to be ready before switching enforcement on…\n");
+    const ready = await waitForWebhook(client, options.namespace, {
+      ...ctx.clock,
+      timeoutMs: waitTimeout * 1000,
+      onProgress: (r) => ctx.io.stderr.write(`  ${r.available}/${r.desired} replicas available\n`),
+    });
+    ctx.io.stderr.write(`  ${ready.available}/${ready.desired} replicas available\n`);
+  }
+  results.push(...show(await applyManifests(client, [hook])));
+  if (format !== "text") printData(ctx.io.stdout, format, { objects: results }, () => "");
+  const hookFailure = failedObjects(results, "Image signature enforcement is not switched on");
+  if (hookFailure) throw hookFailure;
+  const changed = results.filter((r) => r.outcome !== "unchanged").length;
+  ctx.io.stderr.write(
+    changed === 0
+      ? "Image signature enforcement is enabled; nothing changed.\n"
+      : `Image signature enforcement is enabled (${changed} object(s) created or configured).\n`,
+  );
+  if (options.webhookUrl && tlsDir === undefined) {
+    ctx.io.stderr.write(
+      `The API server calls ${options.webhookUrl}: serve it with the certificate in Secret "${options.namespace}/${TLS_SECRET_NAME}" (--tls-dir DIR writes it to files).\n`,
+    );
+  }
+  const advice = await signingKeysAdvice(client, options);
+  if (advice) ctx.io.stderr.write(`Warning: ${advice}\n`);
+  return 0;
+}
+
+/** Runs `status`. */
+export async function runStatus(
+  options: OptionsOf<typeof STATUS>,
+  ctx: CommandContext,
+): Promise<number> {
+  const format = options.output;
+  using client = await ctx.kube(options);
+  const status = await installationStatus(client, namespaceOf(options), new Date(ctx.clock.now()));
+  printData(ctx.io.stdout, format, status, () => {
+    const lines = [
+      `Enforcement: ${status.enabled ? "enabled" : "not enabled"} (namespace ${status.namespace})`,
+    ];
+    if (status.endpoint) lines.push(`Webhook: ${status.endpoint}`);
+    if (status.replicas) {
+      lines.push(
+        `Replicas: ${status.replicas.ready}/${status.replicas.desired} ready (${
+          status.image ?? "?"
+        })`,
+      );
+    }
+    if (status.certificate) {
+      lines.push(
+        `Certificate: expires ${status.certificate.notAfter} (${status.certificate.daysLeft} days)`,
+      );
+    }
+    lines.push("Objects:");
+    for (const o of status.objects) {
+      lines.push(`  ${o.present ? "present" : "missing"}  ${o.object}`);
+    }
+    lines.push("Policies:");
+    const namespaces = Object.keys(status.policies).sort();
+    if (namespaces.length === 0) lines.push("  none");
+    for (const ns of namespaces) {
+      lines.push(`  ${ns === "" ? "(cluster)" : ns}: ${status.policies[ns]!.join(", ")}`);
+    }
+    return `${lines.join("\n")}\n`;
+  });
+  return 0;
+}
+
+/** Runs `disable`. */
+export async function runDisable(
+  options: OptionsOf<typeof DISABLE>,
+  ctx: CommandContext,
+): Promise<number> {
+  using client = await ctx.kube(options);
+  const namespace = namespaceOf(options);
+  const results = await uninstall(client, namespace, { purge: options.purge });
+  if (options.output) {
+    printData(ctx.io.stdout, options.output, { namespace, objects: results }, () => "");
+  } else {
+    writeResults(ctx, results.filter((r) => r.outcome === "deleted" || r.outcome === "failed"));
+  }
+  const failure = failedObjects(
+    results,
+    "Image signature enforcement is disabled, but not all of it is removed",
+  );
+  if (failure) throw failure;
+  if (options.purge) {
+    // Deleting starts the termination: wait until a new enable could create them again.
+    ctx.io.stderr.write(`Waiting for the namespace "${namespace}" and the CRDs to be deleted…\n`);
+    await waitUntilDeleted(client, "Namespace", undefined, namespace, ctx.clock);
+    for (const crd of POLICY_CRD_NAMES) {
+      await waitUntilDeleted(client, "CustomResourceDefinition", undefined, crd, ctx.clock);
+    }
+  }
+  ctx.io.stderr.write(
+    options.purge
+      ? "Image signature enforcement is removed, with its policies, CRDs and namespace.\n"
+      : "Image signature enforcement is disabled; policies, key Secrets and CRDs are kept (--purge removes them).\n",
+  );
+  return 0;
+}
+
+/** Runs `rotate-certs`. */
+export async function runRotateCerts(
+  options: OptionsOf<typeof ROTATE_CERTS>,
+  ctx: CommandContext,
+): Promise<number> {
+  using client = await ctx.kube(options);
+  const tlsDir = tlsDirOf(options);
+  const result = await rotateCertificates(client, namespaceOf(options), new Date(ctx.clock.now()));
+  if (tlsDir !== undefined) await writeTlsDir(ctx, tlsDir, result.tls);
+  const format = options.output;
+  printData(
+    ctx.io.stdout,
+    format,
+    { notAfter: result.notAfter.toISOString(), objects: result.objects },
+    () =>
+      `${
+        result.objects.map((r) => `${r.object} ${r.outcome}`).join("\n")
+      }\nNew certificate valid until ${result.notAfter.toISOString()}\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,129 @@
+/**
+ * `toolkit image-security enable|status|disable|rotate-certs` as `--help` and completion know it:
+ * usage, help text and flags. Its implementation, `enforcement.ts`, is imported only when the command
+ * runs (`cli/commands.ts`).
+ *
+ * @module
+ */
+import { defineCommand } from "../command.ts";
+import type { FlagSpec } from "../options.ts";
+import { KUBE_FLAGS, OUTPUT, RESULT_OUTPUT } from "../flags.ts";
+
+/**
+ * The namespace of the enforcement controller. The commands that work in it (enable, status,
+ * disable, rotate-certs) also take it as `-n/--namespace`; `check`, whose `-n` is the namespace
+ * the images would run in, takes only the long name.
+ */
+const CONTROLLER_NAMESPACE = {
+  type: "string",
+  alias: ["n", "namespace"],
+  default: "toolkit-system",
+  describe: "The controller's namespace",
+} as const satisfies FlagSpec;
+
+/** `image-security enable`. */
+export const ENABLE_ENFORCEMENT = defineCommand({
+  usage: "enable",
+  describe: "Install image signature enforcement into the cluster",
+  examples: [
+    ["image-security enable --default deny", "Enforce signatures on every image"],
+    ["image-security enable --dry-run -o yaml", "Print the manifests"],
+    [
+      "image-security enable --webhook-url https://10.0.0.5:8443/admit --tls-dir ./tls",
+      "Call a webhook run outside the cluster with the certificate in ./tls",
+    ],
+  ],
+  flags: {
+    "controller-namespace": CONTROLLER_NAMESPACE,
+    image: { type: "string", describe: "The webhook image (default: this version's)" },
+    replicas: { type: "number", default: 3, describe: "Webhook replicas" },
+    default: {
+      type: "string",
+      choices: ["allow", "warn", "deny"],
+      default: "warn",
+      describe: "Images no other policy covers: allow, warn when unsigned, or deny unsigned",
+    },
+    "webhook-url": {
+      type: "string",
+      describe: "Call the webhook at this https URL instead of its Service",
+    },
+    "tls-dir": {
+      type: "string",
+      describe: "Also write the serving certificate to this directory (for --webhook-url)",
+    },
+    "cert-manager": {
+      type: "boolean",
+      describe: "Let cert-manager issue the serving certificate and inject the CA",
+    },
+    "exempt-namespace": {
+      type: "array",
+      describe: "A namespace the webhook never checks; repeatable",
+    },
+    lookaside: {
+      type: "array",
+      describe:
+        "SCOPE=URL: the webhook reads signatures of images under SCOPE from this http(s) lookaside store; repeatable",
+    },
+    "exempt-namespace-label": {
+      type: "string",
+      default: "toolkit.dev/image-security=exempt",
+      describe: 'Namespaces with this label are not checked ("" for none)',
+    },
+    timeout: { type: "number", default: 10, describe: "The webhook's timeoutSeconds (1-30)" },
+    "dry-run": { type: "boolean", describe: "Print every manifest instead of applying" },
+    wait: {
+      type: "boolean",
+      default: true,
+      describe: "Switch enforcement on only once a webhook replica is ready (--no-wait: at once)",
+    },
+    "wait-timeout": {
+      type: "number",
+      default: 180,
+      describe: "Seconds to wait for a ready replica",
+    },
+    output: {
+      type: "string",
+      alias: "o",
+      choices: ["text", "json", "yaml"],
+      describe: "Output format (default: text; with --dry-run, yaml: the manifests)",
+    },
+    ...KUBE_FLAGS,
+  },
+});
+
+/** `image-security status`. */
+export const STATUS = defineCommand({
+  usage: "status",
+  describe: "Show what is installed",
+  flags: { "controller-namespace": CONTROLLER_NAMESPACE, ...OUTPUT, ...KUBE_FLAGS },
+});
+
+/** `image-security disable`. */
+export const DISABLE = defineCommand({
+  usage: "disable",
+  describe: "Remove image signature enforcement",
+  flags: {
+    "controller-namespace": CONTROLLER_NAMESPACE,
+    purge: {
+      type: "boolean",
+      describe: "Also remove the default policies, the CRDs (every policy) and the namespace",
+    },
+    ...RESULT_OUTPUT,
+    ...KUBE_FLAGS,
+  },
+});
+
+/** `image-security rotate-certs`. */
+export const ROTATE_CERTS = defineCommand({
+  usage: "rotate-certs",
+  describe: "Renew the webhook's serving certificate",
+  flags: {
+    "controller-namespace": CONTROLLER_NAMESPACE,
+    "tls-dir": {
+      type: "string",
+      describe: "Also write the serving certificate to this directory (for --webhook-url)",
+    },
+    ...OUTPUT,
+    ...KUBE_FLAGS,
+  },
+});

@@ -1,0 +1,41 @@
+/**
+ * `toolkit vlan` as `--help` and completion know it: usage, help text and flags. Its
+ * implementation, `vlan.ts`, is imported only when the command runs (`cli/commands.ts`).
+ *
+ * @module
+ */
+import { defineCommand } from "../command.ts";
+
+/** `vlan`. */
+export const VLAN = defineCommand({
+  usage: "vlan",
+  describe: "Print the VLANs of an IBM Cloud classic zone for terraform (from ibmcloud)",
+  examples: [
+    ["vlan", "The target region's VLANs, chosen on a terminal when there are several"],
+    ["vlan -r ca-tor -d tor01 --format tfvars -o vlan.tfvars", "Another region, to a file"],
+  ],
+  flags: {
+    datacenter: { type: "string", alias: "d", describe: "The zone (data center), e.g. dal10" },
+    provider: {
+      type: "string",
+      alias: "p",
+      choices: ["classic", "vpc"],
+      default: "classic",
+      describe: "The provider: only classic has VLANs",
+    },
+    region: { type: "string", alias: "r", describe: "The region (default: ibmcloud's target)" },
+    "resource-group": {
+      type: "string",
+      describe: "The resource group (default: ibmcloud's target)",
+    },
+    "public-vlan": { type: "string", describe: "The id of the public VLAN to use" },
+    "private-vlan": { type: "string", describe: "The id of the private VLAN to use" },
+    format: {
+      type: "string",
+      choices: ["text", "tfvars", "json"],
+      default: "text",
+      describe: "text: igc's commented tfvars; tfvars: the variables only; json",
+    },
+    output: { type: "string", alias: "o", describe: "Write to this file instead of stdout" },
+  },
+});
