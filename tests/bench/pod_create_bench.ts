@@ -28,9 +28,9 @@
  * Deployment per variant, then runs `--clients` concurrent clients for `--seconds` per variant
  * and Pod shape, in one-second slices taken by the variants in turn, with the webhook process's
  * CPU time per review (user + system, from `/proc`) in that phase; last, a client on Go's
- * `net/http` (as the API server's) sends the realistic Pod's review, as the API server sent it,
- * straight to each webhook `--direct` times, one request at a time, the webhooks in turn: the
- * same tail without the API server's own time and noise. The tables give the median p50 and p99 of the
+ * `net/http` (as the API server's) sends the realistic Pod's and the Deployment's reviews, as the
+ * API server sent them, straight to each webhook `--direct` times, one request at a time, the
+ * webhooks in turn: the same tail without the API server's own time and noise. The tables give the median p50 and p99 of the
  * rounds, each round's p99, the p99.9 and the count of creates over 30 ms over all rounds, each
  * round's rate and the median rate's share of the rate without a webhook; "added p50" is a
  * variant's p50 minus the p50 without a webhook in the same round. Last come issue #28's targets,
@@ -123,9 +123,7 @@ func main() {
 		shape := in.Request.Name[0]
 		if _, loaded := seen.LoadOrStore(shape, true); !loaded {
 			fmt.Printf("review %c %d\\n", shape, len(body))
-			if shape == 'r' {
-				os.WriteFile(os.Getenv("REVIEW_DUMP"), body, 0o600)
-			}
+			os.WriteFile(os.Getenv("REVIEW_DUMP")+"/review-"+string(shape)+".json", body, 0o600)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, \`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"\`+in.Request.UID+\`","allowed":true,"patchType":"JSONPatch","patch":"\`+patches[shape]+\`"}}\`)
@@ -321,7 +319,7 @@ function printReport(report: {
   shapes: { name: string; title: string; figures: Map<string, Figures> }[];
   protocol: string | undefined;
   memory: { toolkit: number; transport: number };
-  direct: { title: string; times: Map<string, number[][]> } | undefined;
+  direct: { name: string; title: string; times: Map<string, number[][]> }[];
 }): void {
   print(
     `\nCreates through the kube-apiserver (server-side dry run): ${ROUNDS} rounds, each of ${CREATES} sequential creates of each Pod shape and ${DEPLOYMENTS} of the Deployment per webhook, interleaved one by one, then ${SECONDS} s of ${CLIENTS} concurrent clients per webhook and Pod shape. p50 and p99 are medians of the rounds; p99.9 and "over ${SLOW_MS} ms" count every create of every round.`,
@@ -382,12 +380,12 @@ function printReport(report: {
       );
     }
   }
-  if (report.direct) {
-    print(`\n${report.direct.title}\n`);
+  for (const direct of report.direct) {
+    print(`\n${direct.title}\n`);
     print(`| webhook | p50 | p99 by round | p99.9 | over ${SLOW_MS} ms |`);
     print("|---|---|---|---|---|");
     const slow = new Map<string, number>();
-    for (const [name, rounds] of report.direct.times) {
+    for (const [name, rounds] of direct.times) {
       const all = rounds.flat();
       slow.set(name, all.filter((t) => t > SLOW_MS).length);
       print(
@@ -399,7 +397,7 @@ function printReport(report: {
     const toolkit = slow.get("toolkit (warm verdict cache)")!;
     const go = slow.get("Go net/http (HTTP/2)")!;
     verdicts.push(
-      `- direct: ${
+      `- ${direct.name}, straight to the webhook: ${
         toolkit <= go ? "met" : "MISSED"
       }: requests over ${SLOW_MS} ms ${toolkit}, Go ${go}`,
     );
@@ -568,7 +566,7 @@ try {
         PATCH_P: patches.P,
         PATCH_R: patches.R,
         PATCH_D: patches.D,
-        REVIEW_DUMP: `${work}/realistic-review.json`,
+        REVIEW_DUMP: work,
         PORT: String(ports[ref.slug]),
         CERT: serving.certFile,
         KEY: serving.keyFile,
@@ -908,20 +906,26 @@ try {
       concurrent: false,
     },
   ];
-  // Straight to each webhook: the realistic review as the API server sent it to the Go
-  // reference, from Go's own HTTP client, without the API server's time and noise.
+  // Straight to each webhook: the realistic Pod's and the Deployment's reviews as the API server
+  // sent them to the Go reference, from Go's own HTTP client, without the API server's time and
+  // noise.
   const directSlugs = [...references.map((r) => r.slug), "toolkit"];
   const directUrl = (slug: string) =>
     `https://127.0.0.1:${slug === "toolkit" ? toolkitPort : ports[slug]}/admit`;
-  const directTimes = new Map<string, number[][]>(directSlugs.map((slug) => [slug, []]));
-  const directRound = async (): Promise<Record<string, number[]>> => {
-    if (DIRECT <= 0) return {};
+  const directShapes = ["r", "d"] as const;
+  const directTimes = new Map(
+    directShapes.map((shape) => [
+      shape,
+      new Map<string, number[][]>(directSlugs.map((slug) => [slug, []])),
+    ]),
+  );
+  const directRound = async (shape: "r" | "d"): Promise<Record<string, number[]>> => {
     const out = await new Deno.Command(`${work}/direct-client`, {
       args: [
         "-ca",
         `${cluster.ca.certFile},${work}/tls/ca.crt`,
         "-body",
-        `${work}/realistic-review.json`,
+        `${work}/review-${shape}.json`,
         "-n",
         String(DIRECT),
         ...directSlugs.map(directUrl),
@@ -964,8 +968,10 @@ try {
       }
     }
     // Straight to each webhook, without the API server.
-    const direct = await directRound();
-    for (const [slug, times] of Object.entries(direct)) directTimes.get(slug)!.push(times);
+    for (const shape of DIRECT > 0 ? directShapes : []) {
+      const times = await directRound(shape);
+      for (const [slug, t] of Object.entries(times)) directTimes.get(shape)!.get(slug)!.push(t);
+    }
   }
   client.close();
 
@@ -995,20 +1001,23 @@ try {
     protocol,
     memory,
     direct: DIRECT > 0
-      ? {
-        title: `Straight to each webhook, the realistic Pod's review (${
-          reviewBytes("r") ?? "?"
+      ? directShapes.map((shape) => ({
+        name: shape === "r" ? "realistic" : "deployment",
+        title: `Straight to each webhook, the ${
+          shape === "r" ? "realistic Pod's" : "Deployment's"
+        } review (${
+          reviewBytes(shape) ?? "?"
         } bytes) from Go's net/http client, ${DIRECT} sequential requests per webhook a round, interleaved`,
         times: new Map(
-          [...directTimes].map(([slug, rounds]) => [
+          [...directTimes.get(shape)!].map(([slug, rounds]) => [
             slug === "toolkit"
               ? "toolkit (warm verdict cache)"
               : references.find((r) => r.slug === slug)!.name,
             rounds,
           ]),
         ),
-      }
-      : undefined,
+      }))
+      : [],
   });
 } finally {
   for (const p of processes.reverse()) await p.stop().catch(() => {});
