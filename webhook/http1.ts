@@ -6,8 +6,9 @@
  * answer must leave at once. `Deno.serve` does not set `TCP_NODELAY` on TLS connections, and its
  * HTTP/2 layer writes flow-control frames ahead of some answers, which then wait 40 ms for the API
  * server's delayed ACK; its HTTP/1.1 layer writes the head and a body of more than a few hundred
- * bytes apart, and every such answer waits. `node:https` sets `TCP_NODELAY` and has no stall, but
- * costs twice the CPU per review. `node:tls` with this reader costs what `Deno.serve` costs
+ * bytes apart, and such an answer waits whenever the client delays its ACK (from every request to
+ * one in eight, as measured). `node:https` sets `TCP_NODELAY` and has no stall, but costs twice the
+ * CPU per review. `node:tls` with this reader costs what `Deno.serve` costs
  * (docs/benchmarks.md, "What every Pod create pays").
  *
  * It is the subset of RFC 9112 a webhook needs, and strict where a lenient reader would be a
