@@ -35,6 +35,16 @@ export interface TlsServerOptions {
   readonly reloadIntervalMs: number;
   /** The bounds of each connection. */
   readonly limits: Http1Limits;
+  /**
+   * The most connections open at once, handshakes included; beyond, a new one is closed at once.
+   * @default {@linkcode MAX_CONNECTIONS}
+   */
+  readonly maxConnections?: number;
+  /**
+   * How long a client may take to finish its TLS handshake, in ms.
+   * @default {@linkcode HANDSHAKE_TIMEOUT_MS}
+   */
+  readonly handshakeTimeoutMs?: number;
   /** Receives what happens. */
   readonly onEvent?: (event: ServerEvent) => void;
 }
@@ -90,6 +100,16 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * The most connections open at once, by default. The API server keeps one a call in flight and
+ * up to 25 idle ones per webhook; each connection costs the process its TLS state and buffers, so
+ * whoever reaches the port cannot open them without bound.
+ */
+export const MAX_CONNECTIONS = 512;
+
+/** How long a client may take to finish its TLS handshake, in ms. */
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+
 /** How often connections' deadlines are checked, in ms. */
 const SWEEP_INTERVAL_MS = 1000;
 
@@ -111,8 +131,13 @@ export async function startTlsServer(
       ALPNProtocols: ["http/1.1"],
       // Set on the accepted socket, before the handshake: no answer waits for a delayed ACK.
       noDelay: true,
-      // The connection decides when to close after the client ends its side.
-      allowHalfOpen: true,
+      // A client that ends its side ends the connection. (Half-open connections are not kept:
+      // with allowHalfOpen, a socket a client closed before its TLS handshake was never released,
+      // so connects and closes alone, a port scan, would use up the connections and the file
+      // descriptors. The API server, kubelet probes and Prometheus never half-close.)
+      allowHalfOpen: false,
+      // A client that opens a connection and never finishes its handshake is let go.
+      handshakeTimeout: options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS,
     } as Parameters<typeof createServer>[0],
     (socket: TLSSocket) => {
       const connection = new Http1Connection(socket, routes, options.limits);
@@ -121,8 +146,11 @@ export async function startTlsServer(
       if (stopped) connection.drain();
     },
   );
-  // A failed handshake concerns one client only.
-  server.on("tlsClientError", () => {});
+  // A failed handshake concerns one client only: its socket is released. (This includes one not
+  // finished in time, which Deno reports here without closing the socket.)
+  server.on("tlsClientError", (_error: unknown, socket: TLSSocket) => socket.destroy());
+  // Connections beyond the bound (handshakes included) are closed as they are accepted.
+  server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -115,3 +115,76 @@ Deno.test({
     }
   },
 });
+
+/** Serves `hello` with a fresh certificate and the given connection bounds, for `fn`'s time. */
+async function withBoundedServer(
+  bounds: { maxConnections: number; handshakeTimeoutMs?: number },
+  fn: (port: number, caPem: string, idle: Deno.TcpConn[]) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "tls-bounds-" });
+  /** Connections the test opens and leaves silent; closed before the server shuts down. */
+  const idle: Deno.TcpConn[] = [];
+  try {
+    const ca = await makeCA(dir, "ca");
+    const pair = await issueCert(dir, ca, { name: "s", cn: "s", sans: LOOPBACK_SANS });
+    await Deno.writeTextFile(`${dir}/tls.crt`, pair.certPem);
+    await Deno.writeTextFile(`${dir}/tls.key`, pair.keyPem);
+    await using server = await startTlsServer({
+      hostname: "127.0.0.1",
+      port: 0,
+      certFile: `${dir}/tls.crt`,
+      keyFile: `${dir}/tls.key`,
+      reloadIntervalMs: 3_600_000,
+      limits: { maxBodyBytes: 1024 },
+      ...bounds,
+    }, hello);
+    try {
+      await fn(server.port, ca.certPem, idle);
+    } finally {
+      // Shutting down waits for open connections: let the idle ones go first.
+      for (const conn of idle.splice(0)) conn.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Asks until the server answers (at most ~2 s). */
+async function getOnceServed(port: number, caPem: string): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const answer = await get(port, caPem).catch(() => "");
+    if (answer !== "") return answer;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return "";
+}
+
+Deno.test({
+  name: "startTlsServer() closes connections beyond maxConnections and keeps serving the others",
+  ignore: e2eSkipReason(["openssl"]) !== undefined,
+  fn: () =>
+    withBoundedServer({ maxConnections: 4 }, async (port, caPem, idle) => {
+      // Four connections that never start their handshake take every place.
+      for (let i = 0; i < 4; i++) idle.push(await Deno.connect({ hostname: "127.0.0.1", port }));
+      await assert.rejects(() => get(port, caPem), "a fifth is closed at once");
+      idle.pop()!.close();
+      assert.equal(await getOnceServed(port, caPem), "hello /", "a place freed is taken again");
+    }),
+});
+
+Deno.test({
+  name:
+    "startTlsServer() releases a connection that never finishes its handshake or closes before it",
+  ignore: e2eSkipReason(["openssl"]) !== undefined,
+  fn: () =>
+    withBoundedServer({ maxConnections: 2, handshakeTimeoutMs: 300 }, async (port, caPem, idle) => {
+      // A port scan: connects and closes, many times over. Each place is given back.
+      for (let i = 0; i < 20; i++) (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      // Two connections that never say anything take both places, until their handshake time
+      // runs out.
+      for (let i = 0; i < 2; i++) idle.push(await Deno.connect({ hostname: "127.0.0.1", port }));
+      assert.equal(await getOnceServed(port, caPem), "hello /", "the silent ones were let go");
+      const closed = await idle[0]!.read(new Uint8Array(16)).catch(() => null);
+      assert.equal(closed, null, "the server closed the silent connection");
+    }),
+});
