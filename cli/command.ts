@@ -8,9 +8,10 @@
  * implementation is imported only when its command runs, so `toolkit --version` and `--help`
  * stay fast.
  *
- * A run goes parse (yargs, from the declaration) → resolve and validate ({@link resolveOptions}
- * in `options.ts`: environment defaults, types, choices, numbers) → the command's own checks and
- * work, on a typed object: no command reads untyped arguments.
+ * A run goes parse (`parse.ts`, strict, from the declaration) → resolve and validate
+ * ({@link resolveOptions} in `options.ts`: environment defaults, types, choices, numbers,
+ * durations) → the command's own checks and work, on a typed object: no command reads untyped
+ * arguments.
  *
  * @module
  */

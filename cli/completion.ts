@@ -45,7 +45,6 @@ export function completions(commands: readonly CommandSpec[], words: readonly st
     return flag?.choices ? flag.choices.filter((c) => c.startsWith(current)) : [];
   }
   const names = level.map(commandName);
-  if (!spec) names.push("completion");
   return names.filter((n) => n.startsWith(current));
 }
 

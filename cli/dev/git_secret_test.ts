@@ -9,6 +9,7 @@ import { CONFIG_MAPS, NAMESPACES, SECRETS } from "../../lib/kube/mod.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { type FakeCli, fakeCli } from "../../tests/fakes/cli.ts";
 import { gitRepo } from "../../tests/env/git_repo.ts";
+import { CANCEL } from "../../tests/fakes/terminal.ts";
 
 function secretData(cli: FakeCli, ns: string): Record<string, string> {
   const data = (cli.kube.get(SECRETS, ns, "git-credentials")?.data ?? {}) as Record<string, string>;
@@ -189,4 +190,15 @@ Deno.test("git-secret and gitops: bad input fails with a clear message and write
   r = await cli.run(["git-secret", "-n", "dev5", "-d", repo, "--values", "missing.yaml"]);
   assert.notEqual(r.status, 0);
   assert.deepEqual(cli.kube.writes(), []);
+});
+
+Deno.test("Ctrl-C at git-secret's question exits 130 and writes nothing", async () => {
+  const { cli, repo } = await setUp("dev");
+  await using _ = cli;
+  const r = await cli.run(["git-secret", "-n", "dev", "-d", repo], { answers: [CANCEL] });
+  assert.equal(r.status, 130, r.err);
+  assert.deepEqual(r.asked, ["Provide the git username:"]);
+  assert.match(r.err, /cancelled/);
+  assert.doesNotMatch(r.err, /--help/);
+  assert.equal(cli.kube.get(SECRETS, "dev", "git-credentials"), undefined);
 });

@@ -373,7 +373,7 @@ Deno.test("yq refuses bad input clearly", async () => {
       2,
       /"many" is not an integer \(--tag !!int\)/,
     ],
-    [["yq", "w", file, "a", "1", "--tag", "int"], 2, /Choices: "!!str", "!!int"/],
+    [["yq", "w", file, "a", "1", "--tag", "int"], 2, /--tag must be one of !!str, !!int/],
     [["yq", "w", "-i", "-", "a", "1"], 2, /standard input cannot be edited in place/],
     [["yq", "w", file, "-d", "x", "a", "1"], 2, /-d must be a document number/],
     [["yq", "w", file, "image.tag.x", "1"], 1, /"image\.tag" holds a string, which has no keys/],
@@ -384,8 +384,8 @@ Deno.test("yq refuses bad input clearly", async () => {
       /Cannot read ".*bad\.yaml": invalid YAML in document 2 at line 4/,
     ],
     [["yq", "r", dir.path], 1, /it is a directory/],
-    [["yq"], 2, /Not enough non-option arguments|Choose a command/],
-    [["yq", "w", file], 2, /Not enough non-option arguments/],
+    [["yq"], 2, /Choose a command of "yq"/],
+    [["yq", "w", file], 2, /Missing argument <path>/],
   ];
   for (const [args, status, message] of cases) {
     const r = await toolkit(args);
