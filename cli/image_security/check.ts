@@ -10,6 +10,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
+import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { CHECK } from "./check_command.ts";
 import { printData } from "../output.ts";
@@ -198,7 +199,8 @@ export async function run(options: OptionsOf<typeof CHECK>, ctx: CommandContext)
     caCerts: await certDirCertificates(options, ctx.io.cwd),
     registriesD,
     flightTimeoutMs: budgetMs,
-    requestTimeoutMs: 15_000,
+    requestTimeoutMs: clientTimeoutMs(options),
+    fetch: observedGlobalFetch(ctx.io, options),
     verdictCache: { ttlMs: 60_000, maxEntries: 100 },
     digestCache: { ttlMs: 60_000, maxEntries: 100 },
   });

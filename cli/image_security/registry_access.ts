@@ -18,6 +18,8 @@ export type RegistryOptions = Omit<
   "verbose" | "quiet"
 >;
 import { resolvePath } from "./files.ts";
+import type { CliIO } from "../io.ts";
+import { clientTimeoutMs, type NetworkOptions, observedGlobalFetch } from "../network.ts";
 import { UsageError } from "../../lib/errors.ts";
 import type { ImageReference } from "../../lib/image/mod.ts";
 import {
@@ -116,18 +118,23 @@ export async function registryFlags(
   };
 }
 
-/** Builds registry access for `ref` from the command's flags. */
+/**
+ * Builds registry access for `ref` from the command's flags: each request within
+ * `--request-timeout`, and told on `io`'s stderr with `-v`.
+ */
 export async function registryAccess(
   ref: ImageReference,
-  options: RegistryOptions,
+  options: RegistryOptions & NetworkOptions,
   cwd: string,
+  io?: CliIO,
 ): Promise<RegistryAccess> {
   const flags = await registryFlags(ref, options, cwd);
   const client = createRegistryClient({
     ...(flags.credentials ? { credentials: flags.credentials } : {}),
     insecureRegistries: flags.insecureRegistries,
     ...(flags.caCerts.length ? { caCerts: flags.caCerts } : {}),
-    timeoutMs: 30_000,
+    timeoutMs: clientTimeoutMs(options),
+    ...(io ? { fetch: observedGlobalFetch(io, options) } : {}),
   });
   return {
     client,

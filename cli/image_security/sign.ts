@@ -112,7 +112,7 @@ async function signSimple(
       ? ref
       : withDefaultTag({ ...ref, digest: undefined }),
   );
-  using access = await registryAccess(ref, options, ctx.io.cwd);
+  using access = await registryAccess(ref, options, ctx.io.cwd, ctx.io);
   ctx.io.stderr.write(`Resolving ${formatReference(ref)}…\n`);
   const digest = await access.client.resolveDigest(ref);
   if (ref.digest !== undefined && ref.digest !== digest) {
@@ -172,7 +172,7 @@ async function signCosign(
   ctx: CommandContext,
 ): Promise<number> {
   const { io } = ctx;
-  using access = await registryAccess(ref, options, io.cwd);
+  using access = await registryAccess(ref, options, io.cwd, io);
   const subject = await resolveSubject(access, ref, ctx);
   const digest = subject.digest;
   const repository = { ...ref, tag: undefined, digest: undefined };

@@ -10,6 +10,7 @@
  */
 import { resolve } from "node:path";
 import type { CommandContext } from "../command.ts";
+import { clientTimeoutMs } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
 import { formatData } from "../output.ts";
@@ -317,6 +318,7 @@ async function connect(
   const transport = {
     now: ctx.clock.now,
     sleep: ctx.clock.sleep,
+    timeoutMs: clientTimeoutMs(options),
     trace: (event: VaultTraceEvent) => {
       if (options.verbose || event.retryInMs !== undefined) {
         ctx.io.stderr.write(`${describeTraceEvent(event)}\n`);

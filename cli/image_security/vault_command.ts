@@ -7,7 +7,7 @@
  */
 import { defineCommand } from "../command.ts";
 import type { FlagSpec } from "../options.ts";
-import { RESULT_OUTPUT } from "../flags.ts";
+import { REQUEST_TIMEOUT, RESULT_OUTPUT } from "../flags.ts";
 
 /** The flags of both vault commands: where the vault is, how to sign in, the key file. */
 const VAULT_FLAGS = {
@@ -29,6 +29,7 @@ const VAULT_FLAGS = {
     describe: "The private key file: an armoured gpg key, or cosign's cosign.key (kept encrypted)",
   },
   ...RESULT_OUTPUT,
+  ...REQUEST_TIMEOUT,
 } as const satisfies Record<string, FlagSpec>;
 
 /** `image-security vault`: the group of `store` and `fetch`. */

@@ -10,6 +10,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
+import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VERIFY } from "./verify_command.ts";
 import { printData } from "../output.ts";
@@ -55,7 +56,8 @@ async function verifyImage(
     insecureRegistries: flags.insecureRegistries,
     caCerts: flags.caCerts,
     registriesD: flags.registriesD,
-    requestTimeoutMs: 30_000,
+    requestTimeoutMs: clientTimeoutMs(options),
+    fetch: observedGlobalFetch(ctx.io, options),
     flightTimeoutMs: 120_000,
     verdictCache: { ttlMs: 60_000, maxEntries: 1 },
     digestCache: { ttlMs: 60_000, maxEntries: 1 },

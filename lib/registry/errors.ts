@@ -94,10 +94,11 @@ export class TransportError extends ToolkitError {
 
   /** Creates the error for a request to `url`. */
   constructor(url: string, detail: string, options: { timedOut: boolean; cause?: unknown }) {
-    super(
-      `Cannot send the request to "${url}": ${detail}`,
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
+    // A timeout's cause (a RequestTimeoutError) says what the message says.
+    super(`Cannot send the request to "${url}": ${detail}`, {
+      cause: options.cause,
+      messageTellsCause: options.timedOut,
+    });
     this.name = "TransportError";
     this.timedOut = options.timedOut;
     this.detail = `${url}: ${detail}`;

@@ -23,7 +23,7 @@ import {
   parseRetryAfter,
   type RetryPolicy,
 } from "../retry.ts";
-import type { FetchFunction } from "../fetch.ts";
+import { displayUrl, type FetchFunction, RequestTimeoutError } from "../fetch.ts";
 
 export type { FetchFunction } from "../fetch.ts";
 
@@ -140,16 +140,6 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** The URL without query and fragment, for error messages. */
-function displayUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return url;
-  }
-}
-
 /** Creates a transport. Call `close()` (or `using`) when done with it. */
 export function createTransport(options: TransportOptions = {}): Transport {
   const doFetch: FetchFunction = options.fetch ?? fetch;
@@ -245,6 +235,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
       if (timedOut) {
         throw new TransportError(displayUrl(url), `no answer within ${timeoutMs} ms`, {
           timedOut: true,
+          cause: new RequestTimeoutError(new URL(url).origin, timeoutMs),
         });
       }
       if (request.signal?.aborted) throw request.signal.reason ?? error;
