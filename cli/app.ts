@@ -17,7 +17,17 @@ import { CommandLineError, commandWords, parseCommandLine } from "./parse.ts";
 import { PromptCancelledError } from "./terminal.ts";
 import { networkAdvice } from "./network.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
+import { FileExistsError } from "../lib/file_write.ts";
 import { VERSION } from "../lib/version.ts";
+
+/**
+ * Whether `error` is one the user fixes by changing the command line, so exit 2 with the pointer
+ * to `--help` (docs/cli.md, "Exit statuses"): a `UsageError`, and a file that exists where
+ * `--force` (or another path) is the answer, whichever command wrote it.
+ */
+export function isUsageError(error: unknown): boolean {
+  return error instanceof UsageError || error instanceof FileExistsError;
+}
 
 /** The exit status of a command the user cancelled (128 + SIGINT), as shells report Ctrl-C. */
 export const CANCELLED_STATUS = 130;
@@ -37,7 +47,7 @@ export function reportError(
     io.stderr.write(`${paint(io, "33", "cancelled")}\n`);
     return CANCELLED_STATUS;
   }
-  const usage = error instanceof UsageError;
+  const usage = isUsageError(error);
   const advice = usage ? undefined : networkAdvice(error);
   io.stderr.write(
     `${paint(io, "31", "error:")} ${describeError(error)}${advice ? `\n${advice}` : ""}\n`,

@@ -65,7 +65,7 @@ Deno.test("git-secret never silently replaces credentials given on the command l
   await using _ = cli;
   await cli.run(["git-secret", "-n", "dev", "-u", "alice", "-p", "tok1", "-d", repo]);
   const r = await cli.run(["git-secret", "-n", "dev", "-u", "bob", "-p", "tok2", "-d", repo]);
-  assert.equal(r.status, 1);
+  assert.equal(r.status, 2, "a usage error: --replace on the command line replaces them");
   assert.match(
     r.err,
     /Secret "dev\/git-credentials" already holds credentials for user "alice"; pass --replace/,
@@ -201,4 +201,22 @@ Deno.test("Ctrl-C at git-secret's question exits 130 and writes nothing", async 
   assert.match(r.err, /cancelled/);
   assert.doesNotMatch(r.err, /--help/);
   assert.equal(cli.kube.get(SECRETS, "dev", "git-credentials"), undefined);
+});
+
+Deno.test("git-secret asks before replacing credentials on a terminal", async () => {
+  const { cli, repo } = await setUp("dev");
+  await using _ = cli;
+  await cli.run(["git-secret", "-n", "dev", "-u", "alice", "-p", "tok1", "-d", repo]);
+  const args = ["git-secret", "-n", "dev", "-u", "bob", "-p", "tok2", "-d", repo];
+  const no = await cli.run(args, { answers: [false] });
+  assert.equal(no.status, 1, no.err);
+  assert.match(
+    no.asked[0]!,
+    /Secret "dev\/git-credentials" already holds credentials for user "alice". Replace it\?/,
+  );
+  assert.match(no.err, /was left as it is/);
+  assert.deepEqual(secretData(cli, "dev"), { username: "alice", password: "tok1" });
+  const yes = await cli.run(args, { answers: [true] });
+  assert.equal(yes.status, 0, yes.err);
+  assert.deepEqual(secretData(cli, "dev"), { username: "bob", password: "tok2" });
 });

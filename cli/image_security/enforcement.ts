@@ -10,7 +10,9 @@ import type { OptionsOf } from "../options.ts";
 import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "./enforcement_command.ts";
 import { formatData, printData } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
-import { namespaceNameProblem } from "../../lib/kube/mod.ts";
+import { type KubeObject, namespaceNameProblem } from "../../lib/kube/mod.ts";
+import { decodeBase64Text } from "../../lib/base64.ts";
+import { clientTimeoutMs } from "../network.ts";
 import { parseExemptLabel } from "../../lib/admission/mod.ts";
 import {
   type AppliedObject,
@@ -29,6 +31,7 @@ import {
   TLS_SECRET_NAME,
   uninstall,
   waitForWebhook,
+  waitForWebhookUrl,
   waitUntilDeleted,
   type WebhookTls,
 } from "../../lib/install/mod.ts";
@@ -152,6 +155,20 @@ function failedObjects(results: readonly AppliedObject[], what: string): Toolkit
   );
 }
 
+/** The CA the webhook configuration trusts (its `caBundle`), as PEM. */
+function caBundleOf(hook: KubeObject): string | undefined {
+  const webhooks = (hook as { webhooks?: { clientConfig?: { caBundle?: string } }[] }).webhooks;
+  const bundle = webhooks?.[0]?.clientConfig?.caBundle;
+  return bundle ? decodeBase64Text(bundle) : undefined;
+}
+
+/** Exactly what must serve `--webhook-url`, and how to make it do so. */
+function restartAdvice(options: InstallOptions, tlsDir: string | undefined): string {
+  return tlsDir !== undefined
+    ? `start (or restart) the webhook serving ${options.webhookUrl} with --tls-cert-file ${tlsDir}/tls.crt --tls-key-file ${tlsDir}/tls.key (a running one reloads them within its --tls-reload-interval, 5s by default)`
+    : `serve ${options.webhookUrl} with the certificate of Secret "${options.namespace}/${TLS_SECRET_NAME}" (tls.crt, tls.key; --tls-dir DIR writes them to files) and restart the webhook there`;
+}
+
 /** Runs `enable`. */
 export async function runEnable(flags: EnableOptions, ctx: CommandContext): Promise<number> {
   const options = installOptionsFromFlags(flags);
@@ -205,6 +222,28 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
     throw failure;
   }
   if (tlsDir !== undefined && tls) await writeTlsDir(ctx, tlsDir, tls);
+  const restart = options.webhookUrl ? restartAdvice(options, tlsDir) : "";
+  const caPem = options.webhookUrl ? caBundleOf(hook) : undefined;
+  if (options.webhookUrl && flags.verifyUrl && caPem !== undefined) {
+    // The API server will trust only this CA: a webhook still serving another certificate (an
+    // older one, another installation's) would make every Pod fail. Checked before switching on.
+    ctx.io.stderr.write(
+      `Checking that ${options.webhookUrl} answers with the serving certificate before switching enforcement on…
+`,
+    );
+    await waitForWebhookUrl(
+      options.webhookUrl,
+      caPem,
+      `${restart}, then run this command again (--no-verify-url switches enforcement on without this check)`,
+      {
+        ...ctx.clock,
+        timeoutMs: flags.wait ? waitTimeout * 1000 : 0,
+        requestTimeoutMs: clientTimeoutMs(flags),
+        onProgress: (probe) => ctx.io.stderr.write(`  ${probe.why}: waiting; ${restart}\n`),
+      },
+    );
+    ctx.io.stderr.write(`  ${options.webhookUrl} answers with the serving certificate\n`);
+  }
   if (!options.webhookUrl && flags.wait) {
     ctx.io.stderr.write("Waiting for the webhook to be ready before switching enforcement on…\n");
     const ready = await waitForWebhook(client, options.namespace, {
@@ -224,9 +263,9 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
       ? "Image signature enforcement is enabled; nothing changed.\n"
       : `Image signature enforcement is enabled (${changed} object(s) created or configured).\n`,
   );
-  if (options.webhookUrl && tlsDir === undefined) {
+  if (options.webhookUrl && !flags.verifyUrl) {
     ctx.io.stderr.write(
-      `The API server calls ${options.webhookUrl}: serve it with the certificate in Secret "${options.namespace}/${TLS_SECRET_NAME}" (--tls-dir DIR writes it to files).\n`,
+      `The API server calls ${options.webhookUrl}, not checked (--no-verify-url): ${restart}.\n`,
     );
   }
   const advice = await signingKeysAdvice(client, options);

@@ -11,11 +11,17 @@ import { KUBE_FLAGS } from "../flags.ts";
 /** `image-security key-secret`. */
 export const KEY_SECRET = defineCommand({
   usage: "key-secret <name>",
-  describe: "Create the Secret whose `key` entry holds an armoured public key",
+  describe:
+    "Create the Secret whose `key` entry holds armoured public keys (enforcement trusts them)",
   positionals: { name: { type: "string", required: true, describe: "The Secret's name" } },
   flags: {
     key: { type: "string", describe: "Armoured public key file", demandOption: true },
     namespace: { type: "string", alias: "n", describe: "The namespace (default: the context's)" },
+    replace: {
+      type: "boolean",
+      describe:
+        "Replace a Secret of that name that holds other keys, or is not a key Secret (else asked on a terminal)",
+    },
     "dry-run": { type: "boolean", describe: "Print the Secret instead of creating it" },
     output: {
       type: "string",

@@ -20,7 +20,7 @@ export type RegistryOptions = Omit<
 import { resolvePath } from "./files.ts";
 import type { CliIO } from "../io.ts";
 import { clientTimeoutMs, type NetworkOptions, observedGlobalFetch } from "../network.ts";
-import { UsageError } from "../../lib/errors.ts";
+import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import type { ImageReference } from "../../lib/image/mod.ts";
 import {
   createKeyring,
@@ -146,7 +146,8 @@ export async function registryAccess(
         registriesD: flags.registriesD,
       });
       if (choice === undefined) {
-        throw new UsageError(
+        // registries.d is set up, not the command line: a failure (exit 1), not a usage error.
+        throw new ToolkitError(
           `Cannot find where signatures of ${ref.domain}/${ref.path} are kept: the registry has no ` +
             `signature extension and ${flags.registriesDir} configures no lookaside ` +
             `(or lookaside-staging) for it (see --registries.d)`,
@@ -154,7 +155,7 @@ export async function registryAccess(
       }
       const selection = choice.lookaside;
       if (selection !== undefined && selection.base.protocol !== "file:") {
-        throw new UsageError(
+        throw new ToolkitError(
           `Cannot write signatures to ${selection.base.href}: only a file:// lookaside-staging can be ` +
             `written (set one for ${selection.scope} in ${selection.source})`,
         );

@@ -23,7 +23,7 @@ import type { OptionsOf } from "../options.ts";
 import type { SIGN } from "./sign_command.ts";
 import { printData } from "../output.ts";
 import { cosignPassword } from "./cosign_password.ts";
-import { readPassphrase, readUserFile } from "./files.ts";
+import { readKeyAs, readPassphrase, readUserFile } from "./files.ts";
 import { type RegistryAccess, registryAccess } from "./registry_access.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
@@ -94,7 +94,7 @@ export async function run(options: SignOptions, ctx: CommandContext): Promise<nu
         "COSIGN_PASSWORD (no terminal to ask on)",
     );
   }
-  const signer = await readCosignPrivateKey(keyBytes, found.password);
+  const signer = await readKeyAs(() => readCosignPrivateKey(keyBytes, found.password));
   return await signCosign(ref, signer, format === "bundle" ? "bundle" : "cosign", options, ctx);
 }
 
@@ -106,7 +106,9 @@ async function signSimple(
   ctx: CommandContext,
 ): Promise<number> {
   const passphrase = await readPassphrase(ctx.io.cwd, options);
-  const privateKey = await readPrivateKey(keyBytes, passphrase === undefined ? {} : { passphrase });
+  const privateKey = await readKeyAs(() =>
+    readPrivateKey(keyBytes, passphrase === undefined ? {} : { passphrase })
+  );
   const identity = options.identity ? options.identity : formatReference(
     ref.tag === undefined && ref.digest !== undefined
       ? ref

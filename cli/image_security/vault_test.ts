@@ -380,7 +380,7 @@ Deno.test("runVaultStore() refuses a public key file", async () => {
       context({ cwd: dir.path }),
     ),
     {
-      name: "ToolkitError",
+      name: "UsageError",
       message: 'Cannot store "pub.asc": it holds an OpenPGP public key, not a private key; ' +
         "export the private key with: gpg --export-secret-keys --armor <fingerprint>",
     },
@@ -390,7 +390,7 @@ Deno.test("runVaultStore() refuses a public key file", async () => {
       vaultArgs("https://us-south.kms.cloud.ibm.com", { name: "signing", key: "missing.asc" }),
       context({ cwd: dir.path }),
     ),
-    { name: "ToolkitError", message: 'Cannot read key file "missing.asc": no such file' },
+    { name: "UsageError", message: 'Cannot read key file "missing.asc": no such file' },
   );
 });
 
@@ -511,7 +511,7 @@ Deno.test("the vault keeps a cosign key: stored encrypted as it is, fetched to a
   const imported = context({ cwd: dir.path, env: { GNUPGHOME: join(dir.path, "none") } });
   await assert.rejects(
     runVaultFetch(vaultArgs(kp.url, { name: "cosign", import: true }), imported),
-    { name: "ToolkitError", message: /it is a cosign private key, not an OpenPGP key/ },
+    { name: "UsageError", message: /it is a cosign private key, not an OpenPGP key/ },
   );
 
   await Deno.writeTextFile(join(dir.path, "cosign.pub"), pair.publicKeyPem);

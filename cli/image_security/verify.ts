@@ -14,7 +14,7 @@ import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VERIFY } from "./verify_command.ts";
 import { printData } from "../output.ts";
-import { readUserFile } from "./files.ts";
+import { readKeyAs, readUserFile } from "./files.ts";
 import { registryFlags } from "./registry_access.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { formatReference, parseReference } from "../../lib/image/mod.ts";
@@ -46,7 +46,9 @@ async function verifyImage(
   signedIdentity: SignedIdentity,
 ): Promise<ImageVerdict> {
   const keys = await trustedKeys(
-    await readPublicKeys(await readUserFile(ctx.io.cwd, options.key, KEY_FLAG)),
+    await readKeyAs(async () =>
+      readPublicKeys(await readUserFile(ctx.io.cwd, options.key, KEY_FLAG))
+    ),
   );
   const flags = await registryFlags(ref, options, ctx.io.cwd);
   const verifier = createImageVerifier({
