@@ -92,6 +92,12 @@ export interface CommandDeclaration extends OptionsSpec {
   readonly describe: string;
   /** Examples shown in help: [command line, what it does]. */
   readonly examples?: readonly (readonly [string, string])[];
+  /**
+   * Rewrites the words that follow this command's name before they are parsed, for commands
+   * that keep another program's spellings (`yq`: cobra's `-d*`, `-ppv`, `-c=false`). Words
+   * after `--` are never passed.
+   */
+  readonly rewriteArgs?: (args: readonly string[]) => string[];
 }
 
 /** A command of the CLI: a declaration with its implementation, or a group of commands. */

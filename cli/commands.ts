@@ -34,15 +34,20 @@ import {
   STATUS,
 } from "./image_security/enforcement_command.ts";
 import { KEY_SECRET } from "./image_security/key_secret_command.ts";
+import { TRUST_ROOT } from "./image_security/trust_root_command.ts";
 import { KEYGEN } from "./image_security/keygen_command.ts";
+import { SETUP_SIGNING } from "./image_security/setup_signing_command.ts";
 import { SIGN } from "./image_security/sign_command.ts";
 import { VAULT, VAULT_FETCH, VAULT_STORE } from "./image_security/vault_command.ts";
 import { VERIFY } from "./image_security/verify_command.ts";
 import { VLAN } from "./vlan/vlan_command.ts";
+import { YQ_COMPARE } from "./yq/compare_command.ts";
 import { YQ_DELETE } from "./yq/delete_command.ts";
 import { YQ_MERGE } from "./yq/merge_command.ts";
 import { YQ_NEW } from "./yq/new_command.ts";
+import { YQ_PREFIX } from "./yq/prefix_command.ts";
 import { YQ_READ } from "./yq/read_command.ts";
+import { YQ_VALIDATE } from "./yq/validate_command.ts";
 import { YQ_WRITE } from "./yq/write_command.ts";
 import { YQ } from "./yq/yq_command.ts";
 
@@ -69,12 +74,20 @@ export const COMMANDS: readonly CommandSpec[] = [
     command(YQ_DELETE, () => import("./yq/delete.ts").then((m) => m.run)),
     command(YQ_MERGE, () => import("./yq/merge.ts").then((m) => m.run)),
     command(YQ_NEW, () => import("./yq/new.ts").then((m) => m.run)),
+    command(YQ_PREFIX, () => import("./yq/prefix.ts").then((m) => m.run)),
+    command(YQ_COMPARE, () => import("./yq/compare.ts").then((m) => m.run)),
+    command(YQ_VALIDATE, () => import("./yq/validate.ts").then((m) => m.run)),
   ]),
   group(IMAGE_SECURITY, [
     command(KEYGEN, () => import("./image_security/keygen.ts").then((m) => m.run)),
     command(SIGN, () => import("./image_security/sign.ts").then((m) => m.run)),
     command(VERIFY, () => import("./image_security/verify.ts").then((m) => m.run)),
     command(KEY_SECRET, () => import("./image_security/key_secret.ts").then((m) => m.run)),
+    command(TRUST_ROOT, () => import("./image_security/trust_root.ts").then((m) => m.run)),
+    command(
+      SETUP_SIGNING,
+      () => import("./image_security/setup_signing.ts").then((m) => m.run),
+    ),
     group(VAULT, [
       command(VAULT_STORE, () => import("./image_security/vault.ts").then((m) => m.runVaultStore)),
       command(VAULT_FETCH, () => import("./image_security/vault.ts").then((m) => m.runVaultFetch)),

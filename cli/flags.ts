@@ -1,6 +1,6 @@
 /**
  * The flag groups more than one command declares (`--kubeconfig`/`--context`, `-o`, the registry
- * access flags, the git host flags, the yq document flags, …): a group two declaration modules
+ * access flags, the git host flags, …): a group two declaration modules
  * share lives here, so that a flag means the same everywhere.
  *
  * @module
@@ -75,6 +75,40 @@ export const REGISTRY_FLAGS = {
   ...REQUEST_TIMEOUT,
 } as const satisfies Record<string, FlagSpec>;
 
+/**
+ * Where a Key Protect compatible vault is and how to sign in to it, for the commands that use the
+ * vault (`vault store|fetch`, `sign --vault-key`, `setup-signing`). An IAM API key comes from
+ * `--api-key`, `--api-key-file` or `IBMCLOUD_API_KEY`; it is never printed.
+ */
+export const VAULT_FLAGS = {
+  "kms-url": {
+    type: "string",
+    env: "KMS_URL",
+    describe: "The vault's base URL (Key Protect: https://<region>.kms.cloud.ibm.com)",
+  },
+  "instance-id": {
+    type: "string",
+    env: "KMS_INSTANCE_ID",
+    describe: "The vault's instance id (or its CRN)",
+  },
+  token: { type: "string", env: "KMS_TOKEN", describe: "A bearer token (an IAM access token)" },
+  "api-key": { type: "string", env: "IBMCLOUD_API_KEY", describe: "An API key for IAM" },
+  "api-key-file": {
+    type: "string",
+    describe: "A file holding the API key for IAM (instead of --api-key)",
+  },
+  "iam-url": {
+    type: "string",
+    describe: "The IAM token endpoint (default https://iam.cloud.ibm.com/identity/token)",
+  },
+  "key-ring": {
+    type: "string",
+    env: "KMS_KEY_RING",
+    describe: "The key ring (x-kms-key-ring): keys are stored in it and looked up only in it",
+  },
+  ...REQUEST_TIMEOUT,
+} as const satisfies Record<string, FlagSpec>;
+
 /** `--git-host-type` and `--git-ca-file`, for the commands that call a git host's API. */
 export const GIT_HOST_FLAGS = {
   "git-host-type": {
@@ -92,35 +126,6 @@ export const GIT_HOST_FLAGS = {
       "The git host's API base URL, when it is not where the flavour has it (e.g. a GitHub Enterprise API behind another host name)",
   },
   ...REQUEST_TIMEOUT,
-} as const satisfies Record<string, FlagSpec>;
-
-/** `-d` of the yq commands: which document of a multi-document file. */
-export const YQ_DOC = {
-  doc: {
-    type: "string",
-    alias: "d",
-    default: "0",
-    describe: "The document of a multi-document file, counted from 0, or '*' for all of them",
-  },
-} as const satisfies Record<string, FlagSpec>;
-
-/** `-i` of the yq commands that change a file. */
-export const YQ_INPLACE = {
-  inplace: {
-    type: "boolean",
-    alias: "i",
-    describe: "Write the result back to the file (nothing is written when nothing changes)",
-  },
-} as const satisfies Record<string, FlagSpec>;
-
-/** `--tag` of the yq commands that write a value. */
-export const YQ_TAG = {
-  tag: {
-    type: "string",
-    alias: "t",
-    choices: ["!!str", "!!int", "!!float", "!!bool", "!!null"],
-    describe: "The type of the value (default: as typed; a string stays a string)",
-  },
 } as const satisfies Record<string, FlagSpec>;
 
 const TEMPLATE_NAMESPACE = {

@@ -35,6 +35,11 @@ export interface FlagSpec {
    * `CLOUDSHELL=true` turns `--throttle` on; the command line still wins (`--no-throttle`).
    */
   readonly trueWhen?: { readonly env: string; readonly value: string };
+  /**
+   * For a boolean: undefined when neither `--flag` nor `--no-flag` is given, so that the command
+   * decides (`pipeline --sign`: sign when signing is set up).
+   */
+  readonly undecided?: true;
   /** Kept out of `--help` (compatibility spellings). */
   readonly hidden?: boolean;
 }
@@ -78,7 +83,8 @@ type FlagValue<F extends FlagSpec> = F["type"] extends "boolean" ? boolean
   : string;
 
 /** Whether a flag always has a value: booleans and arrays, flags with a default or demanded. */
-type FlagAlwaysSet<F extends FlagSpec> = F["type"] extends "boolean" | "array" ? true
+type FlagAlwaysSet<F extends FlagSpec> = F extends { readonly undecided: true } ? false
+  : F["type"] extends "boolean" | "array" ? true
   : F extends { readonly default: string | number | boolean | readonly string[] } ? true
   : F extends { readonly demandOption: true } ? true
   : false;
@@ -187,7 +193,7 @@ function flagValue(name: string, flag: FlagSpec, given: unknown): unknown {
   const label = flagLabel(name);
   switch (flag.type) {
     case "boolean":
-      if (given === undefined) return flag.default ?? false;
+      if (given === undefined) return flag.undecided ? undefined : flag.default ?? false;
       if (typeof given !== "boolean") throw new UsageError(`${label} takes no value`);
       return given;
     case "array": {

@@ -122,3 +122,13 @@ Deno.test("resolveOptions() turns a trueWhen boolean on from its environment var
   assert.equal(resolveOptions(spec, { throttle: false }, { CLOUDSHELL: "true" }).throttle, false);
   assert.equal(resolveOptions(spec, { throttle: true }, {}).throttle, true);
 });
+
+Deno.test("resolveOptions() leaves an undecided boolean undefined unless --flag or --no-flag says", () => {
+  const spec = defineOptions({
+    flags: { sign: { type: "boolean", undecided: true, describe: "sign" } },
+  });
+  const absent: boolean | undefined = resolveOptions(spec, {}, {}).sign;
+  assert.equal(absent, undefined);
+  assert.equal(resolveOptions(spec, { sign: true }, {}).sign, true);
+  assert.equal(resolveOptions(spec, { sign: false }, {}).sign, false);
+});

@@ -189,11 +189,41 @@ function booleanWord(word: string): boolean | undefined {
   return undefined;
 }
 
+/**
+ * `argv` with the words after a command that rewrites its arguments (`rewriteArgs` of its
+ * declaration: yq's cobra spellings) rewritten by it, up to a `--`.
+ */
+export function rewriteCommandArgs(
+  commands: readonly CommandSpec[],
+  argv: readonly string[],
+): string[] {
+  let level: readonly CommandSpec[] = commands;
+  for (const [i, word] of argv.entries()) {
+    if (word === "--") break;
+    if (word.startsWith("-")) continue;
+    const spec = findCommand(level, word);
+    if (spec === undefined) break;
+    if (spec.rewriteArgs) {
+      const end = argv.indexOf("--", i + 1);
+      const args = end === -1 ? argv.slice(i + 1) : argv.slice(i + 1, end);
+      return [
+        ...argv.slice(0, i + 1),
+        ...spec.rewriteArgs(args),
+        ...(end === -1 ? [] : argv.slice(end)),
+      ];
+    }
+    if (!spec.subcommands) break;
+    level = spec.subcommands;
+  }
+  return [...argv];
+}
+
 /** Parses the words after the program name against the command list. */
 export function parseCommandLine(
   commands: readonly CommandSpec[],
-  argv: readonly string[],
+  given: readonly string[],
 ): ParsedCommandLine {
+  const argv = rewriteCommandArgs(commands, given);
   const end = argv.indexOf("--");
   const beforeEnd = end === -1 ? argv : argv.slice(0, end);
   const wantsHelp = beforeEnd.some((w) => w === "--help" || w === "-h");

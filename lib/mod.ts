@@ -15,6 +15,8 @@ export * from "./lookaside/mod.ts";
 export * from "./policy/mod.ts";
 export * from "./vault/mod.ts";
 export * from "./signature/mod.ts";
+/** Sigstore (cosign) verification: PEM keys, keyless identities (the verifier itself on demand). */
+export * as sigstore from "./sigstore/mod.ts";
 export * from "./registry/mod.ts";
 /** The Kubernetes client the CLI uses (kubeconfig, REST, apply). */
 export * as kube from "./kube/mod.ts";

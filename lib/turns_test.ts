@@ -19,3 +19,19 @@ Deno.test("TurnScheduler resumes one waiter a turn, in order, with timers betwee
   assert.ok(at[4]! > at[0]!, `ticks at ${at.join(",")}`);
   assert.equal(turns.waiting, 0);
 });
+
+Deno.test("TurnScheduler shares one slice: once it is spent, all work waits for a later turn", () => {
+  let now = 0;
+  const turns = new TurnScheduler({ maxSteps: 100, maxMs: 2, idleMs: 5, now: () => now });
+  assert.equal(turns.due(), false, "a fresh slice after idle");
+  turns.counter.steps = 50;
+  now = 1;
+  assert.equal(turns.due(), false);
+  turns.counter.steps = 101;
+  assert.equal(turns.due(), true, "steps spent");
+  turns.counter.steps = 0;
+  now = 3.5;
+  assert.equal(turns.due(), true, "time spent, whoever checks");
+  now = 20;
+  assert.equal(turns.due(), false, "after an idle pause a new slice starts");
+});

@@ -1,6 +1,8 @@
 /**
  * `deno task demo` tells the whole story on the real environment: key, vault, signing, enable,
- * policy, a signed Pod admitted and pinned, an unsigned Pod denied, teardown.
+ * policy, a signed Pod admitted and pinned, an unsigned Pod denied, signing set up for pipelines,
+ * a pipeline that signs what it builds, a push, its PipelineRun's signing step, the built image
+ * admitted, teardown.
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason } from "./env/mod.ts";
@@ -31,11 +33,46 @@ Deno.test({
       text,
       /admission webhook "image-security\.toolkit\.dev" denied the request: policy denied the request: A signature was required, but no signature exists/,
     );
-    // A repository connected to Tekton: the first run, then a push that starts a run.
+    // cosign: the real cosign signs with toolkit's key; sigstoreSigned admits it, pinned, and
+    // denies an image signed by another key.
+    assert.match(text, /\$ cosign sign --key cosign\.key /);
+    assert.match(text, /\n {6}127\.0\.0\.1:\d+\/cosign\/app@sha256:[0-9a-f]{64}\n/);
+    assert.match(
+      text,
+      /denied the request: policy denied the request: None of the signatures were accepted, reasons: .*does not verify with the key of the requirement/,
+    );
+    // Signing set up for the pipelines, in one command.
+    assert.match(
+      text,
+      /\$ toolkit image-security setup-signing --repository '127\.0\.0\.1:\d+\/shop\/\*'/,
+    );
+    assert.match(
+      text,
+      /Vault: stored the private key as "toolkit-image-signing" \(id [0-9a-f-]{36}, alias toolkit-image-signing, extractable\)/,
+    );
+    assert.match(text, /ClusterImagePolicy "image-signing" created/);
+    // A repository connected to Tekton: the pipeline signs what it builds; the first run, then a
+    // push that starts a run.
+    assert.match(
+      text,
+      /Signing: task image-sign signs the image of task ibm-build \(IMAGE_URL, IMAGE_DIGEST\)/,
+    );
     assert.match(text, /Pipeline run started: shop-frontend-\w+/);
     assert.match(text, /Webhook created on Gitea/);
     assert.match(text, /Webhook unchanged on Gitea/);
     assert.match(text, /\n\s+shop-frontend-\w+\s+shop-frontend\s+[0-9a-f]{40}\n/);
+    // That run's signing step signs the built image from the vault; its Pod is admitted, pinned.
+    assert.match(
+      text,
+      /\$ toolkit image-security sign 127\.0\.0\.1:\d+\/shop\/shop-frontend:[0-9a-f]{12} --digest=sha256:[0-9a-f]{64} --signing-secret-dir=\/etc\/toolkit\/image-signing/,
+    );
+    assert.match(text, /Stored the signature in the signature extension of 127\.0\.0\.1:\d+/);
+    assert.match(text, /\n {6}127\.0\.0\.1:\d+\/shop\/shop-frontend@sha256:[0-9a-f]{64}\n/);
+    assert.match(
+      text,
+      /\$ kubectl run unsigned-shop [^\n]*\n[^\n]*denied the request: policy denied the request: A signature was required, but no signature exists/,
+    );
+    assert.doesNotMatch(text, /BEGIN PGP PRIVATE KEY BLOCK/);
     assert.match(text, /MutatingWebhookConfiguration "toolkit-image-security" deleted/);
     assert.match(
       text,

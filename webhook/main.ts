@@ -160,6 +160,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       cacheMiss: () => metrics.cacheMisses++,
       registryError: () => metrics.registryErrors++,
     },
+    turns,
   });
   const evaluator = createAdmissionEvaluator({
     source: handle.source,

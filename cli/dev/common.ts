@@ -81,6 +81,18 @@ export class NamespaceNotFoundError extends ToolkitError {
   }
 }
 
+/** The labels of the objects `tool-config` makes for a tool (`<name>-config`, `<name>-access`),
+ * and other tools' Secrets (`image-signing`): `sync` copies them, `credentials` lists them. */
+export function toolLabels(objectName: string): Record<string, string> {
+  return {
+    "app.kubernetes.io/name": objectName,
+    "app.kubernetes.io/part-of": "catalyst",
+    "app.kubernetes.io/component": "tools",
+    group: "catalyst-tools",
+    grouping: "garage-cloud-native-toolkit",
+  };
+}
+
 /** Writes messages (never data) to stderr. */
 export interface Logger {
   /** A message shown always (unless `--quiet`). */

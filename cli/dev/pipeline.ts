@@ -12,7 +12,8 @@
  *    Tekton version the cluster serves) are narrowed to the runtime, one is chosen and its
  *    parameters answered (`-p name=value`, a prompt on a terminal, the defaults).
  * 4. The Tasks the pipeline uses and the pipeline itself (named after the repository) are
- *    copied into the namespace; the EventListener's ServiceAccount and RBAC are made where they
+ *    copied into the namespace, the pipeline signing what it builds when signing is set up
+ *    (`pipeline_signing.ts`: the signing Task after the task reporting the image); the EventListener's ServiceAccount and RBAC are made where they
  *    are missing; the TriggerTemplate, TriggerBinding and webhook Secret of this repository and
  *    branch are written and its trigger put into the EventListener `tekton`; the listener is
  *    exposed by a Route (OpenShift) or an Ingress (`--ingress-host`), and awaited.
@@ -28,6 +29,7 @@
 import type { CommandContext } from "../command.ts";
 import { formatData } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { encodeBase64 } from "../../lib/base64.ts";
 import {
   applyObject,
   type ApplyResult,
@@ -89,6 +91,7 @@ import {
   webhookSecretValue,
 } from "./pipeline_common.ts";
 import { parseParams, pipelineKind } from "./pipeline_input.ts";
+import { type PipelineSigning, planSigning } from "./pipeline_signing.ts";
 
 /** Runs `pipeline`. */
 export async function run(options: PipelineOptions, ctx: CommandContext): Promise<number> {
@@ -102,6 +105,12 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
   }
   if (options.listenerUrl && !URL.canParse(options.listenerUrl)) {
     throw new UsageError(`Invalid --listener-url "${options.listenerUrl}": not an absolute URL`);
+  }
+  if (kind === "jenkins" && (options.sign === true || options.signAfter !== undefined)) {
+    throw new UsageError("--sign and --sign-after are for Tekton pipelines (--tekton)");
+  }
+  if (options.sign === false && options.signAfter !== undefined) {
+    throw new UsageError("--sign-after and --no-sign exclude each other");
   }
   const setup = await setUpPipeline(options, ctx, log);
   using client = setup.client;
@@ -170,10 +179,17 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
   };
   const secretName = `${triggerName(repoPath, branch)}-webhook`;
   const triggers = buildTriggerObjects({ ...triggerInput, secretName });
+  const signing = await planSigning(client, apis, {
+    namespace,
+    templateNamespace,
+    template,
+    sign: options.sign,
+    after: options.signAfter,
+  }, log);
   const copy = {
     from: templateNamespace,
     to: namespace,
-    template,
+    template: signing.template,
     name: pipelineName,
     params: answers,
     labels,
@@ -195,6 +211,7 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
       branch,
       answers,
       gitSecret: secretBody,
+      signing,
     });
     io.stdout.write(
       options.output === "json"
@@ -212,6 +229,7 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
     ...(runtime ? { runtime: describeRuntime(runtime) } : {}),
     template: `${templateNamespace}/${template.metadata.name}`,
     pipeline: pipelineName,
+    signing: signing.summary,
     results: [],
     problems: [],
   };
@@ -232,6 +250,7 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
   const access = await ensureListenerAccess(client, namespace);
   if (access) record(...access);
   else log.step(`ServiceAccount ${PIPELINE_SERVICE_ACCOUNT} exists: its permissions are kept`);
+  if (signing.secretCopy) record(await applyObject(client, SECRETS, signing.secretCopy));
   log.step(`Copying the pipeline and its tasks from ${templateNamespace}`);
   record(...await copyPipeline(client, apis, copy));
   const { value: secret, fresh: secretChanged } = await webhookSecretValue(
@@ -397,6 +416,7 @@ interface Plan {
   branch: string;
   answers: ReadonlyMap<string, string>;
   gitSecret: KubeObject | undefined;
+  signing: PipelineSigning;
 }
 
 /** Every object the command would write, in order, secrets redacted; nothing is written. */
@@ -414,6 +434,14 @@ async function plannedObjects(
       kind: "Secret",
       stringData: { ...plan.gitSecret.stringData as Record<string, string>, password: redacted },
     });
+  }
+  const signingSecret = plan.signing.secretCopy;
+  if (signingSecret) {
+    const data = { ...signingSecret.data as Record<string, string> };
+    for (const key of ["apikey", "cosign-password"]) {
+      if (data[key] !== undefined) data[key] = encodeBase64(redacted);
+    }
+    objects.push({ ...signingSecret, data });
   }
   const ours = await ownsListenerAccess(client, plan.namespace);
   if (ours) objects.push(...listenerAccessObjects(plan.namespace).map(([, o]) => o));

@@ -17,6 +17,10 @@ export const PIPELINE = defineCommand({
       "Run the matching template pipeline of `tools` on every push to main",
     ],
     ["pipeline --tekton -n dev --dry-run -o yaml", "Print what would be created"],
+    [
+      "pipeline --tekton -n dev --sign-after build",
+      "Sign the image of task build (when several tasks report one)",
+    ],
   ],
   positionals: {
     gitUrl: {
@@ -60,6 +64,17 @@ export const PIPELINE = defineCommand({
       describe: "File (YAML, JSON or .properties) with additional values for the git secret",
     },
     skipWebhook: { type: "boolean", describe: "Do not create the webhook on the git host" },
+    sign: {
+      type: "boolean",
+      undecided: true,
+      describe:
+        "Tekton: sign the images the pipeline builds with the key of setup-signing (default: when Secret image-signing is in the namespace or -t; --no-sign: do not)",
+    },
+    "sign-after": {
+      type: "string",
+      describe:
+        "Tekton: the task whose image is signed, when several report one (IMAGE_URL and IMAGE_DIGEST results)",
+    },
     replace: {
       type: "boolean",
       describe: "Jenkins: replace a job that exists with another configuration without asking",

@@ -198,6 +198,8 @@ export interface PipelineReport {
   runtime?: string;
   template?: string;
   pipeline: string;
+  /** How the pipeline signs its images (false: it does not). */
+  signing?: Record<string, unknown> | false;
   results: ApplyResult[];
   listenerUrl?: string;
   pipelineRun?: string;

@@ -16,7 +16,8 @@ import {
   SECRETS,
   SERVICE_ACCOUNTS,
 } from "../../lib/kube/mod.ts";
-import { tektonApisAt } from "../../lib/tekton/mod.ts";
+import { signTask, tektonApisAt } from "../../lib/tekton/mod.ts";
+import { signingSecretManifest } from "../../lib/signing/mod.ts";
 import { type FakeCli, fakeCli } from "../../tests/fakes/cli.ts";
 import { type HostedGit, startHostedGit } from "../../tests/fakes/hosted_git.ts";
 import { templateObjects } from "../../tests/cli_pipeline/_templates.ts";
@@ -344,6 +345,194 @@ Deno.test("pipeline: bad input fails clearly, without quoting the token, and wri
     const r = await cli.run(args.filter((a, i) => a !== "-n" && args[i - 1] !== "-n"));
     assert.equal(r.status, 2);
     assert.match(r.err, /The namespace is not known: pass -n NAMESPACE/);
+  } finally {
+    await dispose(s);
+  }
+});
+
+/** What setup-signing leaves in the template namespace: the Secret and the signing Task. */
+function seedSigning(cli: FakeCli, namespace = "tools", task = true): void {
+  cli.kube.seedObjects(
+    signingSecretManifest({
+      vaultUrl: "https://us-south.kms.cloud.ibm.com",
+      instanceId: "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b",
+      keyId: "0d1c2b3a-4c1d-4e8f-9a7b-1c2d3e4f5a6b",
+      iamUrl: "https://iam.cloud.ibm.com/identity/token",
+      apiKey: "the-api-key-of-the-pipelines",
+      fingerprint: "ABCDEF",
+      format: "simple",
+    }, { namespace }),
+    ...(task ? [signTask({ version: "v1", namespace: "tools" })] : []),
+  );
+}
+
+function taskNames(pipeline: KubeObject | undefined): string[] {
+  return (pipeline?.spec as { tasks: { name: string }[] }).tasks.map((t) => t.name);
+}
+
+Deno.test("pipeline --tekton signs what it builds when signing is set up, once", async () => {
+  const s = await setUp();
+  try {
+    const { cli, args } = s;
+    seedSigning(cli);
+    const run = [...args, "--no-wait", "--no-start", "--skipWebhook", "-o", "json"];
+    const r = await cli.run(run);
+    assert.equal(r.status, 0, r.err);
+    const report = JSON.parse(r.out);
+    assert.deepEqual(report.signing, {
+      task: "image-sign",
+      after: "ibm-build",
+      secret: 'Secret "dev/image-signing" (from tools)',
+    });
+    assert.match(
+      r.err,
+      /Signing: task image-sign signs the image of task ibm-build \(IMAGE_URL, IMAGE_DIGEST\)/,
+    );
+    const pipeline = cli.kube.get(APIS.pipelines, "dev", "demo-app");
+    assert.deepEqual(taskNames(pipeline), ["ibm-setup", "ibm-build", "image-sign"]);
+    const sign = (pipeline?.spec as { tasks: Record<string, unknown>[] }).tasks[2]!;
+    assert.deepEqual(sign.params, [
+      { name: "IMAGE_URL", value: "$(tasks.ibm-build.results.IMAGE_URL)" },
+      { name: "IMAGE_DIGEST", value: "$(tasks.ibm-build.results.IMAGE_DIGEST)" },
+    ]);
+    // The signing Task is copied with the others, the Secret into the namespace.
+    assert.ok(cli.kube.get(APIS.tasks, "dev", "toolkit-image-sign"));
+    assert.ok(cli.kube.get(SECRETS, "dev", "image-signing"));
+    // A second run changes nothing.
+    const again = await cli.run(run);
+    assert.equal(again.status, 0, again.err);
+    for (const result of JSON.parse(again.out).results) {
+      assert.equal(result.outcome, "unchanged", JSON.stringify(result));
+    }
+    // --no-sign copies the template as it is.
+    const unsigned = await cli.run([...run, "--no-sign"]);
+    assert.equal(unsigned.status, 0, unsigned.err);
+    assert.equal(JSON.parse(unsigned.out).signing, false);
+    assert.deepEqual(taskNames(cli.kube.get(APIS.pipelines, "dev", "demo-app")), [
+      "ibm-setup",
+      "ibm-build",
+    ]);
+  } finally {
+    await dispose(s);
+  }
+});
+
+Deno.test("pipeline --tekton without a signing setup says once that its images will be denied", async () => {
+  const s = await setUp();
+  try {
+    const r = await s.cli.run([
+      ...s.args,
+      "--no-wait",
+      "--no-start",
+      "--skipWebhook",
+      "-o",
+      "json",
+    ]);
+    assert.equal(r.status, 0, r.err);
+    assert.equal(JSON.parse(r.out).signing, false);
+    const warnings = r.err.match(/will not be signed/g) ?? [];
+    assert.equal(warnings.length, 1, r.err);
+    assert.match(
+      r.err,
+      /The images this pipeline builds will not be signed \(there is no Secret image-signing in dev or tools\): a policy that requires signatures will deny them\. Set signing up with `toolkit image-security setup-signing`/,
+    );
+    assert.deepEqual(taskNames(s.cli.kube.get(APIS.pipelines, "dev", "demo-app")), [
+      "ibm-setup",
+      "ibm-build",
+    ]);
+  } finally {
+    await dispose(s);
+  }
+});
+
+Deno.test("pipeline --tekton signing: ambiguity, no image, no Task each fail clearly and write nothing", async () => {
+  const s = await setUp();
+  try {
+    const { cli, args } = s;
+    seedSigning(cli, "dev");
+    const run = [...args, "--no-wait", "--no-start", "--skipWebhook"];
+    // A template with two image-producing tasks.
+    cli.kube.seed(APIS.tasks, {
+      metadata: { name: "ibm-build-ui", namespace: "tools" },
+      spec: {
+        results: [{ name: "UI_IMAGE_URL" }, { name: "UI_IMAGE_DIGEST" }],
+        steps: [{ name: "s", image: "x" }],
+      },
+    });
+    cli.kube.seed(APIS.pipelines, {
+      metadata: { name: "two-images", namespace: "tools" },
+      spec: {
+        params: [{ name: "git-url" }, { name: "git-revision" }],
+        tasks: [
+          { name: "build", taskRef: { name: "ibm-build" } },
+          { name: "build-ui", taskRef: { name: "ibm-build-ui" } },
+        ],
+      },
+    });
+    const cases: [string[], number, RegExp][] = [
+      [
+        ["--pipeline", "two-images"],
+        2,
+        /Cannot tell which image of pipeline "two-images" to sign: several tasks report one \(build \(IMAGE_URL, IMAGE_DIGEST\), build-ui \(UI_IMAGE_URL, UI_IMAGE_DIGEST\)\); choose the task with --sign-after TASK/,
+      ],
+      [
+        ["--pipeline", "ibm-golang"],
+        2,
+        /Cannot sign the images of pipeline "ibm-golang": none of its tasks reports the image it pushed .* or pass --no-sign/,
+      ],
+      [["--no-sign", "--sign-after", "x"], 2, /--sign-after and --no-sign exclude each other/],
+    ];
+    for (const [extra, status, message] of cases) {
+      const r = await cli.run([...run, ...extra]);
+      assert.equal(r.status, status, `${extra.join(" ")}\n${r.err}`);
+      assert.match(r.err, message);
+    }
+    assert.equal(cli.kube.list(APIS.pipelines, "dev").length, 0);
+    const chosen = await cli.run([...run, "--pipeline", "two-images", "--sign-after", "build-ui"]);
+    assert.equal(chosen.status, 0, chosen.err);
+    assert.deepEqual(taskNames(cli.kube.get(APIS.pipelines, "dev", "demo-app")), [
+      "build",
+      "build-ui",
+      "image-sign",
+    ]);
+  } finally {
+    await dispose(s);
+  }
+});
+
+Deno.test("pipeline --tekton with a signing Secret but no signing Task points at setup-signing", async () => {
+  const s = await setUp();
+  try {
+    seedSigning(s.cli, "tools", false);
+    const r = await s.cli.run([...s.args, "--no-wait", "--no-start", "--skipWebhook"]);
+    assert.equal(r.status, 2, r.err);
+    assert.match(
+      r.err,
+      /namespace "tools" has no Task toolkit-image-sign; install it with `toolkit image-security setup-signing -t tools`, or pass --no-sign/,
+    );
+    assert.equal(s.cli.kube.list(APIS.pipelines, "dev").length, 0);
+  } finally {
+    await dispose(s);
+  }
+});
+
+Deno.test("pipeline --tekton --dry-run shows the copied signing Secret with its API key redacted", async () => {
+  const s = await setUp();
+  try {
+    seedSigning(s.cli);
+    const r = await s.cli.run([...s.args, "--dry-run", "-o", "json"]);
+    assert.equal(r.status, 0, r.err);
+    assert.doesNotMatch(
+      r.out,
+      /the-api-key-of-the-pipelines|dGhlLWFwaS1rZXktb2YtdGhlLXBpcGVsaW5lcw/,
+    );
+    const items = (JSON.parse(r.out) as { items: KubeObject[] }).items;
+    const secret = items.find((o) => o.kind === "Secret" && o.metadata.name === "image-signing");
+    assert.equal(secret?.metadata.namespace, "dev");
+    assert.equal(atob((secret?.data as Record<string, string>).apikey!), "<redacted>");
+    const pipeline = items.find((o) => o.kind === "Pipeline");
+    assert.deepEqual(taskNames(pipeline), ["ibm-setup", "ibm-build", "image-sign"]);
+    assert.equal(s.cli.kube.get(SECRETS, "dev", "image-signing"), undefined);
   } finally {
     await dispose(s);
   }

@@ -27,18 +27,7 @@ import {
   objectNameProblem,
   SECRETS,
 } from "../../lib/kube/mod.ts";
-import { makeLogger, namespaceOf, printReport, requireNamespace } from "./common.ts";
-
-/** The labels of the objects `tool-config` makes for tool `name` (`<name>-config` or `-access`). */
-export function toolLabels(objectName: string): Record<string, string> {
-  return {
-    "app.kubernetes.io/name": objectName,
-    "app.kubernetes.io/part-of": "catalyst",
-    "app.kubernetes.io/component": "tools",
-    group: "catalyst-tools",
-    grouping: "garage-cloud-native-toolkit",
-  };
-}
+import { makeLogger, namespaceOf, printReport, requireNamespace, toolLabels } from "./common.ts";
 
 /** The tool name as used in object names: lower case, `_` turned into `-`. */
 export function toolName(input: string): string {

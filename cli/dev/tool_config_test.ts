@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { NAMESPACES, SECRETS } from "../../lib/kube/mod.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { fakeCli } from "../../tests/fakes/cli.ts";
-import { toolKeyPrefix, toolLabels, toolName } from "./tool_config.ts";
+import { toolKeyPrefix, toolName } from "./tool_config.ts";
+import { toolLabels } from "./common.ts";
 
 Deno.test("toolName() and toolKeyPrefix() follow the tool-config chart", () => {
   assert.equal(toolName(" My_Tool "), "my-tool");

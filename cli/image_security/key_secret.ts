@@ -1,26 +1,26 @@
 /**
- * `toolkit image-security key-secret NAME --key FILE [-n NS]`: creates the generic Secret whose
- * `key` entry holds the armoured OpenPGP public key(s) that a policy's `signedBy` requirement
- * names in `keySecret`. The file is checked first: it must hold public keys only, so a private
- * key is never uploaded by mistake. Enforcement trusts what the Secret holds, so a Secret of
- * that name that holds other keys (or is not a key Secret at all) is replaced only with
- * `--replace`, or a yes on a terminal (`cli/replace.ts`); the same keys again change nothing.
- * `--dry-run` prints the Secret.
+ * `toolkit image-security key-secret NAME --key FILE [-n NS]`: creates (or updates) the
+ * generic Secret whose `key` entry holds the public key(s) that a policy's requirement names in
+ * `keySecret`: armoured OpenPGP keys for `signedBy`, PEM public keys (`cosign.pub`) for
+ * `sigstoreSigned`. The file is checked first: it must hold public keys only, so a private key
+ * is never uploaded by mistake. Enforcement trusts what the Secret holds, so a Secret of that
+ * name that holds other keys (or is not a key Secret at all) is replaced only with `--replace`,
+ * or a yes on a terminal (`cli/replace.ts`); the same keys again change nothing. `--dry-run`
+ * prints the Secret.
  *
  * @module
  */
 import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { KEY_SECRET } from "./key_secret_command.ts";
-import { formatData } from "../output.ts";
-import { namespaceOf, printReport, requireNamespace } from "../dev/common.ts";
+import { applyOne } from "./apply_one.ts";
 import { readKeyAs, readUserFile } from "./files.ts";
-import { encodeBase64 } from "../../lib/mod.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
-import { confirmReplace } from "../replace.ts";
+import { encodeBase64 } from "../../lib/mod.ts";
 import { UsageError } from "../../lib/errors.ts";
-import { applyObject, type KubeObject, objectNameProblem, SECRETS } from "../../lib/kube/mod.ts";
+import { type KubeObject, objectNameProblem, SECRETS } from "../../lib/kube/mod.ts";
 import { keyFingerprint, readPublicKeys } from "../../lib/signature/mod.ts";
+import { isPemPublicKey, readSigstorePublicKeys } from "../../lib/sigstore/mod.ts";
 
 /** The Secret for the keys in `armoured`, in `namespace` (undefined: the context's). */
 export function keySecretManifest(
@@ -41,30 +41,41 @@ export function keySecretManifest(
   };
 }
 
-/** What an existing Secret holds: its `key` entry, and how messages describe it. */
-async function heldKeys(
-  secret: KubeObject,
-): Promise<{ armoured: string | undefined; description: string }> {
+/** The keys of a key file, as the Secret keeps them, and their fingerprints (or key ids). */
+async function keysOf(bytes: Uint8Array): Promise<{ armoured: string; fingerprints: string[] }> {
+  if (isPemPublicKey(bytes)) {
+    // PEM keys for sigstoreSigned, each re-encoded, with its id (sha256 of the DER key).
+    const keys = await readSigstorePublicKeys(new TextDecoder().decode(bytes));
+    return { armoured: keys.map((k) => k.pem).join(""), fingerprints: keys.map((k) => k.id) };
+  }
+  const keys = await readPublicKeys(bytes);
+  // Kept armoured, one block per key, as Portieris and toolkit read it.
+  return {
+    armoured: keys.map((k) => k.armor()).join("\n"),
+    fingerprints: keys.map(keyFingerprint),
+  };
+}
+
+/**
+ * How an existing Secret differs from one holding `armoured` (after "already"), or undefined
+ * when it holds exactly these keys.
+ */
+async function heldKeys(secret: KubeObject, armoured: string): Promise<string | undefined> {
   const data = (secret as { data?: Record<string, string> }).data ?? {};
-  const entries = Object.keys(data);
   const encoded = data.key;
   if (encoded === undefined) {
-    return {
-      armoured: undefined,
-      description: `exists and is not a key Secret (${
-        entries.length ? `entries: ${entries.join(", ")}` : "no entries"
-      })`,
-    };
+    const entries = Object.keys(data);
+    return `exists and is not a key Secret (${
+      entries.length ? `entries: ${entries.join(", ")}` : "no entries"
+    })`;
   }
   const text = decodeBase64Text(encoded);
+  if (text === armoured) return undefined;
   try {
-    const keys = await readPublicKeys(new TextEncoder().encode(text));
-    return {
-      armoured: text,
-      description: `holds other keys (${keys.map(keyFingerprint).join(", ")})`,
-    };
+    const { fingerprints } = await keysOf(new TextEncoder().encode(text));
+    return `holds other keys (${fingerprints.join(", ")})`;
   } catch {
-    return { armoured: text, description: "exists and its key entry holds no public key" };
+    return "exists and its key entry holds no public key";
   }
 }
 
@@ -77,39 +88,15 @@ export async function run(
   const problem = objectNameProblem(name);
   if (problem) throw new UsageError(`Invalid Secret name "${name}": ${problem}`);
   const bytes = await readUserFile(ctx.io.cwd, options.key, "--key");
-  const keys = await readKeyAs(() => readPublicKeys(bytes));
-  // Kept armoured, one block per key, as Portieris and toolkit read it.
-  const armoured = keys.map((k) => k.armor()).join("\n");
-  const fingerprints = keys.map(keyFingerprint);
-  if (options.dryRun) {
-    const manifest = keySecretManifest(name, options.namespace || undefined, armoured);
-    ctx.io.stdout.write(formatData(manifest, options.output ?? "yaml"));
-    return 0;
-  }
-  using client = await ctx.kube(options);
-  const namespace = namespaceOf(options.namespace, client);
-  await requireNamespace(client, namespace);
-  const existing = await client.read(SECRETS, namespace, name);
-  if (existing !== undefined) {
-    const held = await heldKeys(existing);
-    if (held.armoured !== armoured) {
-      await confirmReplace(ctx, {
-        what: `Secret "${namespace}/${name}"`,
-        differs: held.description,
-        replace: options.replace,
-      });
-    }
-  }
-  const result = await applyObject(
-    client,
-    SECRETS,
-    keySecretManifest(name, namespace, armoured) as never,
-  );
-  ctx.io.stderr.write(
-    `Secret "${namespace}/${name}" ${result.outcome} with ${keys.length} key${
-      keys.length === 1 ? "" : "s"
-    }: ${fingerprints.join(", ")}\n`,
-  );
-  printReport(ctx.io, options.output, { results: [result] }, { fingerprints });
-  return 0;
+  const { armoured, fingerprints } = await readKeyAs(() => keysOf(bytes));
+  return await applyOne(options, ctx, {
+    type: SECRETS,
+    name,
+    manifest: (namespace) => keySecretManifest(name, namespace, armoured),
+    detail: ` with ${fingerprints.length} key${fingerprints.length === 1 ? "" : "s"}: ${
+      fingerprints.join(", ")
+    }`,
+    extra: { fingerprints },
+    held: (existing) => heldKeys(existing, armoured),
+  });
 }

@@ -11,11 +11,14 @@ import { KUBE_FLAGS } from "../flags.ts";
 /** `image-security key-secret`. */
 export const KEY_SECRET = defineCommand({
   usage: "key-secret <name>",
-  describe:
-    "Create the Secret whose `key` entry holds armoured public keys (enforcement trusts them)",
+  describe: "Create the Secret whose `key` entry holds public keys (OpenPGP or PEM)",
   positionals: { name: { type: "string", required: true, describe: "The Secret's name" } },
   flags: {
-    key: { type: "string", describe: "Armoured public key file", demandOption: true },
+    key: {
+      type: "string",
+      describe: "Public key file: armoured OpenPGP keys (signedBy) or PEM keys (sigstoreSigned)",
+      demandOption: true,
+    },
     namespace: { type: "string", alias: "n", describe: "The namespace (default: the context's)" },
     replace: {
       type: "boolean",

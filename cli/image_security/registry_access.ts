@@ -15,18 +15,22 @@ import type { REGISTRY_FLAGS } from "../flags.ts";
 /** The skopeo-compatible registry flags of the image commands. */
 export type RegistryOptions = Omit<
   OptionsOf<{ flags: typeof REGISTRY_FLAGS }>,
-  "verbose" | "quiet"
+  "verbose" | "quiet" | "requestTimeout"
 >;
 import { resolvePath } from "./files.ts";
 import type { CliIO } from "../io.ts";
 import { clientTimeoutMs, type NetworkOptions, observedGlobalFetch } from "../network.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { readSecretDir } from "../../lib/signing/mod.ts";
 import type { ImageReference } from "../../lib/image/mod.ts";
 import {
   createKeyring,
   createRegistryClient,
+  type CredentialEntry,
   type CredentialStore,
   parseCreds,
+  parseDockerCfg,
+  parseDockerConfigJson,
   readAuthFile,
   type RegistryClient,
   selectSignatureStore,
@@ -81,14 +85,63 @@ export async function certDirCertificates(
   return options.certDir ? await caCertificates(resolvePath(cwd, options.certDir)) : [];
 }
 
+/** Where `sign` finds credentials and stores signatures besides the skopeo flags. */
+export interface SigningRegistryOptions {
+  /**
+   * `--registry-secret-dir`: a registry Secret mounted as files (`.dockerconfigjson`,
+   * `.dockercfg`, or the Cloud-Native Toolkit's `REGISTRY_USER` and `REGISTRY_PASSWORD` for the
+   * image's registry); missing or empty: none.
+   */
+  readonly registrySecretDir?: string | undefined;
+  /** `--lookaside-staging`: a directory signatures are staged in, instead of registries.d. */
+  readonly lookasideStaging?: string | undefined;
+}
+
+/** The credentials of a registry Secret mounted at `dir`; undefined when it holds none. */
+async function mountedRegistryCredentials(
+  ref: ImageReference,
+  dir: string,
+): Promise<CredentialStore | undefined> {
+  const entries = await readSecretDir(dir);
+  const source = `the registry Secret mounted at "${dir}"`;
+  const found: CredentialEntry[] = [];
+  try {
+    if (entries[".dockerconfigjson"] !== undefined) {
+      found.push(...parseDockerConfigJson(entries[".dockerconfigjson"], source));
+    }
+    if (entries[".dockercfg"] !== undefined) {
+      found.push(...parseDockerCfg(entries[".dockercfg"], source));
+    }
+  } catch (error) {
+    throw new ToolkitError(error instanceof Error ? error.message : String(error), {
+      cause: error,
+    });
+  }
+  const username = entries.REGISTRY_USER?.trim();
+  const password = entries.REGISTRY_PASSWORD?.trim();
+  if (username && password) {
+    found.push({
+      key: ref.domain,
+      credential: { username, password, source },
+    });
+  }
+  return found.length > 0 ? createKeyring(found) : undefined;
+}
+
 /** Reads the registry flags of a command about `ref`. */
 export async function registryFlags(
   ref: ImageReference,
   options: RegistryOptions,
   cwd: string,
+  signing: SigningRegistryOptions = {},
 ): Promise<RegistryFlags> {
   let credentials: CredentialStore | undefined;
-  if (options.creds) {
+  if (signing.registrySecretDir) {
+    credentials = await mountedRegistryCredentials(
+      ref,
+      resolvePath(cwd, signing.registrySecretDir),
+    );
+  } else if (options.creds) {
     const creds = parseCreds(options.creds);
     if (creds.password === undefined) {
       throw new UsageError("Cannot use --creds without a password: pass --creds USER:PASSWORD");
@@ -99,10 +152,13 @@ export async function registryFlags(
     credentials = createKeyring(await readAuthFile(resolvePath(cwd, options.authfile)));
   }
   const caCerts = await certDirCertificates(options, cwd);
-  const registriesDir = resolvePath(cwd, options["registries.d"]);
+  const staging = signing.lookasideStaging ? resolvePath(cwd, signing.lookasideStaging) : undefined;
+  const registriesDir = staging ?? resolvePath(cwd, options["registries.d"]);
   let registriesD: RegistriesD;
   try {
-    registriesD = await loadRegistriesD(registriesDir);
+    registriesD = staging !== undefined
+      ? stagingConfig(staging)
+      : await loadRegistriesD(registriesDir);
   } catch (error) {
     if (error instanceof RegistriesConfigError) {
       throw new UsageError(error.message, { cause: error });
@@ -118,6 +174,16 @@ export async function registryFlags(
   };
 }
 
+/** The registries.d of `--lookaside-staging DIR`: every image's signatures staged in DIR. */
+function stagingConfig(dir: string): RegistriesD {
+  const url = new URL(`file://${dir.replace(/\/+$/, "")}/`).href;
+  return {
+    defaultDocker: { lookaside: url, lookasideStaging: url, source: "--lookaside-staging" },
+    docker: new Map(),
+    warnings: [],
+  };
+}
+
 /**
  * Builds registry access for `ref` from the command's flags: each request within
  * `--request-timeout`, and told on `io`'s stderr with `-v`.
@@ -126,9 +192,10 @@ export async function registryAccess(
   ref: ImageReference,
   options: RegistryOptions & NetworkOptions,
   cwd: string,
+  signing: SigningRegistryOptions = {},
   io?: CliIO,
 ): Promise<RegistryAccess> {
-  const flags = await registryFlags(ref, options, cwd);
+  const flags = await registryFlags(ref, options, cwd, signing);
   const client = createRegistryClient({
     ...(flags.credentials ? { credentials: flags.credentials } : {}),
     insecureRegistries: flags.insecureRegistries,
@@ -146,11 +213,11 @@ export async function registryAccess(
         registriesD: flags.registriesD,
       });
       if (choice === undefined) {
-        // registries.d is set up, not the command line: a failure (exit 1), not a usage error.
-        throw new ToolkitError(
+        // --lookaside-staging (or --registries.d) on the command line fixes it: a usage error.
+        throw new UsageError(
           `Cannot find where signatures of ${ref.domain}/${ref.path} are kept: the registry has no ` +
             `signature extension and ${flags.registriesDir} configures no lookaside ` +
-            `(or lookaside-staging) for it (see --registries.d)`,
+            `(or lookaside-staging) for it (see --registries.d, --lookaside-staging)`,
         );
       }
       const selection = choice.lookaside;

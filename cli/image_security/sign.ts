@@ -14,7 +14,16 @@
  *
  * cosign signatures are keyed and made without a transparency log: nothing is sent to Rekor,
  * and the output says so (`cosign verify --key cosign.pub --insecure-ignore-tlog` verifies them).
- * A digest reference signs that digest; a tag is resolved once and the digest printed.
+ * A digest reference (or `--digest`) signs that digest; a tag is resolved once and the digest
+ * printed.
+ *
+ * The key comes from `--key FILE`, or straight from the vault (`--vault-key NAME|ID` with the
+ * vault flags, or the `image-signing` Secret of `setup-signing` mounted at
+ * `--signing-secret-dir`, as the Tekton Task `toolkit-image-sign` runs it): read into memory,
+ * checked (an active, extractable key holding an OpenPGP or cosign private key, whose
+ * fingerprint is the one the Secret names), used, and its bytes overwritten. It is never written
+ * to a file, a gpg home, a log or an argument. `--digest-file` and `--store-file` also write the
+ * digest signed and where the signature went (Tekton results).
  *
  * @module
  */
@@ -23,16 +32,19 @@ import type { OptionsOf } from "../options.ts";
 import type { SIGN } from "./sign_command.ts";
 import { printData } from "../output.ts";
 import { cosignPassword } from "./cosign_password.ts";
-import { readKeyAs, readPassphrase, readUserFile } from "./files.ts";
+import { readKeyAs, readPassphrase, resolvePath } from "./files.ts";
 import { type RegistryAccess, registryAccess } from "./registry_access.ts";
+import { type SigningKey, signingKey } from "./signing_key.ts";
 import { UsageError } from "../../lib/errors.ts";
+import { writeFileSafely } from "../../lib/file_write.ts";
 import {
   formatReference,
   type ImageReference,
+  isDigest,
   parseReference,
   withDefaultTag,
 } from "../../lib/image/mod.ts";
-import { readPrivateKey, signImage } from "../../lib/signature/mod.ts";
+import { type PrivateKey, readOpenPgpSigningKey, signImage } from "../../lib/signature/mod.ts";
 import {
   type CosignSigner,
   isCosignPrivateKey,
@@ -57,13 +69,49 @@ export const NO_TLOG_NOTE =
 
 /** Runs `sign`. */
 export async function run(options: SignOptions, ctx: CommandContext): Promise<number> {
+  const ref = imageToSign(options);
+  const key = await signingKey(options, ctx);
+  try {
+    return await signWith(ref, key, options, ctx);
+  } finally {
+    key.forget();
+  }
+}
+
+/** IMAGE, with `--digest` when given. */
+function imageToSign(options: SignOptions): ImageReference {
   const ref = parseReference(options.image);
-  const keyBytes = await readUserFile(ctx.io.cwd, options.key, "--key");
+  const digest = options.digest?.trim();
+  if (digest === undefined) return ref;
+  if (digest === "" || !isDigest(digest)) {
+    throw new UsageError(
+      `Cannot use --digest "${options.digest}": expected a digest such as sha256:<64 hex digits>` +
+        (digest === "" ? " (the build reported none: is its IMAGE_DIGEST result set?)" : ""),
+    );
+  }
+  if (ref.digest !== undefined && ref.digest !== digest) {
+    throw new UsageError(
+      `Cannot sign ${
+        formatReference(ref)
+      } with --digest ${digest}: the reference names another digest`,
+    );
+  }
+  return { ...ref, digest };
+}
+
+/** Signs `ref` with `key` in the format the key and `--format` call for. */
+async function signWith(
+  ref: ImageReference,
+  key: SigningKey,
+  options: SignOptions,
+  ctx: CommandContext,
+): Promise<number> {
+  const keyBytes = key.bytes;
   const cosignKey = isCosignPrivateKey(keyBytes);
   const format = options.format ?? (cosignKey ? "bundle" : "simple");
   if (format === "simple" && cosignKey) {
     throw new UsageError(
-      `Cannot make a simple signature with the cosign key "${options.key}": ` +
+      `Cannot make a simple signature with the cosign key ${key.label}: ` +
         "use --format bundle or --format cosign, or an OpenPGP key",
     );
   }
@@ -71,50 +119,85 @@ export async function run(options: SignOptions, ctx: CommandContext): Promise<nu
     throw new UsageError(
       `Cannot make a ${
         format === "bundle" ? "cosign bundle" : "cosign signature"
-      } with "${options.key}": ` +
+      } with ${key.label}: ` +
         "it is not a cosign private key (ENCRYPTED SIGSTORE PRIVATE KEY); make one with " +
         "`toolkit image-security keygen --type ecdsa-p256` or `cosign generate-key-pair`",
     );
   }
-  if (format === "simple") return await signSimple(ref, keyBytes, options, ctx);
+  if (format === "simple") {
+    const passphrase = await readPassphrase(ctx.io.cwd, options);
+    const privateKey = await readKeyAs(() => openPgpSigningKey(key, passphrase));
+    return await signSimple(ref, privateKey, options, ctx);
+  }
   if (format === "bundle" && options.identity) {
     throw new UsageError(
       "Cannot use --identity with --format bundle: a cosign bundle names only the digest",
     );
   }
   if (keyBytes.byteLength > MAX_COSIGN_KEY_FILE_SIZE) {
-    throw new UsageError(`Cannot read --key "${options.key}": the file is too large for a key`);
+    throw new UsageError(`Cannot read ${key.label}: it is too large for a key`);
   }
-  const found = await cosignPassword(ctx, options, {
-    message: `Password of ${options.key}`,
-  });
+  const found = key.cosignPassword !== undefined
+    ? { password: key.cosignPassword }
+    : await cosignPassword(ctx, options, { message: `Password of ${key.label}` });
   if (found === undefined) {
     throw new UsageError(
-      `The cosign key "${options.key}" needs its password: pass --passphrase-file or set ` +
+      `The cosign key ${key.label} needs its password: pass --passphrase-file or set ` +
         "COSIGN_PASSWORD (no terminal to ask on)",
     );
   }
-  const signer = await readKeyAs(() => readCosignPrivateKey(keyBytes, found.password));
+  const signer = await readCosignPrivateKey(keyBytes, found.password);
+  if (key.fingerprint) {
+    key.checkFingerprint((await publicKeySha256(signer.publicKeyDer)).toHex());
+  }
   return await signCosign(ref, signer, format === "bundle" ? "bundle" : "cosign", options, ctx);
+}
+
+/** The OpenPGP private key of `key`, able to sign (and the one the setup names). */
+async function openPgpSigningKey(
+  key: SigningKey,
+  passphrase: string | undefined,
+): Promise<PrivateKey> {
+  const privateKey = await readOpenPgpSigningKey(key.bytes, key.label, { passphrase });
+  key.checkFingerprint(privateKey.getFingerprint().toUpperCase());
+  return privateKey;
+}
+
+/** Writes the Tekton results `--digest-file` and `--store-file` asked for. */
+async function writeResults(
+  options: SignOptions,
+  ctx: CommandContext,
+  digest: string,
+  store: string,
+): Promise<void> {
+  for (
+    const [flag, path, value] of [
+      ["--digest-file", options.digestFile, digest],
+      ["--store-file", options.storeFile, store],
+    ] as const
+  ) {
+    if (!path) continue;
+    await writeFileSafely(resolvePath(ctx.io.cwd, path), value, {
+      name: `${flag} "${path}"`,
+      mode: 0o644,
+      ifExists: "replace",
+    });
+  }
 }
 
 /** Simple signing with an OpenPGP key. */
 async function signSimple(
   ref: ImageReference,
-  keyBytes: Uint8Array,
+  privateKey: PrivateKey,
   options: SignOptions,
   ctx: CommandContext,
 ): Promise<number> {
-  const passphrase = await readPassphrase(ctx.io.cwd, options);
-  const privateKey = await readKeyAs(() =>
-    readPrivateKey(keyBytes, passphrase === undefined ? {} : { passphrase })
-  );
   const identity = options.identity ? options.identity : formatReference(
     ref.tag === undefined && ref.digest !== undefined
       ? ref
       : withDefaultTag({ ...ref, digest: undefined }),
   );
-  using access = await registryAccess(ref, options, ctx.io.cwd, ctx.io);
+  using access = await registryAccess(ref, options, ctx.io.cwd, options, ctx.io);
   ctx.io.stderr.write(`Resolving ${formatReference(ref)}…\n`);
   const digest = await access.client.resolveDigest(ref);
   if (ref.digest !== undefined && ref.digest !== digest) {
@@ -129,6 +212,7 @@ async function signSimple(
   await store.writeSignature(ref, digest, signature);
   const fingerprint = privateKey.getFingerprint().toUpperCase();
   ctx.io.stderr.write(`Stored the signature in ${where}\n`);
+  await writeResults(options, ctx, digest, where);
   printData(ctx.io.stdout, options.output, {
     image: formatReference(ref),
     digest,
@@ -174,7 +258,7 @@ async function signCosign(
   ctx: CommandContext,
 ): Promise<number> {
   const { io } = ctx;
-  using access = await registryAccess(ref, options, io.cwd, io);
+  using access = await registryAccess(ref, options, io.cwd, options, io);
   const subject = await resolveSubject(access, ref, ctx);
   const digest = subject.digest;
   const repository = { ...ref, tag: undefined, digest: undefined };
@@ -221,6 +305,7 @@ async function signCosign(
     );
   }
   io.stderr.write(`Note: ${NO_TLOG_NOTE}\n`);
+  await writeResults(options, ctx, digest, where);
   printData(io.stdout, options.output, {
     image: formatReference(ref),
     digest,
@@ -232,6 +317,6 @@ async function signCosign(
     transparencyLog: false,
   }, () =>
     `Signed ${formatReference({ ...repository, digest })} with cosign key ${fingerprint} ` +
-    `(${format === "bundle" ? "bundle" : "legacy .sig"}; ${NO_TLOG_NOTE})\n`);
+    `(${format === "bundle" ? "bundle" : "legacy .sig"}, no transparency log)\n`);
   return 0;
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { OUTPUT, REGISTRY_FLAGS } from "../flags.ts";
+import { OUTPUT, REGISTRY_FLAGS, VAULT_FLAGS } from "../flags.ts";
 
 /** `image-security sign`. */
 export const SIGN = defineCommand({
@@ -21,13 +21,36 @@ export const SIGN = defineCommand({
       "image-security sign quay.io/team/app:1 --key cosign.key --format cosign",
       "cosign's legacy sha256-<hex>.sig tag",
     ],
+    [
+      "image-security sign us.icr.io/team/app:1 --vault-key image-signing --kms-url https://us-south.kms.cloud.ibm.com --instance-id ID",
+      "With the key kept in Key Protect (IBMCLOUD_API_KEY), read into memory only",
+    ],
   ],
   positionals: { image: { type: "string", required: true, describe: "The image reference" } },
   flags: {
     key: {
       type: "string",
       describe: "Private key file: armoured OpenPGP, or cosign's (cosign.key)",
-      demandOption: true,
+    },
+    "vault-key": {
+      type: "string",
+      describe:
+        "Sign with this key of the vault (id, name or alias): read into memory only, never written anywhere",
+    },
+    ...VAULT_FLAGS,
+    "signing-secret-dir": {
+      type: "string",
+      describe:
+        "The image-signing Secret of setup-signing mounted as files (the Tekton Task's): the vault, key, API key and fingerprint",
+    },
+    "signing-secret": {
+      type: "string",
+      describe: "NAMESPACE/NAME of the Secret mounted at --signing-secret-dir, for messages",
+    },
+    digest: {
+      type: "string",
+      describe:
+        "The digest to sign (sha256:…; Tekton's IMAGE_DIGEST): the image must have it, the tag is not resolved",
     },
     format: {
       type: "string",
@@ -45,6 +68,24 @@ export const SIGN = defineCommand({
       describe: "File with the private key's passphrase (cosign keys: else $COSIGN_PASSWORD)",
     },
     ...REGISTRY_FLAGS,
+    "registry-secret-dir": {
+      type: "string",
+      describe:
+        "A registry Secret mounted as files (.dockerconfigjson, .dockercfg, or REGISTRY_USER and REGISTRY_PASSWORD), instead of --creds/--authfile",
+    },
+    "lookaside-staging": {
+      type: "string",
+      describe:
+        "A directory to stage simple signatures in, instead of the lookaside of --registries.d (a registry's signature extension still comes first)",
+    },
+    "digest-file": {
+      type: "string",
+      describe: "Also write the signed digest to this file (a Tekton result)",
+    },
+    "store-file": {
+      type: "string",
+      describe: "Also write where the signature was stored to this file (a Tekton result)",
+    },
     ...OUTPUT,
   },
 });

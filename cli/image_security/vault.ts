@@ -10,7 +10,6 @@
  */
 import { resolve } from "node:path";
 import type { CommandContext } from "../command.ts";
-import { clientTimeoutMs } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
 import { formatData } from "../output.ts";
@@ -20,22 +19,16 @@ import { writeFileSafely } from "../../lib/file_write.ts";
 import { isCosignPrivateKey } from "../../lib/signature/mod.ts";
 import {
   aliasProblem,
-  DEFAULT_IAM_URL,
   describeKey,
-  describeTraceEvent,
   fetchKeyMaterial,
-  iamTokenSource,
   KeyInUseError,
-  type KeyProtectClient,
   type KeySummary,
   MAX_ALIASES_PER_KEY,
   type OldKeyAction,
   resolveKey,
   storeKey,
-  type VaultTraceEvent,
 } from "../../lib/vault/mod.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { blankless, connectVault } from "./vault_access.ts";
 
 /**
  * `vault store <name> --key FILE`: stores the private key file in the vault as a standard key
@@ -49,7 +42,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * choice.
  *
  * Flags: `--kms-url`/`KMS_URL`, `--instance-id`/`KMS_INSTANCE_ID`, `--token`/`KMS_TOKEN` or
- * `--api-key`/`IBMCLOUD_API_KEY` (exchanged at `--iam-url`), `--key-ring`/`KMS_KEY_RING`,
+ * `--api-key`/`IBMCLOUD_API_KEY`/`--api-key-file` (exchanged at `--iam-url`),
+ * `--key-ring`/`KMS_KEY_RING`,
  * `--key`, and optionally `--description`.
  */
 export async function runVaultStore(
@@ -68,7 +62,7 @@ export async function runVaultStore(
   }
   const aliases = storeAliases(name, options.alias);
   const replace = replaceChoice(options, ctx);
-  const vault = await connect(options, ctx);
+  const vault = await connectVault(options, ctx);
   const payload = await readKeyFile(keyPath, io.cwd);
 
   io.stderr.write(
@@ -203,7 +197,7 @@ export async function runVaultFetch(
         "--import imports it into gpg",
     );
   }
-  const vault = await connect(options, ctx);
+  const vault = await connectVault(options, ctx);
   const file = keyPath === undefined ? undefined : resolve(io.cwd, keyPath);
   if (file !== undefined && !force && await exists(file)) {
     throw new UsageError(
@@ -263,114 +257,10 @@ export async function runVaultFetch(
   return 0;
 }
 
-/** A string option trimmed; blank counts as absent. */
-function blankless(value: string | undefined): string | undefined {
-  const text = value?.trim();
-  return text ? text : undefined;
-}
-
 function requireName(given: string): string {
   const name = blankless(given);
   if (name === undefined) throw new UsageError("Missing the key's name (or id)");
   return name;
-}
-
-interface Vault {
-  readonly client: KeyProtectClient;
-  /** `https://us-south.kms.cloud.ibm.com (instance 0f1e…)`, for messages. */
-  readonly where: string;
-}
-
-/** Checks the connection flags and makes the client; every mistake is a UsageError. */
-async function connect(
-  options: OptionsOf<typeof VAULT_STORE | typeof VAULT_FETCH>,
-  ctx: CommandContext,
-): Promise<Vault> {
-  const kmsUrl = blankless(options.kmsUrl);
-  if (kmsUrl === undefined) {
-    throw new UsageError(
-      "Missing the vault URL: pass --kms-url or set KMS_URL " +
-        "(Key Protect: https://<region>.kms.cloud.ibm.com)",
-    );
-  }
-  const baseUrl = checkUrl("--kms-url", kmsUrl);
-  const instanceFlag = blankless(options.instanceId);
-  if (instanceFlag === undefined) {
-    throw new UsageError(
-      "Missing the vault's instance id: pass --instance-id or set KMS_INSTANCE_ID",
-    );
-  }
-  const instanceId = instanceIdOf(instanceFlag);
-
-  const tokenFlag = blankless(options.token);
-  const apiKey = blankless(options.apiKey);
-  if (tokenFlag === undefined && apiKey === undefined) {
-    throw new UsageError(
-      "Missing credentials: pass --token (or set KMS_TOKEN) with an IAM access token, " +
-        "or --api-key (or set IBMCLOUD_API_KEY) to get one from IAM",
-    );
-  }
-  const iamUrl = tokenFlag === undefined
-    ? checkUrl("--iam-url", blankless(options.iamUrl) ?? DEFAULT_IAM_URL)
-    : undefined;
-  const keyRing = blankless(options.keyRing);
-  // Every attempt with -v; a retry always, so a slow vault is not silent.
-  const transport = {
-    now: ctx.clock.now,
-    sleep: ctx.clock.sleep,
-    timeoutMs: clientTimeoutMs(options),
-    trace: (event: VaultTraceEvent) => {
-      if (options.verbose || event.retryInMs !== undefined) {
-        ctx.io.stderr.write(`${describeTraceEvent(event)}\n`);
-      }
-    },
-  };
-  let token: () => Promise<string>;
-  if (tokenFlag !== undefined) {
-    const value = tokenFlag.replace(/^Bearer\s+/i, "");
-    token = () => Promise.resolve(value);
-  } else {
-    token = iamTokenSource({ apiKey: apiKey!, iamUrl: iamUrl!, ...transport });
-  }
-  return {
-    client: await ctx.vault({
-      baseUrl,
-      instanceId,
-      token,
-      ...(keyRing !== undefined ? { keyRing } : {}),
-      ...transport,
-    }),
-    where: `${new URL(baseUrl).origin} (instance ${instanceId}` +
-      `${keyRing !== undefined ? `, key ring ${keyRing}` : ""})`,
-  };
-}
-
-/** An http(s) URL; plain http only to this machine, since a bearer token goes with it. */
-function checkUrl(flag: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`Cannot use ${flag} "${value}": it is not a URL`);
-  }
-  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
-    throw new UsageError(
-      `Cannot use ${flag} "${value}": it must be an https URL (plain http only for localhost)`,
-    );
-  }
-  return value;
-}
-
-/** The instance id: a UUID, or the instance's CRN (`crn:v1:…:kms:<region>:a/<account>:<id>::`). */
-function instanceIdOf(value: string): string {
-  const candidate = value.startsWith("crn:") ? value.split(":")[7] ?? "" : value;
-  if (!UUID.test(candidate)) {
-    throw new UsageError(
-      `Cannot use --instance-id "${value}": it is neither an instance id (a UUID) nor an instance CRN`,
-    );
-  }
-  return candidate;
 }
 
 /** Reads the key file and refuses what is clearly not a private key. */

@@ -7,29 +7,16 @@
  */
 import { defineCommand } from "../command.ts";
 import type { FlagSpec } from "../options.ts";
-import { REQUEST_TIMEOUT, RESULT_OUTPUT } from "../flags.ts";
+import { RESULT_OUTPUT, VAULT_FLAGS } from "../flags.ts";
 
 /** The flags of both vault commands: where the vault is, how to sign in, the key file. */
-const VAULT_FLAGS = {
-  "kms-url": { type: "string", env: "KMS_URL", describe: "The vault's base URL" },
-  "instance-id": { type: "string", env: "KMS_INSTANCE_ID", describe: "The instance id" },
-  token: { type: "string", env: "KMS_TOKEN", describe: "A bearer token" },
-  "api-key": { type: "string", env: "IBMCLOUD_API_KEY", describe: "An API key for IAM" },
-  "iam-url": {
-    type: "string",
-    describe: "The IAM token endpoint (default https://iam.cloud.ibm.com/identity/token)",
-  },
-  "key-ring": {
-    type: "string",
-    env: "KMS_KEY_RING",
-    describe: "The key ring (x-kms-key-ring): keys are stored in it and looked up only in it",
-  },
+const VAULT_KEY_FLAGS = {
+  ...VAULT_FLAGS,
   key: {
     type: "string",
     describe: "The private key file: an armoured gpg key, or cosign's cosign.key (kept encrypted)",
   },
   ...RESULT_OUTPUT,
-  ...REQUEST_TIMEOUT,
 } as const satisfies Record<string, FlagSpec>;
 
 /** `image-security vault`: the group of `store` and `fetch`. */
@@ -44,17 +31,17 @@ export const VAULT_STORE = defineCommand({
   describe: "Store a private key in the vault, reachable by id, alias and name",
   examples: [
     [
-      "image-security vault store signing --key signing.key.asc",
+      "store signing --key signing.key.asc",
       "Store it with the alias signing; prints id and aliases",
     ],
     [
-      "image-security vault store signing --key new.asc --replace --old-key delete",
+      "store signing --key new.asc --replace --old-key delete",
       "Rotate: store the new key, move the aliases to it, delete the old one",
     ],
   ],
   positionals: { name: { type: "string", required: true, describe: "The key's name" } },
   flags: {
-    ...VAULT_FLAGS,
+    ...VAULT_KEY_FLAGS,
     description: { type: "string", describe: "A description stored with the key" },
     alias: {
       type: "array",
@@ -80,7 +67,7 @@ export const VAULT_FETCH = defineCommand({
     name: { type: "string", required: true, describe: "The key's id, alias or name" },
   },
   flags: {
-    ...VAULT_FLAGS,
+    ...VAULT_KEY_FLAGS,
     force: { type: "boolean", describe: "Replace an existing --key file" },
     import: { type: "boolean", describe: "Import the key into gpg (GNUPGHOME; gpg keys only)" },
   },

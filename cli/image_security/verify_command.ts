@@ -10,10 +10,41 @@ import { OUTPUT, REGISTRY_FLAGS } from "../flags.ts";
 /** `image-security verify`. */
 export const VERIFY = defineCommand({
   usage: "verify <image>",
-  describe: "Verify the image's signatures against a public key",
+  describe: "Verify the image's signatures (simple signing or cosign) against a key or trust root",
   positionals: { image: { type: "string", required: true, describe: "The image reference" } },
   flags: {
-    key: { type: "string", describe: "Armoured public key file", demandOption: true },
+    key: {
+      type: "string",
+      describe:
+        "Public key file: armoured OpenPGP keys (simple signing) or PEM public keys (cosign signatures, either storage format)",
+    },
+    "trust-root": {
+      type: "string",
+      describe:
+        "A sigstore trusted_root.json: keyless cosign signatures (with the --certificate-* flags), or the logs' keys for --key with --tlog required",
+    },
+    "certificate-identity": {
+      type: "string",
+      describe: "Keyless: the certificate's subject (URI or e-mail), exactly",
+    },
+    "certificate-identity-regexp": {
+      type: "string",
+      describe: "Keyless: the certificate's subject, by an RE2 regular expression",
+    },
+    "certificate-oidc-issuer": {
+      type: "string",
+      describe: "Keyless: the OIDC issuer in the certificate, exactly",
+    },
+    "certificate-oidc-issuer-regexp": {
+      type: "string",
+      describe: "Keyless: the OIDC issuer, by an RE2 regular expression",
+    },
+    tlog: {
+      type: "string",
+      choices: ["required", "optional"],
+      describe:
+        "Cosign: require a transparency log entry of the trust root (default: optional with --key, required keyless)",
+    },
     "identity-rule": {
       type: "string",
       choices: [
@@ -24,8 +55,8 @@ export const VERIFY = defineCommand({
         "matchExactRepository",
         "remapIdentity",
       ],
-      describe: "signedIdentity rule",
-      default: "matchRepoDigestOrExact",
+      describe:
+        "signedIdentity rule (default matchRepoDigestOrExact; for cosign signatures, matchRepository)",
     },
     "identity-reference": {
       type: "string",

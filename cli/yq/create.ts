@@ -6,33 +6,50 @@
  *
  * @module
  */
-import { isMap, type Node, YAMLMap, YAMLSeq } from "yaml";
+import { type Document, isMap, type Node, YAMLMap, YAMLSeq } from "yaml";
 import type { DocumentEditor } from "./editor.ts";
 import { isBlock } from "./layout.ts";
+import { UsageError } from "../../lib/errors.ts";
 import { joinPath, type Missing, PathTargetError } from "./locate.ts";
-import { formatPath, type Segment } from "./path.ts";
-import type { ForcedTag } from "./scalar.ts";
+import { formatPath, isGlobText, type MatchSegment, plainFields, type Segment } from "./path.ts";
+import { copyNode } from "./render.ts";
+import type { ValueStyle } from "./scalar.ts";
 
-/** A value typed by the user and its `--tag`. */
+/** A value given by the user, with how to write it. */
 export interface TypedValue {
-  /** The text. */
-  readonly text: string;
-  /** `--tag`, if given. */
-  readonly tag?: ForcedTag | undefined;
+  /** The text typed; none: only the tag or style of what is there changes. */
+  readonly text?: string | undefined;
+  /** `--tag`. */
+  readonly tag?: string | undefined;
+  /** `--style`. */
+  readonly style?: ValueStyle | undefined;
+  /** `--anchorName`. */
+  readonly anchor?: string | undefined;
+  /** `--makeAlias`: the text is the name of an anchor. */
+  readonly alias?: boolean;
+  /** A node of another document (`-f`, a script's value), copied as it is. */
+  readonly tree?: { readonly node: Node; readonly doc: Document } | undefined;
 }
 
 /** Builds nodes for the rest of a path. */
 class Builder {
   constructor(
     readonly editor: DocumentEditor,
-    readonly value: TypedValue,
+    readonly typed: TypedValue,
     readonly base: string,
     readonly path: string,
     readonly inFlow: boolean,
   ) {}
 
-  leaf(text: string, tag: ForcedTag | undefined): Node {
-    return this.editor.leafNode(this.editor.leafAt(undefined, text, tag, this.inFlow));
+  leaf(text: string, tag: string | undefined): Node {
+    return this.editor.leafNode(this.editor.leafAt(undefined, text, { tag }, this.inFlow));
+  }
+
+  /** The value at the end of the path. */
+  value(): Node {
+    const { tree, text } = this.typed;
+    if (tree) return copyNode(tree.node, tree.doc, this.editor.raw);
+    return this.editor.leafNode(this.editor.leafAt(undefined, text ?? "", this.typed, this.inFlow));
   }
 
   fail(done: readonly Segment[], reason: string): never {
@@ -42,9 +59,7 @@ class Builder {
   /** The node for `segments`, or `undefined` when a `*` leaves nothing to create. */
   build(segments: readonly Segment[], done: Segment[] = []): Node | undefined {
     const [segment, ...rest] = segments;
-    if (segment === undefined) {
-      return this.leaf(this.value.text, this.value.tag);
-    }
+    if (segment === undefined) return this.value();
     switch (segment.kind) {
       case "key": {
         const value = this.build(rest, [...done, segment]);
@@ -66,6 +81,8 @@ class Builder {
       case "match":
         return this.#seq(this.matchItem(segment, rest, done));
       case "wildcard":
+      case "glob":
+      case "deep":
         return undefined;
     }
   }
@@ -79,11 +96,20 @@ class Builder {
 
   /** A new item for `[field==value]` followed by `rest`: `{field: value, …rest}`. */
   matchItem(
-    segment: Extract<Segment, { kind: "match" }>,
+    segment: MatchSegment,
     rest: readonly Segment[],
     done: readonly Segment[],
   ): Node | undefined {
     const [next, ...after] = rest;
+    const fields = plainFields(segment);
+    if (fields === undefined || isGlobText(segment.value, segment.quoted)) {
+      this.fail(
+        done,
+        `has no item ${formatPath([segment])}, and a filter ${
+          fields === undefined ? "on anything but plain keys" : "with a glob"
+        } cannot make one`,
+      );
+    }
     if (next === undefined || next.kind !== "key") {
       this.fail(
         done,
@@ -94,8 +120,8 @@ class Builder {
     }
     const item = new YAMLMap();
     let map = item;
-    segment.field.forEach((name, i) => {
-      if (i === segment.field.length - 1) {
+    fields.forEach((name, i) => {
+      if (i === fields.length - 1) {
         map.set(name, this.leaf(segment.value, segment.quoted ? "!!str" : undefined));
       } else {
         const inner = new YAMLMap();
@@ -103,7 +129,7 @@ class Builder {
         map = inner;
       }
     });
-    if (segment.field.length === 1 && segment.field[0] === next.name) {
+    if (fields.length === 1 && fields[0] === next.name) {
       this.fail(
         done,
         `has no item ${
@@ -118,8 +144,12 @@ class Builder {
   }
 }
 
-/** Creates what `missing` lacks, with `value` at its end. */
-export function createMissing(editor: DocumentEditor, missing: Missing, value: TypedValue): void {
+/** Creates what `missing` lacks, with `value` at its end; false when a `*` left nothing. */
+export function createMissing(
+  editor: DocumentEditor,
+  missing: Missing,
+  value: TypedValue,
+): boolean {
   const { node, place, rest } = missing;
   const inFlow = node === null ? editor.inFlow(place) : !isBlock(node);
   const path = joinPath(missing.path, formatPath(rest));
@@ -127,18 +157,55 @@ export function createMissing(editor: DocumentEditor, missing: Missing, value: T
   if (node === null) {
     const tree = builder.build(rest);
     if (tree !== undefined) editor.setValue(place, { tree });
-    return;
+    return tree !== undefined;
   }
   const [first, ...after] = rest;
-  if (first === undefined) return;
+  if (first === undefined) return false;
   if (isMap(node)) {
-    if (first.kind !== "key") return;
+    if (first.kind !== "key") return false;
     const tree = builder.build(after, [first]);
     if (tree !== undefined) editor.addPairs(node, place, [[first.name, { tree }]]);
-    return;
+    return tree !== undefined;
   }
   const item = first.kind === "match"
     ? builder.matchItem(first, after, [])
     : builder.build(after, [first]);
   if (item !== undefined) editor.addItems(node, place, [{ tree: item }]);
+  return item !== undefined;
+}
+
+/**
+ * Checks that `segments` (the path `path`) can make what they name where nothing is yet (`new`,
+ * `prefix`): keys, `[0]`, `[+]`, and filters on plain keys with a plain value, followed by a key.
+ *
+ * @throws {UsageError} naming the part of the path that cannot make anything.
+ */
+export function checkCreatable(path: string, segments: readonly Segment[]): void {
+  segments.forEach((segment, i) => {
+    const fail = (why: string): never => {
+      throw new UsageError(
+        `Cannot create "${path}": ${why} (at "${formatPath(segments.slice(0, i + 1))}")`,
+      );
+    };
+    switch (segment.kind) {
+      case "wildcard":
+      case "glob":
+      case "deep":
+        fail(`${formatPath([segment])} matches what exists and makes nothing`);
+        break;
+      case "match":
+        if (plainFields(segment) === undefined || isGlobText(segment.value, segment.quoted)) {
+          fail("a filter on anything but plain keys, or with a glob, makes nothing");
+        }
+        if (segments[i + 1]?.kind !== "key") {
+          fail("a new item needs a key to write after the filter, as (name==x).value");
+        }
+        break;
+      case "index":
+        if (segment.index !== 0 && segment.index !== -1) {
+          fail(`a new sequence starts at [0], not [${segment.index}]`);
+        }
+        break;
+    }
+  });
 }

@@ -49,7 +49,8 @@ export class EditResultError extends ToolkitError {
 
 /**
  * Edits the documents `indices` of the stream `text` (parsed as `docs`) with `edit`, and
- * returns the new text. `what` names the change for an error (`write "a.b" in "f.yaml"`).
+ * returns the new text. `what` names the change for an error (`write "a.b" in "f.yaml"`);
+ * `indent` is the indentation of what is added where the file shows none.
  *
  * @throws {EditResultError} when the result would not parse (an alias left without its anchor).
  */
@@ -59,12 +60,13 @@ export function editDocuments(
   indices: readonly number[],
   what: string,
   edit: (editor: DocumentEditor, index: number) => void,
+  indent = 2,
 ): string {
   const raw = new RawTexts();
   const edits = [];
   for (const index of indices) {
     const doc = docs[index]!;
-    const editor = new DocumentEditor(text, doc, detectStyle(text, doc), raw);
+    const editor = new DocumentEditor(text, doc, detectStyle(text, doc, indent), raw);
     edit(editor, index);
     edits.push(...editor.edits);
   }

@@ -39,7 +39,13 @@ import {
   renderFlow,
   type Style,
 } from "./render.ts";
-import { existingScalar, type ForcedTag, type Leaf, leafFor, type YamlVersion } from "./scalar.ts";
+import {
+  existingScalar,
+  type Leaf,
+  leafFor,
+  type LeafOptions,
+  type YamlVersion,
+} from "./scalar.ts";
 
 /** A value to put somewhere: a leaf chosen by `leafFor()`, or a node to render. */
 export type NewValue = Leaf | { readonly tree: Node };
@@ -108,7 +114,7 @@ export class DocumentEditor {
   leafAt(
     place: Place | undefined,
     value: string,
-    tag: ForcedTag | undefined,
+    options: Pick<LeafOptions, "tag" | "style" | "anchor" | "alias">,
     inFlow = false,
   ): Leaf {
     const old = place ? nodeAt(this.doc, place) : null;
@@ -116,7 +122,7 @@ export class DocumentEditor {
       ? existingScalar(old, this.version)
       : undefined;
     return leafFor(value, {
-      tag,
+      ...options,
       existing,
       inFlow: place ? this.inFlow(place) : inFlow,
       quote: this.style.quote,
@@ -127,16 +133,35 @@ export class DocumentEditor {
   /** A leaf as a node to render inside a new structure. */
   leafNode(leaf: Leaf): Node {
     if ("node" in leaf) return leaf.node;
-    return this.raw.scalar(leaf.tag ? `${leaf.tag} ${leaf.text}` : leaf.text);
+    return this.raw.scalar(leafText(leaf));
   }
 
   #add(start: number, end: number, text: string, depth = 0): void {
     this.edits.push({ start, end, text, depth });
   }
 
-  /** Writes `value` (typed by the user) at `place`. */
-  writeScalar(place: Place, value: string, tag: ForcedTag | undefined): void {
-    this.setValue(place, this.leafAt(place, value, tag), { forcedTag: tag !== undefined });
+  /**
+   * Inserts `text` at `offset` of the original text: a comment after a value, which goes
+   * before whatever else is inserted there (the next key added at the end of the file).
+   */
+  insert(offset: number, text: string): void {
+    this.#add(offset, offset, text, Number.MAX_SAFE_INTEGER);
+  }
+
+  /** Replaces the original text between two offsets (a comment). */
+  replace(start: number, end: number, text: string): void {
+    this.#add(start, end, text);
+  }
+
+  /** Writes `value` (typed by the user, with its `--tag`, `--style`…) at `place`. */
+  writeScalar(
+    place: Place,
+    value: string,
+    options: Pick<LeafOptions, "tag" | "style" | "anchor" | "alias"> = {},
+  ): void {
+    this.setValue(place, this.leafAt(place, value, options), {
+      forcedTag: options.tag !== undefined || options.style === "tagged",
+    });
   }
 
   /**
@@ -153,11 +178,18 @@ export class DocumentEditor {
     const slot = place.kind === "pair" ? pairSlot(place.pair) : seqItemSlot(place.seq, place.index);
     if (!slot) throw new UneditableError('a key without a value indicator (":")');
     const newTag = "text" in value ? value.tag : undefined;
+    const newAnchor = "text" in value ? value.anchor : undefined;
+    const alias = "text" in value && value.alias === true;
     const tagToken = slot.props.find((t) => t.type === "tag");
-    const dropTag = tagToken !== undefined && (options.forcedTag || newTag !== undefined);
+    const dropTag = tagToken !== undefined &&
+      (options.forcedTag || newTag !== undefined || alias);
+    const dropAnchor = alias && slot.props.some((t) => t.type === "anchor");
     const oldInline = !endsWithLine(old);
 
-    if (oldInline && "text" in value && !dropTag && newTag === undefined) {
+    if (
+      oldInline && "text" in value && !dropTag && !dropAnchor && newTag === undefined &&
+      newAnchor === undefined
+    ) {
       if (hasText(old)) return this.#add(rangeOf(old!)[0], rangeOf(old!)[1], value.text);
       const at = old?.range ? old.range[0] : slot.indicatorEnd;
       const space = /[ \t]/.test(this.text[at - 1] ?? "") ? "" : " ";
@@ -177,7 +209,9 @@ export class DocumentEditor {
       if (after.startsWith("#") && slot.comment === undefined) trailingComment = after;
     }
     const props = [
-      ...slot.props.filter((t) => t.type === "anchor" || !dropTag).map((t) => t.source),
+      ...(newAnchor ? [`&${newAnchor}`] : []),
+      ...slot.props.filter((t) => t.type === "anchor" ? !newAnchor && !alias : !dropTag)
+        .map((t) => t.source),
       ...(newTag ? [newTag] : []),
     ].join(" ");
     const comment = slot.comment?.source ?? trailingComment;
@@ -214,11 +248,11 @@ export class DocumentEditor {
   }
 
   #setRoot(old: Node | null, value: NewValue): void {
-    if (hasText(old) && !endsWithLine(old) && "text" in value && !value.tag) {
+    if (hasText(old) && !endsWithLine(old) && "text" in value && !value.tag && !value.anchor) {
       return this.#add(rangeOf(old!)[0], rangeOf(old!)[1], value.text);
     }
     const rendered = "text" in value
-      ? `${value.tag ? `${value.tag} ` : ""}${value.text}\n`
+      ? `${leafText(value)}\n`
       : renderBlock("tree" in value ? value.tree : value.node, this);
     if (hasText(old)) {
       const end = endsWithLine(old) ? rangeOf(old!)[1] : pastLine(this.text, rangeOf(old!)[1]);
@@ -231,7 +265,7 @@ export class DocumentEditor {
   }
 
   #setInFlow(place: Place, old: Node | null, container: YAMLMap | YAMLSeq, value: NewValue): void {
-    const text = "text" in value ? `${value.tag ? `${value.tag} ` : ""}${value.text}` : renderFlow(
+    const text = "text" in value ? leafText(value) : renderFlow(
       "tree" in value ? value.tree : value.node,
       this,
       hasFlowPadding(this.text, container),
@@ -296,18 +330,22 @@ export class DocumentEditor {
     const [lastStart, lastEnd] = isMap(target)
       ? [rangeOf((last as { key: Node }).key)[0], itemEnd(last as { key: unknown; value: unknown })]
       : [rangeOf(last as Node)[0], rangeOf(last as Node)[1]];
+    const entries = [...(isMap(added) ? added.items : added.items)].map((entry) => {
+      const one = isMap(added) ? new YAMLMap() : new YAMLSeq();
+      one.items.push(entry as never);
+      return renderFlow(one, this, false).slice(1, -1);
+    });
     if (startsLine(this.text, lastStart)) {
       // One entry per line (as JSON is often written): each new one on a line of its own.
       const pad = " ".repeat(columnOf(this.text, lastStart));
-      const lines = [...(isMap(added) ? added.items : added.items)].map((entry) => {
-        const one = isMap(added) ? new YAMLMap() : new YAMLSeq();
-        one.items.push(entry as never);
-        return renderFlow(one, this, false).slice(1, -1);
-      });
-      return this.#add(lastEnd, lastEnd, lines.map((l) => `,\n${pad}${l}`).join(""), depth);
+      return this.#add(lastEnd, lastEnd, entries.map((l) => `,\n${pad}${l}`).join(""), depth);
     }
-    const inner = renderFlow(added, this, false).slice(1, -1);
-    this.#add(lastEnd, lastEnd, `, ${inner}`, depth);
+    // Entries separated as the file separates them (`[1,2]` or `[1, 2]`).
+    const before = target.items.length > 1
+      ? this.text.slice(entryEnd(target, target.items.length - 2), lastStart)
+      : ", ";
+    const separator = /^\s*,[ \t]*$/.test(before) ? before.trimStart() : ", ";
+    this.#add(lastEnd, lastEnd, entries.map((e) => `${separator}${e}`).join(""), depth);
   }
 
   /**
@@ -400,6 +438,22 @@ export class DocumentEditor {
       this.#add(bounds[index - 1]![1], bounds[index]![1], "");
     }
   }
+}
+
+/** A one-line leaf with its anchor and tag: `&a !!str text`. */
+function leafText(
+  leaf: { readonly text: string; readonly tag?: string; readonly anchor?: string },
+) {
+  return [leaf.anchor ? `&${leaf.anchor}` : "", leaf.tag ?? "", leaf.text].filter((p) => p !== "")
+    .join(" ");
+}
+
+/** The end of entry `index` of a flow collection. */
+function entryEnd(target: YAMLMap | YAMLSeq, index: number): number {
+  const item = target.items[index] as unknown;
+  return isMap(target)
+    ? itemEnd(item as { key: unknown; value: unknown })
+    : rangeOf(item as Node)[1];
 }
 
 /** The end of a pair of a flow mapping: its value's, or its key's without a value. */

@@ -24,7 +24,7 @@ function placeOf(editor: DocumentEditor, path: string): Place {
 }
 
 const write = (text: string, path: string, value: string) =>
-  edited(text, (e) => e.writeScalar(placeOf(e, path), value, undefined));
+  edited(text, (e) => e.writeScalar(placeOf(e, path), value));
 
 const remove = (text: string, path: string) =>
   edited(text, (e) => e.delete(locate(e.doc, parsePath(path), "delete").found.map((f) => f.place)));
@@ -65,12 +65,12 @@ Deno.test("writeScalar() replaces a block with a scalar from the indicator on", 
 
 Deno.test("writeScalar() with --tag replaces or drops the old tag", () => {
   const tagged = (text: string, value: string, tag: "!!int" | "!!float" | "!!str") =>
-    edited(text, (e) => e.writeScalar(placeOf(e, "k"), value, tag));
+    edited(text, (e) => e.writeScalar(placeOf(e, "k"), value, { tag }));
   assert.equal(tagged("k: !!str 5 # c\n", "6", "!!int"), "k: 6 # c\n");
   assert.equal(tagged("k: 5 # c\n", "1", "!!float"), "k: !!float 1 # c\n");
   assert.equal(tagged("k: &a !!int 5\n", "x", "!!str"), "k: &a x\n");
   assert.equal(
-    edited("k: !!str 5\n", (e) => e.writeScalar(placeOf(e, "k"), "6", undefined)),
+    edited("k: !!str 5\n", (e) => e.writeScalar(placeOf(e, "k"), "6")),
     "k: !!str 6\n",
   );
 });
@@ -109,7 +109,7 @@ Deno.test("addPairs() and addItems() append at the collection's column, in its s
       const place = placeOf(e, path);
       e.addPairs(locate(e.doc, parsePath(path), "read").found[0]!.node as YAMLMap, place, [[
         key,
-        e.leafAt(undefined, value, undefined),
+        e.leafAt(undefined, value, {}),
       ]]);
     });
   assert.equal(
@@ -126,7 +126,7 @@ Deno.test("addPairs() and addItems() append at the collection's column, in its s
       e.addItems(
         found.node as YAMLSeq,
         found.place,
-        values.map((v) => e.leafAt(undefined, v, undefined)),
+        values.map((v) => e.leafAt(undefined, v, {})),
       );
     });
   assert.equal(

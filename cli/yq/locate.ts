@@ -3,10 +3,24 @@
  * document itself, the value of a key, an item of a sequence), and, for writes, where the
  * document stops short of the path, so that the missing keys and items can be created.
  *
- * Reading follows aliases and YAML merge keys (`<<: *defaults`) and passes over what does not
- * fit (a key of a string matches nothing). Writing and deleting refuse to go through an alias
- * (that would change every place the anchor is used); writing also refuses to go into a
- * string, number or boolean, and an index past the end of a sequence.
+ * - A key matches the pair whose key reads it; a glob (`there*`) the keys it matches; `*` every
+ *   key or item; an index an item (from the end when negative), or on a mapping the key of that
+ *   number.
+ * - `**` is any depth: with more path after it, that path is followed from the node itself and
+ *   from every mapping and sequence below it; at the end of a path it matches every leaf below
+ *   (scalars and empty collections) when reading or writing, and every entry when deleting.
+ * - A filter keeps the children (items of a sequence, values of a mapping) at which its path
+ *   reaches a scalar that reads its value (a glob unless quoted).
+ *
+ * Reading follows aliases and YAML merge keys (`<<: *defaults`, the first map of a list winning,
+ * as the merge-key specification says) and passes over what does not fit (a key of a string
+ * matches nothing); an index before the start of a sequence is an error, as in yq. Writing and
+ * deleting refuse to go through an alias (that would change every place the anchor is used);
+ * writing also refuses to go into a string, number or boolean, and an index past the end of a
+ * sequence. Nothing is created below a `**`, a glob or a filter that needs what is not there.
+ *
+ * The work is bounded: a walk that visits more than {@link MAX_STEPS} nodes (aliases can make a
+ * small file a huge tree) stops with an error.
  *
  * @module
  */
@@ -22,7 +36,8 @@ import {
   type YAMLSeq,
 } from "yaml";
 import { ToolkitError } from "../../lib/errors.ts";
-import { formatPath, type Segment } from "./path.ts";
+import { globMatch } from "../../lib/glob.ts";
+import { formatPath, isGlobText, type MatchSegment, plainFields, type Segment } from "./path.ts";
 
 /** Where a node is. */
 export type Place =
@@ -38,6 +53,9 @@ export type Place =
     readonly parent: Place;
   };
 
+/** One element of yq's path of a match: a key, or an index (as the path gave it). */
+export type PathElement = string | number;
+
 /** A node the path leads to. */
 export interface Found {
   /** Where it is (for reads through an alias or a merge key: where it was reached from). */
@@ -46,6 +64,8 @@ export interface Found {
   readonly node: Node | null;
   /** The path that leads there, with indices and keys spelled out. */
   readonly path: string;
+  /** The same path as yq's elements (keys and indexes), for `-p` (see `yqPathString()`). */
+  readonly elements: readonly PathElement[];
 }
 
 /** Where a document stops short of a path (for writes). */
@@ -70,6 +90,9 @@ export interface Located {
 
 /** What the path is followed for. */
 export type LocateMode = "read" | "write" | "delete";
+
+/** The most nodes one walk visits. */
+export const MAX_STEPS = 1_000_000;
 
 /** A path that cannot be followed for a write or a delete. */
 export class PathTargetError extends ToolkitError {
@@ -132,44 +155,115 @@ export function scalarReads(node: unknown, text: string): boolean {
   return String(node.value) === text || node.source === text;
 }
 
+/** The text a scalar reads as: a string's value, another scalar's text as written. */
+export function scalarText(node: unknown): string {
+  if (!isScalar(node)) return "";
+  if (typeof node.value === "string") return node.value;
+  return typeof node.source === "string" ? node.source : String(node.value);
+}
+
+/** True when a scalar reads as `value`, a glob unless `quoted`. */
+export function scalarMatches(node: unknown, value: string, quoted: boolean): boolean {
+  if (!isScalar(node)) return false;
+  if (!isGlobText(value, quoted)) return scalarReads(node, value);
+  return globMatch(value, scalarText(node)) || globMatch(value, String(node.value));
+}
+
 /** The pair of `map` whose key reads `name`. */
 export function pairOf(map: YAMLMap, name: string): Pair | undefined {
   return map.items.find((pair) => scalarReads(pair.key, name));
 }
 
+/** True for the merge key `<<` of a mapping. */
+export function isMergeKey(pair: Pair): boolean {
+  return isScalar(pair.key) && pair.key.value === "<<" && pair.key.type === "PLAIN";
+}
+
 /** The maps a YAML merge key (`<<`) of `map` brings in, nearest first. */
-function mergedMaps(doc: Document, map: YAMLMap): YAMLMap[] {
-  const merge = map.items.find((pair) => isScalar(pair.key) && pair.key.value === "<<");
-  if (!merge) return [];
-  const sources = isSeq(merge.value) ? merge.value.items : [merge.value];
+export function mergedMaps(doc: Document, map: YAMLMap): YAMLMap[] {
   const maps: YAMLMap[] = [];
-  for (const source of sources) {
-    const resolved = isAlias(source) ? source.resolve(doc) : source;
-    if (isMap(resolved)) maps.push(resolved);
+  for (const merge of map.items.filter(isMergeKey)) {
+    const sources = isSeq(merge.value) ? merge.value.items : [merge.value];
+    for (const source of sources) {
+      const resolved = isAlias(source) ? source.resolve(doc) : source;
+      if (isMap(resolved)) maps.push(resolved);
+    }
   }
   return maps;
 }
 
-/** True when a mapping item matches `[field==value]`. */
-function itemMatches(
+/** One entry of a mapping as a path sees it. */
+interface Entry {
+  /** The pair (of the mapping itself, or of a map merged into it). */
+  readonly pair: Pair;
+  /** The mapping that holds the pair. */
+  readonly map: YAMLMap;
+  /** The key's text. */
+  readonly key: string;
+}
+
+/** The text of a key (an alias key reads as what it refers to). */
+function keyOf(doc: Document, key: unknown): string {
+  const resolved = isAlias(key) ? key.resolve(doc) : key;
+  return isScalar(resolved) ? scalarText(resolved) : String(resolved ?? "");
+}
+
+/**
+ * The entries of `map`: its own pairs but the merge keys, then (when `merged`) the pairs the
+ * merge keys bring in that no earlier entry has, the first merged map winning.
+ */
+export function entriesOf(
   doc: Document,
-  item: unknown,
-  field: readonly string[],
-  value: string,
-): boolean {
-  let node: unknown = isAlias(item) ? item.resolve(doc) : item;
-  for (const name of field) {
-    if (!isMap(node)) return false;
-    const pair = pairOf(node, name);
-    node = pair?.value;
-    if (isAlias(node)) node = node.resolve(doc);
+  map: YAMLMap,
+  merged: boolean,
+  seen: Set<YAMLMap> = new Set(),
+): Entry[] {
+  seen.add(map);
+  const entries: Entry[] = [];
+  const keys = new Set<string>();
+  for (const pair of map.items) {
+    if (isMergeKey(pair)) continue;
+    const key = keyOf(doc, pair.key);
+    keys.add(key);
+    entries.push({ pair, map, key });
   }
-  return scalarReads(node, value);
+  if (!merged) return entries;
+  for (const source of mergedMaps(doc, map)) {
+    if (seen.has(source)) continue;
+    for (const entry of entriesOf(doc, source, true, seen)) {
+      if (keys.has(entry.key)) continue;
+      keys.add(entry.key);
+      entries.push(entry);
+    }
+  }
+  return entries;
+}
+
+/** Where a walk is: the segments it matched so far, as written and as yq's elements. */
+interface Trail {
+  readonly concrete: readonly Segment[];
+  readonly elements: readonly PathElement[];
+}
+
+function extend(trail: Trail, segment: Segment, element: PathElement): Trail {
+  return { concrete: [...trail.concrete, segment], elements: [...trail.elements, element] };
+}
+
+/** Where a step of a walk stands: the place, the rest of the path, and how it got there. */
+interface Step {
+  readonly place: Place;
+  readonly rest: readonly Segment[];
+  readonly trail: Trail;
+  /** What is missing may be created (not below a `**`). */
+  readonly create: boolean;
+  /** The nodes above (an alias to one of them is not followed again). */
+  readonly ancestors: ReadonlySet<Node>;
 }
 
 class Walk {
   readonly found: Found[] = [];
   readonly missing: Missing[] = [];
+  #steps = 0;
 
   constructor(
     readonly doc: Document,
@@ -177,121 +271,242 @@ class Walk {
     readonly path: string,
   ) {}
 
-  fail(concrete: Segment[], reason: string): never {
-    throw new PathTargetError(this.path, formatPath(concrete), reason);
+  fail(trail: Trail, reason: string): never {
+    throw new PathTargetError(this.path, formatPath(trail.concrete), reason);
   }
 
+  #count(): void {
+    if (++this.#steps > MAX_STEPS) {
+      throw new ToolkitError(
+        `Cannot follow path "${this.path}": it visits more than ${MAX_STEPS} nodes (aliases?)`,
+      );
+    }
+  }
+
+  #hit(place: Place, node: Node | null, trail: Trail): void {
+    this.found.push({ place, node, path: formatPath(trail.concrete), elements: trail.elements });
+  }
+
+  /** Records what the document lacks, when writing and creating. */
+  #lack(place: Place, node: YAMLMap | YAMLSeq | null, rest: readonly Segment[], trail: Trail) {
+    this.missing.push({ place, node, rest, path: formatPath(trail.concrete) });
+  }
+
+  /** Follows `segments` from `node` at `place`; `create`: what is missing may be created. */
   step(
     node: Node | null,
     place: Place,
     segments: readonly Segment[],
-    concrete: Segment[],
+    trail: Trail,
+    create: boolean,
+    ancestors: ReadonlySet<Node> = new Set(),
   ): void {
+    this.#count();
     if (isAlias(node)) {
       if (segments.length === 0 && this.mode !== "read") {
         // The alias itself is what is written or deleted.
-        this.found.push({ place, node, path: formatPath(concrete) });
+        this.#hit(place, node, trail);
         return;
       }
       if (this.mode !== "read") {
         this.fail(
-          concrete,
+          trail,
           `is an alias (*${node.source}); change the node its anchor (&${node.source}) is on`,
         );
       }
-      node = (node.resolve(this.doc) as Node | undefined) ?? null;
+      const target = (node.resolve(this.doc) as Node | undefined) ?? null;
+      if (target !== null && ancestors.has(target)) return; // an alias to its own ancestor
+      node = target;
     }
     const [segment, ...rest] = segments;
     if (segment === undefined) {
-      this.found.push({ place, node, path: formatPath(concrete) });
+      this.#hit(place, node, trail);
       return;
     }
+    const within = node === null ? ancestors : new Set([...ancestors, node]);
+    if (segment.kind === "deep") return this.deep(node, place, rest, trail, within);
     if (isNothing(node)) {
-      if (this.mode === "write") {
-        this.missing.push({ place, node: null, rest: segments, path: formatPath(concrete) });
+      if (this.mode === "write" && create) {
+        this.#lack(place, null, segments, trail);
       }
       return;
     }
-    if (isMap(node)) return this.inMap(node, place, segment, rest, concrete);
-    if (isSeq(node)) return this.inSeq(node, place, segment, rest, concrete);
+    const at: Step = { place, rest, trail, create, ancestors: within };
+    if (isMap(node)) return this.inMap(node, segment, at);
+    if (isSeq(node)) return this.inSeq(node, segment, at);
+    if (
+      this.mode === "read" && segment.kind === "match" && segment.path.length === 0 &&
+      rest.length === 0 && scalarMatches(node, segment.value, segment.quoted)
+    ) {
+      // yq: a filter on a scalar at the end of a path keeps the scalar when it matches.
+      this.#hit(place, node, trail);
+      return;
+    }
     if (this.mode === "write") {
       this.fail(
-        concrete,
-        `holds ${describeNode(node)}, which has no ${segment.kind === "key" ? "keys" : "items"}`,
+        trail,
+        `holds ${describeNode(node)}, which has no ${
+          segment.kind === "index" || segment.kind === "append" ? "items" : "keys"
+        }`,
       );
     }
   }
 
-  inMap(map: YAMLMap, place: Place, segment: Segment, rest: Segment[], concrete: Segment[]): void {
-    switch (segment.kind) {
-      case "key": {
-        const pair = pairOf(map, segment.name);
-        if (pair) {
-          return this.step(
-            (pair.value as Node | null) ?? null,
-            { kind: "pair", map, pair, parent: place },
-            rest,
-            [...concrete, segment],
-          );
-        }
-        if (this.mode === "read") {
-          for (const merged of mergedMaps(this.doc, map)) {
-            const inherited = pairOf(merged, segment.name);
-            if (inherited) {
-              return this.step(
-                (inherited.value as Node | null) ?? null,
-                { kind: "pair", map: merged, pair: inherited, parent: place },
-                rest,
-                [...concrete, segment],
-              );
-            }
-          }
-        }
-        if (this.mode === "write") {
-          this.missing.push({
-            place,
-            node: map,
-            rest: [segment, ...rest],
-            path: formatPath(concrete),
-          });
-        }
-        return;
+  /** `**` at `node`, followed by `rest`. */
+  deep(
+    node: Node | null,
+    place: Place,
+    rest: readonly Segment[],
+    trail: Trail,
+    ancestors: ReadonlySet<Node>,
+  ): void {
+    if (rest.length > 0) {
+      // Zero levels: the rest from here; then one level more for each child.
+      this.step(node, place, rest, trail, false, ancestors);
+      for (const child of this.children(node, place, trail)) {
+        const value = this.resolved(child.node);
+        if (value === null || ancestors.has(value)) continue;
+        if (!isMap(value) && !isSeq(value)) continue;
+        this.step(
+          child.node,
+          child.place,
+          [{ kind: "deep" }, ...rest],
+          child.trail,
+          false,
+          ancestors,
+        );
       }
-      case "wildcard":
-        for (const pair of map.items) {
-          if (isScalar(pair.key) && pair.key.value === "<<") continue;
-          const name = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-          this.step(
-            (pair.value as Node | null) ?? null,
-            { kind: "pair", map, pair, parent: place },
-            rest,
-            [...concrete, { kind: "key", name }],
-          );
-        }
-        return;
-      default:
-        if (this.mode === "write") {
-          this.fail(
-            concrete,
-            `holds a mapping, which has no ${
-              segment.kind === "append" ? "end to add to" : "items"
-            }`,
-          );
-        }
+      return;
+    }
+    for (const child of this.children(node, place, trail)) {
+      const value = this.resolved(child.node);
+      if (this.mode === "delete") {
+        this.#hit(child.place, child.node, child.trail);
+        continue;
+      }
+      if (isAlias(child.node) && this.mode !== "read") continue; // not a leaf of this document
+      if ((isMap(value) || isSeq(value)) && value.items.length > 0 && !ancestors.has(value)) {
+        this.step(child.node, child.place, [{ kind: "deep" }], child.trail, false, ancestors);
+      } else if (value === null || !ancestors.has(value)) {
+        this.step(child.node, child.place, [], child.trail, false, ancestors);
+      }
     }
   }
 
-  inSeq(seq: YAMLSeq, place: Place, segment: Segment, rest: Segment[], concrete: Segment[]): void {
-    const at = (index: number) => {
+  /** An alias resolved when reading (else the node itself). */
+  resolved(node: Node | null): Node | null {
+    if (!isAlias(node) || this.mode !== "read") return node;
+    return (node.resolve(this.doc) as Node | undefined) ?? null;
+  }
+
+  /** The children of a collection (through an alias when reading), with their places. */
+  children(
+    node: Node | null,
+    place: Place,
+    trail: Trail,
+  ): { node: Node | null; place: Place; trail: Trail }[] {
+    const value = this.resolved(node);
+    if (isMap(value)) {
+      return entriesOf(this.doc, value, this.mode === "read").map((entry) => ({
+        node: (entry.pair.value as Node | null) ?? null,
+        place: { kind: "pair", map: entry.map, pair: entry.pair, parent: place },
+        trail: extend(trail, { kind: "key", name: entry.key }, entry.key),
+      }));
+    }
+    if (isSeq(value)) {
+      return value.items.map((item, index) => ({
+        node: (item as Node | null) ?? null,
+        place: { kind: "item", seq: value, index, parent: place },
+        trail: extend(trail, { kind: "index", index }, index),
+      }));
+    }
+    return [];
+  }
+
+  /** True when `child` passes the filter `segment`. */
+  passes(child: Node | null, segment: MatchSegment): boolean {
+    const value = isAlias(child) ? (child.resolve(this.doc) as Node | undefined) ?? null : child;
+    if (segment.path.length === 0) return scalarMatches(value, segment.value, segment.quoted);
+    if (!isMap(value) && !isSeq(value)) return false;
+    const inner = new Walk(this.doc, "read", this.path);
+    inner.#steps = this.#steps;
+    inner.step(value, { kind: "root" }, segment.path, { concrete: [], elements: [] }, false);
+    this.#steps = inner.#steps;
+    return inner.found.some((f) => scalarMatches(f.node, segment.value, segment.quoted));
+  }
+
+  inMap(map: YAMLMap, segment: Segment, at: Step): void {
+    const { place, rest, trail, create, ancestors } = at;
+    const merged = this.mode === "read";
+    const follow = (entry: Entry, as: Segment) => {
+      this.step(
+        (entry.pair.value as Node | null) ?? null,
+        { kind: "pair", map: entry.map, pair: entry.pair, parent: place },
+        rest,
+        extend(trail, as, entry.key),
+        create,
+        ancestors,
+      );
+    };
+    switch (segment.kind) {
+      case "index":
+      case "key": {
+        const name = segment.kind === "key" ? segment.name : String(segment.index);
+        const mergeKey = name === "<<" ? map.items.find(isMergeKey) : undefined;
+        const entry = mergeKey
+          ? { pair: mergeKey, map, key: name }
+          : entriesOf(this.doc, map, merged).find((e) => scalarReads(e.pair.key, name));
+        if (entry) return follow(entry, { kind: "key", name });
+        if (segment.kind === "index") {
+          if (this.mode === "write") this.fail(trail, "holds a mapping, which has no items");
+          return;
+        }
+        if (this.mode === "write" && create) this.#lack(place, map, [segment, ...rest], trail);
+        return;
+      }
+      case "glob":
+        for (const entry of entriesOf(this.doc, map, merged)) {
+          if (globMatch(segment.pattern, entry.key)) {
+            follow(entry, { kind: "key", name: entry.key });
+          }
+        }
+        return;
+      case "wildcard":
+        for (const entry of entriesOf(this.doc, map, merged)) {
+          follow(entry, { kind: "key", name: entry.key });
+        }
+        return;
+      case "match":
+        for (const entry of entriesOf(this.doc, map, merged)) {
+          if (this.passes((entry.pair.value as Node | null) ?? null, segment)) {
+            follow(entry, { kind: "key", name: entry.key });
+          }
+        }
+        return;
+      case "append":
+        if (this.mode === "write") {
+          this.fail(trail, "holds a mapping, which has no end to add to");
+        }
+        return;
+      case "deep":
+        return; // handled by step()
+    }
+  }
+
+  inSeq(seq: YAMLSeq, segment: Segment, step: Step): void {
+    const { place, rest, trail, create, ancestors } = step;
+    const at = (index: number, given: number = index) => {
       this.step(
         (seq.items[index] as Node | null) ?? null,
         { kind: "item", seq, index, parent: place },
         rest,
-        [...concrete, { kind: "index", index }],
+        extend(trail, { kind: "index", index }, given),
+        create,
+        ancestors,
       );
     };
     const count = seq.items.length;
-    let index: number | undefined;
+    let index: number;
     switch (segment.kind) {
       case "wildcard":
         for (let i = 0; i < count; i++) at(i);
@@ -299,69 +514,86 @@ class Walk {
       case "match": {
         let matched = false;
         seq.items.forEach((item, i) => {
-          if (itemMatches(this.doc, item, segment.field, segment.value)) {
+          if (this.passes((item as Node | null) ?? null, segment)) {
             matched = true;
             at(i);
           }
         });
-        if (!matched && this.mode === "write") {
-          this.missing.push({
-            place,
-            node: seq,
-            rest: [segment, ...rest],
-            path: formatPath(concrete),
-          });
+        const creatable = plainFields(segment) !== undefined &&
+          !isGlobText(segment.value, segment.quoted);
+        if (!matched && this.mode === "write" && create && creatable) {
+          this.#lack(place, seq, [segment, ...rest], trail);
         }
         return;
       }
       case "append":
-        if (this.mode === "write") {
-          this.missing.push({
-            place,
-            node: seq,
-            rest: [segment, ...rest],
-            path: formatPath(concrete),
-          });
-        }
+        if (this.mode === "write" && create) this.#lack(place, seq, [segment, ...rest], trail);
         return;
       case "index":
         index = segment.index;
         break;
+      case "glob":
       case "key":
-        if (!/^[0-9]+$/.test(segment.name)) {
+        if (segment.kind === "glob" || !/^[0-9]+$/.test(segment.name)) {
           if (this.mode === "write") {
-            this.fail(
-              concrete,
-              `holds a sequence, which has no key "${segment.name}" (an index is [0])`,
-            );
+            const name = segment.kind === "glob" ? segment.pattern : segment.name;
+            this.fail(trail, `holds a sequence, which has no key "${name}" (an index is [0])`);
           }
           return;
         }
         index = Number(segment.name);
         break;
+      case "deep":
+        return; // handled by step()
     }
     const resolved = index < 0 ? count + index : index;
-    if (resolved >= 0 && resolved < count) return at(resolved);
+    if (resolved >= 0 && resolved < count) return at(resolved, index);
+    if (resolved < 0) {
+      this.fail(trail, `has ${count} item${count === 1 ? "" : "s"}: [${index}] is out of range`);
+    }
     if (this.mode !== "write") return;
-    if (resolved === count) {
-      this.missing.push({
-        place,
-        node: seq,
-        rest: [{ kind: "append" }, ...rest],
-        path: formatPath(concrete),
-      });
+    if (resolved === count && create) {
+      this.#lack(place, seq, [{ kind: "append" }, ...rest], trail);
       return;
     }
     this.fail(
-      concrete,
+      trail,
       `has ${count} item${count === 1 ? "" : "s"}, not [${index}] (add one with [${count}] or [+])`,
     );
   }
 }
 
-/** Follows `segments` in `doc`. */
+/** Follows `segments` in `doc`. Matches reached twice (through `**`) are kept once. */
 export function locate(doc: Document, segments: readonly Segment[], mode: LocateMode): Located {
   const walk = new Walk(doc, mode, formatPath(segments));
-  walk.step((doc.contents as Node | null) ?? null, { kind: "root" }, segments, []);
-  return { found: walk.found, missing: walk.missing };
+  walk.step(
+    (doc.contents as Node | null) ?? null,
+    { kind: "root" },
+    segments,
+    { concrete: [], elements: [] },
+    true,
+  );
+  const seen = new Set<string>();
+  const found = walk.found.filter((f) => {
+    const key = JSON.stringify(f.elements);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return { found, missing: walk.missing };
+}
+
+/**
+ * A path as yq prints it (`-p p`): keys joined with dots, indexes as `[0]` (also joined with
+ * a dot: `b.e.[1].name`), a key with `.`, `[`, `]` or `"`, or one that reads as a number, in
+ * double quotes (in parentheses when it has a double quote).
+ */
+export function yqPathString(elements: readonly PathElement[]): string {
+  return elements.map((element) => {
+    if (typeof element === "number") return `[${element}]`;
+    const special = /[.[\]"]/.test(element);
+    const numeric = /^[-+]?[0-9]+$/.test(element);
+    if (!special && !numeric) return element;
+    return element.includes('"') ? `(${element})` : `"${element}"`;
+  }).join(".");
 }

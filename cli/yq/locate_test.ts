@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { isScalar, type Node } from "yaml";
 import { parseYamlStream } from "../../lib/yaml.ts";
-import { describeNode, joinPath, locate, PathTargetError, scalarReads } from "./locate.ts";
+import {
+  describeNode,
+  joinPath,
+  locate,
+  PathTargetError,
+  scalarReads,
+  yqPathString,
+} from "./locate.ts";
 import { formatPath, parsePath } from "./path.ts";
 
 const TEXT = `defaults: &d
@@ -54,7 +61,54 @@ Deno.test("locate() reads through aliases and merge keys, and passes over what d
   assert.deepEqual(values("svc.ports[9]"), []);
   assert.deepEqual(values("svc.ports.x"), []);
   assert.deepEqual(values("svc.missing.x"), []);
-  assert.deepEqual(values("svc.*").length, 5, "* skips the merge key");
+  assert.deepEqual(
+    values("svc.*"),
+    ["web", "a sequence", "a sequence", "a mapping", null, 30],
+    "* takes the keys the merge key brings in, after the map's own, not the merge key itself",
+  );
+});
+
+Deno.test("locate() follows globs, ** and filters, as yq v3 does", () => {
+  const text = `a: 2
+b:
+  hi: {c: things, d: else}
+  there: {c: more}
+  there2: {c: also}
+people:
+  - name: fred
+    age: 3
+    pets: [cat, dog]
+  - name: sam
+    age: 4
+    pets: [rat]
+animals: {great: yes, small: sometimes}
+`;
+  const paths = (path: string, mode: "read" | "write" | "delete" = "read") =>
+    locate(doc(text), parsePath(path), mode).found.map((f) => f.path);
+  assert.deepEqual(paths("b.there*.c"), ["b.there.c", "b.there2.c"]);
+  assert.deepEqual(paths("b.*e*"), ["b.there", "b.there2"]);
+  assert.deepEqual(paths("b.**"), ["b.hi.c", "b.hi.d", "b.there.c", "b.there2.c"]);
+  assert.deepEqual(paths("**.c"), ["b.hi.c", "b.there.c", "b.there2.c"]);
+  assert.deepEqual(paths("**.a"), ["a"], "** is zero or more levels");
+  assert.deepEqual(paths("people(name==s*).age"), ["people[1].age"]);
+  assert.deepEqual(paths("people.(pets.*==dog).name"), ["people[0].name"]);
+  assert.deepEqual(paths("people[*].pets(.==rat)"), ["people[1].pets[0]"]);
+  assert.deepEqual(paths("animals(.==y*)"), ["animals.great"], "a filter keeps map values too");
+  assert.deepEqual(paths("(**.c==also)"), ["b"]);
+  assert.deepEqual(paths("people[-1].name"), ["people[1].name"]);
+  assert.deepEqual(paths("b.**", "delete"), ["b.hi", "b.there", "b.there2"]);
+  assert.deepEqual(
+    locate(doc(text), parsePath("people[-2].pets[-0]"), "read").found[0]!.elements,
+    ["people", -2, "pets", 0],
+    "yq's path keeps an index as given",
+  );
+  assert.throws(() => locate(doc(text), parsePath("people[-3]"), "read"), /\[-3\] is out of range/);
+});
+
+Deno.test("yqPathString() writes paths as yq's -p does", () => {
+  assert.equal(yqPathString(["b", "e", 1, "name"]), "b.e.[1].name");
+  assert.equal(yqPathString([-1]), "[-1]");
+  assert.equal(yqPathString(["5", "a.b", 'q"x']), '"5"."a.b".(q"x)');
 });
 
 Deno.test("locate() for a write says where the document stops short of the path", () => {

@@ -5,21 +5,25 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { YQ_TAG } from "../flags.ts";
+import { YQ_OUTPUT, YQ_VALUE } from "./flags.ts";
 
 /** `yq new`. */
 export const YQ_NEW = defineCommand({
-  usage: "new <path> <value>",
+  usage: "new [path] [value]",
   aliases: ["n"],
   describe: "Print a new document with a value at a path",
+  examples: [
+    ["yq new 'a.b[0].c' 3.0", "a:\\n  b:\\n    - c: 3.0"],
+    ["yq new a.b cat --anchorName=pet", "a:\\n  b: &pet cat"],
+    ["yq new -s create.yaml", "The document a script of changes makes"],
+  ],
   positionals: {
-    path: { type: "string", required: true, describe: "Where the value goes" },
+    path: { type: "string", describe: "Where the value goes" },
     value: {
       type: "string",
-      required: true,
       allowEmpty: true,
-      describe: "The value, written as typed",
+      describe: "The value, written as typed ([] and {} are empty collections)",
     },
   },
-  flags: { ...YQ_TAG },
+  flags: { ...YQ_VALUE, ...YQ_OUTPUT },
 });

@@ -5,7 +5,7 @@ import { UsageError } from "../../lib/errors.ts";
 const key = (name: string): Segment => ({ kind: "key", name });
 const match = (field: string[], value: string, quoted = false): Segment => ({
   kind: "match",
-  field,
+  path: field.map(key),
   value,
   quoted,
 });
@@ -53,6 +53,46 @@ Deno.test("parsePath() reads elements chosen by a field", () => {
   assert.deepEqual(parsePath("a[1==x]"), [key("a"), match(["1"], "x")]);
 });
 
+Deno.test("parsePath() reads every path form yq v3 documents", () => {
+  const glob = (pattern: string): Segment => ({ kind: "glob", pattern });
+  const deep: Segment = { kind: "deep" };
+  const self = (value: string, quoted = false): Segment => ({
+    kind: "match",
+    path: [],
+    value,
+    quoted,
+  });
+  assert.deepEqual(parsePath("b.there*.c"), [key("b"), glob("there*"), key("c")]);
+  assert.deepEqual(parsePath("c.te*"), [key("c"), glob("te*")]);
+  assert.deepEqual(parsePath("holder*"), [glob("holder*")]);
+  assert.deepEqual(parsePath("a.**.c"), [key("a"), deep, key("c")]);
+  assert.deepEqual(parsePath("**"), [deep]);
+  assert.deepEqual(parsePath("**.thing"), [deep, key("thing")]);
+  assert.deepEqual(parsePath("b.e(name==sam).value"), [
+    key("b"),
+    key("e"),
+    match(["name"], "sam"),
+    key("value"),
+  ]);
+  assert.deepEqual(parsePath("b.e[name==fr*]"), [key("b"), key("e"), match(["name"], "fr*")]);
+  assert.deepEqual(parsePath("a.(child.subchild==co*).c"), [
+    key("a"),
+    match(["child", "subchild"], "co*"),
+    key("c"),
+  ]);
+  assert.deepEqual(parsePath("animals(.==dog)"), [key("animals"), self("dog")]);
+  assert.deepEqual(parsePath("(.==dog)"), [self("dog")]);
+  assert.deepEqual(parsePath("(name == fred smith)"), [match(["name"], "fred smith")]);
+  assert.deepEqual(parsePath("(**.city==foo)"), [
+    { kind: "match", path: [deep, key("city")], value: "foo", quoted: false },
+  ]);
+  assert.deepEqual(parsePath("[-0]"), [{ kind: "index", index: 0 }]);
+  assert.deepEqual(parsePath("[x].y"), [key("x"), key("y")], "a bare word in brackets is a key");
+  assert.deepEqual(parsePath("b.d.*.[x]"), [key("b"), key("d"), { kind: "wildcard" }, key("x")]);
+  assert.deepEqual(parsePath('a."te*"'), [key("a"), key("te*")], "a quoted key is no glob");
+  assert.deepEqual(parsePath('a(name=="fr*")'), [key("a"), match(["name"], "fr*", true)]);
+});
+
 Deno.test("parsePath() reads the JSONPath that igc users wrote", () => {
   assert.deepEqual(parsePath('dependencies[?(@.name == "image")].version'), [
     key("dependencies"),
@@ -78,17 +118,20 @@ Deno.test("parsePath() says where a path goes wrong", () => {
     ["a..b", /recursive descent \(\.\.\) is not supported at character 2$/],
     ["a.", /a key expected after the dot at character 3$/],
     ["a[0", /"]" expected at character 4$/],
-    ["a[]", /an index, \*, \+, a quoted key or field==value expected at character 3$/],
+    ["a[]", /an index, \*, \+, a key or field==value expected at character 3$/],
     ['a."b', /unterminated double quote at character 3$/],
     ["a[name!=x]", /only == is supported at character 7$/],
-    ["a[name]", /"==" expected, found "]" at character 7$/],
+    ["a(name)", /"==" expected, found "\)" \(a filter is \(field==value\)\) at character 7$/],
     ["a[?(name == 'x')]", /"@" \(the current item\) expected, found "n" at character 5$/],
     ["a[name==]", /a value expected after == at character 9$/],
     ['a"b', /a quote in a key \(put the key in quotes\) at character 2$/],
     ["a]b", /"]" in a key \(put the key in quotes\) at character 2$/],
     ["a[0]b", /"\." or "\[" expected, found "b" at character 5$/],
-    ["a[-x]", /an index expected at character 3$/],
-    ["a[1x]", /"==" expected, found "]" at character 5$/],
+    ["a(b==c", /"\)" expected at character 7$/],
+    ["a[0:2]", /slices \(\[a:b\]\) are not supported .* at character 3$/],
+    ["a[:-1]", /slices/],
+    ["a[0,1]", /unions \(\[a,b\]\) are not supported .* at character 3$/],
+    ["a.(x)", /"==" expected, found "\)" \(a filter is \(field==value\)\) at character 5$/],
   ];
   for (const [path, message] of cases) {
     let error: unknown;
@@ -105,7 +148,17 @@ Deno.test("parsePath() says where a path goes wrong", () => {
 
 Deno.test("formatPath() writes a path that parses back to the same segments", () => {
   for (
-    const path of ["a.b[0].c", "a.*.c", 'a["x.y"].z', "a[name==x]", 'a[name=="x y"]', "a[+]"]
+    const path of [
+      "a.b[0].c",
+      "a.*.c",
+      'a["x.y"].z',
+      "a[name==x]",
+      'a[name=="x y"]',
+      "a[+]",
+      "a.**.b*",
+      "a[.==x*]",
+      "a[b.**.c==d]",
+    ]
   ) {
     assert.equal(formatPath(parsePath(path)), path);
     assert.deepEqual(parsePath(formatPath(parsePath(path))), parsePath(path));

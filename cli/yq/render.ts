@@ -41,7 +41,7 @@ export interface Style {
  * The style of `text`'s document `doc`; without evidence, 2 spaces, indented sequences, `"`,
  * and flow collections without padding.
  */
-export function detectStyle(text: string, doc: Document): Style {
+export function detectStyle(text: string, doc: Document, fallbackIndent = 2): Style {
   let indent: number | undefined;
   let indentSeq: boolean | undefined;
   let flowPadding: boolean | undefined;
@@ -72,7 +72,7 @@ export function detectStyle(text: string, doc: Document): Style {
     Seq: flow,
   });
   return {
-    indent: indent ?? 2,
+    indent: indent ?? fallbackIndent,
     indentSeq: indentSeq ?? true,
     quote: single > double ? "'" : '"',
     flowPadding: flowPadding ?? false,
@@ -226,20 +226,31 @@ export function hasFlowPadding(text: string, node: YAMLMap | YAMLSeq): boolean {
  * that are not strings, or have a tag, keep their text (`1.10`, `0x1F`, `010`, `~`, `!!float 1`)
  * through {@link RawTexts};
  * a subtree with anchors or aliases becomes plain data (its aliases resolved in `from`), so
- * that it neither redefines nor misses an anchor of the document it goes into.
+ * that it neither redefines nor misses an anchor of the document it goes into, unless
+ * `keepLinks` (the caller checked that its anchors and aliases stay right).
  */
-export function copyNode(node: Node, from: Document, raw: RawTexts): Node {
+export function copyNode(node: Node, from: Document, raw: RawTexts, keepLinks = false): Node {
   let linked = false;
   visit(node, {
     Node(_, n) {
       if (isAlias(n) || ("anchor" in n && n.anchor)) linked = true;
     },
   });
-  if (linked) {
+  if (linked && !keepLinks) {
     const plain = isAlias(node) ? node.resolve(from)?.toJS(from) : node.toJS(from);
     return new Document(plain).contents as Node;
   }
+  if (isAlias(node)) return raw.scalar(`*${node.source}`);
   const copy = node.clone() as Node;
+  if (linked) {
+    // Kept aliases are written as they are (the YAML writer resolves an alias only within
+    // the document it writes).
+    visit(copy, {
+      Alias(_, alias) {
+        return raw.scalar(`*${alias.source}`);
+      },
+    });
+  }
   const replace = (scalar: Scalar): Scalar | undefined => {
     if (scalar.type !== "PLAIN") return undefined;
     if (typeof scalar.value === "string" && scalar.tag === undefined) return undefined;

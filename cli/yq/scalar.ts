@@ -20,11 +20,36 @@
 import { type Document, parseDocument, Scalar, stringify } from "yaml";
 import { UsageError } from "../../lib/errors.ts";
 
-/** The types `--tag` can force. */
+/** The types `--tag` checks the value against. */
 export const FORCED_TAGS = ["!!str", "!!int", "!!float", "!!bool", "!!null"] as const;
 
-/** A type `--tag` can force. */
-export type ForcedTag = typeof FORCED_TAGS[number];
+/** A tag given with `--tag`: one of {@link FORCED_TAGS}, or another written as it is. */
+export type ForcedTag = string;
+
+/** `--style`: how a value is written. */
+export type ValueStyle = "single" | "double" | "folded" | "literal" | "flow" | "tagged";
+
+/** A tag as YAML writes one: `!!name`, `!name`, `!<uri>`. */
+const TAG = /^!(!?[A-Za-z0-9\-_.~:/#%;?@&=+$,]*|<[^<>\s]+>)$/;
+
+/** An anchor or alias name: no spaces and no flow indicators. */
+const ANCHOR = /^[^\s,[\]{}*&!]+$/;
+
+/**
+ * Checks a `--tag` (any YAML tag) and an anchor name.
+ *
+ * @throws {UsageError} naming what is wrong.
+ */
+export function checkTagAndAnchor(tag: string | undefined, anchor: string | undefined): void {
+  if (tag !== undefined && !TAG.test(tag)) {
+    throw new UsageError(`--tag must be a YAML tag (!!str, !!int, !mine), not "${tag}"`);
+  }
+  if (anchor !== undefined && !ANCHOR.test(anchor)) {
+    throw new UsageError(
+      `"${anchor}" cannot be an anchor name (no spaces, commas, brackets, braces, * & or !)`,
+    );
+  }
+}
 
 /** What a scalar reads as: the core types, or another (a timestamp, a custom tag). */
 export type ScalarKind = "str" | "int" | "float" | "bool" | "null" | "other";
@@ -44,9 +69,18 @@ export interface ExistingScalar {
 
 /** A value to write. */
 export type Leaf =
-  /** One line of YAML written as it is; `tag` is an explicit tag to put before it. */
-  | { readonly text: string; readonly tag?: string }
-  /** A multi-line string, for the YAML writer to write in the node's style. */
+  /**
+   * One line of YAML written as it is; `tag` is an explicit tag and `anchor` an anchor name
+   * to put before it.
+   */
+  | {
+    readonly text: string;
+    readonly tag?: string;
+    readonly anchor?: string;
+    /** The text is an alias, which takes no anchor or tag: those of the old value go. */
+    readonly alias?: boolean;
+  }
+  /** A block or multi-line string, for the YAML writer to write in the node's style. */
   | { readonly node: Scalar };
 
 /** How {@link leafFor} writes a value. */
@@ -61,6 +95,12 @@ export interface LeafOptions {
   readonly quote?: "'" | '"';
   /** The file is JSON: a new value is a JSON number, boolean or null as typed, else a string. */
   readonly json?: boolean;
+  /** `--style`. */
+  readonly style?: ValueStyle | undefined;
+  /** `--anchorName`. */
+  readonly anchor?: string | undefined;
+  /** `--makeAlias`: the value is the name of an anchor. */
+  readonly alias?: boolean;
 }
 
 const KIND_OF_TAG: Readonly<Record<string, ScalarKind>> = {
@@ -72,7 +112,7 @@ const KIND_OF_TAG: Readonly<Record<string, ScalarKind>> = {
   "!": "str",
 };
 
-const KIND_OF_FORCED: Readonly<Record<ForcedTag, ScalarKind>> = {
+const KIND_OF_FORCED: Readonly<Record<string, ScalarKind>> = {
   "!!str": "str",
   "!!int": "int",
   "!!float": "float",
@@ -180,12 +220,81 @@ function taggedError(tag: string, value: string, kind: ScalarKind): UsageError {
 }
 
 /**
- * How to write `value` (see the module documentation).
+ * How to write `value` (see the module documentation): as typed, or as `--style`,
+ * `--anchorName` and `--makeAlias` say; `[]` and `{}` are an empty sequence and mapping.
  *
  * @throws {UsageError} when `--tag` names a type the value is not, or when the old value's
  * explicit tag (kept in the file) does not fit the new one.
  */
 export function leafFor(value: string, options: LeafOptions = {}): Leaf {
+  const { tag, style, anchor } = options;
+  checkTagAndAnchor(tag, anchor);
+  if (options.alias) {
+    if (anchor !== undefined) throw new UsageError("An alias cannot have an anchor (--anchorName)");
+    checkTagAndAnchor(undefined, value);
+    return { text: `*${value}`, alias: true };
+  }
+  const withAnchor = (leaf: Leaf): Leaf => {
+    if (anchor === undefined) return leaf;
+    if ("node" in leaf) {
+      leaf.node.anchor = anchor;
+      return leaf;
+    }
+    return { ...leaf, anchor };
+  };
+  const empty = value === "[]" ? "!!seq" : value === "{}" ? "!!map" : undefined;
+  if (
+    empty && (tag === undefined || tag === empty) &&
+    !/single|double|folded|literal/.test(style ?? "")
+  ) {
+    return withAnchor({ text: value });
+  }
+  const known = tag === undefined || tag in KIND_OF_FORCED;
+  const checked = known ? tag : undefined;
+  switch (style) {
+    case "single":
+    case "double": {
+      const text = quoted(value, style === "single" ? "'" : '"');
+      if (checked !== undefined && checked !== "!!str") typedLeaf(value, options); // checks it
+      const explicit = tag !== undefined && tag !== "!!str" ? tag : undefined;
+      return withAnchor(explicit ? { text, tag: explicit } : { text });
+    }
+    case "literal":
+    case "folded": {
+      if (checked !== undefined && checked !== "!!str") {
+        throw new UsageError(`A ${style} block is a string; it cannot be ${tag}`);
+      }
+      const node = new Scalar(value);
+      node.type = style === "literal" ? "BLOCK_LITERAL" : "BLOCK_FOLDED";
+      if (tag !== undefined && tag !== "!!str") node.tag = tag;
+      return withAnchor({ node });
+    }
+    case "tagged": {
+      const leaf = typedLeaf(value, { ...options, tag: checked });
+      if ("node" in leaf) {
+        leaf.node.tag = tag ?? "tag:yaml.org,2002:str";
+        return withAnchor(leaf);
+      }
+      const kind = leaf.tag ?? tag ?? `!!${leafKind(leaf.text, options)}`;
+      return withAnchor({ text: leaf.text, tag: kind });
+    }
+  }
+  if (!known) {
+    // Another tag (!!binary, !mine): the value written with it, as typed.
+    const leaf = typedLeaf(value, { ...options, tag: undefined, existing: undefined });
+    return withAnchor("node" in leaf ? leaf : { text: leaf.text, tag });
+  }
+  return withAnchor(typedLeaf(value, options));
+}
+
+/** What a leaf's text reads as (`str` for a quoted one, `other` becomes `str`). */
+function leafKind(text: string, options: LeafOptions): ScalarKind {
+  const kind = plainKind(text, "1.2", options.inFlow ?? false) ?? "str";
+  return kind === "other" ? "str" : kind;
+}
+
+/** {@link leafFor} for a value written as typed, or with a checked `--tag`. */
+function typedLeaf(value: string, options: LeafOptions): Leaf {
   const { tag, existing } = options;
   const inFlow = options.inFlow ?? false;
   const oldQuote = existing?.style === "QUOTE_SINGLE"

@@ -4,7 +4,26 @@
  *
  * @module
  */
+import type { TtlCache } from "../cache.ts";
 export { type CacheStats, TtlCache, type TtlCacheOptions } from "../cache.ts";
+
+/**
+ * The cached promise of `key`, or `load()` cached under it; a promise that rejects is dropped
+ * from the cache (a failure is never remembered).
+ */
+export function cachedPromise<T>(
+  cache: TtlCache<string, Promise<T>>,
+  key: string,
+  load: () => Promise<T>,
+): Promise<T> {
+  let pending = cache.get(key);
+  if (pending === undefined) {
+    pending = load();
+    cache.set(key, pending);
+    pending.catch(() => cache.delete(key));
+  }
+  return pending;
+}
 
 /**
  * Runs at most one call per key at a time: callers asking for a key that is already being

@@ -16,8 +16,7 @@
  *
  * @module
  */
-import type { StepCounter } from "../glob.ts";
-import { TurnScheduler } from "../turns.ts";
+import { type Slicer, TurnScheduler } from "../turns.ts";
 import { formatReference, type ImageReference, parseReference } from "../image/mod.ts";
 import type { NoPolicyMatch, PolicyMatch, PolicySet } from "../policy/mod.ts";
 import { quoteInput } from "../quote.ts";
@@ -35,12 +34,6 @@ import {
   pinnedReference,
 } from "./verifier.ts";
 import { imageList, type ImageSite, type WorkloadImages, workloadImages } from "./workload.ts";
-
-/**
- * Steps of policy matching (characters compared, and a fixed count per pattern tried) after
- * which a review lets the event loop run: about a millisecond of work.
- */
-export const SELECTION_STEPS_PER_TURN = 100_000;
 
 /** `enforce`: deny what fails; `warn`: admit it with a warning. */
 export type EnforcementMode = "enforce" | "warn";
@@ -222,13 +215,13 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     }
   }
 
-  function select(
+  async function select(
     policies: PolicySet,
     namespace: string,
     ref: ImageReference,
     image: string,
-    counter: StepCounter,
-  ): PolicyMatch | NoPolicyMatch {
+    slicer: Slicer,
+  ): Promise<PolicyMatch | NoPolicyMatch> {
     let cache = selections.get(policies);
     if (cache === undefined) {
       selections = new WeakMap();
@@ -238,7 +231,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     const key = `${namespace}\n${image}`;
     let match = cache.get(key);
     if (match === undefined) {
-      match = policies.select(namespace, ref, image, counter);
+      match = await policies.selectInSlices(namespace, ref, image, slicer);
       cache.set(key, match);
     }
     selectionStats = cache.stats();
@@ -274,15 +267,10 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     const pending: Pending[] = [];
     const problem = source.policyProblem?.(namespace) ?? policies.problem(namespace);
     let deadline: Deadline | undefined;
-    // Choosing policies is bounded per image; between images the event loop gets its turn
-    // whenever the choices so far took many steps, so /healthz and other reviews never wait.
-    const counter: StepCounter = { steps: 0 };
+    // Choosing policies is cut into slices of about a millisecond that take turns with the
+    // rest of the process, so /healthz and other reviews never wait for a namespace's patterns.
     try {
       for (const site of workload.sites) {
-        if (counter.steps > SELECTION_STEPS_PER_TURN) {
-          counter.steps = 0;
-          await turns.next();
-        }
         if (problem !== undefined) {
           pending.push({ site, immediate: { outcome: "deny", reason: problem } });
           continue;
@@ -295,7 +283,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           });
           continue;
         }
-        const match = select(policies, namespace, p.ref, site.image, counter);
+        const match = await select(policies, namespace, p.ref, site.image, turns);
         if (match.policy === undefined) {
           const action = settings.noMatch;
           pending.push({

@@ -2,10 +2,10 @@
  * Policies from YAML manifests instead of the API server: for the webhook's `--policies FILE`
  * and for `toolkit image-security check -f FILE`. A file holds any number of documents (and
  * `kind: List` objects) of these kinds: `ClusterImagePolicy`, `ImagePolicy` (validated like the
- * CRD, with field paths), `Secret` (key, pull and store Secrets), `ServiceAccount` and
- * `Namespace` (for the exemption label).
+ * CRD, with field paths), `Secret` (key, pull and store Secrets), `ConfigMap` (sigstore trust
+ * roots), `ServiceAccount` and `Namespace` (for the exemption label).
  *
- * A Secret or ServiceAccount written without a namespace is found in every namespace, so one
+ * A Secret, ConfigMap or ServiceAccount written without a namespace is found in every namespace, so one
  * key Secret serves a file's cluster policies and its namespaced ones. An ImagePolicy without
  * a namespace belongs to the default namespace given when loading.
  *
@@ -14,7 +14,13 @@
 import { safeSyntaxError, ToolkitError } from "../errors.ts";
 import { parseYamlDocuments } from "../yaml.ts";
 import { type ImagePolicy, PolicySet, validatePolicy } from "../policy/mod.ts";
-import type { ExemptLabel, PolicySource, SecretData, ServiceAccountData } from "./source.ts";
+import type {
+  ConfigMapData,
+  ExemptLabel,
+  PolicySource,
+  SecretData,
+  ServiceAccountData,
+} from "./source.ts";
 import { encodeBase64 } from "../base64.ts";
 
 /** A policy file that cannot be read or holds something that is not allowed. */
@@ -35,6 +41,8 @@ export interface PolicyDocuments {
   readonly policies: readonly ImagePolicy[];
   /** Secrets, with `stringData` folded into `data`. */
   readonly secrets: readonly SecretData[];
+  /** ConfigMaps (trust roots of `sigstoreSigned`). */
+  readonly configMaps?: readonly ConfigMapData[];
   /** ServiceAccounts. */
   readonly serviceAccounts: readonly ServiceAccountData[];
   /** Namespaces and their labels. */
@@ -78,6 +86,7 @@ export function parsePolicyManifests(
   const defaultNamespace = options.defaultNamespace ?? "default";
   const policies: ImagePolicy[] = [];
   const secrets: SecretData[] = [];
+  const configMaps: ConfigMapData[] = [];
   const serviceAccounts: ServiceAccountData[] = [];
   const namespaces: { name: string; labels: Record<string, string> }[] = [];
   const objects: { object: unknown; where: string }[] = [];
@@ -128,6 +137,17 @@ export function parsePolicyManifests(
         });
         break;
       }
+      case "ConfigMap": {
+        if (object.apiVersion !== "v1" || name === "") {
+          throw new PolicyFileError(file, `${where}: a ConfigMap needs apiVersion v1 and a name`);
+        }
+        configMaps.push({
+          metadata: { name, ...(namespace ? { namespace } : {}), resourceVersion: "file" },
+          data: stringRecord(object.data),
+          binaryData: stringRecord(object.binaryData),
+        });
+        break;
+      }
       case "ServiceAccount": {
         if (name === "") throw new PolicyFileError(file, `${where}: a ServiceAccount needs a name`);
         const pull = Array.isArray(object.imagePullSecrets)
@@ -150,11 +170,11 @@ export function parsePolicyManifests(
           file,
           `${where} has kind "${
             String(object.kind)
-          }"; only ClusterImagePolicy, ImagePolicy, Secret, ServiceAccount and Namespace are read`,
+          }"; only ClusterImagePolicy, ImagePolicy, Secret, ConfigMap, ServiceAccount and Namespace are read`,
         );
     }
   }
-  return { policies, secrets, serviceAccounts, namespaces };
+  return { policies, secrets, configMaps, serviceAccounts, namespaces };
 }
 
 /**
@@ -181,6 +201,7 @@ export async function loadPolicyFiles(
   return {
     policies: parts.flatMap((p) => p.policies),
     secrets: parts.flatMap((p) => p.secrets),
+    configMaps: parts.flatMap((p) => p.configMaps ?? []),
     serviceAccounts: parts.flatMap((p) => p.serviceAccounts),
     namespaces: parts.flatMap((p) => p.namespaces),
   };
@@ -223,6 +244,7 @@ export function filePolicySource(
     policies: () => set,
     exemptNamespaces: () => exempt,
     secret: (namespace, name) => Promise.resolve(find(docs.secrets, namespace, name)),
+    configMap: (namespace, name) => Promise.resolve(find(docs.configMaps ?? [], namespace, name)),
     serviceAccount: (namespace, name) =>
       Promise.resolve(find(docs.serviceAccounts, namespace, name)),
     replace(next) {

@@ -10,7 +10,7 @@
  */
 import { computeDigest } from "../registry/mod.ts";
 import { keyFingerprint, type PublicKey, readPublicKeys } from "../signature/mod.ts";
-import { type CacheStats, TtlCache } from "./cache.ts";
+import { cachedPromise, type CacheStats, TtlCache } from "./cache.ts";
 import { PolicyConfigError } from "./errors.ts";
 import { type PolicySource, secretText } from "./source.ts";
 
@@ -76,13 +76,11 @@ export class KeyStore implements KeySource {
         `Cannot use key Secret "${where}": it has no "${KEY_SECRET_ENTRY}" entry`,
       );
     }
-    let pending = this.#parsed.get(raw);
-    if (pending === undefined) {
-      pending = parse(secretText(secret, KEY_SECRET_ENTRY), where);
-      this.#parsed.set(raw, pending);
-      pending.catch(() => this.#parsed.delete(raw));
-    }
-    return await pending;
+    return await cachedPromise(
+      this.#parsed,
+      raw,
+      () => parse(secretText(secret, KEY_SECRET_ENTRY), where),
+    );
   }
 }
 

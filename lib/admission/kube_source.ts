@@ -1,10 +1,10 @@
 /**
  * The {@linkcode PolicySource} of a cluster: watches (list+watch, no API call per review) of
  * ClusterImagePolicies and ImagePolicies of the configured group, of the namespaces that carry
- * the exemption label, and of each Secret a policy names as a key Secret (one field-selected
- * watch per Secret, reconciled when the policies change). Pull Secrets, store Secrets and
- * ServiceAccounts are per workload namespace: they are read when needed and kept for a short
- * time.
+ * the exemption label, and of each Secret a policy names as a key Secret and each ConfigMap or
+ * Secret it names as a sigstore trust root (one field-selected watch per object, reconciled when
+ * the policies change). Pull Secrets, store Secrets and ServiceAccounts are per workload
+ * namespace: they are read when needed and kept for a short time.
  *
  * A policy that does not validate is not dropped (which could let its namespace fall back to
  * the cluster policies): its scope is denied with the validation error until it is fixed.
@@ -12,10 +12,11 @@
  * @module
  */
 import { type ImagePolicy, InvalidPolicyError, PolicySet, validatePolicy } from "../policy/mod.ts";
-import { TtlCache } from "./cache.ts";
+import { cachedPromise, TtlCache } from "./cache.ts";
 import { PolicySourceError } from "./errors.ts";
 import {
   clusterImagePolicies,
+  CONFIG_MAPS,
   describeObject,
   imagePolicies,
   KubeAnswerError,
@@ -29,7 +30,13 @@ import {
   SECRETS,
   SERVICE_ACCOUNTS,
 } from "../kube/mod.ts";
-import type { ExemptLabel, PolicySource, SecretData, ServiceAccountData } from "./source.ts";
+import type {
+  ConfigMapData,
+  ExemptLabel,
+  PolicySource,
+  SecretData,
+  ServiceAccountData,
+} from "./source.ts";
 
 /** How the cluster source watches. */
 export interface KubeSourceOptions {
@@ -88,6 +95,12 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     name: "secret",
     ttlMs: objectTtlMs,
     maxEntries: 4096,
+    maxBytes: 1024 * 1024,
+  });
+  const configMaps = new TtlCache<string, Promise<ConfigMapData | undefined>>({
+    name: "config-map",
+    ttlMs: objectTtlMs,
+    maxEntries: 256,
     maxBytes: 1024 * 1024,
   });
   const accounts = new TtlCache<string, Promise<ServiceAccountData | undefined>>({
@@ -189,34 +202,50 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
   }
 
   /**
-   * Watches the key Secrets the policies name, so that a rotated key takes effect at once: the
-   * cluster policies' first, then at most {@linkcode MAX_KEY_SECRET_WATCHES_PER_NAMESPACE} for
-   * each namespace, {@linkcode MAX_KEY_SECRET_WATCHES} in all. A Secret beyond that is read when
-   * a review needs it, and kept for `objectTtlMs`.
+   * `Secret/<namespace>/<name>` or `ConfigMap/<namespace>/<name>` of each object the policies
+   * name (key Secrets; sigstore trust roots), to watch so that a rotated key or trust root takes
+   * effect at once: the cluster policies' first, then at most
+   * {@linkcode MAX_KEY_SECRET_WATCHES_PER_NAMESPACE} for each namespace,
+   * {@linkcode MAX_KEY_SECRET_WATCHES} in all. An object beyond that is read when a review needs
+   * it, and kept for `objectTtlMs`.
    */
-  function reconcileKeyWatches(policies: readonly ImagePolicy[]): void {
+  function referencedObjects(policies: readonly ImagePolicy[]): Set<string> {
     const wanted = new Set<string>();
     const perNamespace = new Map<string, number>();
+    const want = (policy: ImagePolicy, id: string, namespace: string) => {
+      if (wanted.has(id) || wanted.size >= MAX_KEY_SECRET_WATCHES) return;
+      // One namespace's policies cannot take every watch (the rest are read when needed).
+      const inNamespace = (perNamespace.get(namespace) ?? 0) + 1;
+      if (policy.kind === "ImagePolicy" && inNamespace > MAX_KEY_SECRET_WATCHES_PER_NAMESPACE) {
+        return;
+      }
+      perNamespace.set(namespace, inNamespace);
+      wanted.add(id);
+    };
     for (const policy of policies) {
+      const defaultNamespace = policy.kind === "ImagePolicy"
+        ? policy.namespace ?? "default"
+        : options.controllerNamespace;
       for (const repository of policy.repositories) {
         for (const requirement of repository.policy.simple?.requirements ?? []) {
-          if (requirement.type !== "signedBy" || !requirement.keySecret) continue;
-          const namespace = requirement.keySecretNamespace ??
-            (policy.kind === "ImagePolicy"
-              ? policy.namespace ?? "default"
-              : options.controllerNamespace);
-          const id = `${namespace}/${requirement.keySecret}`;
-          if (wanted.has(id) || wanted.size >= MAX_KEY_SECRET_WATCHES) continue;
-          // One namespace's policies cannot take every watch (the rest are read when needed).
-          const inNamespace = (perNamespace.get(namespace) ?? 0) + 1;
-          if (policy.kind === "ImagePolicy" && inNamespace > MAX_KEY_SECRET_WATCHES_PER_NAMESPACE) {
-            continue;
+          if (requirement.type !== "signedBy" && requirement.type !== "sigstoreSigned") continue;
+          if (requirement.keySecret) {
+            const namespace = requirement.keySecretNamespace ?? defaultNamespace;
+            want(policy, `Secret/${namespace}/${requirement.keySecret}`, namespace);
           }
-          perNamespace.set(namespace, inNamespace);
-          wanted.add(id);
+          for (const ref of [requirement.trustRootRef, requirement.keyless?.trustRootRef]) {
+            if (!ref) continue;
+            const namespace = ref.namespace ?? defaultNamespace;
+            want(policy, `${ref.kind}/${namespace}/${ref.name}`, namespace);
+          }
         }
       }
     }
+    return wanted;
+  }
+
+  function reconcileKeyWatches(policies: readonly ImagePolicy[]): void {
+    const wanted = referencedObjects(policies);
     for (const [id, reflector] of keyWatches) {
       if (!wanted.has(id)) {
         keyWatches.delete(id);
@@ -225,11 +254,13 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     }
     for (const id of wanted) {
       if (keyWatches.has(id)) continue;
-      const [namespace, name] = id.split("/") as [string, string];
+      const [kind, namespace, name] = id.split("/") as [string, string, string];
       const reflector = new Reflector(client, {
         ...common,
-        name: `key Secret "${id}"`,
-        type: SECRETS,
+        name: kind === "Secret"
+          ? `key Secret "${namespace}/${name}"`
+          : `ConfigMap "${namespace}/${name}"`,
+        type: kind === "Secret" ? SECRETS : CONFIG_MAPS,
         namespace,
         fieldSelector: `metadata.name=${name}`,
         onChange: () => options.onChange?.(),
@@ -266,20 +297,6 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     }
   }
 
-  function cached<T>(
-    cache: TtlCache<string, Promise<T | undefined>>,
-    id: string,
-    load: () => Promise<T | undefined>,
-  ): Promise<T | undefined> {
-    let pending = cache.get(id);
-    if (pending === undefined) {
-      pending = load();
-      cache.set(id, pending);
-      pending.catch(() => cache.delete(id));
-    }
-    return pending;
-  }
-
   return {
     ready: () => primary.every((r) => r.synced),
     policies: () => policySet,
@@ -288,17 +305,27 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
       return policySet.hasImagePolicies(namespace) ? problems.get(namespace) : problems.get("");
     },
     secret(namespace, name) {
-      const watched = keyWatches.get(`${namespace}/${name}`);
+      const watched = keyWatches.get(`Secret/${namespace}/${name}`);
       if (watched?.synced) {
         return Promise.resolve(watched.get(namespace, name) as SecretData | undefined);
       }
-      return cached(secrets, `${namespace}/${name}`, async () => {
+      return cachedPromise(secrets, `${namespace}/${name}`, async () => {
         const object = await get(SECRETS, namespace, name);
         return object as SecretData | undefined;
       });
     },
+    configMap(namespace, name) {
+      const watched = keyWatches.get(`ConfigMap/${namespace}/${name}`);
+      if (watched?.synced) {
+        return Promise.resolve(watched.get(namespace, name) as ConfigMapData | undefined);
+      }
+      return cachedPromise(configMaps, `${namespace}/${name}`, async () => {
+        const object = await get(CONFIG_MAPS, namespace, name);
+        return object as ConfigMapData | undefined;
+      });
+    },
     serviceAccount(namespace, name) {
-      return cached(accounts, `${namespace}/${name}`, async () => {
+      return cachedPromise(accounts, `${namespace}/${name}`, async () => {
         const object = await get(SERVICE_ACCOUNTS, namespace, name);
         if (object === undefined) return undefined;
         const pull = Array.isArray(object.imagePullSecrets) ? object.imagePullSecrets : [];

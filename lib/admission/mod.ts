@@ -46,6 +46,7 @@ export * from "./deadline.ts";
 export * from "./cache.ts";
 export * from "./source.ts";
 export * from "./keys.ts";
+export * from "./sigstore_material.ts";
 export * from "./credentials.ts";
 export * from "./verifier.ts";
 export * from "./evaluate.ts";

@@ -21,6 +21,19 @@ export interface SecretData {
   readonly data?: Readonly<Record<string, string>>;
 }
 
+/** The parts of a ConfigMap the decision reads (trust roots of `sigstoreSigned`). */
+export interface ConfigMapData {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly resourceVersion?: string;
+  };
+  /** Text values. */
+  readonly data?: Readonly<Record<string, string>>;
+  /** Base64 values. */
+  readonly binaryData?: Readonly<Record<string, string>>;
+}
+
 /** The parts of a ServiceAccount the decision reads. */
 export interface ServiceAccountData {
   readonly metadata?: { readonly name?: string; readonly namespace?: string };
@@ -48,6 +61,12 @@ export interface PolicySource {
    */
   secret(namespace: string, name: string): Promise<SecretData | undefined>;
   /**
+   * A ConfigMap (a trust root of `sigstoreSigned`), or undefined when it does not exist.
+   *
+   * @throws {PolicySourceError} when it cannot be read.
+   */
+  configMap(namespace: string, name: string): Promise<ConfigMapData | undefined>;
+  /**
    * A ServiceAccount, or undefined when it does not exist.
    *
    * @throws {PolicySourceError} when it cannot be read.
@@ -61,6 +80,19 @@ export function secretText(secret: SecretData, key: string): string | undefined 
   if (typeof value !== "string") return undefined;
   try {
     return new TextDecoder().decode(decodeBase64(value));
+  } catch {
+    return undefined;
+  }
+}
+
+/** One data entry of a ConfigMap as UTF-8 (`data`, else base64 `binaryData`); undefined if absent. */
+export function configMapText(configMap: ConfigMapData, key: string): string | undefined {
+  const text = configMap.data?.[key];
+  if (typeof text === "string") return text;
+  const binary = configMap.binaryData?.[key];
+  if (typeof binary !== "string") return undefined;
+  try {
+    return new TextDecoder().decode(decodeBase64(binary));
   } catch {
     return undefined;
   }

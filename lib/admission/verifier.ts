@@ -19,9 +19,16 @@
  *    with a reason that says so.
  * 5. Every `signedBy` requirement must be met by one signature that verifies with one of the
  *    keys of its Secret, for that digest, under its `signedIdentity` rule.
+ * 6. Every `sigstoreSigned` requirement must be met by one cosign signature of that digest,
+ *    read from the image's registry in either storage format (`readCosignSignatures` of
+ *    lib/registry: the `.sig` tag, OCI referrers) and verified by lib/sigstore against the keys
+ *    of its Secret or, keyless, the Fulcio CAs and identities of its trust root, with the log
+ *    and timestamp evidence it asks for. No store needs to be configured for it, and nothing
+ *    but the registry is contacted: trust roots come from the cluster.
  *
  * Verified verdicts are cached by digest, image reference, the exact key material (its digest,
- * revocations and expiry times included, see `keys.ts`) and identity rules, with a TTL and a
+ * revocations and expiry times included, see `keys.ts`; the PEM keys and trust roots of
+ * `sigstore_material.ts`), the identities and log rules, and identity rules, with a TTL and a
  * size bound; a verdict is never kept beyond the expiry of a signature or key it relied on.
  * Failures are never cached. Concurrent checks of the same image share one verification.
  *
@@ -39,9 +46,11 @@ import {
 } from "../image/mod.ts";
 import type { PolicyMatch, Requirement } from "../policy/mod.ts";
 import {
+  computeDigest,
   createRegistryClient,
   createTokenCache,
   type FetchFunction,
+  readCosignSignatures,
   type RegistryClient,
   type RetryPolicy,
   selectSignatureStore,
@@ -49,7 +58,17 @@ import {
   type TokenCache,
 } from "../registry/mod.ts";
 import {
+  compileIdentities,
+  type IdentityMatcher,
+  loadSigstoreVerification,
+  type SigstoreTrust,
+  type VerifiedCosignSignature,
+} from "../sigstore/mod.ts";
+import { type SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
+import {
   type IdentityRule,
+  NO_SIGNATURE_REASON,
+  noSignatureAccepted,
   parseIdentityRule,
   type VerifiedSignature,
   verifyRequirements,
@@ -62,6 +81,7 @@ import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from 
 import { type KeySource, KeyStore, type TrustedKeys } from "./keys.ts";
 import { type PolicySource, secretText } from "./source.ts";
 import { basicAuthorization } from "../base64.ts";
+import { TurnScheduler } from "../turns.ts";
 
 /** The outcome of checking one image. */
 export type ImageVerdict =
@@ -77,6 +97,8 @@ export type ImageVerdict =
     readonly store?: string;
     /** With {@linkcode VerifierOptions.explain}: the accepted signature of each requirement. */
     readonly accepted?: readonly VerifiedSignature[];
+    /** With {@linkcode VerifierOptions.explain}: the accepted cosign signature of each. */
+    readonly acceptedCosign?: readonly VerifiedCosignSignature[];
   }
   | {
     readonly allowed: false;
@@ -156,6 +178,11 @@ export interface VerifierOptions {
    */
   readonly keys?: KeySource;
   /**
+   * Where the PEM keys of a keyed `sigstoreSigned` requirement come from.
+   * @default the key Secrets of `source`
+   */
+  readonly sigstoreKeys?: SigstoreKeySource;
+  /**
    * Adds to allowed verdicts that were not cached where the signatures were read and the
    * signatures accepted (`image-security verify` prints them).
    */
@@ -178,6 +205,12 @@ export interface VerifierOptions {
   readonly clock?: () => Date;
   /** Counts for metrics. */
   readonly observer?: VerifierObserver;
+  /**
+   * Where work cut into slices waits for its turn (one signature's checks, an identity
+   * expression's steps): the process's one scheduler, shared with the evaluator, so that slices
+   * of all reviews take turns with I/O. @default its own
+   */
+  readonly turns?: TurnScheduler;
   /**
    * What one image's registry and store answers may hold, and the process-wide pool each
    * verification and tag resolution reserves that much from before it reads.
@@ -228,6 +261,18 @@ interface RequirementPlan {
   readonly ruleId: string;
 }
 
+/** A `sigstoreSigned` requirement, ready to verify with. */
+interface SigstorePlan {
+  readonly trust: SigstoreTrust;
+  /** The `signedIdentity` rule; undefined: the default for cosign signatures. */
+  readonly rule: IdentityRule | undefined;
+  /** Identifies what the verdict depends on, for the cache key. */
+  readonly id: string;
+}
+
+/** The requirement types that need a signature (and so the registry). */
+const SIGNATURE_REQUIREMENTS: ReadonlySet<string> = new Set(["signedBy", "sigstoreSigned"]);
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -242,6 +287,10 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const clock = options.clock ?? (() => new Date(now()));
   const keyStore = new KeyStore(options.source);
   const keySource: KeySource = options.keys ?? keyStore;
+  const sigstoreMaterial = new SigstoreMaterialStore(options.source);
+  const turns = options.turns ?? new TurnScheduler();
+  const sigstoreKeys: SigstoreKeySource = options.sigstoreKeys ?? sigstoreMaterial;
+  const identityLists = new Map<string, { matcher: IdentityMatcher; id: string }>();
   const verdicts = new TtlCache<string, CachedVerdict>({
     name: "verdict",
     maxBytes: DEFAULT_CACHE_MAX_BYTES,
@@ -307,10 +356,82 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     return parsed;
   }
 
-  function keyNamespace(task: VerifyTask, requirement: Requirement): string {
-    if (requirement.keySecretNamespace) return requirement.keySecretNamespace;
+  /** Where a policy's Secrets and ConfigMaps are by default (its own namespace, or ours). */
+  function policyNamespace(task: VerifyTask): string {
     if (task.match.kind === "ImagePolicy") return task.match.namespace ?? task.namespace;
     return options.clusterKeyNamespace;
+  }
+
+  function keyNamespace(task: VerifyTask, requirement: Requirement): string {
+    return requirement.keySecretNamespace || policyNamespace(task);
+  }
+
+  /** The compiled identities of a keyless requirement (compiled once per distinct list). */
+  async function identityList(
+    identities: NonNullable<Requirement["keyless"]>["identities"],
+  ): Promise<{ matcher: IdentityMatcher; id: string }> {
+    const text = JSON.stringify(identities);
+    let compiled = identityLists.get(text);
+    if (compiled === undefined) {
+      let matcher: IdentityMatcher;
+      try {
+        // A long match pauses when the process's shared slice is spent (lib/turns.ts).
+        matcher = compileIdentities(identities, {
+          pause: () => turns.due() ? turns.next() : Promise.resolve(),
+        });
+      } catch (error) {
+        throw new PolicyConfigError(errorMessage(error), { cause: error });
+      }
+      compiled = { matcher, id: await computeDigest(new TextEncoder().encode(text)) };
+      if (identityLists.size > 256) identityLists.clear();
+      identityLists.set(text, compiled);
+    }
+    return compiled;
+  }
+
+  async function planSigstore(task: VerifyTask, requirements: readonly Requirement[]) {
+    return await Promise.all(requirements.map(async (requirement): Promise<SigstorePlan> => {
+      const explicit = requirement.signedIdentity !== undefined &&
+        requirement.signedIdentity.type !== "";
+      const identity = explicit ? identityRule(requirement) : undefined;
+      const ruleId = identity?.id ?? "default";
+      if (requirement.keySecret) {
+        const keys = await sigstoreKeys.sigstoreKeys(
+          keyNamespace(task, requirement),
+          requirement.keySecret,
+        );
+        const tlog = requirement.tlog ?? "optional";
+        const trustRoot = requirement.trustRootRef
+          ? await sigstoreMaterial.trustRoot(requirement.trustRootRef, policyNamespace(task))
+          : undefined;
+        if (tlog === "required" && trustRoot === undefined) {
+          throw new PolicyConfigError(
+            `Cannot use ${task.match.source}: a sigstoreSigned requirement of "${task.match.pattern}" with tlog: required has no trustRootRef`,
+          );
+        }
+        return {
+          trust: { keys: keys.keys, tlog, trustRoot },
+          rule: identity?.rule,
+          id: `key:${keys.id}/${tlog}/${trustRoot?.id ?? "-"}/${ruleId}`,
+        };
+      }
+      if (requirement.keyless) {
+        const trustRoot = await sigstoreMaterial.trustRoot(
+          requirement.keyless.trustRootRef,
+          policyNamespace(task),
+        );
+        const identities = await identityList(requirement.keyless.identities);
+        const tlog = requirement.tlog ?? "required";
+        return {
+          trust: { keyless: { trustRoot, identities: identities.matcher }, tlog },
+          rule: identity?.rule,
+          id: `keyless:${trustRoot.id}/${identities.id}/${tlog}/${ruleId}`,
+        };
+      }
+      throw new PolicyConfigError(
+        `Cannot use ${task.match.source}: a sigstoreSigned requirement of "${task.match.pattern}" has neither keySecret nor keyless`,
+      );
+    }));
   }
 
   async function plan(task: VerifyTask, requirements: readonly Requirement[]) {
@@ -408,14 +529,74 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     });
   }
 
+  /**
+   * The cosign signatures of the image, each `sigstoreSigned` requirement met by one of them;
+   * undefined when all are met.
+   */
+  async function verifyCosign(
+    task: VerifyTask,
+    credentials: PullCredentials,
+    digest: string,
+    plans: readonly SigstorePlan[],
+    signal: AbortSignal,
+    budget: ReadBudget,
+  ): Promise<{ denial: string } | { accepted: VerifiedCosignSignature[] }> {
+    const [{ verifyCosignSignature }, stored] = await Promise.all([
+      loadSigstoreVerification(),
+      readCosignSignatures(clientFor(credentials), task.reference, digest, { signal, budget }),
+    ]);
+    const reference = withDefaultTag(task.reference);
+    const accepted: VerifiedCosignSignature[] = [];
+    for (const plan of plans) {
+      const reasons: string[] = [];
+      let found: VerifiedCosignSignature | undefined;
+      for (const signature of stored.signatures) {
+        // One signature's checks take a few milliseconds at most: the next waits for a turn
+        // once the process's shared slice is spent.
+        if (reasons.length > 0 && turns.due()) await turns.next();
+        signal.throwIfAborted();
+        const result = await verifyCosignSignature(signature, plan.trust, {
+          manifestDigest: digest,
+          reference,
+          identityRule: plan.rule,
+        });
+        if (result.verified) {
+          found = result.signature;
+          break;
+        }
+        reasons.push(result.reason);
+      }
+      if (found === undefined) {
+        reasons.push(...stored.skipped);
+        return {
+          denial: reasons.length === 0 ? NO_SIGNATURE_REASON : noSignatureAccepted(reasons),
+        };
+      }
+      accepted.push(found);
+    }
+    return { accepted };
+  }
+
   async function verifySignatures(
     task: VerifyTask,
     credentials: PullCredentials,
     digest: string,
     plans: readonly RequirementPlan[],
+    sigstorePlans: readonly SigstorePlan[],
     signal: AbortSignal,
     budget: ReadBudget,
   ): Promise<{ verdict: ImageVerdict; validUntil?: number | undefined }> {
+    let acceptedCosign: VerifiedCosignSignature[] = [];
+    if (sigstorePlans.length > 0) {
+      const cosign = await verifyCosign(task, credentials, digest, sigstorePlans, signal, budget);
+      if ("denial" in cosign) return { verdict: deny(cosign.denial, "policy", digest) };
+      acceptedCosign = cosign.accepted;
+    }
+    const cosignSigners = acceptedCosign.map((s) => s.signer);
+    if (plans.length === 0) {
+      const explained = options.explain ? { acceptedCosign } : {};
+      return { verdict: { allowed: true, digest, signers: cosignSigners, ...explained } };
+    }
     const digestRef: ImageReference = { ...task.reference, digest };
     const choice = await storeFor(task, credentials, digestRef, signal, budget);
     if (choice === undefined) {
@@ -436,8 +617,8 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       const until = signature.validUntil?.getTime();
       if (until !== undefined) validUntil = Math.min(validUntil ?? until, until);
     }
-    const signers = accepted.map((s) => s.keyFingerprint);
-    const explained = options.explain ? { store: choice.where, accepted } : {};
+    const signers = [...accepted.map((s) => s.keyFingerprint), ...cosignSigners];
+    const explained = options.explain ? { store: choice.where, accepted, acceptedCosign } : {};
     return { verdict: { allowed: true, digest, signers, ...explained }, validUntil };
   }
 
@@ -447,13 +628,21 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   ): Promise<ImageVerdict> {
     // The review's deadline bounds the wait (the evaluator races it). Registry work is shared
     // by the reviews that need it and runs to its own deadline, flightTimeoutMs.
+    // What the requirements trust first (from the cluster, cached): a key Secret or trust root
+    // that cannot be used is reported as such, whatever the registry answers.
+    const signedBy = requirements.filter((r) => r.type === "signedBy");
+    const sigstoreSigned = requirements.filter((r) => r.type === "sigstoreSigned");
+    const [plans, sigstorePlans] = await Promise.all([
+      plan(task, signedBy),
+      planSigstore(task, sigstoreSigned),
+    ]);
     const credentials = await task.credentials();
     const digest = await resolveDigest(task, credentials);
-    const signedBy = requirements.filter((r) => r.type === "signedBy");
-    if (signedBy.length === 0) return { allowed: true, digest }; // insecureAcceptAnything
-    const plans = await plan(task, signedBy);
+    if (signedBy.length === 0 && sigstoreSigned.length === 0) return { allowed: true, digest }; // insecureAcceptAnything
     const identity = formatReference(withDefaultTag(task.reference));
-    const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}`;
+    const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}|${
+      sigstorePlans.map((p) => p.id).join("|")
+    }`;
     const cached = verdicts.get(key);
     if (cached !== undefined && (cached.validUntil ?? Infinity) > clock().getTime()) {
       observer.cacheHit?.();
@@ -464,7 +653,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       using deadline = startDeadline(options.flightTimeoutMs);
       using budget = await memory.pool.reserve(memory.imageReadBytes, deadline.signal);
       const { verdict, validUntil } = await raceSignal(
-        verifySignatures(task, credentials, digest, plans, deadline.signal, budget),
+        verifySignatures(task, credentials, digest, plans, sigstorePlans, deadline.signal, budget),
         deadline.signal,
       );
       if (verdict.allowed) {
@@ -523,7 +712,10 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       if (requirements.length === 0) return { allowed: true };
       // insecureAcceptAnything alone needs a digest only to pin the image: without pinning,
       // nothing needs the registry (a registry the webhook cannot reach admits what it allows).
-      if (policy.mutateImage === false && requirements.every((r) => r.type !== "signedBy")) {
+      if (
+        policy.mutateImage === false &&
+        requirements.every((r) => !SIGNATURE_REQUIREMENTS.has(r.type))
+      ) {
         return { allowed: true };
       }
       return await verifySigned(task, requirements);
@@ -544,6 +736,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       clients.stats(),
       tokens.stats(),
       keyStore.stats(),
+      ...sigstoreMaterial.stats(),
     ],
     readPool: () => memory.pool.stats(),
   };

@@ -520,6 +520,8 @@ Deno.test("createImageVerifier() reports each of its caches with its bounds", ()
     ["registry-client", 0, 64],
     ["registry-token", 0, 1024],
     ["key", 0, 256],
+    ["sigstore-key", 0, 256],
+    ["trust-root", 0, 32],
   ]);
   assert.equal(caches[0]!.maxBytes, 4096);
   assert.equal(caches[1]!.maxBytes, DEFAULT_CACHE_MAX_BYTES);

@@ -1,7 +1,8 @@
 /**
  * The webhook's identity and least-privilege permissions: a ServiceAccount and a ClusterRole
  * bound to it. It reads policies, key Secrets and pull Secrets in any namespace (workloads
- * name pull Secrets in their own namespace; ImagePolicies name key Secrets there), reads
+ * name pull Secrets in their own namespace; ImagePolicies name key Secrets there), the
+ * ConfigMaps that hold sigstore trust roots (`trustRootRef`), reads
  * ServiceAccounts (their `imagePullSecrets`) and records denials as Events. It writes nothing
  * else: no CRDs, no webhook configurations, no policies.
  *
@@ -20,7 +21,7 @@ export function serviceAccountManifest(options: InstallOptions): KubeObject {
   };
 }
 
-/** The ClusterRole: read policies, Secrets and ServiceAccounts; write Events. */
+/** The ClusterRole: read policies, Secrets, ConfigMaps and ServiceAccounts; write Events. */
 export function clusterRoleManifest(): KubeObject {
   return {
     apiVersion: "rbac.authorization.k8s.io/v1",
@@ -33,6 +34,8 @@ export function clusterRoleManifest(): KubeObject {
         verbs: ["get", "list", "watch"],
       },
       { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
+      // Sigstore trust roots (trusted_root.json) named by sigstoreSigned requirements.
+      { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch"] },
       { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },
       // Namespace labels decide the exemptions the webhook applies itself.
       { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "list", "watch"] },

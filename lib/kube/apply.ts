@@ -19,6 +19,9 @@ import { encodeBase64 } from "../base64.ts";
 import { isStatus } from "./errors.ts";
 import { FIELD_MANAGER, type KubeClient } from "./client.ts";
 import type { KubeObject, ResourceType } from "./resources.ts";
+import { mapLimit } from "../map_limit.ts";
+
+export { mapLimit };
 
 /** What a write did. */
 export type ApplyOutcome = "created" | "updated" | "unchanged" | "skipped";
@@ -141,24 +144,6 @@ export async function updateObject(
       if (!isStatus(error, 409) || attempt >= 3) throw error;
     }
   }
-}
-
-/** Runs `work` over `items` with at most `limit` running at once, keeping the order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }
 
 /** Counts of each outcome. */

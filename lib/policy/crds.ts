@@ -20,7 +20,28 @@ export const PORTIERIS_API_GROUP = "portieris.cloud.ibm.com";
 export const API_VERSION = "v1";
 
 /** Requirement types of a simple policy. */
-export const REQUIREMENT_TYPES = ["signedBy", "insecureAcceptAnything", "reject"] as const;
+export const REQUIREMENT_TYPES = [
+  "signedBy",
+  "sigstoreSigned",
+  "insecureAcceptAnything",
+  "reject",
+] as const;
+
+/** Whether a `sigstoreSigned` requirement needs a transparency log entry. */
+export const TLOG_POLICIES = ["required", "optional"] as const;
+
+/** The kinds of object a `trustRootRef` names. */
+export const TRUST_ROOT_KINDS = ["ConfigMap", "Secret"] as const;
+
+/** The most identities one keyless requirement lists. */
+export const MAX_KEYLESS_IDENTITIES = 64;
+
+/**
+ * The most NFA states the regular expressions of one keyless identity list may compile to in
+ * all: a certificate is then checked in at most this many steps per character of its issuer and
+ * subject, whatever the policy says.
+ */
+export const MAX_IDENTITY_STATES = 8192;
 
 /** signedIdentity types: Portieris's names and the containers/image names. */
 export const SIGNED_IDENTITY_TYPES = [
@@ -50,6 +71,9 @@ export const MAX_FIELD_LENGTHS: Readonly<Record<string, number>> = {
   keySecretNamespace: 63,
   storeSecret: 253,
   storeURL: 2048,
+  name: 253,
+  namespace: 63,
+  key: 253,
 };
 
 /** Enforcement modes of a policy. */
@@ -100,16 +124,78 @@ function signedIdentitySchema(): Schema {
   };
 }
 
+function trustRootRefSchema(description: string): Schema {
+  return {
+    type: "object",
+    description,
+    required: ["name"],
+    properties: {
+      kind: str("ConfigMap (default) or Secret", { enum: [...TRUST_ROOT_KINDS] }),
+      name: str("The ConfigMap or Secret", { minLength: 1 }, "name"),
+      namespace: str(
+        "Its namespace (default: the controller's for a ClusterImagePolicy, the policy's own for an ImagePolicy)",
+        {},
+        "namespace",
+      ),
+      key: str(
+        "The data entry holding the trusted_root.json (default trusted_root.json)",
+        {},
+        "key",
+      ),
+    },
+  };
+}
+
+function keylessSchema(): Schema {
+  return {
+    type: "object",
+    description:
+      "Keyless (Fulcio certificate) signatures: the trust root and the identities accepted",
+    required: ["trustRootRef", "identities"],
+    properties: {
+      trustRootRef: trustRootRefSchema(
+        "The ConfigMap or Secret holding the sigstore trusted_root.json (Fulcio CAs, Rekor and CT log keys, timestamp authorities)",
+      ),
+      identities: {
+        type: "array",
+        description: "A certificate is accepted when one entry matches its issuer and subject",
+        minItems: 1,
+        maxItems: MAX_KEYLESS_IDENTITIES,
+        items: {
+          type: "object",
+          properties: {
+            issuer: str("The OIDC issuer, exactly"),
+            issuerRegExp: str("The OIDC issuer, by an RE2 regular expression (matched anywhere)"),
+            subject: str("The certificate's subject (URI or e-mail), exactly"),
+            subjectRegExp: str("The subject, by an RE2 regular expression (matched anywhere)"),
+          },
+          "x-kubernetes-validations": [
+            {
+              rule: "has(self.issuer) != has(self.issuerRegExp)",
+              message: "one of issuer and issuerRegExp is required",
+            },
+            {
+              rule: "has(self.subject) != has(self.subjectRegExp)",
+              message: "one of subject and subjectRegExp is required",
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
 function requirementSchema(): Schema {
   return {
     type: "object",
     required: ["type"],
     properties: {
-      type: str("signedBy: a valid signature by one of the keys; reject; insecureAcceptAnything", {
-        enum: [...REQUIREMENT_TYPES],
-      }),
+      type: str(
+        "signedBy: a valid simple signature by one of the keys; sigstoreSigned: a valid cosign signature; reject; insecureAcceptAnything",
+        { enum: [...REQUIREMENT_TYPES] },
+      ),
       keySecret: str(
-        "Secret whose `key` entry holds armoured OpenPGP public keys",
+        "Secret whose `key` entry holds the public keys: armoured OpenPGP keys (signedBy), PEM public keys (sigstoreSigned)",
         {},
         "keySecret",
       ),
@@ -119,12 +205,44 @@ function requirementSchema(): Schema {
         "keySecretNamespace",
       ),
       signedIdentity: signedIdentitySchema(),
+      keyless: keylessSchema(),
+      tlog: str(
+        "sigstoreSigned: required (a transparency log entry of the trust root) or optional (default for keys; keyless needs a verified signing time either way)",
+        { enum: [...TLOG_POLICIES] },
+      ),
+      trustRootRef: trustRootRefSchema(
+        "sigstoreSigned with keySecret and tlog: required: the trust root whose transparency logs are trusted",
+      ),
     },
-    "x-kubernetes-validations": [{
-      rule: "self.type != 'signedBy' || (has(self.keySecret) && self.keySecret != '')",
-      message: "keySecret is required for signedBy",
-      fieldPath: ".keySecret",
-    }],
+    "x-kubernetes-validations": [
+      {
+        rule: "self.type != 'signedBy' || (has(self.keySecret) && self.keySecret != '')",
+        message: "keySecret is required for signedBy",
+        fieldPath: ".keySecret",
+      },
+      {
+        rule: "self.type != 'sigstoreSigned' || has(self.keySecret) != has(self.keyless)",
+        message: "sigstoreSigned needs keySecret (keyed) or keyless, not both",
+        fieldPath: ".keySecret",
+      },
+      {
+        rule:
+          "self.type == 'sigstoreSigned' || (!has(self.keyless) && !has(self.tlog) && !has(self.trustRootRef))",
+        message: "keyless, tlog and trustRootRef are for sigstoreSigned",
+        fieldPath: ".type",
+      },
+      {
+        rule: "!has(self.trustRootRef) || has(self.keySecret)",
+        message: "trustRootRef is for a keyed requirement (keyless names its own)",
+        fieldPath: ".trustRootRef",
+      },
+      {
+        rule:
+          "!(has(self.keySecret) && has(self.tlog) && self.tlog == 'required') || has(self.trustRootRef)",
+        message: "tlog: required with a keySecret needs trustRootRef (the logs' keys)",
+        fieldPath: ".trustRootRef",
+      },
+    ],
   };
 }
 

@@ -13,6 +13,7 @@
  * @module
  */
 import type { StepCounter } from "../glob.ts";
+import type { Slicer } from "../turns.ts";
 import type { ImageReference } from "../image/mod.ts";
 import { matchTexts, parsePattern, patternMatches, type RepositoryPattern } from "./pattern.ts";
 
@@ -21,6 +22,10 @@ import { matchTexts, parsePattern, patternMatches, type RepositoryPattern } from
  * policies where it has none). One choice then takes at most this many linear-time matches.
  */
 export const MAX_PATTERNS_PER_NAMESPACE = 512;
+
+/** How many patterns {@linkcode PolicySet.selectInSlices} tries between two looks at the time. */
+export const PATTERNS_PER_SLICE = 16;
+
 import type { ImagePolicy, RepositoryPolicy } from "./types.ts";
 
 /** The policy chosen for an image, and where it came from. */
@@ -189,7 +194,7 @@ export class PolicySet {
 
   /**
    * The policy for an image admitted into `namespace`. `counter` receives the character steps
-   * the matches took (callers that choose for many images yield to the event loop by it).
+   * the matches took.
    */
   select(
     namespace: string,
@@ -197,11 +202,47 @@ export class PolicySet {
     imageText: string,
     counter?: StepCounter,
   ): PolicyMatch | NoPolicyMatch {
+    const steps = this.#choose(namespace, image, imageText, counter);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * {@linkcode select}, cut into slices: every {@linkcode PATTERNS_PER_SLICE} patterns it asks
+   * `slicer.due()` whether its slice has taken long enough, and if so waits for
+   * `slicer.next()` (another turn of the event loop) before it goes on. A namespace's 512
+   * patterns then never hold the event loop in one piece, even while the code is still cold.
+   */
+  async selectInSlices(
+    namespace: string,
+    image: ImageReference,
+    imageText: string,
+    slicer: Slicer,
+  ): Promise<PolicyMatch | NoPolicyMatch> {
+    const steps = this.#choose(namespace, image, imageText, slicer.counter);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      if (slicer.due()) await slicer.next();
+    }
+  }
+
+  /** The choice, pausing (yielding) after every {@linkcode PATTERNS_PER_SLICE} patterns. */
+  *#choose(
+    namespace: string,
+    image: ImageReference,
+    imageText: string,
+    counter: StepCounter | undefined,
+  ): Generator<void, PolicyMatch | NoPolicyMatch> {
     const local = this.#byNamespace.get(namespace);
     const governing = local ?? this.#cluster;
     let best: Compiled | undefined;
     const texts = matchTexts(image);
+    let tried = 0;
     for (const c of governing.candidates(image.domain)) {
+      if (++tried % PATTERNS_PER_SLICE === 0) yield;
       if (!patternMatches(c.pattern, texts, counter)) continue;
       if (!best || better(c, best)) best = c;
     }

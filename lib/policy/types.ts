@@ -3,10 +3,19 @@
  *
  * @module
  */
-import type { POLICY_MODES, REQUIREMENT_TYPES, SIGNED_IDENTITY_TYPES } from "./crds.ts";
+import type {
+  POLICY_MODES,
+  REQUIREMENT_TYPES,
+  SIGNED_IDENTITY_TYPES,
+  TLOG_POLICIES,
+  TRUST_ROOT_KINDS,
+} from "./crds.ts";
 
-/** A requirement type: `signedBy`, `insecureAcceptAnything` or `reject`. */
+/** A requirement type: `signedBy`, `sigstoreSigned`, `insecureAcceptAnything` or `reject`. */
 export type RequirementType = typeof REQUIREMENT_TYPES[number];
+
+/** `required` or `optional`. */
+export type TlogPolicy = typeof TLOG_POLICIES[number];
 
 /** A signedIdentity type, under either of its names. */
 export type SignedIdentityType = typeof SIGNED_IDENTITY_TYPES[number];
@@ -23,12 +32,44 @@ export interface SignedIdentity {
   readonly signedPrefix?: string;
 }
 
+/** Where a sigstore `trusted_root.json` is kept in the cluster. */
+export interface TrustRootRef {
+  /** `ConfigMap` (the default) or `Secret`. */
+  readonly kind: typeof TRUST_ROOT_KINDS[number];
+  readonly name: string;
+  /** Default: the controller's namespace (ClusterImagePolicy), the policy's (ImagePolicy). */
+  readonly namespace?: string;
+  /** The data entry. @default "trusted_root.json" */
+  readonly key?: string;
+}
+
+/** One identity a keyless requirement accepts: issuer and subject, each exact or a regexp. */
+export interface KeylessIdentity {
+  readonly issuer?: string;
+  readonly issuerRegExp?: string;
+  readonly subject?: string;
+  readonly subjectRegExp?: string;
+}
+
+/** `requirements[].keyless` of a `sigstoreSigned` requirement. */
+export interface KeylessPolicy {
+  readonly trustRootRef: TrustRootRef;
+  readonly identities: readonly KeylessIdentity[];
+}
+
 /** `policy.simple.requirements[]`. */
 export interface Requirement {
   readonly type: RequirementType;
+  /** signedBy: OpenPGP keys; sigstoreSigned (keyed): PEM public keys. */
   readonly keySecret?: string;
   readonly keySecretNamespace?: string;
   readonly signedIdentity?: SignedIdentity;
+  /** sigstoreSigned: keyless signatures instead of a key Secret. */
+  readonly keyless?: KeylessPolicy;
+  /** sigstoreSigned: whether a transparency log entry is required. */
+  readonly tlog?: TlogPolicy;
+  /** sigstoreSigned with a key and `tlog: required`: the trust root of the logs. */
+  readonly trustRootRef?: TrustRootRef;
 }
 
 /** `repositories[].policy`. An empty policy admits without checks. */

@@ -9,17 +9,25 @@ import { quoteInput } from "../quote.ts";
 import { POLICY_MODES, REQUIREMENT_TYPES, SIGNED_IDENTITY_TYPES } from "./crds.ts";
 import {
   MAX_FIELD_LENGTHS,
+  MAX_IDENTITY_STATES,
+  MAX_KEYLESS_IDENTITIES,
   MAX_REPOSITORIES,
   MAX_REQUIREMENTS,
   MAX_STRING_LENGTH,
+  TLOG_POLICIES,
+  TRUST_ROOT_KINDS,
 } from "./crds.ts";
+import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
 import { patternProblem } from "./pattern.ts";
 import type {
   ImagePolicy,
+  KeylessIdentity,
+  KeylessPolicy,
   RepositoryPolicy,
   RepositoryRule,
   Requirement,
   SignedIdentity,
+  TrustRootRef,
 } from "./types.ts";
 
 /** One problem in a policy object: the path of the field and what is wrong. */
@@ -123,12 +131,153 @@ function signedIdentity(c: Checker, raw: unknown, path: string): SignedIdentity 
   };
 }
 
+function trustRootRef(c: Checker, raw: unknown, path: string): TrustRootRef | undefined {
+  if (!isObject(raw)) {
+    c.fail(path, "must be an object");
+    return undefined;
+  }
+  c.unknownKeys(raw, ["kind", "name", "namespace", "key"], path);
+  const kind = raw.kind === undefined || raw.kind === null
+    ? "ConfigMap"
+    : enumValue(c, raw.kind, TRUST_ROOT_KINDS, `${path}.kind`);
+  const name = c.optionalString(raw, "name", path);
+  const namespace = c.optionalString(raw, "namespace", path);
+  const key = c.optionalString(raw, "key", path);
+  if (!name) c.fail(`${path}.name`, "is required");
+  if (kind === undefined || !name) return undefined;
+  return { kind, name, ...(namespace ? { namespace } : {}), ...(key ? { key } : {}) };
+}
+
+/** An exact value or a regular expression (compiled here, so that a bad one has its path). */
+function identityPart(
+  c: Checker,
+  raw: Record<string, unknown>,
+  field: "issuer" | "subject",
+  path: string,
+): Partial<KeylessIdentity> {
+  const exact = c.optionalString(raw, field, path);
+  const pattern = c.optionalString(raw, `${field}RegExp`, path);
+  if ((exact === undefined) === (pattern === undefined)) {
+    c.fail(`${path}.${field}`, `one of ${field} and ${field}RegExp is required`);
+    return {};
+  }
+  if (pattern !== undefined) {
+    try {
+      compileLinearRegExp(pattern);
+    } catch (error) {
+      if (!(error instanceof RegExpSyntaxError)) throw error;
+      c.fail(`${path}.${field}RegExp`, error.message);
+      return {};
+    }
+    return { [`${field}RegExp`]: pattern };
+  }
+  return { [field]: exact };
+}
+
+function keyless(c: Checker, raw: unknown, path: string): KeylessPolicy | undefined {
+  if (!isObject(raw)) {
+    c.fail(path, "must be an object");
+    return undefined;
+  }
+  c.unknownKeys(raw, ["trustRootRef", "identities"], path);
+  const ref = raw.trustRootRef === undefined || raw.trustRootRef === null
+    ? (c.fail(`${path}.trustRootRef`, "is required"), undefined)
+    : trustRootRef(c, raw.trustRootRef, `${path}.trustRootRef`);
+  const identities: KeylessIdentity[] = [];
+  if (!Array.isArray(raw.identities) || raw.identities.length === 0) {
+    c.fail(`${path}.identities`, "must be a non-empty list");
+  } else if (raw.identities.length > MAX_KEYLESS_IDENTITIES) {
+    c.fail(
+      `${path}.identities`,
+      `has ${raw.identities.length} entries; at most ${MAX_KEYLESS_IDENTITIES} are allowed`,
+    );
+  } else {
+    raw.identities.forEach((entry: unknown, i: number) => {
+      const entryPath = `${path}.identities[${i}]`;
+      if (!isObject(entry)) return c.fail(entryPath, "must be an object");
+      c.unknownKeys(entry, ["issuer", "issuerRegExp", "subject", "subjectRegExp"], entryPath);
+      identities.push({
+        ...identityPart(c, entry, "issuer", entryPath),
+        ...identityPart(c, entry, "subject", entryPath),
+      });
+    });
+    const states = identities.reduce(
+      (n, i) =>
+        n + [i.issuerRegExp, i.subjectRegExp].reduce(
+          (m, p) => m + (p === undefined ? 0 : compileLinearRegExp(p).states),
+          0,
+        ),
+      0,
+    );
+    if (states > MAX_IDENTITY_STATES) {
+      c.fail(
+        `${path}.identities`,
+        `its regular expressions compile to ${states} states; at most ${MAX_IDENTITY_STATES} are allowed in all`,
+      );
+    }
+  }
+  return ref === undefined ? undefined : { trustRootRef: ref, identities };
+}
+
+/** The fields only `sigstoreSigned` takes: checked against the type and each other. */
+function sigstoreFields(
+  c: Checker,
+  raw: Record<string, unknown>,
+  type: Requirement["type"] | undefined,
+  keySecret: string | undefined,
+  path: string,
+): Pick<Requirement, "keyless" | "tlog" | "trustRootRef"> {
+  const present = (key: string) => raw[key] !== undefined && raw[key] !== null;
+  if (type !== "sigstoreSigned") {
+    for (const key of ["keyless", "tlog", "trustRootRef"]) {
+      if (present(key)) c.fail(`${path}.${key}`, "is only for sigstoreSigned");
+    }
+    return {};
+  }
+  const keylessPolicy = present("keyless") ? keyless(c, raw.keyless, `${path}.keyless`) : undefined;
+  if (present("keyless") === Boolean(keySecret)) {
+    c.fail(`${path}.keySecret`, "sigstoreSigned needs keySecret (keyed) or keyless, not both");
+  }
+  const tlog = present("tlog") ? enumValue(c, raw.tlog, TLOG_POLICIES, `${path}.tlog`) : undefined;
+  let ref: TrustRootRef | undefined;
+  if (present("trustRootRef")) {
+    if (!keySecret) {
+      c.fail(`${path}.trustRootRef`, "is for a keyed requirement (keyless names its own)");
+    } else {
+      ref = trustRootRef(c, raw.trustRootRef, `${path}.trustRootRef`);
+    }
+  }
+  if (keySecret && tlog === "required" && !present("trustRootRef")) {
+    c.fail(
+      `${path}.trustRootRef`,
+      "is required for tlog: required with a keySecret (the logs' keys)",
+    );
+  }
+  return {
+    ...(keylessPolicy ? { keyless: keylessPolicy } : {}),
+    ...(tlog ? { tlog } : {}),
+    ...(ref ? { trustRootRef: ref } : {}),
+  };
+}
+
 function requirement(c: Checker, raw: unknown, path: string): Requirement | undefined {
   if (!isObject(raw)) {
     c.fail(path, "must be an object");
     return undefined;
   }
-  c.unknownKeys(raw, ["type", "keySecret", "keySecretNamespace", "signedIdentity"], path);
+  c.unknownKeys(
+    raw,
+    [
+      "type",
+      "keySecret",
+      "keySecretNamespace",
+      "signedIdentity",
+      "keyless",
+      "tlog",
+      "trustRootRef",
+    ],
+    path,
+  );
   const type = enumValue(c, raw.type, REQUIREMENT_TYPES, `${path}.type`);
   const keySecret = c.optionalString(raw, "keySecret", path);
   const keySecretNamespace = c.optionalString(raw, "keySecretNamespace", path);
@@ -136,12 +285,14 @@ function requirement(c: Checker, raw: unknown, path: string): Requirement | unde
   const identity = raw.signedIdentity === undefined || raw.signedIdentity === null
     ? undefined
     : signedIdentity(c, raw.signedIdentity, `${path}.signedIdentity`);
+  const sigstore = sigstoreFields(c, raw, type, keySecret, path);
   if (type === undefined) return undefined;
   return {
     type,
     ...(keySecret ? { keySecret } : {}),
     ...(keySecretNamespace ? { keySecretNamespace } : {}),
     ...(identity ? { signedIdentity: identity } : {}),
+    ...sigstore,
   };
 }
 

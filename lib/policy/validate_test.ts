@@ -79,7 +79,7 @@ Deno.test("validatePolicy() names every wrong field with its path", () => {
     "spec.repositories[0].name: is required",
     "spec.repositories[1].policy.mutateImage: must be true or false",
     "spec.repositories[1].policy.simple.requirements[0].keySecret: is required for signedBy",
-    'spec.repositories[1].policy.simple.requirements[1].type: "trustMe" is not supported: use one of "signedBy", "insecureAcceptAnything", "reject"',
+    'spec.repositories[1].policy.simple.requirements[1].type: "trustMe" is not supported: use one of "signedBy", "sigstoreSigned", "insecureAcceptAnything", "reject"',
     "spec.repositories[1].policy.simple.requirements[2].signedIdentity.dockerReference: is required for matchExactReference",
   ]);
 });
@@ -122,4 +122,116 @@ Deno.test("validatePolicy() bounds patterns, strings and lists with field paths"
   );
   const many = Array.from({ length: 513 }, () => ({ name: "*" }));
   assert.match(problems(policy({ repositories: many }))[0] ?? "", /at most 512/);
+});
+
+const withRequirements = (...requirements: unknown[]) =>
+  policy({ repositories: [{ name: "reg.test/*", policy: { simple: { requirements } } }] });
+const REQ = "spec.repositories[0].policy.simple.requirements";
+
+Deno.test("validatePolicy() reads sigstoreSigned requirements, keyed and keyless", () => {
+  const parsed = validatePolicy(
+    withRequirements(
+      { type: "sigstoreSigned", keySecret: "cosign-pub" },
+      {
+        type: "sigstoreSigned",
+        keySecret: "cosign-pub",
+        tlog: "required",
+        trustRootRef: { name: "sigstore-root" },
+        signedIdentity: { type: "matchExactRepository", dockerRepository: "reg.test/app" },
+      },
+      {
+        type: "sigstoreSigned",
+        keyless: {
+          trustRootRef: { kind: "Secret", name: "root", namespace: "sigstore", key: "root.json" },
+          identities: [
+            {
+              issuer: "https://token.actions.githubusercontent.com",
+              subjectRegExp: "^https://github\\.com/org/",
+            },
+            { issuerRegExp: "^https://accounts\\.google\\.com$", subject: "me@example.com" },
+          ],
+        },
+      },
+      { type: "signedBy", keySecret: "gpg" },
+    ),
+    groups,
+  );
+  const requirements = parsed.repositories[0]!.policy.simple!.requirements!;
+  assert.deepEqual(requirements[0], { type: "sigstoreSigned", keySecret: "cosign-pub" });
+  assert.deepEqual(requirements[1]?.trustRootRef, { kind: "ConfigMap", name: "sigstore-root" });
+  assert.equal(requirements[1]?.tlog, "required");
+  assert.deepEqual(requirements[2]?.keyless, {
+    trustRootRef: { kind: "Secret", name: "root", namespace: "sigstore", key: "root.json" },
+    identities: [
+      {
+        issuer: "https://token.actions.githubusercontent.com",
+        subjectRegExp: "^https://github\\.com/org/",
+      },
+      { issuerRegExp: "^https://accounts\\.google\\.com$", subject: "me@example.com" },
+    ],
+  });
+});
+
+Deno.test("validatePolicy() names every wrong sigstoreSigned field with its path", () => {
+  assert.deepEqual(
+    problems(withRequirements(
+      { type: "sigstoreSigned" },
+      {
+        type: "sigstoreSigned",
+        keySecret: "k",
+        keyless: { trustRootRef: { name: "r" }, identities: [{ issuer: "i", subject: "s" }] },
+      },
+      { type: "sigstoreSigned", keySecret: "k", tlog: "always" },
+      { type: "sigstoreSigned", keySecret: "k", tlog: "required" },
+      { type: "signedBy", keySecret: "k", tlog: "required", keyless: {} },
+      {
+        type: "sigstoreSigned",
+        keyless: {
+          trustRootRef: { kind: "Pod" },
+          identities: [
+            { issuer: "i" },
+            { issuer: "i", issuerRegExp: "j", subject: "s" },
+            { issuerRegExp: "(a+", subject: "s" },
+            { issuer: "i", subjectRegExp: "(?i)ME@EXAMPLE.COM" },
+            { issuer: "i", subject: "s", email: "x" },
+          ],
+        },
+      },
+      {
+        type: "sigstoreSigned",
+        keyless: { trustRootRef: { name: "r" }, identities: [] },
+        trustRootRef: { name: "r" },
+      },
+    )),
+    [
+      `${REQ}[0].keySecret: sigstoreSigned needs keySecret (keyed) or keyless, not both`,
+      `${REQ}[1].keySecret: sigstoreSigned needs keySecret (keyed) or keyless, not both`,
+      `${REQ}[2].tlog: "always" is not supported: use one of "required", "optional"`,
+      `${REQ}[3].trustRootRef: is required for tlog: required with a keySecret (the logs' keys)`,
+      `${REQ}[4].keyless: is only for sigstoreSigned`,
+      `${REQ}[4].tlog: is only for sigstoreSigned`,
+      `${REQ}[5].keyless.trustRootRef.kind: "Pod" is not supported: use one of "ConfigMap", "Secret"`,
+      `${REQ}[5].keyless.trustRootRef.name: is required`,
+      `${REQ}[5].keyless.identities[0].subject: one of subject and subjectRegExp is required`,
+      `${REQ}[5].keyless.identities[1].issuer: one of issuer and issuerRegExp is required`,
+      `${REQ}[5].keyless.identities[2].issuerRegExp: Cannot use regular expression "(a+": missing ) at character 4`,
+      `${REQ}[5].keyless.identities[3].subjectRegExp: Cannot use regular expression "(?i)ME@EXAMPLE.COM": flags and look-around groups are not supported at character 2`,
+      `${REQ}[5].keyless.identities[4].email: is not a known field`,
+      `${REQ}[6].keyless.identities: must be a non-empty list`,
+      `${REQ}[6].trustRootRef: is for a keyed requirement (keyless names its own)`,
+    ],
+  );
+});
+
+Deno.test("validatePolicy() bounds the work of a keyless requirement's regular expressions", () => {
+  const heavy = { issuer: "i", subjectRegExp: "^(?:a|b){600}$" };
+  assert.deepEqual(
+    problems(withRequirements({
+      type: "sigstoreSigned",
+      keyless: { trustRootRef: { name: "r" }, identities: Array.from({ length: 8 }, () => heavy) },
+    })).map((p) => p.replace(/\d+ states/, "N states")),
+    [
+      `${REQ}[0].keyless.identities: its regular expressions compile to N states; at most 8192 are allowed in all`,
+    ],
+  );
 });

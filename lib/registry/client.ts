@@ -85,6 +85,18 @@ export interface RequestOptions {
   budget?: ReadBudget | undefined;
 }
 
+/** Options of a read whose caller bounds the size (below the client's own bound). */
+export interface BoundedRequestOptions extends RequestOptions {
+  /** The largest body accepted; more fails with a RegistryError. */
+  maxBytes?: number | undefined;
+}
+
+/** The media type of an OCI image index, which the referrers API answers with. */
+const REFERRERS_ACCEPT = "application/vnd.oci.image.index.v1+json";
+
+/** The most pages of a referrers answer followed (`Link: <…>; rel="next"`). */
+export const MAX_REFERRERS_PAGES = 8;
+
 /** A manifest's identity, as a HEAD tells it. */
 export interface ManifestDescriptor {
   /** The manifest digest (`sha256:…`). */
@@ -151,8 +163,32 @@ export interface RegistryResponse extends HttpResponse {
 export interface RegistryClient extends Disposable {
   /** Returns the digest, media type and size of a manifest with a HEAD request. */
   headManifest(ref: ImageReference, options?: RequestOptions): Promise<ManifestDescriptor>;
-  /** Returns a manifest with its bytes, their digest verified. */
-  getManifest(ref: ImageReference, options?: RequestOptions): Promise<Manifest>;
+  /**
+   * Returns a manifest with its bytes, their digest verified (at most `maxBytes`, and never more
+   * than the client's bound).
+   */
+  getManifest(ref: ImageReference, options?: BoundedRequestOptions): Promise<Manifest>;
+  /**
+   * Returns a blob of the reference's repository by digest: at most `maxBytes` bytes (its
+   * descriptor's size, which the caller has checked), their digest verified. Redirects to
+   * storage elsewhere are followed without the registry's credentials.
+   */
+  getBlob(
+    ref: ImageReference,
+    digest: string,
+    options: RequestOptions & { readonly maxBytes: number },
+  ): Promise<Uint8Array>;
+  /**
+   * Returns the OCI 1.1 referrers of a manifest (`GET /v2/<name>/referrers/<digest>`): the
+   * `manifests` of the index, pages followed up to {@linkcode MAX_REFERRERS_PAGES}, with at most
+   * `maxBytes` read in all (`bytes`); undefined when the registry has no referrers API (it
+   * answers 404, 405 or 400, as registries without the API do).
+   */
+  getReferrers(
+    ref: ImageReference,
+    digest: string,
+    options: RequestOptions & { readonly maxBytes: number },
+  ): Promise<{ readonly manifests: unknown[]; readonly bytes: number } | undefined>;
   /**
    * Returns the digest of the top-level manifest (an index for a multi-platform image): HEAD,
    * with a GET when the HEAD answer has no `Docker-Content-Digest` or is an error that a GET
@@ -206,6 +242,25 @@ export function insecureRegistryEntry(entry: string): { host: string } | { hostP
   return /:[0-9]+$/.test(trimmed)
     ? { hostPort: canonicalDomain(trimmed) }
     : { host: withoutPort(canonicalDomain(trimmed)) };
+}
+
+/**
+ * The next page of a paginated answer, from its `Link: <url>; rel="next"` header: only a path
+ * below `base` on the same registry (a link elsewhere is not followed, so credentials never
+ * leave the registry and the answer cannot send the client anywhere else).
+ */
+export function nextPage(link: string | null, base: string): string | undefined {
+  if (link === null) return undefined;
+  const match = /^\s*<([^>]{1,2048})>\s*;\s*rel="?next"?\s*$/.exec(link);
+  if (match === null) return undefined;
+  let url: URL;
+  try {
+    url = new URL(match[1]!, "http://registry.invalid");
+  } catch {
+    return undefined;
+  }
+  // Only the path and query are used, on the same registry.
+  return url.pathname === base ? `${url.pathname}${url.search}` : undefined;
 }
 
 /** An error code of the distribution spec's error list. */
@@ -402,7 +457,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     ref: ImageReference,
     method: "GET" | "HEAD",
     action: string,
-    opts: RequestOptions,
+    opts: BoundedRequestOptions,
   ): Promise<RegistryResponse> {
     const path = `/v2/${repositoryPath(ref, action)}/manifests/${manifestReference(ref, action)}`;
     return request({
@@ -412,7 +467,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
       repository: ref.path,
       actions: ["pull"],
       headers: { accept: MANIFEST_ACCEPT },
-      maxBytes: maxManifestBytes,
+      maxBytes: Math.min(opts.maxBytes ?? maxManifestBytes, maxManifestBytes),
       action,
       subject: formatReference(ref),
       signal: opts.signal,
@@ -468,7 +523,10 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     return { digest, mediaType, size };
   }
 
-  async function getManifest(ref: ImageReference, opts: RequestOptions = {}): Promise<Manifest> {
+  async function getManifest(
+    ref: ImageReference,
+    opts: BoundedRequestOptions = {},
+  ): Promise<Manifest> {
     const action = "read manifest of";
     const response = await manifestRequest(ref, "GET", action, opts);
     const subject = formatReference(ref);
@@ -514,6 +572,90 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     return (await getManifest(ref, opts)).digest;
   }
 
+  async function getBlob(
+    ref: ImageReference,
+    digest: string,
+    opts: RequestOptions & { readonly maxBytes: number },
+  ): Promise<Uint8Array> {
+    const action = "read blob of";
+    const subject = `${ref.domain}/${ref.path}@${digest}`;
+    const target = { registry: ref.domain, repository: ref.path };
+    if (!isDigest(digest)) fail(action, subject, target, "invalid digest");
+    const response = await request({
+      method: "GET",
+      path: `/v2/${repositoryPath(ref, action)}/blobs/${digest}`,
+      registry: ref.domain,
+      repository: ref.path,
+      actions: ["pull"],
+      maxBytes: opts.maxBytes,
+      action,
+      subject,
+      signal: opts.signal,
+      budget: opts.budget,
+    });
+    if (response.status < 200 || response.status >= 300) {
+      throw registryErrorFromResponse(action, subject, target, response);
+    }
+    const check = await checkDigest(response.body, digest);
+    if (!check.matches) {
+      throw new DigestMismatchError(action, subject, digest, check.actual, target);
+    }
+    return response.body;
+  }
+
+  async function getReferrers(
+    ref: ImageReference,
+    digest: string,
+    opts: RequestOptions & { readonly maxBytes: number },
+  ): Promise<{ manifests: unknown[]; bytes: number } | undefined> {
+    const action = "read referrers of";
+    const subject = `${ref.domain}/${ref.path}@${digest}`;
+    const target = { registry: ref.domain, repository: ref.path };
+    if (!isDigest(digest)) fail(action, subject, target, "invalid digest");
+    const first = `/v2/${repositoryPath(ref, action)}/referrers/${digest}`;
+    const descriptors: unknown[] = [];
+    let remaining = opts.maxBytes;
+    let path: string | undefined = first;
+    for (let page = 0; path !== undefined; page++) {
+      if (page >= MAX_REFERRERS_PAGES) {
+        fail(action, subject, target, `more than ${MAX_REFERRERS_PAGES} pages of referrers`);
+      }
+      const response: RegistryResponse = await request({
+        method: "GET",
+        path,
+        registry: ref.domain,
+        repository: ref.path,
+        actions: ["pull"],
+        headers: { accept: REFERRERS_ACCEPT },
+        maxBytes: remaining,
+        action,
+        subject,
+        signal: opts.signal,
+        budget: opts.budget,
+      });
+      if (page === 0 && [400, 404, 405].includes(response.status)) return undefined;
+      if (response.status !== 200) {
+        throw registryErrorFromResponse(action, subject, target, response);
+      }
+      remaining -= response.body.byteLength;
+      let index: unknown;
+      try {
+        index = JSON.parse(new TextDecoder().decode(response.body));
+      } catch {
+        fail(action, subject, target, "the referrers answer is not JSON");
+      }
+      const manifests = typeof index === "object" && index !== null
+        ? (index as Record<string, unknown>).manifests
+        : undefined;
+      if (!Array.isArray(manifests)) {
+        fail(action, subject, target, "the referrers answer is not an image index");
+      }
+      descriptors.push(...manifests);
+      path = nextPage(response.headers.get("link"), first);
+    }
+    return { manifests: descriptors, bytes: opts.maxBytes - remaining };
+  }
+
   function ping(registry: string, opts: RequestOptions = {}): Promise<PingResult> {
     const key = canonicalDomain(registry);
     const cached = pings.get(key);
@@ -555,6 +697,8 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
   return {
     headManifest: (ref, opts) => headManifest(ref, opts),
     getManifest,
+    getBlob,
+    getReferrers,
     resolveDigest,
     ping,
     request,

@@ -10,7 +10,7 @@ import {
 } from "../../tests/env/oci_layout.ts";
 import { fakeSleep, serve } from "../../tests/fakes/loopback_server.ts";
 import { MAX_REGISTRY_HOSTS } from "./auth.ts";
-import { createRegistryClient, insecureRegistryEntry } from "./client.ts";
+import { createRegistryClient, insecureRegistryEntry, nextPage } from "./client.ts";
 import { credentialsFromSecret, type SecretLike } from "./credentials.ts";
 import { computeDigest } from "./digest.ts";
 import {
@@ -546,4 +546,13 @@ Deno.test("createRegistryClient() remembers the pings of at most MAX_REGISTRY_HO
   assert.equal(asked.length, hosts.length, "a remembered ping is not sent again");
   await client.ping(hosts[0]!);
   assert.equal(asked.length, hosts.length + 1, "the oldest host was forgotten");
+});
+
+Deno.test("nextPage() follows only a next link to the same API path, keeping its query", () => {
+  const base = `/v2/team/app/referrers/sha256:${"ab".repeat(32)}`;
+  assert.equal(nextPage(`<${base}?n=10&last=x>; rel="next"`, base), `${base}?n=10&last=x`);
+  assert.equal(nextPage(`<https://elsewhere.example${base}?p=2>; rel=next`, base), `${base}?p=2`);
+  assert.equal(nextPage(`</v2/other/referrers/x?p=2>; rel="next"`, base), undefined);
+  assert.equal(nextPage(`<${base}?p=2>; rel="prev"`, base), undefined);
+  assert.equal(nextPage(null, base), undefined);
 });

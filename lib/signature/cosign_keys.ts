@@ -24,13 +24,14 @@ import { p256, p384 } from "@noble/curves/nist.js";
 import { decodeBase64, encodeBase64 } from "../base64.ts";
 import { decodePem, encodePem, PemSyntaxError } from "../pem.ts";
 import { InvalidKeyError, KeyGenerationError } from "./keys.ts";
+import { PUBLIC_KEY_PEM_LABEL } from "./cosign_media_types.ts";
 
 /** The PEM label cosign v2+ writes for its encrypted private keys. */
 export const SIGSTORE_PRIVATE_KEY_PEM_LABEL = "ENCRYPTED SIGSTORE PRIVATE KEY";
 /** The PEM label cosign v1 wrote; still read. */
 export const COSIGN_PRIVATE_KEY_PEM_LABEL = "ENCRYPTED COSIGN PRIVATE KEY";
 /** The PEM label of a public key. */
-export const PUBLIC_KEY_PEM_LABEL = "PUBLIC KEY";
+export { PUBLIC_KEY_PEM_LABEL };
 
 /** The key types toolkit signs cosign signatures with. */
 export type CosignKeyAlgorithm = "ecdsa-p256" | "ecdsa-p384";

@@ -19,6 +19,9 @@
  * @module
  */
 
+/** The PEM label of a cosign public key (PKIX SubjectPublicKeyInfo): `cosign.pub`. */
+export const PUBLIC_KEY_PEM_LABEL = "PUBLIC KEY";
+
 /** The media type of a legacy cosign signature layer (the blob is the payload). */
 export const COSIGN_SIMPLESIGNING_MEDIA_TYPE = "application/vnd.dev.cosign.simplesigning.v1+json";
 /** `critical.type` of a legacy cosign payload. */

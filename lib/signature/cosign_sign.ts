@@ -21,13 +21,10 @@ import { bundleToJSON, toDSSEBundle } from "@sigstore/bundle";
 import { dsse } from "@sigstore/core";
 import { encodeBase64 } from "../base64.ts";
 import { type CosignSigner, publicKeySha256 } from "./cosign_keys.ts";
-import {
-  COSIGN_PAYLOAD_TYPE,
-  COSIGN_SIGN_PREDICATE_TYPE,
-  IN_TOTO_PAYLOAD_TYPE,
-  IN_TOTO_STATEMENT_V1,
-} from "./cosign_media_types.ts";
-import { SigningError } from "./sign.ts";
+import { IN_TOTO_PAYLOAD_TYPE } from "./cosign_media_types.ts";
+import { cosignLegacyPayload, cosignStatement } from "./cosign_payloads.ts";
+
+export { cosignDockerReference, cosignLegacyPayload, cosignStatement } from "./cosign_payloads.ts";
 
 /** A legacy cosign signature: the payload of its layer and the layer's signature annotation. */
 export interface CosignLegacySignature {
@@ -37,38 +34,6 @@ export interface CosignLegacySignature {
   readonly signatureBase64: string;
 }
 
-const DIGEST = /^([a-z0-9]+):([a-f0-9]{32,})$/;
-
-function checkDigest(manifestDigest: string): { algorithm: string; hex: string } {
-  const match = DIGEST.exec(manifestDigest);
-  if (!match) throw new SigningError(`Cannot sign "${manifestDigest}": not a manifest digest`);
-  return { algorithm: match[1]!, hex: match[2]! };
-}
-
-/**
- * The repository a cosign payload names by default, as cosign writes it
- * (go-containerregistry's `Repository.Name()`): `registry/path`, Docker Hub as
- * `index.docker.io`, no tag or digest.
- */
-export function cosignDockerReference(domain: string, path: string): string {
-  return `${domain === "docker.io" ? "index.docker.io" : domain}/${path}`;
-}
-
-/** The legacy payload of `manifestDigest`, byte for byte as cosign writes it. */
-export function cosignLegacyPayload(
-  options: { dockerReference: string; manifestDigest: string },
-): Uint8Array {
-  checkDigest(options.manifestDigest);
-  return new TextEncoder().encode(JSON.stringify({
-    critical: {
-      identity: { "docker-reference": options.dockerReference },
-      image: { "docker-manifest-digest": options.manifestDigest },
-      type: COSIGN_PAYLOAD_TYPE,
-    },
-    optional: null,
-  }));
-}
-
 /** Signs `manifestDigest` in cosign's legacy format. */
 export async function signCosignLegacy(
   signer: CosignSigner,
@@ -76,17 +41,6 @@ export async function signCosignLegacy(
 ): Promise<CosignLegacySignature> {
   const payload = cosignLegacyPayload(options);
   return { payload, signatureBase64: encodeBase64(await signer.sign(payload)) };
-}
-
-/** The in-toto statement `cosign sign` makes for `manifestDigest`, as cosign serializes it. */
-export function cosignStatement(manifestDigest: string): Uint8Array {
-  const { algorithm, hex } = checkDigest(manifestDigest);
-  return new TextEncoder().encode(JSON.stringify({
-    _type: IN_TOTO_STATEMENT_V1,
-    subject: [{ digest: { [algorithm]: hex }, annotations: {} }],
-    predicateType: COSIGN_SIGN_PREDICATE_TYPE,
-    predicate: {},
-  }));
 }
 
 /**

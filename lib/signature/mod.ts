@@ -33,3 +33,5 @@ export * from "./verify_image.ts";
 export * from "./cosign_keys.ts";
 export * from "./cosign_media_types.ts";
 export * from "./cosign_sign.ts";
+export * from "./cosign_statement.ts";
+export * from "./key_pair.ts";

@@ -137,6 +137,18 @@ function stringMember(object: JsonObject, key: string, where: string): string {
   return value;
 }
 
+/** Options of {@linkcode parsePayload}. */
+export interface ParsePayloadOptions {
+  /**
+   * The `critical.type` expected. {@linkcode SIGNATURE_TYPE} (the default) reads `optional` as
+   * described above; another type (cosign's legacy payload, `cosign container image signature`)
+   * has the same `critical` part, and its `optional` (the signer's annotations, or `null`) is
+   * checked to be an object or null and not read.
+   * @default SIGNATURE_TYPE
+   */
+  readonly type?: string;
+}
+
 /**
  * Parses a signed payload strictly, in the manner of containers/image (`signature/simple.go`):
  * the top level has exactly `critical` and `optional`; `critical` exactly `type`, `image` and
@@ -147,7 +159,11 @@ function stringMember(object: JsonObject, key: string, where: string): string {
  *
  * @throws {InvalidPayloadError} with a short description of the first problem found.
  */
-export function parsePayload(data: Uint8Array | string): SignaturePayload {
+export function parsePayload(
+  data: Uint8Array | string,
+  options: ParsePayloadOptions = {},
+): SignaturePayload {
+  const expectedType = options.type ?? SIGNATURE_TYPE;
   let text: string;
   if (typeof data === "string") {
     text = data;
@@ -167,8 +183,12 @@ export function parsePayload(data: Uint8Array | string): SignaturePayload {
   }
   const top = exactObject(document, "payload", ["critical", "optional"]);
   const critical = exactObject(top.critical, "critical", ["type", "image", "identity"]);
-  const optional = top.optional;
-  if (!isObject(optional)) throw invalid("optional is not a JSON object");
+  const annotationsOnly = expectedType !== SIGNATURE_TYPE;
+  if (!isObject(top.optional) && !(annotationsOnly && top.optional === null)) {
+    throw invalid("optional is not a JSON object");
+  }
+  // What is read of `optional`: nothing when it holds only the signer's annotations.
+  const optional: JsonObject = annotationsOnly || !isObject(top.optional) ? {} : top.optional;
 
   let creator: string | undefined;
   if (Object.hasOwn(optional, "creator")) creator = stringMember(optional, "creator", "optional");
@@ -182,7 +202,7 @@ export function parsePayload(data: Uint8Array | string): SignaturePayload {
   }
 
   const type = stringMember(critical, "type", "critical");
-  if (type !== SIGNATURE_TYPE) {
+  if (type !== expectedType) {
     throw invalid(`unrecognised signature type ${JSON.stringify(type)}`);
   }
   const image = exactObject(critical.image, "critical.image", ["docker-manifest-digest"]);

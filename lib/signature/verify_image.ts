@@ -92,12 +92,15 @@ export async function verifyRequirements(
   if (remaining === 0) return { verified: true, signatures: met as VerifiedSignature[] };
   if (seen === 0) return { verified: false, reason: NO_SIGNATURE_REASON, reasons: [] };
   const first = reasons[met.findIndex((m) => m === undefined)]!;
-  return {
-    verified: false,
-    // Each distinct reason once: ten copies of one bad signature say one thing.
-    reason: `None of the signatures were accepted, reasons: ${[...new Set(first)].join("; ")}`,
-    reasons: first,
-  };
+  return { verified: false, reason: noSignatureAccepted(first), reasons: first };
+}
+
+/**
+ * The reason when signatures exist but none was accepted, in containers/image's words, each
+ * distinct reason once (ten copies of one bad signature say one thing).
+ */
+export function noSignatureAccepted(reasons: readonly string[]): string {
+  return `None of the signatures were accepted, reasons: ${[...new Set(reasons)].join("; ")}`;
 }
 
 /** Options of {@linkcode verifyImageSignatures}. */

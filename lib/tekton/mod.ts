@@ -2,7 +2,8 @@
  * Tekton for `toolkit pipeline --tekton`: the versions the cluster serves, the repository's
  * runtime, the template pipelines and their parameters, copying a pipeline and its Tasks, the
  * Triggers objects that start it on a push to one branch of a repository (for every git-host
- * flavour), the EventListener's account and exposure, waiting for it, and starting a PipelineRun.
+ * flavour), the EventListener's account and exposure, waiting for it, starting a PipelineRun, and
+ * the signing Task `toolkit-image-sign` with its place in a pipeline.
  *
  * ```ts
  * import { buildTriggerObjects, upsertTrigger, webhookSecret } from "./mod.ts";
@@ -45,3 +46,5 @@ export * from "./run.ts";
 export * from "./cel_string.ts";
 export * from "./trigger_flavours.ts";
 export * from "./triggers.ts";
+export * from "./sign_task.ts";
+export * from "./signing_step.ts";

@@ -87,13 +87,23 @@ export function tektonApisAt(
  *   toolkit speaks.
  */
 export async function discoverTektonApis(client: KubeClient): Promise<TektonApis> {
-  const [pipelines, triggers] = await Promise.all([
-    client.discovery.servedVersions("tekton.dev"),
+  const [pipelinesVersion, triggers] = await Promise.all([
+    discoverPipelinesVersion(client),
     client.discovery.servedVersions("triggers.tekton.dev"),
   ]);
-  const pipelinesVersion = PIPELINES_VERSIONS.find((v) => pipelines.includes(v));
-  if (!pipelinesVersion) throw new TektonNotInstalledError("tekton.dev", pipelines);
   const triggersVersion = TRIGGERS_VERSIONS.find((v) => triggers.includes(v));
   if (!triggersVersion) throw new TektonNotInstalledError("triggers.tekton.dev", triggers);
   return tektonApisAt(pipelinesVersion, triggersVersion);
+}
+
+/**
+ * The newest Pipelines version the cluster serves (Triggers not needed: for installing Tasks).
+ *
+ * @throws {TektonNotInstalledError} when Pipelines is not served at a version toolkit speaks.
+ */
+export async function discoverPipelinesVersion(client: KubeClient): Promise<PipelinesVersion> {
+  const served = await client.discovery.servedVersions("tekton.dev");
+  const version = PIPELINES_VERSIONS.find((v) => served.includes(v));
+  if (!version) throw new TektonNotInstalledError("tekton.dev", served);
+  return version;
 }

@@ -151,6 +151,7 @@ export async function runAdmissionFuzz(options: FuzzOptions): Promise<FuzzReport
     policies: () => current.policies(),
     exemptNamespaces: () => current.exemptNamespaces(),
     secret: (namespace, name) => current.secret(namespace, name),
+    configMap: (namespace, name) => current.configMap(namespace, name),
     serviceAccount: (namespace, name) => current.serviceAccount(namespace, name),
   };
   const verifier = createImageVerifier({

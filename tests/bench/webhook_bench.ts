@@ -17,6 +17,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { startPolicyWebhook } from "./_policy_webhook.ts";
 import {
   freePort,
   issueCert,
@@ -297,45 +298,23 @@ ${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
     extra: string[],
     name: string,
   ): Promise<{ process: ManagedProcess; url: string }> => {
-    const port = freePort();
-    const log = `${dir}/${name}.log`;
-    const command = [
-      Deno.execPath(),
-      "run",
-      "--allow-net",
-      "--allow-read",
-      "--allow-env",
-      "--allow-sys",
-      "--unstable-net",
-      // A small young generation: the same throughput, and 50 MB less memory under sustained
-      // load (the recommended setting, see docs/admission.md).
-      "--v8-flags=--max-semi-space-size=4",
-      `${root}webhook/main.ts`,
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--tls-cert-file",
-      cert.certFile,
-      "--tls-key-file",
-      cert.keyFile,
-      "--policies",
-      `${dir}/policies.yaml`,
-      "--insecure-registry",
-      registry.host,
-      "--registries.d",
-      gpg.registriesD,
-      ...extra,
-    ].map((a) => `'${a}'`).join(" ");
-    const process = await startProcess("/bin/sh", ["-c", `exec ${command} >>'${log}' 2>&1`], {
-      logFile: `${dir}/${name}.harness.log`,
+    const { process, url } = await startPolicyWebhook({
+      dir,
+      name,
+      certFile: cert.certFile,
+      keyFile: cert.keyFile,
+      client,
+      args: [
+        "--policies",
+        `${dir}/policies.yaml`,
+        "--insecure-registry",
+        registry.host,
+        "--registries.d",
+        gpg.registriesD,
+        ...extra,
+      ],
     });
     started.push(process);
-    const url = `https://127.0.0.1:${port}/admit`;
-    await waitFor(`the ${name} webhook`, async () => {
-      const r = await fetch(`https://127.0.0.1:${port}/readyz`, { client });
-      return (await r.text()) === "ok\n";
-    }, { process });
     const check = await fetch(url, { method: "POST", body: JSON.stringify(review), client });
     const answer = await check.json();
     if (answer.response?.allowed !== true || !answer.response.patch) {

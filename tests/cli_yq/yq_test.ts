@@ -130,9 +130,9 @@ Deno.test("yq w: the igc cases of the reference, each fixed", async (t) => {
   await t.step(
     "an unknown subcommand and a missing file are errors (igc: exit 0, a stack)",
     async () => {
-      let r = await toolkit(["yq", "x", file]);
+      let r = await toolkit(["yq", "frob", file]);
       assert.equal(r.status, 2);
-      assert.match(r.err, /Unknown command "x"/);
+      assert.match(r.err, /Unknown command "frob"/);
       r = await toolkit(["yq", "w", `${dir.path}/missing.yaml`, "a", "1"]);
       assert.equal(r.status, 1);
       assert.equal(r.err, `error: Cannot read "${dir.path}/missing.yaml": no such file\n`);
@@ -373,7 +373,7 @@ Deno.test("yq refuses bad input clearly", async () => {
       2,
       /"many" is not an integer \(--tag !!int\)/,
     ],
-    [["yq", "w", file, "a", "1", "--tag", "int"], 2, /--tag must be one of !!str, !!int/],
+    [["yq", "w", file, "a", "1", "--tag", "int"], 2, /--tag must be a YAML tag/],
     [["yq", "w", "-i", "-", "a", "1"], 2, /standard input cannot be edited in place/],
     [["yq", "w", file, "-d", "x", "a", "1"], 2, /-d must be a document number/],
     [["yq", "w", file, "image.tag.x", "1"], 1, /"image\.tag" holds a string, which has no keys/],
@@ -384,8 +384,8 @@ Deno.test("yq refuses bad input clearly", async () => {
       /Cannot read ".*bad\.yaml": invalid YAML in document 2 at line 4/,
     ],
     [["yq", "r", dir.path], 1, /it is a directory/],
-    [["yq"], 2, /Choose a command of "yq"/],
-    [["yq", "w", file], 2, /Missing argument <path>/],
+    [["yq"], 2, /Not enough non-option arguments|Choose a command/],
+    [["yq", "w", file], 2, /Give the path \(or --script\)/],
   ];
   for (const [args, status, message] of cases) {
     const r = await toolkit(args);
@@ -402,10 +402,13 @@ Deno.test("yq --help lists the subcommands and examples", async () => {
   for (
     const usage of [
       "r [file] [path]",
-      "w <file> <path> <value>",
+      "w <file> [path] [value]",
       "d <file> <path>",
       "merge <files..>",
-      "new <path> <value>",
+      "new [path] [value]",
+      "prefix <file> <path>",
+      "compare <file1> <file2> [path]",
+      "validate <file> [path]",
     ]
   ) {
     assert.ok(r.out.includes(`toolkit yq ${usage}`), usage);

@@ -11,10 +11,20 @@
  * 5. store the public key in a Secret and add a ClusterImagePolicy;
  * 6. a Pod of the signed image is admitted and pinned to its digest; a Pod of the unsigned
  *    image is denied with the webhook's real message;
- * 7. a repository on Gitea (a real git host) is connected to a Tekton pipeline with `toolkit
- *    pipeline --tekton`; a `git push` reaches Tekton Triggers' own EventListener sink through the
- *    webhook `pipeline` registered, and the sink creates a PipelineRun of the pushed commit;
- * 8. `disable --purge`, and everything is torn down.
+ * 6b. cosign: a key made by `keygen --type ecdsa-p256`, an image signed with it by the real
+ *    cosign, a `sigstoreSigned` ClusterImagePolicy: the Pod is admitted and pinned; an image
+ *    signed by another key (toolkit's bundle format) is denied;
+ * 7. `toolkit image-security setup-signing` sets signing up for pipelines: a key made in memory
+ *    and kept in the vault, the image-signing Secret, the public key, the signing Task and a
+ *    policy requiring the key for the pipelines' registry namespace;
+ * 8. a repository on Gitea (a real git host) is connected to a Tekton pipeline with `toolkit
+ *    pipeline --tekton`, which signs what it builds; a `git push` reaches Tekton Triggers' own
+ *    EventListener sink through the webhook `pipeline` registered, and the sink creates a
+ *    PipelineRun of the pushed commit;
+ * 9. that PipelineRun's signing step, run as its Pod would run it (Tekton's own code resolves the
+ *    TaskRun and builds the Pod), signs the image the build pushed with the key read from the
+ *    vault into memory, and a Pod of that image is admitted and pinned;
+ * 10. `disable --purge`, and everything is torn down.
  *
  * Every command is shown as the reader would type it, with its real output. `--keep` leaves
  * the environment up after the tour until Ctrl-C.
@@ -24,10 +34,15 @@
 import {
   freePort,
   GITEA_ADMIN,
+  issueCert,
+  LOOPBACK_SANS,
+  makeCA,
   type ManagedProcess,
   onInterrupt,
+  pipelineTaskRun,
   requireTool,
   startCluster,
+  startCosign,
   startEventListenerSink,
   startGitea,
   startGpg,
@@ -38,6 +53,8 @@ import {
   webhookReady,
 } from "../env/mod.ts";
 import { startKeyProtectServer } from "../fakes/key_protect_server.ts";
+import { startExtensionRegistry } from "../fakes/signature_extension_registry.ts";
+import { namespaceSecrets, runSignStep } from "../tekton/_sign_step.ts";
 import { Tour } from "./tour.ts";
 import { templateObjects } from "../cli_pipeline/_templates.ts";
 
@@ -100,7 +117,8 @@ try {
   tour.chapter(
     "A local cluster, a registry and a key vault",
     "Real etcd, kube-apiserver and kube-controller-manager, the distribution registry, and the\n" +
-      "local stand-in for the Key Protect API (a cloud service that cannot run here).",
+      "local stand-ins for the Key Protect API and for a registry's signature extension (cloud\n" +
+      "services that cannot run here).",
   );
   const cluster = await tour.quietly(
     "etcd, kube-apiserver and kube-controller-manager are up",
@@ -130,8 +148,25 @@ try {
     () => startKeyProtectServer({ instanceId, apiKeys: [apiKey] }),
   );
   cleanups.push(() => vault.stop());
+  // The pipelines' registry, as a cluster reaches one: HTTPS, with the signature extension (IBM
+  // Cloud Container Registry's and OpenShift's), in front of the same distribution registry.
+  const registryCa = await makeCA(work, "registry-ca");
+  const registryCert = await issueCert(work, registryCa, {
+    name: "registry",
+    cn: "registry",
+    sans: LOOPBACK_SANS,
+  });
+  const caFile = `${work}/registry-ca.crt`;
+  await Deno.writeTextFile(caFile, registryCa.certPem);
+  const pipelineRegistry = startExtensionRegistry(registry.url, {
+    cert: registryCert.certPem,
+    key: registryCert.keyPem,
+  });
+  cleanups.push(() => pipelineRegistry.stop());
   tour.say(`    kubeconfig  ${cluster.kubeconfigPath}`);
-  tour.say(`    registry    ${registry.url}`);
+  tour.say(
+    `    registry    ${registry.url} (and https://${pipelineRegistry.host}, with signatures)`,
+  );
   tour.say(`    vault       ${vault.url} (instance ${instanceId})`);
 
   tour.chapter(
@@ -237,6 +272,8 @@ try {
     registry.host,
     "--registries.d",
     gpg.registriesD,
+    "--registry-ca-file",
+    caFile,
   ];
   // The webhook reads policies and keys from the cluster of $KUBECONFIG.
   tour.say(`    ${tour.bold("$")} toolkit-webhook ${webhookArgs.join(" ")} &`);
@@ -331,11 +368,138 @@ try {
   });
 
   tour.chapter(
+    "Cosign signatures too",
+    "Most images today are signed with cosign. toolkit makes a key in cosign's own files, the\n" +
+      "real cosign (built from its Go module) signs with it, and a sigstoreSigned requirement\n" +
+      "admits what that key signed. An image signed by another key (toolkit's own signing, in\n" +
+      "cosign v3's bundle format) is denied.",
+  );
+  env.COSIGN_PASSWORD = "demo-cosign-password";
+  await toolkit(["image-security", "keygen", "--type", "ecdsa-p256"]);
+  await toolkit([
+    "image-security",
+    "keygen",
+    "--type",
+    "ecdsa-p256",
+    "--public-key",
+    "stranger.pub",
+    "--private-key",
+    "stranger.key",
+  ]);
+  const cosignApp = `${registry.host}/cosign/app:1`;
+  const cosignStranger = `${registry.host}/cosign/other:1`;
+  await tour.quietly(`pushed ${cosignApp} and ${cosignStranger}`, async () => {
+    await gpg.pushImage(cosignApp, { content: "signed with cosign\n" });
+    await gpg.pushImage(cosignStranger, { content: "signed by a stranger\n" });
+  });
+  const cosign = await startCosign();
+  cleanups.push(() => cosign.stop());
+  const cosignArgs = [
+    "sign",
+    "--key",
+    `${work}/cosign.key`,
+    "--use-signing-config=false",
+    "--tlog-upload=false",
+    "--allow-insecure-registry",
+    "-y",
+    cosignApp,
+  ];
+  await tour.command({
+    shown: `cosign ${cosignArgs.map((a) => quote(a.replace(`${work}/`, ""))).join(" ")}`,
+    command: cosign.binary,
+    args: cosignArgs,
+  });
+  await toolkit([
+    "image-security",
+    "sign",
+    cosignStranger,
+    "--key",
+    "stranger.key",
+    "--format",
+    "bundle",
+    "--tls-verify=false",
+  ]);
+  await toolkit([
+    "image-security",
+    "key-secret",
+    "cosign-signer",
+    "-n",
+    "toolkit-system",
+    "--key",
+    "cosign.pub",
+  ]);
+  const cosignPolicy = [
+    "apiVersion: toolkit.dev/v1",
+    "kind: ClusterImagePolicy",
+    "metadata:",
+    "  name: cosign",
+    "spec:",
+    "  repositories:",
+    `    - name: "${registry.host}/cosign/*"`,
+    "      policy:",
+    "        simple:",
+    "          requirements:",
+    "            - type: sigstoreSigned",
+    "              keySecret: cosign-signer",
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(`${work}/cosign-policy.yaml`, cosignPolicy);
+  tour.file("cosign-policy.yaml", cosignPolicy);
+  await kubectl(["apply", "-f", "cosign-policy.yaml"]);
+  await tour.quietly(
+    "the policy reached the webhook",
+    () =>
+      waitFor("the cosign policy", async () => {
+        const probe = await cluster.kubectl([
+          "run",
+          "probe",
+          "-n",
+          "shop",
+          `--image=${cosignStranger}`,
+          "--restart=Never",
+          "--dry-run=server",
+        ]);
+        return probe.code !== 0 && !probe.stderr.includes("no ClusterImagePolicy matches");
+      }),
+  );
+  await kubectl(["run", "cosigned", "-n", "shop", `--image=${cosignApp}`, "--restart=Never"]);
+  await kubectl([
+    "get",
+    "pod",
+    "cosigned",
+    "-n",
+    "shop",
+    "-o",
+    'jsonpath={.spec.containers[0].image}{"\\n"}',
+  ]);
+  await kubectl(
+    ["run", "stranger", "-n", "shop", `--image=${cosignStranger}`, "--restart=Never"],
+    { expectFailure: true },
+  );
+
+  tour.chapter(
+    "Set up signing for the pipelines",
+    "setup-signing makes a key pair in memory, keeps the private key in the vault (never on\n" +
+      "disk), writes the image-signing Secret into tools (toolkit sync copies it into development\n" +
+      "namespaces), the public key, the signing Task, and last a policy requiring the key.",
+  );
+  const shop = `${pipelineRegistry.host}/shop`;
+  await cluster.kubectl(["create", "namespace", "tools"]);
+  await toolkit([
+    "image-security",
+    "setup-signing",
+    "--repository",
+    `${shop}/*`,
+    ...vaultFlags,
+  ]);
+
+  tour.chapter(
     "Connect a repository to a Tekton pipeline",
     "Gitea (a real git host, built from its Go module) holds an app; namespace tools holds the\n" +
-      "template pipelines. pipeline copies the one for the app's runtime into dev, adds a trigger\n" +
-      "for the branch to the EventListener, starts a first run and registers Gitea's webhook.\n" +
-      "Tekton Triggers' own EventListener sink and interceptors run here as processes.",
+      "template pipelines. pipeline copies the one for the app's runtime into dev, with the\n" +
+      "signing Task after the task that builds the image, adds a trigger for the branch to the\n" +
+      "EventListener and registers Gitea's webhook. Tekton Triggers' own EventListener sink and\n" +
+      "interceptors run here as processes.",
   );
   const gitea = await tour.quietly("Gitea is up", () => startGitea());
   cleanups.push(async () => await gitea[Symbol.asyncDispose]());
@@ -344,7 +508,6 @@ try {
     { path: "server.js", content: "require('http').createServer().listen(8080);\n" },
   ]);
   await tour.quietly("namespace tools holds the template pipelines and their Tasks", async () => {
-    await cluster.kubectl(["create", "namespace", "tools"]);
     const r = await cluster.kubectl(["apply", "-f", "-"], {
       stdin: JSON.stringify({ apiVersion: "v1", kind: "List", items: templateObjects("tools") }),
     });
@@ -381,12 +544,20 @@ try {
     "pushed a commit to main (git push to Gitea)",
     () => gitea.pushCommit(shopRepo, [{ path: "README.md", content: "# shop-frontend\n" }]),
   );
+  let runName = "";
   await tour.quietly(
     `the sink started a PipelineRun of ${commit.slice(0, 12)}`,
     () =>
       waitFor("a PipelineRun of the pushed commit", async () => {
         const r = await cluster.kubectl(["get", "pipelineruns", "-n", "dev", "-o", "json"]);
-        return r.code === 0 && r.stdout.includes(commit);
+        if (r.code !== 0) return false;
+        const runs = JSON.parse(r.stdout).items as {
+          metadata: { name: string };
+          spec: { params: { name: string; value: string }[] };
+        }[];
+        runName = runs.find((run) => run.spec.params.some((p) => p.value === commit))?.metadata
+          .name ?? "";
+        return runName !== "";
       }, { process: sink.process }),
   );
   await kubectl([
@@ -397,6 +568,73 @@ try {
     "-o",
     'custom-columns=NAME:.metadata.name,PIPELINE:.spec.pipelineRef.name,REVISION:.spec.params[?(@.name=="git-revision")].value',
   ]);
+
+  tour.chapter(
+    "The PipelineRun signs what it built",
+    "No Pod can run here, so the build's push is done by the tour, and the signing step runs as\n" +
+      "its Pod would run it: Tekton's own code resolves the run's TaskRun and builds the Pod; its\n" +
+      "container's command, environment and mounted Secrets run as a process. The key is read\n" +
+      "from the vault into memory only.",
+  );
+  const built = `${shop}/shop-frontend:${commit.slice(0, 12)}`;
+  const builtDigest = await tour.quietly(
+    `the build pushed ${built} (and an image nobody signed, ${shop}/shop-frontend:unsigned)`,
+    async () => {
+      await gpg.pushImage(`${registry.host}/shop/shop-frontend:unsigned`, {
+        content: "pushed around the pipeline\n",
+      });
+      return await gpg.pushImage(`${registry.host}/shop/shop-frontend:${commit.slice(0, 12)}`, {
+        content: `shop-frontend at ${commit}\n`,
+      });
+    },
+  );
+  const get = async (args: string[]) =>
+    JSON.parse((await cluster.kubectl(["get", ...args, "-o", "json"])).stdout);
+  const taskRun = await tour.quietly(
+    "Tekton's PipelineRun reconciler code made the TaskRun of task image-sign",
+    async () =>
+      await pipelineTaskRun({
+        pipeline: await get(["pipeline", "shop-frontend", "-n", "dev"]),
+        pipelineRun: await get(["pipelinerun", runName, "-n", "dev"]),
+        pipelineTask: "image-sign",
+        results: { "ibm-build": { IMAGE_URL: built, IMAGE_DIGEST: builtDigest } },
+      }),
+  );
+  const step = await runSignStep({
+    task: await get(["task", "toolkit-image-sign", "-n", "dev"]),
+    taskRun,
+    secrets: await namespaceSecrets(cluster, "dev"),
+    trust: caFile,
+  });
+  try {
+    const at = step.argv.indexOf("image-security");
+    tour.ran(
+      `toolkit ${step.argv.slice(at).map((a) => quote(a.replace(step.root, ""))).join(" ")}`,
+      `${step.stderr}${step.stdout}`,
+    );
+    if (step.code !== 0) throw new Error(`the signing step failed (exit ${step.code})`);
+    tour.say(`    results: SIGNED_DIGEST=${step.results.SIGNED_DIGEST}`);
+  } finally {
+    await step.dispose();
+  }
+  await kubectl(["run", "shop", "-n", "dev", `--image=${built}`, "--restart=Never"]);
+  await kubectl([
+    "get",
+    "pod",
+    "shop",
+    "-n",
+    "dev",
+    "-o",
+    'jsonpath={.spec.containers[0].image}{"\\n"}',
+  ]);
+  await kubectl([
+    "run",
+    "unsigned-shop",
+    "-n",
+    "dev",
+    `--image=${shop}/shop-frontend:unsigned`,
+    "--restart=Never",
+  ], { expectFailure: true });
 
   if (keep) {
     tour.chapter("Explore", "The environment stays up until Ctrl-C.");

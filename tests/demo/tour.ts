@@ -81,6 +81,13 @@ export class Tour {
     for (const line of text.trimEnd().split("\n")) this.say(`    ${line}`);
   }
 
+  /** Shows a command that ran elsewhere (a Tekton step, run as its Pod would run it) and its output. */
+  ran(shown: string, output: string): void {
+    this.say(`    ${this.bold("$")} ${shown}`);
+    const text = output.trimEnd();
+    for (const line of text === "" ? [] : text.split("\n")) this.say(`      ${line}`);
+  }
+
   /** Runs a command, shows it and its output; throws when it ends otherwise than expected. */
   async command(command: TourCommand): Promise<CommandResult> {
     this.say(`    ${this.bold("$")} ${command.shown}`);

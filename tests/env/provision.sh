@@ -21,6 +21,9 @@
 # - Tekton Triggers' eventlistenersink, interceptors, cel-eval and binding-eval: built from the
 #   Triggers Go module at the version of its CRDs.
 # - cosign: built from its Go module (github.com/sigstore/cosign/v3/cmd/cosign).
+# - tekton-pipeline: Tekton Pipelines' own validation, PipelineRun-to-TaskRun resolution and pod
+#   builder (tests/env/tekton-pipeline/main.go) against github.com/tektoncd/pipeline at the
+#   version of its CRDs (rebuilt when that source changes).
 # - referrers-registry: a registry WITH the OCI 1.1 referrers API (the distribution registry has
 #   none): go-containerregistry's pkg/registry with WithReferrersSupport(true), built from the
 #   Go source in tests/env/referrers-registry/ (rebuilt when that source changes).
@@ -28,17 +31,18 @@
 #   Key Protect (github.com/IBM/keyprotect-go-client at KEYPROTECT_SDK_VERSION), so tests check
 #   the Key Protect stand-in and toolkit's vault client against a client nobody here wrote
 #   (rebuilt when that source changes).
-# Gitea, Triggers, cosign, the referrers registry and keyprotect-sdk are built in the background
-# while the Kubernetes binaries build (they share no packages worth waiting for), all under
-# `nice`; their logs are printed if they fail.
+# Gitea, Triggers, cosign, the referrers registry, keyprotect-sdk and tekton-pipeline are built in
+# the background while the Kubernetes binaries build (they share no packages worth waiting for),
+# all under `nice`; their logs are printed if they fail.
 #
 # One run at a time: a run holds an exclusive lock on <cache>/.provision.lock, and a second run
 # waits for it, then finds everything built.
 #
 # Cache: ${TOOLKIT_TEST_ENV_CACHE:-~/.cache/toolkit-test-env}/<version>/ (helm, gitea, Triggers,
-# cosign, the referrers registry and keyprotect-sdk: .../helm-<version>/, .../gitea-<version>/,
-# .../tekton-triggers-<version>/, .../cosign-<version>/, .../referrers-registry-<ggcr version>/,
-# .../keyprotect-sdk-<SDK version>/)
+# cosign, the referrers registry, keyprotect-sdk and tekton-pipeline: .../helm-<version>/,
+# .../gitea-<version>/, .../tekton-triggers-<version>/, .../cosign-<version>/,
+# .../referrers-registry-<ggcr version>/, .../keyprotect-sdk-<SDK version>/,
+# .../tekton-pipeline-<version>/)
 # The last line printed is the directory that holds kube-apiserver and etcd.
 set -euo pipefail
 
@@ -179,6 +183,33 @@ build_referrers_registry() {
   rm -rf "$src"
 }
 
+# Tekton Pipelines' own code for the tests: tests/env/tekton-pipeline/main.go in a module made for
+# it, against github.com/tektoncd/pipeline at the version of the CRDs below, with the replace
+# directives of that module's go.mod (a dependency's replaces do not apply to the module using it).
+pipeline_dir="$root/tekton-pipeline-${TEKTON_PIPELINE_VERSION}"
+pipeline_bin="$pipeline_dir/bin/tekton-pipeline"
+pipeline_src="$here/tekton-pipeline/main.go"
+pipeline_sum=$(sha256sum "$pipeline_src" | cut -d' ' -f1)
+build_tekton_pipeline() {
+  need_go "Tekton Pipelines' validation"
+  local src="$pipeline_dir/src" gomod replace
+  say "building tekton-pipeline (Tekton Pipelines ${TEKTON_PIPELINE_VERSION}) (first run: about 10 minutes)"
+  rm -rf "$src" && mkdir -p "$src" "$pipeline_dir/bin"
+  cp "$pipeline_src" "$src/main.go"
+  gomod=$(go mod download -json "github.com/tektoncd/pipeline@${TEKTON_PIPELINE_VERSION}" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  (cd "$src" && go mod init toolkit-test-bins/tekton-pipeline >/dev/null 2>&1 &&
+    sed -n '/^replace (/,/^)/{/=>/p};/^replace [^(]/{s/^replace //p}' "$gomod" |
+    while read -r replace; do
+      go mod edit -replace="$(echo "$replace" | sed 's# *=> *#=#; s# \(v[^ ]*\)=#@\1=#; s#=\([^ ]*\) \(v[^ ]*\)#=\1@\2#; s# *//.*##')"
+    done &&
+    go get "github.com/tektoncd/pipeline@${TEKTON_PIPELINE_VERSION}" &&
+    go mod tidy &&
+    go build -trimpath -ldflags "-s -w" -o "$pipeline_bin.tmp" .)
+  mv "$pipeline_bin.tmp" "$pipeline_bin"
+  echo "$pipeline_sum" >"$pipeline_bin.sum"
+  rm -rf "$src"
+}
+
 # keyprotect-sdk: tests/env/keyprotect-sdk/main.go against IBM's Go SDK for Key Protect, in a
 # module made for it (the source's checksum is kept beside the binary). The version is explicit:
 # the module proxy refuses @latest.
@@ -212,6 +243,9 @@ for b in "${triggers_tools[@]}"; do
   [ -x "$triggers_bin/$b" ] || { start_build tekton-triggers build_triggers; break; }
 done
 [ -x "$cosign_bin" ] || start_build cosign build_cosign
+if [ ! -x "$pipeline_bin" ] || [ "$(cat "$pipeline_bin.sum" 2>/dev/null)" != "$pipeline_sum" ]; then
+  start_build tekton-pipeline build_tekton_pipeline
+fi
 if [ ! -x "$referrers_bin" ] || [ "$(cat "$referrers_bin.sum" 2>/dev/null)" != "$referrers_sum" ]; then
   start_build referrers-registry build_referrers_registry
 fi
@@ -376,6 +410,7 @@ wait_builds
   echo "COSIGN=$cosign_bin"
   echo "GGCR_VERSION=$GGCR_VERSION"
   echo "REFERRERS_REGISTRY=$referrers_bin"
+  echo "TEKTON_PIPELINE=$pipeline_bin"
   echo "KEYPROTECT_SDK_VERSION=$KEYPROTECT_SDK_VERSION"
   echo "KEYPROTECT_SDK=$kpsdk_bin"
 } >"$cache/env.tmp"

@@ -2,8 +2,9 @@
  * Finds the binaries of the test environment: kube-apiserver, etcd and kubectl from
  * `$KUBEBUILDER_ASSETS` or the cache that `tests/env/provision.sh` fills; helm, gitea, Tekton
  * Triggers' eventlistenersink, interceptors, cel-eval and binding-eval, cosign, the referrers
- * registry (go-containerregistry's, `tests/env/referrers-registry/`) and keyprotect-sdk (IBM's Go
- * SDK for Key Protect behind a small command line, `tests/env/keyprotect-sdk/`) from that cache,
+ * registry (go-containerregistry's, `tests/env/referrers-registry/`), keyprotect-sdk (IBM's Go
+ * SDK for Key Protect behind a small command line, `tests/env/keyprotect-sdk/`) and
+ * tekton-pipeline (Tekton Pipelines' own code, `tests/env/tekton-pipeline/`) from that cache,
  * else the PATH; docker-registry, gpg, skopeo, htpasswd, openssl and git from the PATH.
  *
  * @module
@@ -104,6 +105,13 @@ function provisionedTool(name: string): string | undefined {
   if (name === "cosign") return provisioned.COSIGN;
   if (name === "referrers-registry") return provisioned.REFERRERS_REGISTRY;
   if (name === "keyprotect-sdk") return provisioned.KEYPROTECT_SDK;
+  if (name === "tekton-pipeline") {
+    // Kept per Pipelines version beside the versioned cache (also when another checkout's
+    // provision.sh wrote the env file without this line).
+    return provisioned.TEKTON_PIPELINE ??
+      (provisioned.TEKTON_PIPELINE_VERSION &&
+        `${provisionedDir()}/../tekton-pipeline-${provisioned.TEKTON_PIPELINE_VERSION}/bin/tekton-pipeline`);
+  }
   if ((TEKTON_TRIGGERS_TOOLS as readonly string[]).includes(name)) {
     return provisioned.TEKTON_TRIGGERS_BIN && `${provisioned.TEKTON_TRIGGERS_BIN}/${name}`;
   }

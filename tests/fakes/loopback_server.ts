@@ -26,14 +26,21 @@ export interface TestServer extends AsyncDisposable {
   stop(): Promise<void>;
 }
 
-/** Starts `handler` on a free loopback port. */
+/** Starts `handler` on a free loopback port (HTTPS with `tls`: a certificate and its key, PEM). */
 export function serve(
   handler: (request: Request, index: number) => Response | Promise<Response>,
+  tls?: { readonly cert: string; readonly key: string },
 ): TestServer {
   const requests: RecordedRequest[] = [];
   const controller = new AbortController();
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, signal: controller.signal, onListen: () => {} },
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      signal: controller.signal,
+      onListen: () => {},
+      ...(tls ? { cert: tls.cert, key: tls.key } : {}),
+    },
     (request) => {
       const url = new URL(request.url);
       requests.push({

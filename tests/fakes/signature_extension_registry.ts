@@ -47,8 +47,14 @@ function errorResponse(status: number, code: string, message: string): Response 
   return Response.json({ errors: [{ code, message, detail: null }] }, { status });
 }
 
-/** Starts the front for the real registry at `backendUrl` (`http://127.0.0.1:PORT`). */
-export function startExtensionRegistry(backendUrl: string): ExtensionRegistry {
+/**
+ * Starts the front for the real registry at `backendUrl` (`http://127.0.0.1:PORT`), over HTTPS
+ * with `tls` (a certificate for 127.0.0.1 and its key, PEM) as a registry in a cluster would be.
+ */
+export function startExtensionRegistry(
+  backendUrl: string,
+  tls?: { readonly cert: string; readonly key: string },
+): ExtensionRegistry {
   const signatures = new Map<string, StoredSignature[]>();
 
   async function proxy(request: Request, path: string): Promise<Response> {
@@ -128,7 +134,7 @@ export function startExtensionRegistry(backendUrl: string): ExtensionRegistry {
     if (match) return handleSignatures(request, match[1]!, match[2]!);
     if (url.pathname.startsWith("/v2/")) return proxy(request, `${url.pathname}${url.search}`);
     return errorResponse(404, "NOT_FOUND", "not found");
-  });
+  }, tls);
   return {
     host: server.host,
     signatures,

@@ -1,0 +1,156 @@
+/**
+ * What a `sigstoreSigned` requirement trusts, read from the cluster: the PEM public keys of its
+ * key Secret (the `key` entry, as for `signedBy`), and the sigstore trust roots its
+ * `trustRootRef`s name (a ConfigMap's or Secret's `trusted_root.json` entry). Each is parsed
+ * once per distinct content and identified by a digest of that content, so a verdict cached for
+ * one key set or trust root is never served for another.
+ *
+ * The trust root reader (`@sigstore/verify` and its protobuf types, some tens of milliseconds to
+ * load) is imported on first use, so a webhook without `sigstoreSigned` policies starts as fast
+ * as before.
+ *
+ * @module
+ */
+import type { TrustRootRef } from "../policy/mod.ts";
+import { computeDigest } from "../registry/mod.ts";
+import {
+  loadTrustRootParser,
+  readSigstorePublicKeys,
+  type SigstorePublicKey,
+  type TrustRoot,
+} from "../sigstore/mod.ts";
+import { cachedPromise, type CacheStats, TtlCache } from "./cache.ts";
+import { PolicyConfigError } from "./errors.ts";
+import { KEY_SECRET_ENTRY } from "./keys.ts";
+import { configMapText, type PolicySource, secretText } from "./source.ts";
+
+/** The keys of a sigstore key Secret. */
+export interface SigstoreKeys {
+  readonly keys: readonly SigstorePublicKey[];
+  /** `sha256:` of the keys' ids in order: identifies the key set in cache keys. */
+  readonly id: string;
+}
+
+/** Where the keys of a keyed `sigstoreSigned` requirement come from. */
+export interface SigstoreKeySource {
+  /** The keys of `namespace/name`; throws a {@linkcode PolicyConfigError} when unusable. */
+  sigstoreKeys(namespace: string, name: string): Promise<SigstoreKeys>;
+}
+
+/** The default data key of a trust root ConfigMap or Secret. */
+export const DEFAULT_TRUST_ROOT_ENTRY = "trusted_root.json";
+
+/** The key set of these keys. */
+export async function sigstoreKeySet(keys: readonly SigstorePublicKey[]): Promise<SigstoreKeys> {
+  return {
+    keys,
+    id: await computeDigest(new TextEncoder().encode(keys.map((k) => k.id).join("\n"))),
+  };
+}
+
+/** Reads and caches the keys and trust roots of `sigstoreSigned` requirements. */
+export class SigstoreMaterialStore implements SigstoreKeySource {
+  readonly #source: PolicySource;
+  // Keyed by the content read: the parsed form takes about as much again.
+  readonly #keys = new TtlCache<string, Promise<SigstoreKeys>>({
+    name: "sigstore-key",
+    ttlMs: 24 * 3600_000,
+    maxEntries: 256,
+    maxBytes: 8 * 1024 * 1024,
+    sizeOf: (raw) => 2 * raw.length,
+  });
+  readonly #roots = new TtlCache<string, Promise<TrustRoot>>({
+    name: "trust-root",
+    ttlMs: 24 * 3600_000,
+    maxEntries: 32,
+    maxBytes: 16 * 1024 * 1024,
+    sizeOf: (raw) => 4 * raw.length,
+  });
+
+  /** Creates a store reading Secrets and ConfigMaps from `source`. */
+  constructor(source: PolicySource) {
+    this.#source = source;
+  }
+
+  /** The caches' sizes and bounds, for metrics. */
+  stats(): CacheStats[] {
+    return [this.#keys.stats(), this.#roots.stats()];
+  }
+
+  /**
+   * The PEM public keys of Secret `namespace/name`.
+   *
+   * @throws {PolicyConfigError} naming the Secret and `keySecret` when it does not exist, has no
+   * `key` entry, or holds something that is not an accepted PEM public key.
+   */
+  async sigstoreKeys(namespace: string, name: string): Promise<SigstoreKeys> {
+    const where = `key Secret "${namespace}/${name}" (keySecret of a sigstoreSigned requirement)`;
+    const secret = await this.#source.secret(namespace, name);
+    if (secret === undefined) {
+      throw new PolicyConfigError(`Cannot read ${where}: it does not exist`);
+    }
+    const raw = secret.data?.[KEY_SECRET_ENTRY];
+    if (typeof raw !== "string" || raw === "") {
+      throw new PolicyConfigError(`Cannot use ${where}: it has no "${KEY_SECRET_ENTRY}" entry`);
+    }
+    return await cachedPromise(this.#keys, raw, async () => {
+      const text = secretText(secret, KEY_SECRET_ENTRY);
+      if (text === undefined) {
+        throw new PolicyConfigError(
+          `Cannot use ${where}: its "${KEY_SECRET_ENTRY}" entry is not base64`,
+        );
+      }
+      try {
+        return await sigstoreKeySet(await readSigstorePublicKeys(text));
+      } catch (error) {
+        throw new PolicyConfigError(
+          `Cannot use ${where}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      }
+    });
+  }
+
+  /**
+   * The trust root `ref` names (in `defaultNamespace` when it names none).
+   *
+   * @throws {PolicyConfigError} naming the object when it does not exist, lacks the entry, or
+   * holds no usable trust root.
+   */
+  async trustRoot(ref: TrustRootRef, defaultNamespace: string): Promise<TrustRoot> {
+    const namespace = ref.namespace ?? defaultNamespace;
+    const entry = ref.key ?? DEFAULT_TRUST_ROOT_ENTRY;
+    const where = `${ref.kind} "${namespace}/${ref.name}"`;
+    let text: string | undefined;
+    let raw: string | undefined;
+    if (ref.kind === "Secret") {
+      const secret = await this.#source.secret(namespace, ref.name);
+      if (secret === undefined) {
+        throw new PolicyConfigError(`Cannot read trust root ${where}: it does not exist`);
+      }
+      raw = secret.data?.[entry];
+      text = secret && secretText(secret, entry);
+    } else {
+      const configMap = await this.#source.configMap(namespace, ref.name);
+      if (configMap === undefined) {
+        throw new PolicyConfigError(`Cannot read trust root ${where}: it does not exist`);
+      }
+      text = configMapText(configMap, entry);
+      raw = text;
+    }
+    if (raw === undefined || text === undefined || text === "") {
+      throw new PolicyConfigError(`Cannot use trust root ${where}: it has no "${entry}" entry`);
+    }
+    const content = text;
+    return await cachedPromise(this.#roots, content, async () => {
+      const { parseTrustRoot } = await loadTrustRootParser();
+      try {
+        return await parseTrustRoot(content, where);
+      } catch (error) {
+        throw new PolicyConfigError(error instanceof Error ? error.message : String(error), {
+          cause: error,
+        });
+      }
+    });
+  }
+}

@@ -1,0 +1,592 @@
+/**
+ * Verification of one stored cosign signature, in either storage format, against what a
+ * `sigstoreSigned` requirement trusts. The X.509, DSSE, transparency-log and timestamp work is
+ * `@sigstore/verify`'s (with `@sigstore/bundle` and `@sigstore/core`); this module decides what
+ * is handed to it and what its answer must also satisfy. A signature is accepted only when every
+ * step holds, and each refusal says which step failed:
+ *
+ * 1. **The signature over the exact bytes.** Legacy: the layer's payload blob, with the
+ *    `dev.cosignproject.cosign/signature` annotation. Bundle: the DSSE pre-authentication encoding
+ *    of the envelope's payload (which must be an in-toto statement, with one signature).
+ *    - Keyed: one of the key Secret's keys verifies it (the digest the key's type signs with, see
+ *      `public_keys.ts`). Nothing a signature carries is ever used as a key: not a certificate,
+ *      not a public key in a bundle or in the certificate annotation (GHSA-fx35-mq7g-6g98).
+ *    - Keyless: the certificate (the `dev.sigstore.cosign/certificate` annotation, or the
+ *      bundle's) must be an X.509 certificate that chains to a Fulcio CA of the trust root,
+ *      every certificate of the chain valid at a verified signing time, with a verified SCT when
+ *      the trust root lists CT logs; its key verifies the signature; its subject and issuer are
+ *      one of the accepted identities.
+ * 2. **Evidence of the signing time and of the log** (checked against the trust root's keys):
+ *    Rekor entries (the legacy `dev.sigstore.cosign/bundle` signed entry timestamp, or the
+ *    bundle's inclusion promise or proof) and RFC 3161 timestamps. Keyless always needs at least
+ *    one verified time (an entry with an inclusion promise, or a timestamp), and a log entry when
+ *    `tlog: required` (the default for keyless). Keyed with `tlog: required` needs a log entry
+ *    verified by a log key of the requirement's trust root; keyed with `tlog: optional` (the
+ *    default for keyed) ignores log entries and timestamps, as `cosign verify
+ *    --insecure-ignore-tlog` does.
+ * 3. **The image.** Legacy: the payload (strict JSON, `critical.type` cosign's) names the digest
+ *    being admitted, and its `docker-reference` meets the `signedIdentity` rule (by default
+ *    `matchRepository`: a cosign signature names only a repository). Bundle: the statement's
+ *    predicate type is cosign's signature predicate and one subject is the digest being admitted;
+ *    a bundle names no repository, so it meets no explicit `signedIdentity` rule.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import type { KeyObject } from "node:crypto";
+import { type Bundle, bundleFromJSON } from "@sigstore/bundle";
+import { dsse, X509Certificate } from "@sigstore/core";
+import {
+  type SignedEntity,
+  toSignedEntity,
+  type TrustMaterial,
+  VerificationError,
+  Verifier,
+  type VerifierOptions,
+} from "@sigstore/verify";
+import { decodeBase64, encodeBase64 } from "../base64.ts";
+import { decodePem, PemSyntaxError } from "../pem.ts";
+import type { ImageReference } from "../image/mod.ts";
+import {
+  COSIGN_BUNDLE_ANNOTATION,
+  COSIGN_CERTIFICATE_ANNOTATION,
+  COSIGN_PAYLOAD_TYPE,
+  COSIGN_RFC3161_TIMESTAMP_ANNOTATION,
+  COSIGN_SIGNATURE_ANNOTATION,
+  type IdentityRule,
+  IN_TOTO_PAYLOAD_TYPE,
+  InvalidPayloadError,
+  matchIdentity,
+  parseCosignStatement,
+  parsePayload,
+} from "../signature/mod.ts";
+import { installNodeDefaultDigest } from "./_node_default_digest.ts";
+import type { IdentityMatcher } from "./identities.ts";
+import { keyAlgorithm, type SigstorePublicKey, verifyWithKey } from "./public_keys.ts";
+import type { StoredCosignSignature } from "../registry/mod.ts";
+import type { TrustRoot } from "./trust_root.ts";
+
+installNodeDefaultDigest();
+
+/** Whether a transparency log entry must back the signature. */
+export type TlogPolicy = "required" | "optional";
+
+/** What a `sigstoreSigned` requirement trusts, ready to verify with. */
+export type SigstoreTrust =
+  | {
+    /** Keyed: the keys of the key Secret (any one). */
+    readonly keys: readonly SigstorePublicKey[];
+    /** `required`: a log entry verified with a log key of `trustRoot`. */
+    readonly tlog: TlogPolicy;
+    /** The trust root whose logs back the signature (needed for `tlog: required`). */
+    readonly trustRoot?: TrustRoot | undefined;
+  }
+  | {
+    /** Keyless: Fulcio certificates of this trust root, for these identities. */
+    readonly keyless: { readonly trustRoot: TrustRoot; readonly identities: IdentityMatcher };
+    readonly tlog: TlogPolicy;
+  };
+
+/** The image a signature must be for. */
+export interface CosignExpectedImage {
+  /** The digest being admitted. */
+  readonly manifestDigest: string;
+  /** The image as referenced (with its tag, or `latest`), for the identity rule. */
+  readonly reference: ImageReference;
+  /** The `signedIdentity` rule; undefined: the default (`matchRepository`). */
+  readonly identityRule?: IdentityRule | undefined;
+}
+
+/** An accepted signature. */
+export interface VerifiedCosignSignature {
+  /** `legacy` (a `.sig` layer) or `bundle` (a v3 sigstore bundle). */
+  readonly format: StoredCosignSignature["format"];
+  /** Where it was read. */
+  readonly where: string;
+  /** Who signed, for messages: the key id, or the certificate's subject. */
+  readonly signer: string;
+  /** Keyed: the id (`sha256:` of the DER public key) of the key that verified it. */
+  readonly keyId?: string;
+  /** Keyless: the certificate's subject (URI or e-mail). */
+  readonly subject?: string;
+  /** Keyless: the OIDC issuer the certificate names. */
+  readonly issuer?: string;
+  /** Legacy: the repository the payload names. */
+  readonly dockerReference?: string;
+  /** The earliest verified time of signing (a log's integrated time or a timestamp), if any. */
+  readonly signedAt?: Date;
+}
+
+/** The outcome for one signature. */
+export type CosignVerification =
+  | { readonly verified: true; readonly signature: VerifiedCosignSignature }
+  | { readonly verified: false; readonly reason: string };
+
+/** The most bytes of a bundle or a Rekor bundle annotation parsed. */
+export const MAX_BUNDLE_BYTES = 1024 * 1024;
+
+/** The default `signedIdentity` of a cosign signature, which names only a repository. */
+export const COSIGN_DEFAULT_IDENTITY_RULE: IdentityRule = Object.freeze({
+  type: "matchRepository",
+});
+
+const BUNDLE_V01_MEDIA_TYPE = "application/vnd.dev.sigstore.bundle+json;version=0.1";
+
+/** Why a signature is refused; caught per signature and turned into its reason. */
+class Refusal extends Error {}
+
+function refuse(reason: string): never {
+  throw new Refusal(reason);
+}
+
+/** The reasons `@sigstore/verify`'s error codes stand for. */
+const LIBRARY_REASONS: Readonly<Record<string, string>> = {
+  CERTIFICATE_ERROR: "its certificate is not valid under the trust root at the signing time",
+  TIMESTAMP_ERROR: "no verified signing time (a log entry's signed timestamp or an RFC 3161 " +
+    "timestamp of the trust root)",
+  TLOG_ERROR: "no transparency log entry that the trust root's logs sign",
+  TLOG_INCLUSION_PROMISE_ERROR: "its transparency log entry's signed timestamp does not verify " +
+    "with a log key of the trust root",
+  TLOG_INCLUSION_PROOF_ERROR: "its transparency log inclusion proof does not verify",
+  TLOG_MISSING_INCLUSION_ERROR:
+    "its transparency log entry has neither inclusion promise nor proof",
+  TLOG_BODY_ERROR: "its transparency log entry is for another signature",
+  SIGNATURE_ERROR: "the signature does not verify",
+  PUBLIC_KEY_ERROR: "its key is not trusted",
+};
+
+function libraryReason(error: unknown): string {
+  if (error instanceof VerificationError) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return `${LIBRARY_REASONS[error.code] ?? "it does not verify"} (${error.message}${cause})`;
+  }
+  return `it cannot be verified (${error instanceof Error ? error.message : String(error)})`;
+}
+
+function base64(value: string | undefined, what: string): Uint8Array {
+  if (value === undefined || value === "") refuse(`it has no ${what}`);
+  try {
+    return decodeBase64(value.trim());
+  } catch {
+    return refuse(`its ${what} is not base64`);
+  }
+}
+
+function jsonObject(text: string, what: string): Record<string, unknown> {
+  if (text.length > MAX_BUNDLE_BYTES) {
+    refuse(`its ${what} is larger than ${MAX_BUNDLE_BYTES} bytes`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    refuse(`its ${what} is not JSON`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    refuse(`its ${what} is not a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The DER of the one PEM `CERTIFICATE` of a certificate annotation. */
+function certificateDer(pem: string): Uint8Array {
+  let blocks;
+  try {
+    blocks = decodePem(pem, { maxBlocks: 2 });
+  } catch (error) {
+    if (!(error instanceof PemSyntaxError)) throw error;
+    return refuse(`its certificate annotation is not PEM (${error.message})`);
+  }
+  const first = blocks[0]!;
+  if (first.label !== "CERTIFICATE") {
+    // GHSA-fx35-mq7g-6g98: a key where a certificate belongs would skip every certificate check.
+    refuse(`its certificate annotation holds a ${first.label}, not an X.509 certificate`);
+  }
+  if (blocks.length > 1) refuse("its certificate annotation holds more than one PEM block");
+  return first.bytes;
+}
+
+/** Rekor's bundle of the legacy format → a bundle's transparency log entry (JSON form). */
+function legacyTlogEntry(annotation: string): Record<string, unknown> {
+  const rekor = jsonObject(annotation, "Rekor bundle annotation");
+  const set = rekor.SignedEntryTimestamp;
+  const payload = rekor.Payload;
+  if (typeof set !== "string" || typeof payload !== "object" || payload === null) {
+    refuse("its Rekor bundle annotation has no SignedEntryTimestamp and Payload");
+  }
+  const { body, integratedTime, logIndex, logID } = payload as Record<string, unknown>;
+  if (
+    typeof body !== "string" || typeof integratedTime !== "number" ||
+    typeof logIndex !== "number" || typeof logID !== "string" || !/^[0-9a-f]{64}$/.test(logID)
+  ) {
+    refuse("its Rekor bundle annotation's Payload is incomplete");
+  }
+  const entry = jsonObject(
+    new TextDecoder().decode(base64(body, "Rekor entry body")),
+    "Rekor entry",
+  );
+  if (typeof entry.kind !== "string" || typeof entry.apiVersion !== "string") {
+    refuse("its Rekor entry has no kind and apiVersion");
+  }
+  return {
+    logIndex: String(logIndex),
+    logId: { keyId: encodeBase64(Uint8Array.from(logID.match(/../g)!, (h) => parseInt(h, 16))) },
+    kindVersion: { kind: entry.kind, version: entry.apiVersion },
+    integratedTime: String(integratedTime),
+    inclusionPromise: { signedEntryTimestamp: set },
+    canonicalizedBody: body,
+  };
+}
+
+/** The legacy RFC 3161 annotation → a bundle's timestamp (JSON form). */
+function legacyTimestamp(annotation: string): Record<string, unknown> {
+  const value = jsonObject(annotation, "RFC 3161 timestamp annotation");
+  if (typeof value.SignedRFC3161Timestamp !== "string") {
+    refuse("its RFC 3161 timestamp annotation has no SignedRFC3161Timestamp");
+  }
+  return { signedTimestamp: value.SignedRFC3161Timestamp };
+}
+
+async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+}
+
+/**
+ * A legacy layer as a sigstore bundle v0.1 over its payload (a message signature), so that the
+ * library checks it like any bundle. The key is a placeholder hint for keyed trust (the keys
+ * come from the Secret, never from the signature) and the certificate annotation for keyless.
+ */
+async function legacyBundle(
+  signature: Extract<StoredCosignSignature, { format: "legacy" }>,
+  keyless: boolean,
+): Promise<Bundle> {
+  const annotations = signature.annotations;
+  const rawSignature = base64(annotations[COSIGN_SIGNATURE_ANNOTATION], "signature annotation");
+  const bundleAnnotation = annotations[COSIGN_BUNDLE_ANNOTATION];
+  const timestampAnnotation = annotations[COSIGN_RFC3161_TIMESTAMP_ANNOTATION];
+  const certificate = annotations[COSIGN_CERTIFICATE_ANNOTATION];
+  let material: Record<string, unknown>;
+  if (keyless) {
+    if (certificate === undefined || certificate === "") refuse("it has no certificate (keyless)");
+    material = {
+      x509CertificateChain: {
+        certificates: [{ rawBytes: encodeBase64(certificateDer(certificate)) }],
+      },
+    };
+  } else {
+    material = { publicKey: { hint: "" } };
+  }
+  const json = {
+    mediaType: BUNDLE_V01_MEDIA_TYPE,
+    verificationMaterial: {
+      ...material,
+      tlogEntries: bundleAnnotation ? [legacyTlogEntry(bundleAnnotation)] : [],
+      timestampVerificationData: {
+        rfc3161Timestamps: timestampAnnotation ? [legacyTimestamp(timestampAnnotation)] : [],
+      },
+    },
+    messageSignature: {
+      messageDigest: {
+        algorithm: "SHA2_256",
+        digest: encodeBase64(await sha256(signature.payload)),
+      },
+      signature: encodeBase64(rawSignature),
+    },
+  };
+  try {
+    return bundleFromJSON(json);
+  } catch (error) {
+    return refuse(`its annotations do not make a valid bundle (${(error as Error).message})`);
+  }
+}
+
+/** Parses a bundle's JSON bytes (at most {@linkcode MAX_BUNDLE_BYTES}). */
+function parseBundle(bytes: Uint8Array): Bundle {
+  if (bytes.byteLength > MAX_BUNDLE_BYTES) {
+    refuse(`the bundle is larger than ${MAX_BUNDLE_BYTES} bytes`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return refuse("the bundle is not UTF-8 text");
+  }
+  const json = jsonObject(text, "bundle");
+  try {
+    return bundleFromJSON(json);
+  } catch (error) {
+    return refuse(`it is not a valid sigstore bundle (${(error as Error).message})`);
+  }
+}
+
+/** A stored bundle: a DSSE envelope of an in-toto statement, with one signature. */
+function storedBundle(signature: Extract<StoredCosignSignature, { format: "bundle" }>): Bundle {
+  const bundle = parseBundle(signature.bundle);
+  if (bundle.content.$case !== "dsseEnvelope") {
+    refuse("the bundle holds no DSSE envelope (cosign signs images with an in-toto statement)");
+  }
+  const envelope = bundle.content.dsseEnvelope;
+  if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
+    refuse(
+      `its DSSE payload type ${
+        JSON.stringify(envelope.payloadType)
+      } is not ${IN_TOTO_PAYLOAD_TYPE}`,
+    );
+  }
+  if (envelope.signatures.length !== 1) {
+    refuse(`its DSSE envelope holds ${envelope.signatures.length} signatures, not one`);
+  }
+  return bundle;
+}
+
+/**
+ * The bytes the signature is over: the DSSE pre-authentication encoding of the envelope, or the
+ * signed message (a legacy payload, an artifact).
+ */
+function signedBytes(bundle: Bundle, message: Uint8Array | undefined): Uint8Array {
+  if (bundle.content.$case === "dsseEnvelope") {
+    const envelope = bundle.content.dsseEnvelope;
+    return dsse.preAuthEncoding(envelope.payloadType, envelope.payload);
+  }
+  if (message === undefined) refuse("it signs a message that was not given");
+  return message;
+}
+
+function signatureBytes(bundle: Bundle): Uint8Array {
+  return bundle.content.$case === "dsseEnvelope"
+    ? bundle.content.dsseEnvelope.signatures[0]!.sig
+    : bundle.content.messageSignature.signature;
+}
+
+/**
+ * The library's view of the bundle, with the signature checked over the digest cosign uses for
+ * the key's type (the library would use SHA-256 for every ECDSA key).
+ */
+function signedEntity(
+  bundle: Bundle,
+  data: Uint8Array,
+  key: SignedEntity["key"] | undefined,
+): SignedEntity {
+  const entity = toSignedEntity(bundle, Buffer.from(data));
+  const content = entity.signature;
+  return {
+    ...entity,
+    ...(key ? { key } : {}),
+    signature: {
+      signature: content.signature,
+      compareSignature: (s) => content.compareSignature(s),
+      compareDigest: (d) => content.compareDigest(d),
+      compareSignedDigest: (d) => content.compareSignedDigest(d),
+      verifySignature: (k: KeyObject) => verifyWithKey(k, data, content.signature),
+    },
+  };
+}
+
+/** The earliest verified integrated time of the entity's log entries. */
+function earliestLogTime(entity: SignedEntity): Date | undefined {
+  const times = entity.tlogEntries
+    .filter((e) => e.inclusionPromise !== undefined && e.integratedTime !== "0")
+    .map((e) => new Date(Number(e.integratedTime) * 1000));
+  return times.length === 0 ? undefined : new Date(Math.min(...times.map((t) => t.getTime())));
+}
+
+function runVerifier(material: TrustMaterial, options: VerifierOptions, entity: SignedEntity) {
+  try {
+    return new Verifier(material, options).verify(entity);
+  } catch (error) {
+    return refuse(libraryReason(error));
+  }
+}
+
+function verifyKeyed(
+  trust: Extract<SigstoreTrust, { keys: unknown }>,
+  bundle: Bundle,
+  data: Uint8Array,
+): { keyId: string; signedAt?: Date } {
+  const signature = signatureBytes(bundle);
+  const key = trust.keys.find((k) => verifyWithKey(k.key, data, signature));
+  if (key === undefined) {
+    refuse(
+      `the signature does not verify with ${
+        trust.keys.length === 1 ? "the key" : `any of the ${trust.keys.length} keys`
+      } of the requirement`,
+    );
+  }
+  if (trust.tlog === "optional") return { keyId: key.id };
+  if (trust.trustRoot === undefined) {
+    refuse("tlog: required needs a trust root with the transparency log's keys");
+  }
+  const entity = signedEntity(bundle, data, { $case: "public-key", hint: key.id });
+  // Keys do not expire: only the log entry matters, not timestamps.
+  const material: TrustMaterial = {
+    ...trust.trustRoot.material,
+    publicKey: () => ({ publicKey: key.key, validFor: () => true }),
+  };
+  runVerifier(material, { tlogThreshold: 1, ctlogThreshold: 0, timestampThreshold: 0 }, {
+    ...entity,
+    timestamps: [],
+  });
+  const signedAt = earliestLogTime(entity);
+  return { keyId: key.id, ...(signedAt ? { signedAt } : {}) };
+}
+
+async function verifyKeyless(
+  trust: Extract<SigstoreTrust, { keyless: unknown }>,
+  bundle: Bundle,
+  data: Uint8Array,
+): Promise<{ subject: string; issuer: string; signedAt?: Date }> {
+  const { trustRoot, identities } = trust.keyless;
+  const material = bundle.verificationMaterial.content;
+  if (material.$case === "publicKey") {
+    refuse("it names a public key, not a certificate (keyless)");
+  }
+  const leaf = material.$case === "certificate"
+    ? material.certificate
+    : material.x509CertificateChain.certificates[0];
+  if (leaf === undefined) refuse("it has no certificate (keyless)");
+  let certificate: X509Certificate;
+  try {
+    certificate = X509Certificate.parse(Buffer.from(leaf.rawBytes));
+  } catch (error) {
+    return refuse(`its certificate is not an X.509 certificate (${(error as Error).message})`);
+  }
+  if (certificate.isCA) refuse("its certificate is a CA certificate, not a signing certificate");
+  if (certificate.extKeyUsage && !certificate.extKeyUsage.digitalSignature) {
+    refuse("its certificate's key usage does not allow signatures");
+  }
+  const entity = signedEntity(bundle, data, undefined);
+  const signer = runVerifier(trustRoot.material, {
+    tlogThreshold: trust.tlog === "required" ? 1 : 0,
+    ctlogThreshold: trustRoot.counts.ctlogs > 0 ? 1 : 0,
+    timestampThreshold: 1,
+  }, entity);
+  if (keyAlgorithm(signer.key) === undefined) refuse("its certificate's key type is not accepted");
+  const subject = signer.identity?.subjectAlternativeName;
+  const issuer = signer.identity?.extensions?.issuer;
+  if (!await identities.matches(issuer, subject)) {
+    refuse(
+      `its certificate names subject ${JSON.stringify(subject ?? null)} issued by ${
+        JSON.stringify(issuer ?? null)
+      }, which is not an accepted identity (${identities.description})`,
+    );
+  }
+  const signedAt = earliestLogTime(entity);
+  return { subject: subject!, issuer: issuer!, ...(signedAt ? { signedAt } : {}) };
+}
+
+/** The digest and identity checks of a legacy payload. */
+function checkPayload(payload: Uint8Array, expected: CosignExpectedImage): string {
+  let parsed;
+  try {
+    parsed = parsePayload(payload, { type: COSIGN_PAYLOAD_TYPE });
+  } catch (error) {
+    return refuse(error instanceof InvalidPayloadError ? error.detail : String(error));
+  }
+  if (parsed.manifestDigest !== expected.manifestDigest) {
+    refuse(
+      `it is a signature of ${parsed.manifestDigest}, not of ${expected.manifestDigest}`,
+    );
+  }
+  const rule = expected.identityRule ?? COSIGN_DEFAULT_IDENTITY_RULE;
+  const match = matchIdentity(rule, expected.reference, parsed.dockerReference);
+  if (!match.matches) refuse(match.reason);
+  return parsed.dockerReference;
+}
+
+/** The digest and identity checks of a bundle's statement. */
+function checkStatement(bundle: Bundle, expected: CosignExpectedImage): void {
+  if (bundle.content.$case !== "dsseEnvelope") return;
+  let statement;
+  try {
+    statement = parseCosignStatement(bundle.content.dsseEnvelope.payload);
+  } catch (error) {
+    return refuse(error instanceof InvalidPayloadError ? error.detail : String(error));
+  }
+  if (!statement.subjectDigests.includes(expected.manifestDigest)) {
+    refuse(
+      `its statement's subject is ${
+        statement.subjectDigests.join(", ")
+      }, not ${expected.manifestDigest}`,
+    );
+  }
+  if (expected.identityRule !== undefined) {
+    refuse(
+      `a sigstore bundle names no repository, so it cannot meet signedIdentity ${expected.identityRule.type}`,
+    );
+  }
+}
+
+/** Verifies one stored signature; never throws for anything the signature holds. */
+export async function verifyCosignSignature(
+  signature: StoredCosignSignature,
+  trust: SigstoreTrust,
+  expected: CosignExpectedImage,
+): Promise<CosignVerification> {
+  try {
+    const keyless = "keyless" in trust;
+    const bundle = signature.format === "legacy"
+      ? await legacyBundle(signature, keyless)
+      : storedBundle(signature);
+    const data = signedBytes(bundle, signature.format === "legacy" ? signature.payload : undefined);
+    const who = keyless
+      ? await verifyKeyless(trust, bundle, data)
+      : verifyKeyed(trust, bundle, data);
+    const dockerReference = signature.format === "legacy"
+      ? checkPayload(signature.payload, expected)
+      : (checkStatement(bundle, expected), undefined);
+    const verified: VerifiedCosignSignature = {
+      format: signature.format,
+      where: signature.where,
+      signer: "keyId" in who ? who.keyId : `${who.subject} (${who.issuer})`,
+      ...who,
+      ...(dockerReference === undefined ? {} : { dockerReference }),
+    };
+    return { verified: true, signature: verified };
+  } catch (error) {
+    if (error instanceof Refusal) {
+      return { verified: false, reason: `${signature.where}: ${error.message}` };
+    }
+    return {
+      verified: false,
+      reason: `${signature.where}: it cannot be verified (${
+        error instanceof Error ? error.message : String(error)
+      })`,
+    };
+  }
+}
+
+/** Who signed a bundle, as {@linkcode verifySigstoreBundle} found. */
+export type SigstoreSigner =
+  | {
+    readonly verified: true;
+    readonly keyId?: string;
+    readonly subject?: string;
+    readonly issuer?: string;
+  }
+  | { readonly verified: false; readonly reason: string };
+
+/**
+ * Verifies any sigstore bundle (a DSSE envelope, or a message signature over `artifact`) with
+ * steps 1 and 2 only: the signature, the certificate and identity or the key, the log and
+ * timestamp evidence. What the bundle signs is not looked at: for images,
+ * {@linkcode verifyCosignSignature} is the check. Used for `sigstore-conformance` bundles.
+ */
+export async function verifySigstoreBundle(
+  bytes: Uint8Array,
+  trust: SigstoreTrust,
+  artifact?: Uint8Array,
+): Promise<SigstoreSigner> {
+  try {
+    const bundle = parseBundle(bytes);
+    const data = signedBytes(bundle, artifact);
+    const who = "keyless" in trust
+      ? await verifyKeyless(trust, bundle, data)
+      : verifyKeyed(trust, bundle, data);
+    return { verified: true, ...who };
+  } catch (error) {
+    return {
+      verified: false,
+      reason: error instanceof Error ? error.message : String(error),
+    };
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * The Tekton Task `toolkit-image-sign`: signs the image a build task pushed with the key kept in
+ * the vault, so that what a pipeline ships is what enforcement admits. `toolkit image-security
+ * setup-signing` installs it into the template namespace at the Pipelines version the cluster
+ * serves, `toolkit pipeline` copies it with the pipeline and runs it after the task that reports
+ * the image (its `IMAGE_URL` and `IMAGE_DIGEST` results, Tekton's convention); the released file is
+ * `deploy/tekton/toolkit-image-sign.yaml`.
+ *
+ * One step runs `toolkit image-security sign IMAGE_URL --digest IMAGE_DIGEST` from the CLI's
+ * image, as a non-root user on a read-only root filesystem. What it needs comes from two Secrets
+ * mounted as files, never from arguments: the `image-signing` Secret `setup-signing` writes (the
+ * vault, the key's id, the IAM API key, the fingerprint: `--signing-secret-dir`) and the
+ * registry's push credentials (`--registry-secret-dir`, a `kubernetes.io/dockerconfigjson`
+ * Secret). Both are mounted `optional`, so that a missing Secret fails the step with toolkit's
+ * own message (which Secret, in which namespace, what to run) instead of a Pod that never starts;
+ * nothing is ever skipped. The key is read into the step's memory only.
+ *
+ * The signature goes where verifiers look: the registry's signature extension (IBM Cloud
+ * Container Registry, OpenShift's registry), else the optional workspace `signatures`, a
+ * lookaside-staging directory the webhook's registries.d reads (a volume a web server serves).
+ * Results: `SIGNED_DIGEST` (the digest signed) and `SIGNATURE_STORE` (where the signature is).
+ *
+ * @module
+ */
+import type { KubeObject } from "../kube/mod.ts";
+import { VERSION } from "../version.ts";
+import { ToolkitError } from "../errors.ts";
+import { IMAGE_SIGNING_SECRET } from "../signing/mod.ts";
+import type { PipelinesVersion } from "./versions.ts";
+
+/** The Task's name. */
+export const SIGN_TASK_NAME = "toolkit-image-sign";
+
+/** The Task's parameters. */
+export const SIGN_TASK_PARAMS = {
+  imageUrl: "IMAGE_URL",
+  imageDigest: "IMAGE_DIGEST",
+  signingSecret: "SIGNING_SECRET",
+  registrySecret: "REGISTRY_SECRET",
+  tlsVerify: "TLS_VERIFY",
+  image: "TOOLKIT_IMAGE",
+} as const;
+
+/** The Task's results. */
+export const SIGN_TASK_RESULTS = {
+  digest: "SIGNED_DIGEST",
+  store: "SIGNATURE_STORE",
+} as const;
+
+/** The optional workspace holding a lookaside-staging directory. */
+export const SIGNATURES_WORKSPACE = "signatures";
+
+/** Where the step finds the entries of the `image-signing` Secret. */
+export const SIGNING_SECRET_MOUNT = "/etc/toolkit/image-signing";
+
+/** Where the step finds the registry credentials Secret. */
+export const REGISTRY_SECRET_MOUNT = "/etc/toolkit/registry";
+
+/** The Secret of registry credentials the Task reads unless told otherwise. */
+export const DEFAULT_REGISTRY_SECRET = "registry-auth";
+
+/** The CLI's path in its image. */
+export const TOOLKIT_BINARY = "/usr/local/bin/toolkit";
+
+/**
+ * The repository of the CLI's image (`cli/main.ts`, built by the Dockerfile's `cli` stage beside
+ * the webhook's; the release workflow publishes and signs it).
+ */
+export const TOOLKIT_CLI_IMAGE_REPOSITORY = "ghcr.io/toolkit-dev/toolkit";
+
+/** The CLI's image at this version. */
+export const DEFAULT_TOOLKIT_IMAGE = `${TOOLKIT_CLI_IMAGE_REPOSITORY}:${VERSION}`;
+
+/** The non-root user of the CLI's image (distroless `nonroot`). */
+export const TOOLKIT_USER = 65532;
+
+/** The cluster serves no Pipelines version the signing Task can be written at. */
+export class SignTaskVersionError extends ToolkitError {
+  /** Creates the error. */
+  constructor(version: string) {
+    super(
+      `Cannot install the signing Task at tekton.dev/${version}: it needs tekton.dev/v1 or v1beta1 (Tekton Pipelines 0.11 or later)`,
+    );
+    this.name = "SignTaskVersionError";
+  }
+}
+
+/** What {@link signTask} writes. */
+export interface SignTaskOptions {
+  /** The Pipelines version the cluster serves. */
+  readonly version: PipelinesVersion;
+  /** The namespace to write it in (none: a file to apply anywhere). */
+  readonly namespace?: string;
+  /** Labels added to the defaults. */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** The Task `toolkit-image-sign` at `tekton.dev/<version>`. */
+export function signTask(options: SignTaskOptions): KubeObject {
+  const { version } = options;
+  if (version !== "v1" && version !== "v1beta1") throw new SignTaskVersionError(version);
+  const P = SIGN_TASK_PARAMS;
+  const R = SIGN_TASK_RESULTS;
+  const description = "Signs the image a build pushed (its IMAGE_URL and IMAGE_DIGEST results) " +
+    "with the private key kept in the vault (IBM Cloud Key Protect or Hyper Protect Crypto " +
+    "Services), as `toolkit image-security setup-signing` configured it. The key is read into " +
+    "memory only; a missing Secret or key fails the run.";
+  const resources = { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } };
+  return {
+    apiVersion: `tekton.dev/${version}`,
+    kind: "Task",
+    metadata: {
+      name: SIGN_TASK_NAME,
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+      labels: {
+        "app.kubernetes.io/name": SIGN_TASK_NAME,
+        "app.kubernetes.io/part-of": "toolkit",
+        "app.kubernetes.io/version": VERSION,
+        "app.kubernetes.io/managed-by": "toolkit",
+        ...options.labels,
+      },
+      annotations: {
+        "tekton.dev/displayName": "Sign an image with the key in the vault",
+        "tekton.dev/tags": "image-signing, security",
+      },
+    },
+    spec: {
+      description,
+      params: [
+        {
+          name: P.imageUrl,
+          type: "string",
+          description: "The image the build pushed (repository and tag; a digest is allowed)",
+        },
+        {
+          name: P.imageDigest,
+          type: "string",
+          description: "The digest of its manifest (sha256:…): this digest is signed",
+        },
+        {
+          name: P.signingSecret,
+          type: "string",
+          default: IMAGE_SIGNING_SECRET,
+          description:
+            "The Secret of `toolkit image-security setup-signing`: the vault, the key's id, the IAM API key",
+        },
+        {
+          name: P.registrySecret,
+          type: "string",
+          default: DEFAULT_REGISTRY_SECRET,
+          description:
+            "A kubernetes.io/dockerconfigjson Secret that may push to the image's repository (absent: anonymous)",
+        },
+        {
+          name: P.tlsVerify,
+          type: "string",
+          default: "true",
+          description: "Verify the registry's TLS certificate (false: plain HTTP or untrusted)",
+        },
+        {
+          name: P.image,
+          type: "string",
+          default: DEFAULT_TOOLKIT_IMAGE,
+          description: "The toolkit CLI's image",
+        },
+      ],
+      results: [
+        { name: R.digest, type: "string", description: "The digest that was signed" },
+        { name: R.store, type: "string", description: "Where the signature was stored" },
+      ],
+      workspaces: [{
+        name: SIGNATURES_WORKSPACE,
+        optional: true,
+        description:
+          "A lookaside-staging directory for registries without the signature extension (served to the webhook's registries.d lookaside)",
+      }],
+      volumes: [
+        {
+          name: "image-signing",
+          secret: { secretName: `$(params.${P.signingSecret})`, optional: true },
+        },
+        {
+          name: "registry-credentials",
+          secret: { secretName: `$(params.${P.registrySecret})`, optional: true },
+        },
+      ],
+      steps: [{
+        name: "sign",
+        image: `$(params.${P.image})`,
+        command: [TOOLKIT_BINARY],
+        args: [
+          "image-security",
+          "sign",
+          `$(params.${P.imageUrl})`,
+          `--digest=$(params.${P.imageDigest})`,
+          `--signing-secret-dir=${SIGNING_SECRET_MOUNT}`,
+          `--signing-secret=$(context.taskRun.namespace)/$(params.${P.signingSecret})`,
+          `--registry-secret-dir=${REGISTRY_SECRET_MOUNT}`,
+          `--tls-verify=$(params.${P.tlsVerify})`,
+          `--lookaside-staging=$(workspaces.${SIGNATURES_WORKSPACE}.path)`,
+          `--digest-file=$(results.${R.digest}.path)`,
+          `--store-file=$(results.${R.store}.path)`,
+        ],
+        env: [{ name: "NO_COLOR", value: "1" }],
+        volumeMounts: [
+          { name: "image-signing", mountPath: SIGNING_SECRET_MOUNT, readOnly: true },
+          { name: "registry-credentials", mountPath: REGISTRY_SECRET_MOUNT, readOnly: true },
+        ],
+        [version === "v1" ? "computeResources" : "resources"]: resources,
+        securityContext: {
+          runAsNonRoot: true,
+          runAsUser: TOOLKIT_USER,
+          runAsGroup: TOOLKIT_USER,
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ["ALL"] },
+          seccompProfile: { type: "RuntimeDefault" },
+        },
+      }],
+    },
+  };
+}
