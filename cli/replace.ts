@@ -8,13 +8,16 @@
  * @module
  */
 import type { CommandContext } from "./command.ts";
-import { ToolkitError, UsageError } from "../lib/errors.ts";
+import { UsageError } from "../lib/errors.ts";
 
-/** The object is left as it is: the user answered no. */
-export class ReplaceDeclinedError extends ToolkitError {
+/**
+ * The object is left as it is: the user answered no. A usage error too (exit 2, as `pipeline`'s
+ * Jenkins job): `--replace` on the command line is what replaces it.
+ */
+export class ReplaceDeclinedError extends UsageError {
   /** Creates the error for `what`. */
-  constructor(what: string) {
-    super(`${what} was left as it is: nothing was changed`);
+  constructor(what: string, flag: string) {
+    super(`${what} was left as it is: nothing was changed (${flag} replaces it)`);
     this.name = "ReplaceDeclinedError";
   }
 }
@@ -34,7 +37,7 @@ export interface ReplaceQuestion {
 /**
  * Returns when the object may be replaced: `--replace` was given, or the user said yes on a
  * terminal. Otherwise throws: a {@linkcode UsageError} naming the flag without a terminal, a
- * {@linkcode ReplaceDeclinedError} (exit 1) when the user said no.
+ * {@linkcode ReplaceDeclinedError} (also exit 2) when the user said no.
  */
 export async function confirmReplace(
   ctx: CommandContext,
@@ -51,5 +54,5 @@ export async function confirmReplace(
     `${question.what} already ${question.differs}. Replace it?`,
     false,
   );
-  if (!yes) throw new ReplaceDeclinedError(question.what);
+  if (!yes) throw new ReplaceDeclinedError(question.what, flag);
 }

@@ -209,7 +209,7 @@ Deno.test("git-secret asks before replacing credentials on a terminal", async ()
   await cli.run(["git-secret", "-n", "dev", "-u", "alice", "-p", "tok1", "-d", repo]);
   const args = ["git-secret", "-n", "dev", "-u", "bob", "-p", "tok2", "-d", repo];
   const no = await cli.run(args, { answers: [false] });
-  assert.equal(no.status, 1, no.err);
+  assert.equal(no.status, 2, no.err);
   assert.match(
     no.asked[0]!,
     /Secret "dev\/git-credentials" already holds credentials for user "alice". Replace it\?/,

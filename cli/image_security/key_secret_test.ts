@@ -51,7 +51,8 @@ Deno.test("key-secret replaces a Secret holding other keys only with --replace",
     ["image-security", "key-secret", "s", "--key", "second.asc"],
     { answers: [false] },
   );
-  assert.equal(declined.status, 1, declined.err);
+  assert.equal(declined.status, 2, declined.err);
+  assert.match(declined.err, /was left as it is: nothing was changed \(--replace replaces it\)/);
   assert.match(declined.asked[0]!, /Secret "shop\/s" already holds other keys .*Replace it\?/);
   assert.equal(heldKey(cli, "shop", "s"), kept, "nothing changed");
 

@@ -126,7 +126,10 @@ async function signWith(
   }
   if (format === "simple") {
     const passphrase = await readPassphrase(ctx.io.cwd, options);
-    const privateKey = await readKeyAs(() => openPgpSigningKey(key, passphrase));
+    // A key file of the wrong kind is a usage error (another --key); a vault key's state is the
+    // vault's, a failure.
+    const read = () => openPgpSigningKey(key, passphrase);
+    const privateKey = key.fromVault ? await read() : await readKeyAs(read);
     return await signSimple(ref, privateKey, options, ctx);
   }
   if (format === "bundle" && options.identity) {

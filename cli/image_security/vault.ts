@@ -85,12 +85,12 @@ export async function runVaultStore(
     });
   } catch (error) {
     if (error instanceof KeyInUseError && replace === undefined) {
-      throw new KeyInUseError(
+      // --replace (or other --alias values) on the command line is the answer: a usage error.
+      throw new UsageError(
         `${error.message}\nTo rotate, pass --replace with --old-key delete (the old key is ` +
           `destroyed; Key Protect keeps an imported key restorable for 30 days) or --old-key keep ` +
           `(it stays active under its id, without the aliases); or choose other --alias values.`,
-        error.ref,
-        error.candidates,
+        { cause: error },
       );
     }
     throw error;

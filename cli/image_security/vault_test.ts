@@ -211,7 +211,8 @@ Deno.test("runVaultStore() and runVaultFetch() exchange --api-key for a token at
   await assert.rejects(
     runVaultStore({ ...args, name: "signing", key: "key2.asc" }, context({ cwd: dir.path })),
     (error: unknown) => {
-      assert.ok(error instanceof KeyInUseError);
+      // A usage error (exit 2): --replace on the command line is the answer.
+      assert.ok(error instanceof UsageError && error.cause instanceof KeyInUseError);
       assert.match(error.message, /^Cannot store key "signing": another key holds its name or/);
       assert.match(error.message, /has the name and holds the alias signing/);
       assert.match(error.message, /To rotate, pass --replace with --old-key delete .* keep/);
