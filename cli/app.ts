@@ -95,6 +95,15 @@ export async function runCli(
     return 0;
   }
   const words = commandWords(parsed.path);
+  if (parsed.values.verbose === true || parsed.values.debug === true) {
+    // -v tells something on every command: which toolkit runs what, where (then each step and
+    // each request the command makes).
+    io.stderr.write(
+      `${
+        paint(io, "2", `toolkit ${VERSION}: ${[programName, ...words].join(" ")} in ${io.cwd}`)
+      }\n`,
+    );
+  }
   try {
     const run = await parsed.spec.load!();
     const status = await run(parsed.values, ctx);

@@ -297,8 +297,14 @@ Deno.test("every example in help starts with the words of its command", () => {
   const visit = (specs: typeof COMMANDS, path: string[]) => {
     for (const spec of specs) {
       const words = [...path, commandName(spec)];
+      const spellings = [commandName(spec), ...(spec.aliases ?? [])].map((name) =>
+        [...path, name].join(" ")
+      );
       for (const [example] of spec.examples ?? []) {
-        assert.ok(example.startsWith(words.join(" ")), `${words.join(" ")}: ${example}`);
+        assert.ok(
+          spellings.some((s) => example === s || example.startsWith(`${s} `)),
+          `${words.join(" ")}: ${example}`,
+        );
       }
       if (spec.subcommands) visit(spec.subcommands, words);
     }

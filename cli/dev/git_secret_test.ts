@@ -220,3 +220,34 @@ Deno.test("git-secret asks before replacing credentials on a terminal", async ()
   assert.equal(yes.status, 0, yes.err);
   assert.deepEqual(secretData(cli, "dev"), { username: "bob", password: "tok2" });
 });
+
+Deno.test("git-secret's and gitops' --help say what they do", async () => {
+  const { cli, repo } = await setUp("dev", "ops");
+  await using _ = cli;
+  // Help wraps its lines: read it as one.
+  const help = (await cli.run(["git-secret", "--help"])).out.replace(/\s+/g, " ");
+  // The ConfigMap's default name, as help writes it, is the one git-secret creates.
+  const pattern = /default: <org>-<repo> of the repository, lower case/;
+  assert.match(help, pattern);
+  assert.match(help, /-n, --namespace <string> The namespace of the Secret git-credentials/);
+  const r = await cli.run(["git-secret", "-n", "dev", "-u", "a", "-p", "b", "-d", repo]);
+  assert.equal(r.status, 0, r.err);
+  assert.ok(cli.kube.get(CONFIG_MAPS, "dev", "myorg-my-repo"), "<org>-<repo>, lower case");
+  assert.ok(cli.kube.get(SECRETS, "dev", "git-credentials"));
+
+  const gitopsHelp = (await cli.run(["gitops", "--help"])).out.replace(/\s+/g, " ");
+  assert.match(gitopsHelp, /where the ConfigMap gitops-repo and the Secret git-credentials go/);
+  const g = await cli.run([
+    "gitops",
+    "https://github.com/org/ops#main",
+    "-n",
+    "ops",
+    "-u",
+    "a",
+    "-p",
+    "b",
+  ]);
+  assert.equal(g.status, 0, g.err);
+  assert.ok(cli.kube.get(CONFIG_MAPS, "ops", "gitops-repo"), "-n is where gitops-repo goes");
+  assert.ok(cli.kube.get(SECRETS, "ops", "git-credentials"));
+});

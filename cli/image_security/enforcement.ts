@@ -8,7 +8,14 @@
 import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "./enforcement_command.ts";
-import { formatData, printData } from "../output.ts";
+import {
+  formatData,
+  objectData,
+  printData,
+  printReport,
+  reportData,
+  type WriteReport,
+} from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { type KubeObject, namespaceNameProblem } from "../../lib/kube/mod.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
@@ -136,6 +143,17 @@ export async function writeTlsDir(
   ctx.io.stderr.write(`Serving certificate written to ${dir} (tls.crt, tls.key, ca.crt)\n`);
 }
 
+/** An installation's results in the one shape of results (docs/cli.md). */
+function installReport(results: readonly AppliedObject[]): WriteReport {
+  return {
+    results: results.filter((r) => r.outcome !== "failed"),
+    failures: results.filter((r) => r.outcome === "failed").map((r) => ({
+      ...r,
+      error: r.error ?? "failed",
+    })),
+  };
+}
+
 /** Writes each object's outcome in text: data on stdout, the reason of a failure on stderr. */
 function writeResults(ctx: CommandContext, results: readonly AppliedObject[]): void {
   for (const r of results) {
@@ -218,7 +236,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
   // object is in place: a webhook configuration in front of a broken webhook would refuse Pods.
   const failure = failedObjects(results, "Image signature enforcement is not switched on");
   if (failure) {
-    if (format !== "text") printData(ctx.io.stdout, format, { objects: results }, () => "");
+    printReport(ctx.io, format, installReport(results), { namespace: options.namespace });
     throw failure;
   }
   if (tlsDir !== undefined && tls) await writeTlsDir(ctx, tlsDir, tls);
@@ -254,7 +272,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
     ctx.io.stderr.write(`  ${ready.available}/${ready.desired} replicas available\n`);
   }
   results.push(...show(await applyManifests(client, [hook])));
-  if (format !== "text") printData(ctx.io.stdout, format, { objects: results }, () => "");
+  printReport(ctx.io, format, installReport(results), { namespace: options.namespace });
   const hookFailure = failedObjects(results, "Image signature enforcement is not switched on");
   if (hookFailure) throw hookFailure;
   const changed = results.filter((r) => r.outcome !== "unchanged").length;
@@ -281,9 +299,16 @@ export async function runStatus(
   const format = options.output;
   using client = await ctx.kube(options);
   const status = await installationStatus(client, namespaceOf(options), new Date(ctx.clock.now()));
-  printData(ctx.io.stdout, format, status, () => {
+  const data = {
+    ...status,
+    objects: status.objects.map((o) => ({ ...objectData(o), present: o.present })),
+  };
+  printData(ctx.io.stdout, format, data, () => {
+    const state = !status.installed ? "not installed" : status.enabled ? "enabled" : "not enabled";
     const lines = [
-      `Enforcement: ${status.enabled ? "enabled" : "not enabled"} (namespace ${status.namespace})`,
+      `Enforcement: ${state} (namespace ${status.namespace})${
+        status.enabledFrom ? `; enabled from namespace ${status.enabledFrom}` : ""
+      }`,
     ];
     if (status.endpoint) lines.push(`Webhook: ${status.endpoint}`);
     if (status.replicas) {
@@ -310,6 +335,17 @@ export async function runStatus(
     }
     return `${lines.join("\n")}\n`;
   });
+  if (!status.installed) {
+    // What was asked about is not there: a failure (exit 1), said plainly.
+    ctx.io.stderr.write(
+      `Image signature enforcement is not installed in namespace "${status.namespace}"${
+        status.enabledFrom
+          ? ` (it is installed in "${status.enabledFrom}": -n ${status.enabledFrom})`
+          : ""
+      }; toolkit image-security enable -n ${status.namespace} installs it.\n`,
+    );
+    return 1;
+  }
   return 0;
 }
 
@@ -322,7 +358,7 @@ export async function runDisable(
   const namespace = namespaceOf(options);
   const results = await uninstall(client, namespace, { purge: options.purge });
   if (options.output) {
-    printData(ctx.io.stdout, options.output, { namespace, objects: results }, () => "");
+    printReport(ctx.io, options.output, installReport(results), { namespace });
   } else {
     writeResults(ctx, results.filter((r) => r.outcome === "deleted" || r.outcome === "failed"));
   }
@@ -360,7 +396,7 @@ export async function runRotateCerts(
   printData(
     ctx.io.stdout,
     format,
-    { notAfter: result.notAfter.toISOString(), objects: result.objects },
+    { notAfter: result.notAfter.toISOString(), ...reportData(installReport(result.objects)) },
     () =>
       `${
         result.objects.map((r) => `${r.object} ${r.outcome}`).join("\n")

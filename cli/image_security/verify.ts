@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { makeLogger } from "../dev/common.ts";
 import type { CommandContext } from "../command.ts";
 import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
@@ -26,7 +27,7 @@ import type { VERIFY } from "./verify_command.ts";
 import { printData } from "../output.ts";
 import { readKeyAs, readUserFile } from "./files.ts";
 import { registryFlags } from "./registry_access.ts";
-import { UsageError } from "../../lib/errors.ts";
+import { describeError, UsageError } from "../../lib/errors.ts";
 import { formatReference, parseReference } from "../../lib/image/mod.ts";
 import {
   InvalidIdentityRuleError,
@@ -216,7 +217,21 @@ async function verifyImage(
   planned: Plan,
 ): Promise<ImageVerdict> {
   const flags = await registryFlags(ref, options, ctx.io.cwd);
+  const log = makeLogger(options, ctx.io);
+  log.step(
+    `Verifying ${
+      formatReference(ref)
+    }: a ${planned.requirement.type} requirement, keys of ${planned.source}`,
+  );
+  log.step(
+    `Registry ${ref.domain} over ${
+      flags.insecureRegistries.includes(ref.domain) ? "plain HTTP (--tls-verify=false)" : "HTTPS"
+    }; lookaside configuration from ${flags.registriesDir}`,
+  );
   const verifier = createImageVerifier({
+    observer: {
+      registryError: (error) => log.step(`A registry request failed: ${describeError(error)}`),
+    },
     source: filePolicySource(planned.documents),
     clusterKeyNamespace: "",
     ...(planned.keys ? { keys: planned.keys } : {}),
