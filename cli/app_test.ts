@@ -348,7 +348,13 @@ Deno.test("a failure exits 1 without a usage hint; a usage error exits 2 with it
       commandContext(failed),
     );
     assert.equal(code, 1, failed.err());
-    assert.match(failed.err(), /Cannot reach the API server https:\/\/127\.0\.0\.1:1/);
+    assert.match(
+      failed.err(),
+      /Cannot reach the API server https:\/\/127\.0\.0\.1:\d+ of context "x" \(/,
+    );
+    // The network error's own words are in the message once, without a stray tail.
+    assert.match(failed.err(), /or pass --kubeconfig\/--context\n$/);
+    assert.doesNotMatch(failed.err(), /: fetch failed/);
     assert.doesNotMatch(failed.err(), /--help/);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -357,10 +363,13 @@ Deno.test("a failure exits 1 without a usage hint; a usage error exits 2 with it
 
 /** A kubeconfig whose API server is a port nobody listens on. */
 function unreachableKubeconfig(): string {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
   return JSON.stringify({
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:1" } }],
+    clusters: [{ name: "c", cluster: { server: `https://127.0.0.1:${port}` } }],
     users: [{ name: "u", user: { token: "t" } }],
     contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
     "current-context": "x",

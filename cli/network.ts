@@ -20,6 +20,7 @@ import {
   type FetchFunction,
   NO_TIMEOUT_MS,
   observedFetch,
+  PlainHttpAnswerError,
   type RequestObserver,
   RequestTimeoutError,
   timedFetch,
@@ -94,8 +95,16 @@ function causes(error: unknown): unknown[] {
 
 /** The advice to print after `error`, when it has one. */
 export function networkAdvice(error: unknown): string | undefined {
-  const timeout = causes(error).find((e) => e instanceof RequestTimeoutError);
-  if (timeout === undefined) return undefined;
-  return `${timeout.server} did not answer in time: --request-timeout sets how long to wait ` +
-    "for each request (e.g. --request-timeout=2m; 0: no limit).";
+  const chain = causes(error);
+  const timeout = chain.find((e) => e instanceof RequestTimeoutError);
+  if (timeout !== undefined) {
+    return `${timeout.server} did not answer in time: --request-timeout sets how long to wait ` +
+      "for each request (e.g. --request-timeout=2m; 0: no limit).";
+  }
+  const plain = chain.find((e) => e instanceof PlainHttpAnswerError);
+  if (plain instanceof PlainHttpAnswerError) {
+    const host = plain.server.replace(/^https:\/\//, "");
+    return `${host} speaks plain HTTP: --tls-verify=false reaches it over HTTP, as with skopeo.`;
+  }
+  return undefined;
 }

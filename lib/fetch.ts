@@ -149,3 +149,22 @@ export function timedFetch(base: FetchFunction, timeoutMs: number): FetchFunctio
     return timed;
   };
 }
+
+/**
+ * An HTTPS request reached a server that answered in plain HTTP (the TLS handshake read an HTTP
+ * answer): the server is reached over HTTP only. The CLI says which flag does that.
+ */
+export class PlainHttpAnswerError extends ToolkitError {
+  /** The server (origin) that answered in plain HTTP. */
+  readonly server: string;
+
+  /** Creates the error for `server` (`https://host:port`). */
+  constructor(server: string, options?: ErrorOptions) {
+    super(`${server} gave an HTTP response to an HTTPS client`, {
+      ...options,
+      messageTellsCause: true,
+    });
+    this.name = "PlainHttpAnswerError";
+    this.server = server;
+  }
+}

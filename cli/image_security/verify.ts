@@ -21,7 +21,7 @@
  */
 import { makeLogger } from "../dev/common.ts";
 import type { CommandContext } from "../command.ts";
-import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
+import { clientTimeoutMs, networkAdvice, observedGlobalFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VERIFY } from "./verify_command.ts";
 import { printData } from "../output.ts";
@@ -215,6 +215,7 @@ async function verifyImage(
   ctx: CommandContext,
   ref: ReturnType<typeof parseReference>,
   planned: Plan,
+  registryErrors: unknown[],
 ): Promise<ImageVerdict> {
   const flags = await registryFlags(ref, options, ctx.io.cwd);
   const log = makeLogger(options, ctx.io);
@@ -230,7 +231,10 @@ async function verifyImage(
   );
   const verifier = createImageVerifier({
     observer: {
-      registryError: (error) => log.step(`A registry request failed: ${describeError(error)}`),
+      registryError: (error) => {
+        registryErrors.push(error);
+        log.step(`A registry request failed: ${describeError(error)}`);
+      },
     },
     source: filePolicySource(planned.documents),
     clusterKeyNamespace: "",
@@ -326,7 +330,8 @@ export async function run(options: Options, ctx: CommandContext): Promise<number
   const format = options.output;
   const ref = parseReference(options.image);
   const planned = await plan(options, ctx, signedIdentityOf(options));
-  const verdict = await verifyImage(options, ctx, ref, planned);
+  const registryErrors: unknown[] = [];
+  const verdict = await verifyImage(options, ctx, ref, planned, registryErrors);
   const image = formatReference(ref);
   const digest = verdict.digest;
   const what = verdict.allowed ? described(verdict) : undefined;
@@ -350,5 +355,8 @@ export async function run(options: Options, ctx: CommandContext): Promise<number
     }, () => "");
   }
   ctx.io.stderr.write(`${image}${digest ? ` (${digest})` : ""} is not verified: ${reason}\n`);
+  // What to do about a registry that could not be reached (plain HTTP, no answer in time).
+  const advice = registryErrors.map(networkAdvice).find((a) => a !== undefined);
+  if (advice) ctx.io.stderr.write(`${advice}\n`);
   return 1;
 }

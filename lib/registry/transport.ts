@@ -23,7 +23,12 @@ import {
   parseRetryAfter,
   type RetryPolicy,
 } from "../retry.ts";
-import { displayUrl, type FetchFunction, RequestTimeoutError } from "../fetch.ts";
+import {
+  displayUrl,
+  type FetchFunction,
+  PlainHttpAnswerError,
+  RequestTimeoutError,
+} from "../fetch.ts";
 
 export type { FetchFunction } from "../fetch.ts";
 
@@ -239,6 +244,18 @@ export function createTransport(options: TransportOptions = {}): Transport {
         });
       }
       if (request.signal?.aborted) throw request.signal.reason ?? error;
+      if (url.startsWith("https:") && answeredPlainHttp(error)) {
+        // skopeo's words: the server gave an HTTP response to an HTTPS client.
+        throw new TransportError(
+          displayUrl(url),
+          "the server gave an HTTP response to an HTTPS client",
+          {
+            timedOut: false,
+            plainHttp: true,
+            cause: new PlainHttpAnswerError(new URL(url).origin, { cause: error }),
+          },
+        );
+      }
       throw new TransportError(displayUrl(url), networkDetail(error), {
         timedOut: false,
         cause: error,
@@ -290,6 +307,15 @@ export function createTransport(options: TransportOptions = {}): Transport {
 }
 
 /** A short description of a fetch failure, without URLs or headers. */
+/**
+ * Whether a fetch failed because the TLS handshake read a plain HTTP answer (rustls:
+ * `received corrupt message of type InvalidContentType`; Go: `server gave HTTP response`).
+ */
+export function answeredPlainHttp(error: unknown): boolean {
+  const text = networkDetail(error);
+  return /InvalidContentType|HTTP response to HTTPS|wrong version number/i.test(text);
+}
+
 function networkDetail(error: unknown): string {
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
