@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { TOOLKIT_IMAGE_REPOSITORY } from "../images.ts";
 import { VERSION } from "../version.ts";
 import { DEFAULT_EXEMPT_LABEL, type ExemptLabel } from "../admission/mod.ts";
 import { API_GROUP } from "../policy/mod.ts";
@@ -46,8 +47,7 @@ export interface InstallOptions {
   readonly lookaside: readonly LookasideEntry[];
 }
 
-/** The repository toolkit's own images are published to. */
-export const TOOLKIT_IMAGE_REPOSITORY = "ghcr.io/toolkit-dev/toolkit-webhook";
+export { TOOLKIT_IMAGE_REPOSITORY } from "../images.ts";
 
 /** The name shared by the ServiceAccount, ClusterRole(Binding), Deployment, PDB and Service. */
 export const WEBHOOK_NAME = "toolkit-webhook";

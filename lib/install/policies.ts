@@ -1,8 +1,9 @@
 /**
  * The default ClusterImagePolicies `enable` installs:
  *
- * - toolkit's own image repository must carry toolkit's release signature (key Secret
- *   `toolkit-release-key` in the controller's namespace);
+ * - toolkit's own image repositories (the webhook's and the CLI's, which the signing Task runs)
+ *   must carry toolkit's release signature (key Secret `toolkit-release-key` in the controller's
+ *   namespace);
  * - Kubernetes system images (`registry.k8s.io/*`) are admitted without checks;
  * - everything else (`*`) follows `--default`:
  *   - `allow`: admitted without checks (enforcement only where other policies say so);
@@ -25,8 +26,8 @@ import {
   type InstallOptions,
   RELEASE_KEY_SECRET_NAME,
   SIGNING_KEYS_SECRET_NAME,
-  TOOLKIT_IMAGE_REPOSITORY,
 } from "./options.ts";
+import { TOOLKIT_IMAGE_REPOSITORIES } from "../images.ts";
 import { RELEASE_PUBLIC_KEY } from "./release_key.ts";
 
 /** The system image repositories admitted without checks. */
@@ -78,19 +79,22 @@ export function catchAllPolicy(action: DefaultAction): Record<string, unknown> {
 /** The default ClusterImagePolicies. */
 export function defaultPolicyManifests(options: InstallOptions): KubeObject[] {
   return [
-    clusterPolicy(DEFAULT_POLICY_NAMES.toolkit, [{
-      name: TOOLKIT_IMAGE_REPOSITORY,
-      policy: {
-        simple: {
-          requirements: [{
-            type: "signedBy",
-            keySecret: RELEASE_KEY_SECRET_NAME,
-            keySecretNamespace: options.namespace,
-            signedIdentity: { type: "matchRepository" },
-          }],
+    clusterPolicy(
+      DEFAULT_POLICY_NAMES.toolkit,
+      TOOLKIT_IMAGE_REPOSITORIES.map((name) => ({
+        name,
+        policy: {
+          simple: {
+            requirements: [{
+              type: "signedBy",
+              keySecret: RELEASE_KEY_SECRET_NAME,
+              keySecretNamespace: options.namespace,
+              signedIdentity: { type: "matchRepository" },
+            }],
+          },
         },
-      },
-    }]),
+      })),
+    ),
     clusterPolicy(
       DEFAULT_POLICY_NAMES.system,
       SYSTEM_IMAGE_PATTERNS.map((name) => ({ name, policy: {} })),

@@ -15,14 +15,10 @@
  *
  * @module
  */
+import { TOOLKIT_IMAGE_REPOSITORIES } from "../images.ts";
 import { createHash } from "node:crypto";
 import type { KubeObject } from "../kube/mod.ts";
-import {
-  commonLabels,
-  type InstallOptions,
-  type LookasideEntry,
-  TOOLKIT_IMAGE_REPOSITORY,
-} from "./options.ts";
+import { commonLabels, type InstallOptions, type LookasideEntry } from "./options.ts";
 import { InstallError } from "./install_error.ts";
 import {
   formatRegistriesYaml,
@@ -60,7 +56,7 @@ export function registriesDFiles(
     files["lookaside.yaml"] = lookasideFile(options.lookaside, "lookaside.yaml");
   }
   files["toolkit-release.yaml"] = lookasideFile(
-    [{ scope: TOOLKIT_IMAGE_REPOSITORY, url: RELEASE_SIGNATURES_URL }],
+    TOOLKIT_IMAGE_REPOSITORIES.map((scope) => ({ scope, url: RELEASE_SIGNATURES_URL })),
     "toolkit-release.yaml",
   );
   return files;

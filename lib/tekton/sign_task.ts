@@ -24,6 +24,7 @@
  */
 import type { KubeObject } from "../kube/mod.ts";
 import { VERSION } from "../version.ts";
+import { TOOLKIT_CLI_IMAGE_REPOSITORY } from "../images.ts";
 import { ToolkitError } from "../errors.ts";
 import { IMAGE_SIGNING_SECRET } from "../signing/mod.ts";
 import type { PipelinesVersion } from "./versions.ts";
@@ -62,11 +63,7 @@ export const DEFAULT_REGISTRY_SECRET = "registry-auth";
 /** The CLI's path in its image. */
 export const TOOLKIT_BINARY = "/usr/local/bin/toolkit";
 
-/**
- * The repository of the CLI's image (`cli/main.ts`, built by the Dockerfile's `cli` stage beside
- * the webhook's; the release workflow publishes and signs it).
- */
-export const TOOLKIT_CLI_IMAGE_REPOSITORY = "ghcr.io/toolkit-dev/toolkit";
+export { TOOLKIT_CLI_IMAGE_REPOSITORY } from "../images.ts";
 
 /** The CLI's image at this version. */
 export const DEFAULT_TOOLKIT_IMAGE = `${TOOLKIT_CLI_IMAGE_REPOSITORY}:${VERSION}`;

@@ -83,6 +83,8 @@ docker:
 docker:
   "ghcr.io/toolkit-dev/toolkit-webhook":
     lookaside: "https://toolkit-dev.github.io/toolkit/signatures"
+  "ghcr.io/toolkit-dev/toolkit":
+    lookaside: "https://toolkit-dev.github.io/toolkit/signatures"
 {{- end }}
 
 {{/* The checksum enable puts on the pod template: sha256 of the files joined in name order. */}}
