@@ -37,7 +37,7 @@ export class ToolkitError extends Error {
  */
 export class UsageError extends ToolkitError {
   /** Creates a usage error. */
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: ErrorOptions & { readonly messageTellsCause?: boolean }) {
     super(message, options);
     this.name = "UsageError";
   }

@@ -18,7 +18,10 @@ export async function readUserFile(cwd: string, path: string, flag: string): Pro
     return await Deno.readFile(resolvePath(cwd, path));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
-      throw new UsageError(`Cannot read ${flag} "${path}": no such file`, { cause: error });
+      throw new UsageError(`Cannot read ${flag} "${path}": no such file`, {
+        cause: error,
+        messageTellsCause: true,
+      });
     }
     throw new ToolkitError(`Cannot read ${flag} "${path}"`, { cause: error });
   }
