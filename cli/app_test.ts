@@ -82,6 +82,7 @@ Deno.test("runCli() completes commands and flags", async () => {
   assert.equal((await run(["__complete", "pu"])).out, "pull-secret\n");
   assert.match((await run(["__complete", "sync", "--templ"])).out, /--templateNamespace/);
   assert.match((await run(["__complete", "image-security", "k"])).out, /keygen\nkey-secret/);
+  assert.equal((await run(["__complete", "completion", "z"])).out, "zsh\n");
 });
 
 Deno.test("every registered command has a description and an implementation or subcommands", () => {

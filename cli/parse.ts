@@ -342,9 +342,13 @@ export function parseArguments(
       : starting.size === 1
       ? [...starting][0]
       : nearest(`--${bare}`, names);
-    const positional = bare.length > 1 && suggestion === undefined
-      ? nearest(bare, Object.keys(spec.positionals ?? {}))
-      : undefined;
+    // `sync --namepsace x`, `sync -n x`: the namespace is sync's argument.
+    const arguments_ = Object.keys(spec.positionals ?? {});
+    const positional = suggestion !== undefined
+      ? undefined
+      : bare.length > 1
+      ? nearest(bare, arguments_)
+      : arguments_.find((n) => n.startsWith(bare));
     if (positional !== undefined) {
       const p = spec.positionals![positional]!;
       return fail(

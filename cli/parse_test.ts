@@ -116,6 +116,8 @@ Deno.test("parseCommandLine() refuses unknown flags with their dashes and the ne
   );
   refused(["show", "a", "--nam", "x"], /Did you mean --namespace\?/);
   refused(["show", "--nme", "x"], /the name is an argument, not a flag \(show <name>\)/);
+  refused(["grp", "sub", "-z"], /^Unknown flag -z of "grp sub"$/, "grp sub");
+  refused(["show", "-r", "x"], /the rest is an argument, not a flag \(show \[rest\.\.\]\)/);
   refused(["show", "a", "--no-namespace"], /Unknown flag --no-namespace/);
 });
 
