@@ -244,6 +244,17 @@ export function parseCommandLine(
     const spec = findCommand(level, word);
     if (spec === undefined) {
       if (wantsHelp) return { kind: "help", path };
+      const before = argv[index - 1];
+      const boolean = ["-v", "--verbose", "--quiet", "--debug"].includes(before ?? "");
+      if (before !== undefined && skipped.at(-1) === before && !before.includes("=") && !boolean) {
+        // `toolkit --kubeconfig k sync`: a flag's value before the command.
+        throw new CommandLineError(
+          `Flags go after the command: "${before} ${word}" comes before ${
+            path.length ? `the command of "${commandWords(path).join(" ")}"` : "any command"
+          }`,
+          commandWords(path),
+        );
+      }
       const suggestion = nearest(word, commandNames(level));
       throw new CommandLineError(
         `Unknown command "${word}"${path.length ? ` of "${commandWords(path).join(" ")}"` : ""}.${

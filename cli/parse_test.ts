@@ -132,6 +132,11 @@ Deno.test("parseCommandLine() finds commands, groups, help and the version", () 
   refused(["grp"], /^Choose a command of "grp": sub$/, "grp");
   refused(["grp", "sbu"], /^Unknown command "sbu" of "grp". Did you mean sub\?$/, "grp");
   refused(["--bogus", "grp"], /Unknown flag --bogus of "grp": flags go after the command/, "grp");
+  refused(
+    ["-n", "dev", "show", "a"],
+    /^Flags go after the command: "-n dev" comes before any command$/,
+    "",
+  );
   assert.deepEqual(parseCommandLine(COMMANDS, ["--version"]), { kind: "version" });
   const help = parseCommandLine(COMMANDS, ["grp", "sub", "--bogus", "-h"]);
   assert.equal(help.kind, "help");
