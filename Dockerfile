@@ -11,7 +11,7 @@ COPY deno.json mod.ts ./
 COPY lib ./lib
 COPY webhook ./webhook
 COPY cli ./cli
-RUN ./node_modules/.bin/deno compile --unstable-net --v8-flags=--max-semi-space-size=4 \
+RUN ./node_modules/.bin/deno compile --v8-flags=--max-semi-space-size=4 \
       --allow-net --allow-read --allow-env --allow-sys \
       --output /out/toolkit-webhook webhook/main.ts
 # The permissions of the release binary (tools/compile.ts).

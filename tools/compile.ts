@@ -21,10 +21,8 @@ export const EXECUTABLES = [
   {
     name: "toolkit-webhook",
     entry: "webhook/main.ts",
-    // --unstable-net: the listener is reopened on the same port when the certificate changes;
-    // a smaller young generation keeps memory near 100 MB under load.
+    // A smaller young generation keeps memory near 100 MB under load.
     permissions: [
-      "--unstable-net",
       "--v8-flags=--max-semi-space-size=4",
       "--allow-net",
       "--allow-read",

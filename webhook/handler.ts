@@ -1,7 +1,11 @@
 /**
- * The webhook's HTTP handler, kept apart from `Deno.serve` so it can be tested with plain
- * `Request` objects. It is transport only: it reads the AdmissionReview, asks the evaluator,
- * and writes the answer, a log line, the metrics and (for denials) an Event.
+ * The webhook's routes, kept apart from the HTTP server: {@linkcode createRoutes} takes a
+ * {@linkcode WebhookRequest} (a method, a path and a way to read the body) and gives a
+ * {@linkcode WebhookAnswer} (status, content type, text), so the server of `server.ts` calls them
+ * without building `Request` and `Response` objects, and {@linkcode createHandler} wraps them for
+ * `Request` objects (the tests, the fuzz harness, `Deno.serve`). They are transport only: they
+ * read the AdmissionReview, ask the evaluator, and write the answer, a log line, the metrics and
+ * (for denials) an Event.
  *
  * | Path | Answer |
  * |---|---|
@@ -56,15 +60,41 @@ export interface HandlerDeps {
   readonly deadlines?: DeadlineScheduler;
 }
 
+/** A request as the routes see it, whichever HTTP server carried it. */
+export interface WebhookRequest {
+  readonly method: string;
+  /** The path, without the query. */
+  readonly path: string;
+  /**
+   * The body parsed as JSON. Throws {@linkcode RequestBodyTooLargeError} when it is (or says it
+   * is) longer than `limit` bytes, before reading more than that, and `SyntaxError` when it is
+   * not JSON.
+   */
+  json(limit: number): Promise<unknown>;
+}
+
+/** What the routes answer. */
+export interface WebhookAnswer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** A request body over the limit. */
+export class RequestBodyTooLargeError extends Error {
+  constructor() {
+    super("request body too large");
+    this.name = "RequestBodyTooLargeError";
+  }
+}
+
 const JSON_TYPE = "application/json";
 const TEXT_TYPE = "text/plain; charset=utf-8";
 const METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-function text(body: string, status = 200): Response {
-  return oneWriteResponse(body, { status, contentType: TEXT_TYPE });
+function text(body: string, status = 200): WebhookAnswer {
+  return { status, contentType: TEXT_TYPE, body };
 }
-
-class BodyTooLargeError extends Error {}
 
 /** The path of an absolute URL, without parsing the whole URL (this is the hot path). */
 export function pathOf(url: string): string {
@@ -80,16 +110,16 @@ export function pathOf(url: string): string {
 }
 
 /**
- * The request body, parsed as JSON. A declared length over `limit` is refused before anything
- * is read; then `Request.json()` is the fast path (Deno takes the whole body as text natively,
- * where `text()` copies it through a stream first). Without a length the body is read in chunks
- * up to `limit`. Throws `SyntaxError` for a body that is not JSON.
+ * The body of `request`, parsed as JSON. A declared length over `limit` is refused before
+ * anything is read; then `Request.json()` is the fast path (Deno takes the whole body as text
+ * natively, where `text()` copies it through a stream first). Without a length the body is read
+ * in chunks up to `limit`. Throws `SyntaxError` for a body that is not JSON.
  */
 async function readJson(request: Request, limit: number): Promise<unknown> {
   const length = request.headers.get("content-length");
   if (length !== null) {
     const declared = Number(length);
-    if (!Number.isInteger(declared) || declared > limit) throw new BodyTooLargeError();
+    if (!Number.isInteger(declared) || declared > limit) throw new RequestBodyTooLargeError();
     return await request.json();
   }
   if (request.body === null) return JSON.parse("");
@@ -97,7 +127,7 @@ async function readJson(request: Request, limit: number): Promise<unknown> {
   let size = 0;
   for await (const chunk of request.body) {
     size += chunk.byteLength;
-    if (size > limit) throw new BodyTooLargeError();
+    if (size > limit) throw new RequestBodyTooLargeError();
     chunks.push(chunk);
   }
   const bytes = new Uint8Array(size);
@@ -109,14 +139,35 @@ async function readJson(request: Request, limit: number): Promise<unknown> {
   return JSON.parse(new TextDecoder().decode(bytes));
 }
 
-/** Builds the request handler. */
+/**
+ * The routes for `Request` objects: the tests, the fuzz harness and any `Deno.serve`-style
+ * server. Answers of 1 KiB or more are sent as `response_body.ts` says.
+ */
 export function createHandler(deps: HandlerDeps): (request: Request) => Promise<Response> {
+  const routes = createRoutes(deps);
+  return async (http: Request) => {
+    const answer = await routes({
+      method: http.method,
+      path: pathOf(http.url),
+      json: (limit) => readJson(http, limit),
+    });
+    return oneWriteResponse(answer.body, {
+      status: answer.status,
+      contentType: answer.contentType,
+    });
+  };
+}
+
+/** Builds the routes. */
+export function createRoutes(
+  deps: HandlerDeps,
+): (request: WebhookRequest) => Promise<WebhookAnswer> {
   const now = deps.now ?? (() => performance.now());
   const limit = deps.maxBodyBytes ?? 8 * 1024 * 1024;
   const deadlines = deps.deadlines ?? new DeadlineScheduler();
 
-  function reply(body: unknown): Response {
-    return oneWriteResponse(JSON.stringify(body), { contentType: JSON_TYPE });
+  function reply(body: unknown): WebhookAnswer {
+    return { status: 200, contentType: JSON_TYPE, body: JSON.stringify(body) };
   }
 
   async function guarded(request: AdmissionRequest): Promise<AdmissionDecision | "error"> {
@@ -127,13 +178,13 @@ export function createHandler(deps: HandlerDeps): (request: Request) => Promise<
     }
   }
 
-  async function admit(http: Request): Promise<Response> {
+  async function admit(http: WebhookRequest): Promise<WebhookAnswer> {
     const started = now();
     let request: AdmissionRequest;
     try {
-      request = parseAdmissionReview(await readJson(http, limit));
+      request = parseAdmissionReview(await http.json(limit));
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return text("request body too large\n", 413);
+      if (error instanceof RequestBodyTooLargeError) return text("request body too large\n", 413);
       if (!(error instanceof SyntaxError || error instanceof InvalidAdmissionReviewError)) {
         return text("cannot read the request body\n", 400);
       }
@@ -183,10 +234,9 @@ export function createHandler(deps: HandlerDeps): (request: Request) => Promise<
     return reply(admissionReviewResponse(admissionResponse(request.uid, decision)));
   }
 
-  return async (request: Request) => {
-    const path = pathOf(request.url);
+  return async (request: WebhookRequest) => {
     const get = request.method === "GET" || request.method === "HEAD";
-    switch (path) {
+    switch (request.path) {
       case "/admit":
         if (request.method !== "POST") return text("method not allowed\n", 405);
         return await admit(request);
@@ -197,7 +247,7 @@ export function createHandler(deps: HandlerDeps): (request: Request) => Promise<
         return deps.ready() ? text("ok\n") : text("policies not loaded yet\n", 503);
       case "/metrics":
         if (!get) return text("method not allowed\n", 405);
-        return oneWriteResponse(deps.metrics.render(deps.ready()), { contentType: METRICS_TYPE });
+        return { status: 200, contentType: METRICS_TYPE, body: deps.metrics.render(deps.ready()) };
       default:
         return text("not found\n", 404);
     }

@@ -5,7 +5,12 @@ import type {
   AdmissionRequest,
   EventRecorder,
 } from "../lib/admission/mod.ts";
-import { createHandler, type HandlerDeps } from "./handler.ts";
+import {
+  createHandler,
+  createRoutes,
+  type HandlerDeps,
+  RequestBodyTooLargeError,
+} from "./handler.ts";
 import { createJsonLog, type JsonLog, type LogRecord } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
 
@@ -217,4 +222,31 @@ Deno.test("createHandler() log lines quote a bounded prefix of a huge image", as
   for (const record of records) log.write(record);
   log.flush();
   assert.ok(logged.join("").length < 16_384, "the review's log line is bounded");
+});
+
+Deno.test("createRoutes() answers as text, whatever server carries the request", async () => {
+  const records: LogRecord[] = [];
+  const routes = createRoutes({
+    evaluator: { evaluate: () => Promise.resolve(ALLOW) },
+    ready: () => true,
+    metrics: new WebhookMetrics(),
+    log: { write: (r) => records.push(r), flush() {} },
+    guardMs: 100,
+  });
+  const answer = await routes({
+    method: "POST",
+    path: "/admit",
+    json: () => Promise.resolve(review("routes-1")),
+  });
+  assert.equal(answer.status, 200);
+  assert.equal(answer.contentType, "application/json");
+  assert.equal(JSON.parse(answer.body).response.uid, "routes-1");
+  const tooLarge = await routes({
+    method: "POST",
+    path: "/admit",
+    json: () => Promise.reject(new RequestBodyTooLargeError()),
+  });
+  assert.equal(tooLarge.status, 413);
+  const probe = await routes({ method: "HEAD", path: "/healthz", json: () => Promise.resolve() });
+  assert.deepEqual([probe.status, probe.body], [200, "ok\n"]);
 });

@@ -6,7 +6,7 @@
  * @module
  */
 import { parseWebhookArgs, WEBHOOK_USAGE, type WebhookConfig } from "./config.ts";
-import { createHandler } from "./handler.ts";
+import { createRoutes } from "./handler.ts";
 import { createJsonLog, fileWriter, type JsonLog, LOG_STRING_LIMIT } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
 import { monitorEventLoop } from "./event_loop_monitor.ts";
@@ -199,7 +199,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       eventLoop: eventLoop.stalls(),
     };
   };
-  const handler = createHandler({
+  const routes = createRoutes({
     evaluator,
     ready: () => handle.source.ready(),
     metrics,
@@ -217,19 +217,24 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       certFile: config.tlsCertFile,
       keyFile: config.tlsKeyFile,
       reloadIntervalMs: config.tlsReloadIntervalMs,
+      limits: { maxBodyBytes: config.maxRequestBytes },
       onEvent: (event) => {
         if (event.type === "reloaded") metrics.tlsReloads++;
         log.write({
-          level: event.type === "reload-failed" ? "error" : "info",
+          level: event.type === "reload-failed" || event.type === "accept-failed"
+            ? "error"
+            : "info",
           msg: event.type === "listening"
             ? "listening"
             : event.type === "reloaded"
             ? "certificate reloaded"
+            : event.type === "accept-failed"
+            ? "connection not accepted"
             : "certificate not reloaded",
           ...event,
         });
       },
-    }, handler);
+    }, routes);
   } catch (error) {
     await handle.stop();
     registries.close();

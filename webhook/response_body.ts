@@ -1,5 +1,8 @@
 /**
- * Response bodies that leave in one TCP write.
+ * Response bodies that leave in one TCP write from `Deno.serve`, for `createHandler` (the routes
+ * for `Request` objects). The webhook itself no longer serves with `Deno.serve` but with
+ * `server.ts`, whose HTTP/1.1 answers always leave in one write on a `TCP_NODELAY` socket (issue
+ * #28); this is kept for a server built on `createHandler`, and the benchmark's "before" row.
  *
  * `Deno.serve` does not set `TCP_NODELAY` on TLS connections (it does on plain TCP ones), so
  * Nagle's algorithm holds back any segment written while an earlier one is unacknowledged. Its
@@ -11,8 +14,7 @@
  *
  * A body of that size is therefore sent as a stream of chunks under the threshold, all queued at
  * once: `h2` copies each into its buffer and the whole answer leaves in one write. Smaller bodies
- * keep the static fast path. Once Deno sets `TCP_NODELAY` on TLS connections this is no longer
- * needed; `tests/bench/pod_create_bench.ts` shows which case holds.
+ * keep the static fast path.
  *
  * @module
  */

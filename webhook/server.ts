@@ -1,22 +1,29 @@
 /**
- * The HTTPS listener, with the certificate and key reloaded from their files when they change,
- * without a restart. `Deno.serve` cannot change the certificate of a running listener, so a new
- * listener is started with the new files and the old one is shut down gracefully (it finishes
- * the requests it has). With `reusePort` (Linux; needs `--unstable-net` for TLS) both listen on
- * the port for a moment and no connection is refused; without it the old listener stops first
- * and the port is closed for a few milliseconds.
+ * The HTTPS listener: TLS from `node:tls` with `TCP_NODELAY` on every accepted connection, and
+ * HTTP/1.1 (the only protocol offered through ALPN) read by `http1.ts`. Why not `Deno.serve`:
+ * see `http1.ts`; the measurements are in docs/benchmarks.md, "What every Pod create pays".
  *
- * New files that do not make a valid certificate and key are refused and logged; the old ones
- * stay in use.
+ * The certificate and key are reloaded from their files when they change, without a restart and
+ * without closing anything: new connections get the new pair, open ones keep theirs. New files
+ * that do not make a valid certificate and key are refused and logged; the old ones stay in use.
+ *
+ * Shutting down stops accepting, closes idle connections, answers the requests in progress
+ * (with `Connection: close`), and resolves once every connection has closed. One interval timer
+ * bounds every connection's time (`http1.ts`, {@linkcode Http1Limits}).
  *
  * @module
  */
+import { createSecureContext, createServer, type Server, type TLSSocket } from "node:tls";
+import { createPrivateKey, X509Certificate } from "node:crypto";
+import { Http1Connection, type Http1Limits, type Routes } from "./http1.ts";
 
 /** What the server reports. */
 export type ServerEvent =
-  | { readonly type: "listening"; readonly address: string; readonly reusePort: boolean }
+  | { readonly type: "listening"; readonly address: string }
   | { readonly type: "reloaded"; readonly address: string }
-  | { readonly type: "reload-failed"; readonly detail: string };
+  | { readonly type: "reload-failed"; readonly detail: string }
+  /** The listener could not accept a connection (out of file descriptors, say); it keeps on. */
+  | { readonly type: "accept-failed"; readonly detail: string };
 
 /** How to serve. */
 export interface TlsServerOptions {
@@ -26,6 +33,8 @@ export interface TlsServerOptions {
   readonly keyFile: string;
   /** How often the files are checked, in ms. */
   readonly reloadIntervalMs: number;
+  /** The bounds of each connection. */
+  readonly limits: Http1Limits;
   /** Receives what happens. */
   readonly onEvent?: (event: ServerEvent) => void;
 }
@@ -55,63 +64,88 @@ async function readPair(options: TlsServerOptions): Promise<Pair> {
   return { cert, key };
 }
 
-/**
- * Whether TLS listeners may share a port: Linux, and Deno's unstable network APIs enabled
- * (`--unstable-net`; `Deno.listenDatagram` exists only then). Without the flag, asking for
- * `reusePort` ends the process instead of throwing, so it has to be known beforehand.
- */
-export function canReusePort(): boolean {
-  return Deno.build.os === "linux" &&
-    typeof (Deno as unknown as Record<string, unknown>).listenDatagram === "function";
+/** Throws unless `pair` is a certificate and the private key of its public key. */
+function checkPair(pair: Pair): void {
+  let key;
+  try {
+    key = createPrivateKey(pair.key);
+  } catch (error) {
+    throw new Error(`the key is not a PEM private key (${describe(error)})`, { cause: error });
+  }
+  let certificate;
+  try {
+    certificate = new X509Certificate(pair.cert);
+  } catch (error) {
+    throw new Error(`the certificate is not a PEM certificate (${describe(error)})`, {
+      cause: error,
+    });
+  }
+  if (!certificate.checkPrivateKey(key)) {
+    throw new Error("the private key does not belong to the certificate");
+  }
+  createSecureContext({ cert: pair.cert, key: pair.key });
 }
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** How often connections' deadlines are checked, in ms. */
+const SWEEP_INTERVAL_MS = 1000;
 
 /** Starts the server. Throws when the first certificate and key cannot be used. */
 export async function startTlsServer(
   options: TlsServerOptions,
-  handler: (request: Request) => Response | Promise<Response>,
+  routes: Routes,
 ): Promise<TlsServer> {
-  /** The files in use. */
-  let active = await readPair(options);
   /** The files last read (may be a broken pair that was refused). */
-  let seen = active;
-  const reusePort = canReusePort();
-  let port = options.port;
-
-  function listen(p: Pair): Deno.HttpServer<Deno.NetAddr> {
-    return Deno.serve({
-      hostname: options.hostname,
-      port,
-      cert: p.cert,
-      key: p.key,
-      ...(reusePort ? { reusePort: true } : {}),
-      onListen: () => {},
-    }, handler);
-  }
-
-  let server = listen(active);
-  port = server.addr.port;
-  options.onEvent?.({ type: "listening", address: `${options.hostname}:${port}`, reusePort });
-
+  let seen = await readPair(options);
+  checkPair(seen);
+  const connections = new Set<Http1Connection>();
   let stopped = false;
+
+  const server: Server = createServer(
+    {
+      cert: seen.cert,
+      key: seen.key,
+      ALPNProtocols: ["http/1.1"],
+      // Set on the accepted socket, before the handshake: no answer waits for a delayed ACK.
+      noDelay: true,
+      // The connection decides when to close after the client ends its side.
+      allowHalfOpen: true,
+    } as Parameters<typeof createServer>[0],
+    (socket: TLSSocket) => {
+      const connection = new Http1Connection(socket, routes, options.limits);
+      connections.add(connection);
+      socket.on("close", () => connections.delete(connection));
+      if (stopped) connection.drain();
+    },
+  );
+  // A failed handshake concerns one client only.
+  server.on("tlsClientError", () => {});
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.hostname, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : options.port;
+  options.onEvent?.({ type: "listening", address: `${options.hostname}:${port}` });
+  server.on("error", (error: unknown) => {
+    options.onEvent?.({ type: "accept-failed", detail: describe(error) });
+  });
+
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const connection of connections) connection.expire(now);
+  }, SWEEP_INTERVAL_MS);
+
   let resolveFinished!: () => void;
   const finished = new Promise<void>((resolve) => (resolveFinished = resolve));
   let reloading: Promise<boolean> | undefined;
-
-  async function switchTo(next: Pair): Promise<void> {
-    const old = server;
-    if (reusePort) {
-      server = listen(next); // throws for a bad pair; the old listener keeps serving
-      await old.shutdown();
-      return;
-    }
-    await old.shutdown();
-    try {
-      server = listen(next);
-    } catch (error) {
-      server = listen(active);
-      throw error;
-    }
-  }
 
   async function reload(): Promise<boolean> {
     if (stopped) return false;
@@ -128,30 +162,31 @@ export async function startTlsServer(
     if (next.cert === seen.cert && next.key === seen.key) return false;
     seen = next;
     try {
-      await switchTo(next);
+      checkPair(next);
+      server.setSecureContext({ cert: next.cert, key: next.key });
     } catch (error) {
       options.onEvent?.({
         type: "reload-failed",
-        detail: `Cannot use the new certificate and key: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
+        detail: `Cannot use the new certificate and key: ${describe(error)}`,
       });
       return false;
     }
-    active = next;
     options.onEvent?.({ type: "reloaded", address: `${options.hostname}:${port}` });
     return true;
   }
 
   const serialised = () => (reloading ??= reload().finally(() => (reloading = undefined)));
-  const timer = setInterval(() => void serialised(), options.reloadIntervalMs);
+  const watcher = setInterval(() => void serialised(), options.reloadIntervalMs);
 
   async function shutdown(): Promise<void> {
     if (stopped) return await finished;
     stopped = true;
-    clearInterval(timer);
+    clearInterval(watcher);
     await reloading;
-    await server.shutdown();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const connection of connections) connection.drain();
+    await closed;
+    clearInterval(sweeper);
     resolveFinished();
   }
 

@@ -1,7 +1,7 @@
 /**
  * The webhook as the benchmarks run it (not a benchmark itself: `main.ts` skips `_` files):
  * `webhook/main.ts` as a process on a free loopback port, with TLS from the bench's CA, its
- * policies from files, `--unstable-net --v8-flags=--max-semi-space-size=4` as recommended, its
+ * policies from files, `--v8-flags=--max-semi-space-size=4` as recommended, its
  * log written to a file; resolves once `/readyz` answers.
  *
  * @module
@@ -37,7 +37,6 @@ export async function startPolicyWebhook(
     "--allow-read",
     "--allow-env",
     "--allow-sys",
-    "--unstable-net",
     // A small young generation: the same throughput, and 50 MB less memory under sustained
     // load (the recommended setting, see docs/admission.md).
     "--v8-flags=--max-semi-space-size=4",

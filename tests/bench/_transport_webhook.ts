@@ -1,16 +1,19 @@
 /**
  * toolkit's webhook without its decision, for `pod_create_bench.ts`: the same HTTPS listener
- * (`webhook/server.ts`), handler (`webhook/handler.ts`: body read and parse, guard deadline,
- * metrics, log line, answer), log and metrics as `webhook/main.ts` composes them, but an
- * evaluator that answers a fixed decision at once, with the digest-pinning patch of the
- * review's kind. What it costs beyond a bare `Deno.serve` is the cost of toolkit's transport;
- * what the real webhook costs beyond it is the cost of deciding.
+ * (`webhook/server.ts`), routes (`webhook/handler.ts`: body parse, guard deadline, metrics, log
+ * line, answer), log and metrics as `webhook/main.ts` composes them, but an evaluator that answers
+ * a fixed decision at once, with the digest-pinning patch of the object's shape (the first letter
+ * of its name, as `_pod_shapes.ts` names them). What it costs beyond the bare references is the
+ * cost of toolkit's transport; what the real webhook costs beyond it is the cost of deciding.
  *
- * Environment: `PORT`, `CERT`, `KEY` (files), `PATCH_POD` and `PATCH_DEPLOYMENT` (JSON patches).
+ * Environment: `PORT`, `CERT`, `KEY` (files), `PATCH_P`, `PATCH_R` and `PATCH_D` (JSON patches
+ * for names starting with `p`, `r` and `d`). With `SERVE=deno`, the same routes are served by
+ * `Deno.serve` (through `createHandler`, with `response_body.ts`'s one-write answers), as the
+ * webhook was before issue #28.
  *
  * @module
  */
-import { createHandler } from "../../webhook/handler.ts";
+import { createHandler, createRoutes } from "../../webhook/handler.ts";
 import { createJsonLog, fileWriter } from "../../webhook/log.ts";
 import { WebhookMetrics } from "../../webhook/metrics.ts";
 import { startTlsServer } from "../../webhook/server.ts";
@@ -28,13 +31,14 @@ const env = (name: string): string => {
 };
 
 const patches: Record<string, readonly JsonPatchOperation[]> = {
-  Pod: JSON.parse(env("PATCH_POD")),
-  Deployment: JSON.parse(env("PATCH_DEPLOYMENT")),
+  p: JSON.parse(env("PATCH_P")),
+  r: JSON.parse(env("PATCH_R")),
+  d: JSON.parse(env("PATCH_D")),
 };
 
 const log = createJsonLog(fileWriter(Deno.stdout));
 const deadlines = new DeadlineScheduler();
-const handler = createHandler({
+const deps = {
   evaluator: {
     evaluate: (request: AdmissionRequest): Promise<AdmissionDecision> =>
       Promise.resolve({
@@ -43,7 +47,7 @@ const handler = createHandler({
         kind: request.kind.kind,
         reasons: [],
         warnings: [],
-        patch: patches[request.kind.kind] ?? [],
+        patch: patches[request.name?.[0] ?? ""] ?? [],
         sites: [],
       }),
   },
@@ -52,14 +56,25 @@ const handler = createHandler({
   log,
   guardMs: 11_000,
   deadlines,
-});
-const server = await startTlsServer({
-  hostname: "127.0.0.1",
-  port: Number(env("PORT")),
-  certFile: env("CERT"),
-  keyFile: env("KEY"),
-  reloadIntervalMs: 10_000,
-}, handler);
+};
+const hostname = "127.0.0.1";
+const port = Number(env("PORT"));
+const server = Deno.env.get("SERVE") === "deno"
+  ? Deno.serve({
+    hostname,
+    port,
+    cert: await Deno.readTextFile(env("CERT")),
+    key: await Deno.readTextFile(env("KEY")),
+    onListen: () => {},
+  }, createHandler(deps))
+  : await startTlsServer({
+    hostname,
+    port,
+    certFile: env("CERT"),
+    keyFile: env("KEY"),
+    reloadIntervalMs: 10_000,
+    limits: { maxBodyBytes: 8 * 1024 * 1024 },
+  }, createRoutes(deps));
 Deno.addSignalListener("SIGTERM", () => {
   void server.shutdown().then(() => {
     log.flush();

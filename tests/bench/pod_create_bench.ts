@@ -1,28 +1,40 @@
 /**
- * What every Pod create pays (issue #15), run by `deno task bench`: server-side dry-run creates
- * through the real kube-apiserver of the test environment (with kube-controller-manager), with
+ * What every Pod create pays (issues #15 and #28), run by `deno task bench`: server-side dry-run
+ * creates through the real kube-apiserver of the test environment (with kube-controller-manager),
+ * with
  *
  * - no mutating webhook;
- * - a reference webhook on Go's standard library (built here with the Go toolchain) that only
- *   answers the digest-pinning patch;
- * - the same reference on a bare `Deno.serve`;
+ * - reference webhooks that only answer the digest-pinning patch: Go's standard library `net/http`
+ *   (built here with the Go toolchain; HTTP/2 through ALPN, `TCP_NODELAY` on every connection),
+ *   a bare `Deno.serve` (HTTP/2, no `TCP_NODELAY` on TLS connections), and the serving paths that
+ *   were candidates for toolkit: `node:http2`'s `createSecureServer` and `node:https` offering
+ *   only `http/1.1` (both on Deno's Node layer, which sets `TCP_NODELAY` on the sockets it
+ *   accepts); with `--deno-http1`, also Deno's own server on a TLS listener that offers only
+ *   `http/1.1`;
+ * - toolkit's transport with a fixed decision (`_transport_webhook.ts`: its listener, routes, log
+ *   and metrics), to show what deciding costs on top of serving;
  * - toolkit, installed by `image-security enable --webhook-url` and run on this machine, with a
  *   ClusterImagePolicy requiring the images' signatures (warm: the same signed images every time;
  *   cold: a new tag of the signed image every create, so each create resolves the tag and verifies
- *   the signature again);
- * - and, to show where toolkit's time goes, two steps between the bare `Deno.serve` and toolkit:
- *   the bare reference run with the webhook's runtime flags and its one-write answers
- *   (`webhook/response_body.ts`, which only changes answers of 1 KiB or more), and toolkit's transport
- *   (`_transport_webhook.ts`: its listener, handler, log and metrics) with a fixed decision.
+ *   the signature again).
  *
- * Every webhook is registered at once, each for its own namespace, so a create goes through
- * exactly one of them (or none), and the sequential creates of all variants are interleaved one
- * by one: the machine's drift touches every variant alike. A one-container Pod and a Deployment of
- * ten containers (ten signed images) are measured. Each of `--rounds` rounds gives each variant's
- * sequential p50/p99 (`--creates` Pods, `--deployments` Deployments) and its creates per second
- * with `--clients` concurrent clients for `--seconds`, with the webhook process's CPU time per
- * review (user + system, from `/proc`) in that phase; the tables print medians of the rounds, and
- * "added p50" is a variant's p50 minus the p50 without a webhook.
+ * Three shapes (`_pod_shapes.ts`): a one-container Pod, a realistic Pod (a review of 5–10 KB:
+ * labels, annotations, env, an init container and three containers, the API server's defaults and
+ * managedFields) and a Deployment of ten containers; every image is signed and every webhook pins
+ * every image. Every webhook is registered at once, each for its own namespace, so a create goes
+ * through exactly one of them (or none), and the sequential creates of all variants are
+ * interleaved one by one: the machine's drift touches every variant alike. Each of `--rounds`
+ * rounds makes `--creates` sequential creates of each Pod shape and `--deployments` of the
+ * Deployment per variant, then runs `--clients` concurrent clients for `--seconds` per variant
+ * and Pod shape, in one-second slices taken by the variants in turn, with the webhook process's
+ * CPU time per review (user + system, from `/proc`) in that phase; last, a client on Go's
+ * `net/http` (as the API server's) sends the realistic Pod's and the Deployment's reviews, as the
+ * API server sent them, straight to each webhook `--direct` times, one request at a time, the
+ * webhooks in turn: the same tail without the API server's own time and noise. The tables give the median p50 and p99 of the
+ * rounds, each round's p99, the p99.9 and the count of creates over 30 ms over all rounds, each
+ * round's rate and the median rate's share of the rate without a webhook; "added p50" is a
+ * variant's p50 minus the p50 without a webhook in the same round. Last come issue #28's targets,
+ * checked for toolkit warm against Go's reference in this run.
  *
  * `--toolkit-v8-flags ""` runs toolkit's webhook without the shipped V8 flags, to weigh them.
  *
@@ -43,6 +55,15 @@ import {
   webhookReady,
 } from "../env/mod.ts";
 import { median } from "./_stats.ts";
+import {
+  deployment,
+  deploymentImagePaths,
+  pinPatch,
+  REALISTIC_IMAGE_PATHS,
+  type RealisticImages,
+  realisticPod,
+  smallPod,
+} from "./_pod_shapes.ts";
 
 // deno-lint-ignore no-console
 const print = console.log;
@@ -53,11 +74,13 @@ const { values } = parseArgs({
   args: Deno.args,
   options: {
     rounds: { type: "string", default: "3" },
-    creates: { type: "string", default: "200" },
-    deployments: { type: "string", default: "60" },
+    creates: { type: "string", default: "600" },
+    deployments: { type: "string", default: "200" },
     seconds: { type: "string", default: "5" },
     clients: { type: "string", default: "16" },
     "toolkit-v8-flags": { type: "string", default: WEBHOOK_V8_FLAGS },
+    "deno-http1": { type: "boolean", default: false },
+    direct: { type: "string", default: "2000" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -66,6 +89,7 @@ const DEPLOYMENTS = Number(values.deployments);
 const SECONDS = Number(values.seconds);
 const CLIENTS = Number(values.clients);
 const CONTAINERS = 10;
+const DIRECT = Number(values.direct);
 
 const GO_WEBHOOK = `package main
 
@@ -80,62 +104,315 @@ import (
 )
 
 func main() {
-	patches := map[string]string{
-		"Pod":        base64.StdEncoding.EncodeToString([]byte(os.Getenv("PATCH_POD"))),
-		"Deployment": base64.StdEncoding.EncodeToString([]byte(os.Getenv("PATCH_DEPLOYMENT"))),
+	patches := map[byte]string{}
+	for _, shape := range []string{"P", "R", "D"} {
+		patches[shape[0]+'a'-'A'] = base64.StdEncoding.EncodeToString([]byte(os.Getenv("PATCH_" + shape)))
 	}
 	var once sync.Once
+	var seen sync.Map
 	http.HandleFunc("/admit", func(w http.ResponseWriter, r *http.Request) {
 		once.Do(func() { fmt.Println("protocol", r.Proto) })
 		body, _ := io.ReadAll(r.Body)
 		var in struct {
 			Request struct {
 				UID  string \`json:"uid"\`
-				Kind struct {
-					Kind string \`json:"kind"\`
-				} \`json:"kind"\`
+				Name string \`json:"name"\`
 			} \`json:"request"\`
 		}
 		json.Unmarshal(body, &in)
+		shape := in.Request.Name[0]
+		if _, loaded := seen.LoadOrStore(shape, true); !loaded {
+			fmt.Printf("review %c %d\\n", shape, len(body))
+			os.WriteFile(os.Getenv("REVIEW_DUMP")+"/review-"+string(shape)+".json", body, 0o600)
+		}
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, \`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"\`+in.Request.UID+\`","allowed":true,"patchType":"JSONPatch","patch":"\`+patches[in.Request.Kind.Kind]+\`"}}\`)
+		io.WriteString(w, \`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"\`+in.Request.UID+\`","allowed":true,"patchType":"JSONPatch","patch":"\`+patches[shape]+\`"}}\`)
 	})
 	http.ListenAndServeTLS("127.0.0.1:"+os.Getenv("PORT"), os.Getenv("CERT"), os.Getenv("KEY"), nil)
 }
 `;
 
-const DENO_WEBHOOK = `
-// With ONE_WRITE (the path of webhook/response_body.ts), answers leave as toolkit's do.
-const oneWrite = Deno.env.get("ONE_WRITE")
-  ? (await import(Deno.env.get("ONE_WRITE"))).oneWriteResponse
-  : undefined;
-const patches = {
-  Pod: btoa(Deno.env.get("PATCH_POD")),
-  Deployment: btoa(Deno.env.get("PATCH_DEPLOYMENT")),
-};
-Deno.serve({
-  hostname: "127.0.0.1",
-  port: Number(Deno.env.get("PORT")),
-  cert: Deno.readTextFileSync(Deno.env.get("CERT")),
-  key: Deno.readTextFileSync(Deno.env.get("KEY")),
-  onListen: () => {},
-}, async (req) => {
-  const review = await req.json();
-  const answer = {
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    response: {
-      uid: review.request.uid,
-      allowed: true,
-      patchType: "JSONPatch",
-      patch: patches[review.request.kind.kind],
-    },
-  };
-  return oneWrite
-    ? oneWrite(JSON.stringify(answer), { contentType: "application/json" })
-    : Response.json(answer);
-});
+/**
+ * A client on Go's `net/http`, as the API server's webhook client is (HTTP/2 when offered,
+ * at most 25 idle connections a host), that sends one AdmissionReview body to every URL `-n`
+ * times, one request at a time, the URLs taken in turn (the first one turning every pass), and
+ * prints each URL's times in ms as JSON.
+ */
+const GO_CLIENT = `package main
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	cas := flag.String("ca", "", "CA files, comma-separated")
+	bodyFile := flag.String("body", "", "the AdmissionReview to send")
+	n := flag.Int("n", 1000, "requests per URL")
+	flag.Parse()
+	pool := x509.NewCertPool()
+	for _, f := range strings.Split(*cas, ",") {
+		pem, err := os.ReadFile(f)
+		if err != nil {
+			panic(err)
+		}
+		pool.AppendCertsFromPEM(pem)
+	}
+	client := &http.Client{Transport: &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: pool},
+		ForceAttemptHTTP2:   true,
+		MaxIdleConnsPerHost: 25,
+	}}
+	body, err := os.ReadFile(*bodyFile)
+	if err != nil {
+		panic(err)
+	}
+	urls := flag.Args()
+	post := func(url string) float64 {
+		start := time.Now()
+		r, err := client.Post(url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			panic(err)
+		}
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+		if r.StatusCode != 200 {
+			panic(url + ": " + r.Status)
+		}
+		return float64(time.Since(start).Microseconds()) / 1000
+	}
+	for i := 0; i < 20; i++ {
+		for _, url := range urls {
+			post(url)
+		}
+	}
+	times := map[string][]float64{}
+	for i := 0; i < *n; i++ {
+		for j := range urls {
+			url := urls[(i+j)%len(urls)]
+			times[url] = append(times[url], post(url))
+		}
+	}
+	json.NewEncoder(os.Stdout).Encode(times)
+}
 `;
+
+/** The answer of the patch-only references, by the first letter of the object's name. */
+const ANSWER_JS = `
+const patches = {
+  p: btoa(Deno.env.get("PATCH_P")),
+  r: btoa(Deno.env.get("PATCH_R")),
+  d: btoa(Deno.env.get("PATCH_D")),
+};
+const answer = (review) => JSON.stringify({
+  apiVersion: "admission.k8s.io/v1",
+  kind: "AdmissionReview",
+  response: {
+    uid: review.request.uid,
+    allowed: true,
+    patchType: "JSONPatch",
+    patch: patches[review.request.name[0]],
+  },
+});
+const hostname = "127.0.0.1";
+const port = Number(Deno.env.get("PORT"));
+const cert = Deno.readTextFileSync(Deno.env.get("CERT"));
+const key = Deno.readTextFileSync(Deno.env.get("KEY"));
+`;
+
+/**
+ * The reference on a bare \`Deno.serve\`; with \`HTTP1_ONLY\`, on Deno's own server for a TLS
+ * listener that offers only \`http/1.1\` through ALPN (\`Deno.serve\` always offers \`h2\`, so this
+ * takes Deno's internal \`serveHttpOnListener\`, which \`Deno.serve\` itself calls).
+ */
+const DENO_WEBHOOK = `${ANSWER_JS}
+const handler = async (req) =>
+  new Response(answer(await req.json()), { headers: { "content-type": "application/json" } });
+if (Deno.env.get("HTTP1_ONLY")) {
+  const listener = Deno.listenTls({ hostname, port, cert, key, alpnProtocols: ["http/1.1"] });
+  Deno[Deno.internal].serveHttpOnListener(listener, undefined, handler, (error) => {
+    console.error(error);
+    return new Response("error", { status: 500 });
+  }, () => {});
+} else {
+  Deno.serve({ hostname, port, cert, key, onListen: () => {} }, handler);
+}
+`;
+
+/** The reference on Deno's Node layer: \`node:http2\` (PROTOCOL=h2) or \`node:https\`. */
+const NODE_WEBHOOK = `${ANSWER_JS}
+import http2 from "node:http2";
+import https from "node:https";
+const listener = (req, res) => {
+  const chunks = [];
+  req.on("data", (chunk) => chunks.push(chunk));
+  req.on("end", () => {
+    const body = answer(JSON.parse(Buffer.concat(chunks).toString()));
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+    });
+    res.end(body);
+  });
+};
+const server = Deno.env.get("PROTOCOL") === "h2"
+  ? http2.createSecureServer({ cert, key }, listener)
+  : https.createServer({ cert, key, ALPNProtocols: ["http/1.1"], noDelay: true }, listener);
+server.listen(port, hostname);
+`;
+
+/** A variant's figures in one shape: sequential times by round, rates and CPU by round. */
+interface Figures {
+  readonly rounds: number[][];
+  readonly rate: number[];
+  readonly cpu: number[];
+}
+
+/** The `q` quantile of `times` (nearest rank). */
+function quantile(times: readonly number[], q: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
+}
+
+const SLOW_MS = 30;
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+interface Summary {
+  readonly p50: number;
+  readonly addedP50: number;
+  readonly p99: number;
+  readonly p99ByRound: number[];
+  readonly p999: number;
+  readonly slow: number;
+  readonly creates: number;
+  readonly rate?: number;
+  readonly share?: number;
+}
+
+function summarise(f: Figures, none: Figures): Summary {
+  const all = f.rounds.flat();
+  const noneRate = none.rate.length ? median(none.rate) : undefined;
+  const rate = f.rate.length ? median(f.rate) : undefined;
+  return {
+    p50: median(f.rounds.map((t) => quantile(t, 0.5))),
+    addedP50: median(f.rounds.map((t, i) => quantile(t, 0.5) - quantile(none.rounds[i]!, 0.5))),
+    p99: median(f.rounds.map((t) => quantile(t, 0.99))),
+    p99ByRound: f.rounds.map((t) => quantile(t, 0.99)),
+    p999: quantile(all, 0.999),
+    slow: all.filter((t) => t > SLOW_MS).length,
+    creates: all.length,
+    ...(rate === undefined ? {} : { rate }),
+    ...(rate === undefined || noneRate === undefined ? {} : { share: rate / noneRate * 100 }),
+  };
+}
+
+/** Prints the tables and the targets of issue #28 (toolkit warm against Go's reference). */
+function printReport(report: {
+  shapes: { name: string; title: string; figures: Map<string, Figures> }[];
+  protocol: string | undefined;
+  memory: { toolkit: number; transport: number };
+  direct: { name: string; title: string; times: Map<string, number[][]> }[];
+}): void {
+  print(
+    `\nCreates through the kube-apiserver (server-side dry run): ${ROUNDS} rounds, each of ${CREATES} sequential creates of each Pod shape and ${DEPLOYMENTS} of the Deployment per webhook, interleaved one by one, then ${SECONDS} s of ${CLIENTS} concurrent clients per webhook and Pod shape. p50 and p99 are medians of the rounds; p99.9 and "over ${SLOW_MS} ms" count every create of every round.`,
+  );
+  const verdicts: string[] = [];
+  for (const shape of report.shapes) {
+    const none = shape.figures.get("no webhook")!;
+    const concurrent = none.rate.length > 0;
+    print(`\n${shape.title}\n`);
+    print(
+      `| webhook | added p50 | p50 | p99 by round | p99.9 | over ${SLOW_MS} ms |${
+        concurrent
+          ? ` creates/s at ${CLIENTS} clients by round | share of no webhook | CPU per review |`
+          : ""
+      }`,
+    );
+    print(`|---|---|---|---|---|---|${concurrent ? "---|---|---|" : ""}`);
+    const summaries = new Map<string, Summary>();
+    for (const [name, f] of shape.figures) {
+      const s = summarise(f, none);
+      summaries.set(name, s);
+      print(
+        `| ${name} | ${name === "no webhook" ? "–" : `+${ms(s.addedP50)}`} | ${ms(s.p50)} | ${
+          s.p99ByRound.map((v) => v.toFixed(1)).join(", ")
+        } ms | ${ms(s.p999)} | ${s.slow} / ${s.creates} |${
+          concurrent
+            ? ` ${f.rate.map((r) => r.toFixed(0)).join(", ")} | ${
+              s.share === undefined ? "" : `${s.share.toFixed(0)} %`
+            } | ${f.cpu.length ? ms(median(f.cpu)) : ""} |`
+            : ""
+        }`,
+      );
+    }
+    const go = summaries.get("Go net/http (HTTP/2)")!;
+    const deno = summaries.get("bare Deno.serve (HTTP/2)")!;
+    const toolkit = summaries.get("toolkit (warm verdict cache)")!;
+    const check = (met: boolean, text: string) =>
+      verdicts.push(`- ${shape.name}: ${met ? "met" : "MISSED"}: ${text}`);
+    check(
+      toolkit.slow <= go.slow,
+      `creates over ${SLOW_MS} ms ${toolkit.slow} / ${toolkit.creates}, Go ${go.slow}`,
+    );
+    check(
+      toolkit.p99 - go.p99 <= 1,
+      `p99 ${ms(toolkit.p99)}, Go ${ms(go.p99)} (within 1 ms)`,
+    );
+    const cheaper = Math.min(go.addedP50, deno.addedP50);
+    check(
+      toolkit.addedP50 - cheaper <= 0.3,
+      `added p50 +${ms(toolkit.addedP50)}, cheaper reference +${ms(cheaper)} (within 0.3 ms)`,
+    );
+    if (toolkit.share !== undefined && go.share !== undefined) {
+      check(
+        toolkit.share >= go.share - 5,
+        `rate at ${CLIENTS} clients ${toolkit.share.toFixed(0)} % of no webhook, Go ${
+          go.share.toFixed(0)
+        } % (within 5 points)`,
+      );
+    }
+  }
+  for (const direct of report.direct) {
+    print(`\n${direct.title}\n`);
+    print(`| webhook | p50 | p99 by round | p99.9 | over ${SLOW_MS} ms |`);
+    print("|---|---|---|---|---|");
+    const slow = new Map<string, number>();
+    for (const [name, rounds] of direct.times) {
+      const all = rounds.flat();
+      slow.set(name, all.filter((t) => t > SLOW_MS).length);
+      print(
+        `| ${name} | ${ms(median(rounds.map((t) => quantile(t, 0.5))))} | ${
+          rounds.map((t) => quantile(t, 0.99).toFixed(2)).join(", ")
+        } ms | ${ms(quantile(all, 0.999))} | ${slow.get(name)} / ${all.length} |`,
+      );
+    }
+    const toolkit = slow.get("toolkit (warm verdict cache)")!;
+    const go = slow.get("Go net/http (HTTP/2)")!;
+    verdicts.push(
+      `- ${direct.name}, straight to the webhook: ${
+        toolkit <= go ? "met" : "MISSED"
+      }: requests over ${SLOW_MS} ms ${toolkit}, Go ${go}`,
+    );
+  }
+  print(`\nThe API server called the Go reference over ${report.protocol ?? "(not seen)"}.`);
+  print(
+    `Peak resident memory: toolkit ${
+      (report.memory.toolkit / 1024).toFixed(0)
+    } MB, its transport alone ${
+      (report.memory.transport / 1024).toFixed(0)
+    } MB (the chart's limit: 256 MiB).`,
+  );
+  print("\nTargets of issue #28, toolkit warm against Go's net/http in this run:\n");
+  for (const line of verdicts) print(line);
+}
 
 /** CPU seconds (user + system, every thread) a process has used, from `/proc`. */
 async function cpuSeconds(pid: number): Promise<number> {
@@ -190,16 +467,15 @@ try {
   const coldTags: string[] = [];
   for (let i = 0; i < ROUNDS * CREATES + 20; i++) coldTags.push(await coldTag(i));
 
-  const patchPod = JSON.stringify([{
-    op: "replace",
-    path: "/spec/containers/0/image",
-    value: pinned,
-  }]);
-  const patchDeployment = JSON.stringify(servicePinned.map((value, i) => ({
-    op: "replace",
-    path: `/spec/template/spec/containers/${i}/image`,
-    value,
-  })));
+  const patches = {
+    P: JSON.stringify(pinPatch(["/spec/containers/0/image"], [pinned])),
+    R: JSON.stringify(pinPatch(REALISTIC_IMAGE_PATHS, servicePinned.slice(0, 4))),
+    D: JSON.stringify(pinPatch(deploymentImagePaths(CONTAINERS), servicePinned)),
+  };
+  const realisticImages: RealisticImages = {
+    init: serviceImages[0]!,
+    containers: [serviceImages[1]!, serviceImages[2]!, serviceImages[3]!],
+  };
 
   // The reference webhooks, with a serving certificate of the cluster's CA.
   const serving = await issueCert(work, cluster.ca, {
@@ -208,46 +484,77 @@ try {
     sans: LOOPBACK_SANS,
   });
   const caBundle = btoa(cluster.caCertPem);
-  const refEnv = (port: number) => ({
-    PATCH_POD: patchPod,
-    PATCH_DEPLOYMENT: patchDeployment,
-    PORT: String(port),
-    CERT: serving.certFile,
-    KEY: serving.keyFile,
-  });
   await Deno.writeTextFile(`${work}/main.go`, GO_WEBHOOK);
   await Deno.writeTextFile(`${work}/go.mod`, "module refwebhook\n\ngo 1.22\n");
-  const build = await new Deno.Command("go", {
-    args: ["build", "-o", "ref-webhook", "."],
-    cwd: work,
-    env: { CGO_ENABLED: "0", GOTOOLCHAIN: "local" },
-  }).output();
-  if (!build.success) throw new Error(new TextDecoder().decode(build.stderr));
-  await Deno.writeTextFile(`${work}/deno_webhook.ts`, DENO_WEBHOOK);
-  const webhookFlags = (v8: string) => ["--unstable-net", ...(v8 ? [`--v8-flags=${v8}`] : [])];
-  const references: {
-    slug: string;
-    command: string;
-    args: string[];
-    env?: Record<string, string>;
-  }[] = [
-    { slug: "go", command: `${work}/ref-webhook`, args: [] },
-    { slug: "deno", command: Deno.execPath(), args: ["run", "-A", `${work}/deno_webhook.ts`] },
+  await Deno.mkdir(`${work}/client`);
+  await Deno.writeTextFile(`${work}/client/main.go`, GO_CLIENT);
+  await Deno.writeTextFile(`${work}/client/go.mod`, "module directclient\n\ngo 1.22\n");
+  for (const [dir, output] of [[work, "ref-webhook"], [`${work}/client`, "../direct-client"]]) {
+    const build = await new Deno.Command("go", {
+      args: ["build", "-o", output!, "."],
+      cwd: dir,
+      env: { CGO_ENABLED: "0", GOTOOLCHAIN: "local" },
+    }).output();
+    if (!build.success) throw new Error(new TextDecoder().decode(build.stderr));
+  }
+  await Deno.writeTextFile(`${work}/deno_webhook.js`, DENO_WEBHOOK);
+  await Deno.writeTextFile(`${work}/node_webhook.js`, NODE_WEBHOOK);
+  const webhookFlags = (v8: string) => v8 ? [`--v8-flags=${v8}`] : [];
+  const denoRun = (script: string) => [
+    "run",
+    "-A",
+    ...webhookFlags(WEBHOOK_V8_FLAGS),
+    script,
+  ];
+  interface Reference {
+    readonly slug: string;
+    readonly name: string;
+    readonly command: string;
+    readonly args: string[];
+    readonly env?: Record<string, string>;
+  }
+  const references: Reference[] = [
+    { slug: "go", name: "Go net/http (HTTP/2)", command: `${work}/ref-webhook`, args: [] },
     {
-      slug: "deno-flags",
+      slug: "deno",
+      name: "bare Deno.serve (HTTP/2)",
       command: Deno.execPath(),
-      args: ["run", "-A", ...webhookFlags(WEBHOOK_V8_FLAGS), `${work}/deno_webhook.ts`],
-      env: { ONE_WRITE: `${ROOT}webhook/response_body.ts` },
+      args: denoRun(`${work}/deno_webhook.js`),
+    },
+    ...(values["deno-http1"]
+      ? [{
+        slug: "deno-h1",
+        name: "bare Deno.serve, http/1.1 only",
+        command: Deno.execPath(),
+        args: denoRun(`${work}/deno_webhook.js`),
+        env: { HTTP1_ONLY: "1" },
+      }]
+      : []),
+    {
+      slug: "node-h2",
+      name: "bare node:http2",
+      command: Deno.execPath(),
+      args: denoRun(`${work}/node_webhook.js`),
+      env: { PROTOCOL: "h2" },
+    },
+    {
+      slug: "node-h1",
+      name: "bare node:https (HTTP/1.1)",
+      command: Deno.execPath(),
+      args: denoRun(`${work}/node_webhook.js`),
+    },
+    {
+      slug: "transport-deno",
+      name: "toolkit's transport on Deno.serve (before), fixed decision",
+      command: Deno.execPath(),
+      args: denoRun(`${ROOT}tests/bench/_transport_webhook.ts`),
+      env: { SERVE: "deno" },
     },
     {
       slug: "transport",
+      name: "toolkit's transport, fixed decision",
       command: Deno.execPath(),
-      args: [
-        "run",
-        "-A",
-        ...webhookFlags(WEBHOOK_V8_FLAGS),
-        `${ROOT}tests/bench/_transport_webhook.ts`,
-      ],
+      args: denoRun(`${ROOT}tests/bench/_transport_webhook.ts`),
     },
   ];
   const pids: Record<string, number> = {};
@@ -255,8 +562,18 @@ try {
   for (const ref of references) {
     ports[ref.slug] = freePort();
     const p = await startProcess(ref.command, ref.args, {
-      env: { ...refEnv(ports[ref.slug]!), ...ref.env },
+      env: {
+        PATCH_P: patches.P,
+        PATCH_R: patches.R,
+        PATCH_D: patches.D,
+        REVIEW_DUMP: work,
+        PORT: String(ports[ref.slug]),
+        CERT: serving.certFile,
+        KEY: serving.keyFile,
+        ...ref.env,
+      },
       logFile: `${work}/${ref.slug}.log`,
+      cwd: ROOT,
     });
     processes.push(p);
     pids[ref.slug] = p.pid;
@@ -414,7 +731,11 @@ try {
   const user = (parse(await Deno.readTextFile(cluster.kubeconfigPath)) as {
     users: { user: Record<string, string> }[];
   }).users[0]!.user;
+  // HTTP/1.1: Deno's HTTP/2 client, like its server, does not set TCP_NODELAY and writes a
+  // request body of 1 KiB or more apart from its headers, so a realistic Pod's create would wait
+  // 40 ms for the API server's delayed ACK before any webhook is called.
   const client = Deno.createHttpClient({
+    http2: false,
     caCerts: [cluster.caCertPem],
     cert: atob(user["client-certificate-data"]!),
     key: atob(user["client-key-data"]!),
@@ -434,39 +755,41 @@ try {
     if (r.status !== 201) throw new Error(`create: ${r.status} ${text.slice(0, 300)}`);
     return { ms, body: JSON.parse(text) };
   };
-  const createPod = (namespace: string, img: string) =>
-    post(`/api/v1/namespaces/${namespace}/pods`, {
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: `p-${serial++}`, namespace },
-      spec: { containers: [{ name: "app", image: img }] },
-    });
-  const createDeployment = (namespace: string) => {
-    const name = `d-${serial++}`;
-    return post(`/apis/apps/v1/namespaces/${namespace}/deployments`, {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { name, namespace },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: { app: name } },
-        template: {
-          metadata: { labels: { app: name } },
-          spec: {
-            containers: serviceImages.map((img, i) => ({ name: `c${i}`, image: img })),
-          },
-        },
-      },
-    });
-  };
+  const podsPath = (namespace: string) => `/api/v1/namespaces/${namespace}/pods`;
+  const createSmall = (namespace: string, img: string) =>
+    post(podsPath(namespace), smallPod(`p-${serial++}`, namespace, img));
+  const createRealistic = (namespace: string) =>
+    post(podsPath(namespace), realisticPod(`r-${serial++}`, namespace, realisticImages));
+  const createDeployment = (namespace: string) =>
+    post(
+      `/apis/apps/v1/namespaces/${namespace}/deployments`,
+      deployment(`d-${serial++}`, namespace, serviceImages),
+    );
   // The API server picks configurations up asynchronously: wait until each namespace's creates
   // are patched by its webhook (and those of the namespace without one are not).
   for (const slug of slugs) {
     await waitFor(`the webhook of ${namespaceOf(slug)} to take effect`, async () => {
-      const { body } = await createPod(namespaceOf(slug), image);
+      const { body } = await createSmall(namespaceOf(slug), image);
       const pod = body as { spec?: { containers?: { image: string }[] } };
       return (pod.spec?.containers?.[0]?.image === pinned) === (slug !== "none");
     }, { timeoutMs: 30_000 });
+  }
+  // Every webhook pins every image of the realistic Pod and the Deployment.
+  for (const slug of slugs.filter((s) => s !== "none")) {
+    const pod = (await createRealistic(namespaceOf(slug))).body as {
+      spec: { initContainers: { image: string }[]; containers: { image: string }[] };
+    };
+    const podImages = [...pod.spec.initContainers, ...pod.spec.containers].map((c) => c.image);
+    const made = (await createDeployment(namespaceOf(slug))).body as {
+      spec: { template: { spec: { containers: { image: string }[] } } };
+    };
+    const deploymentImages = made.spec.template.spec.containers.map((c) => c.image);
+    if (
+      JSON.stringify(podImages) !== JSON.stringify(servicePinned.slice(0, 4)) ||
+      JSON.stringify(deploymentImages) !== JSON.stringify(servicePinned)
+    ) {
+      throw new Error(`the webhook of ${slug} did not pin every image`);
+    }
   }
 
   interface Variant {
@@ -475,36 +798,25 @@ try {
     readonly image: () => string;
   }
   let coldNext = 0;
-  const podVariants: Variant[] = [
+  const warm: Variant[] = [
     { name: "no webhook", slug: "none", image: () => image },
-    { name: "Go standard library, patch only", slug: "go", image: () => image },
-    { name: "bare Deno.serve, patch only", slug: "deno", image: () => image },
-    {
-      name: `bare Deno.serve, with the webhook's runtime flags and one-write answers`,
-      slug: "deno-flags",
-      image: () => image,
-    },
-    { name: "toolkit's transport, fixed decision", slug: "transport", image: () => image },
+    ...references.map((r) => ({ name: r.name, slug: r.slug, image: () => image })),
     { name: "toolkit (warm verdict cache)", slug: "toolkit", image: () => image },
+  ];
+  const smallVariants: Variant[] = [
+    ...warm,
     {
       name: "toolkit (cold: a new tag each create)",
       slug: "toolkit",
       image: () => coldTags[coldNext++]!,
     },
   ];
-  const percentiles = (times: number[]) => {
-    const sorted = [...times].sort((a, b) => a - b);
-    const n = sorted.length;
-    return {
-      p50: sorted[Math.floor(n * 0.5)]!,
-      p99: sorted[Math.min(n - 1, Math.floor(n * 0.99))]!,
-    };
-  };
+
   /** `n` creates of every variant, interleaved one by one (the order turns every pass). */
-  const interleaved = async <V extends { name: string }>(
-    variants: readonly V[],
+  const interleaved = async (
+    variants: readonly Variant[],
     n: number,
-    create: (v: V) => Promise<number>,
+    create: (v: Variant) => Promise<number>,
   ) => {
     const times = new Map<string, number[]>(variants.map((v) => [v.name, []]));
     for (let i = 0; i < n; i++) {
@@ -513,12 +825,14 @@ try {
         times.get(v.name)!.push(await create(v));
       }
     }
-    return new Map([...times].map(([name, t]) => [name, percentiles(t)]));
+    return times;
   };
-  const throughput = async (slug: string, next: () => Promise<unknown>) => {
+  /** `CLIENTS` clients creating for `seconds`: how many creates, and the webhook's CPU time. */
+  const burst = async (slug: string, seconds: number, next: () => Promise<unknown>) => {
     const pid = pids[slug];
     const cpuBefore = pid === undefined ? 0 : await cpuSeconds(pid);
-    const end = performance.now() + SECONDS * 1000;
+    const start = performance.now();
+    const end = start + seconds * 1000;
     let done = 0;
     await Promise.all(Array.from({ length: CLIENTS }, async () => {
       while (performance.now() < end) {
@@ -526,99 +840,187 @@ try {
         done++;
       }
     }));
-    const cpu = pid === undefined ? undefined : (await cpuSeconds(pid)) - cpuBefore;
     return {
-      rate: done / SECONDS,
-      cpuMsPerReview: cpu === undefined ? undefined : cpu * 1000 / done,
+      done,
+      seconds: (performance.now() - start) / 1000,
+      cpu: pid === undefined ? 0 : (await cpuSeconds(pid)) - cpuBefore,
     };
   };
-
-  interface Figures {
-    p50: number[];
-    p99: number[];
-    added: number[];
-    rate: number[];
-    cpu: number[];
-  }
-  const podFigures = new Map<string, Figures>();
-  const deploymentFigures = new Map<string, Figures>();
-  const figures = (table: Map<string, Figures>, name: string) => {
-    let f = table.get(name);
-    if (f === undefined) table.set(name, f = { p50: [], p99: [], added: [], rate: [], cpu: [] });
-    return f;
-  };
-  const warmVariants = podVariants.filter((v) => !v.name.includes("cold"));
-  // Warm-up: connections, caches and the JIT of every path.
-  await interleaved(
-    warmVariants,
-    20,
-    async (v) => (await createPod(namespaceOf(v.slug), image)).ms,
-  );
-  await interleaved(warmVariants, 5, async (v) => (await createDeployment(namespaceOf(v.slug))).ms);
-  for (let round = 0; round < ROUNDS; round++) {
-    const pods = await interleaved(
-      podVariants,
-      CREATES,
-      async (v) => (await createPod(namespaceOf(v.slug), v.image())).ms,
-    );
-    const deployments = await interleaved(
-      warmVariants,
-      DEPLOYMENTS,
-      async (v) => (await createDeployment(namespaceOf(v.slug))).ms,
-    );
-    for (
-      const [table, results] of [[podFigures, pods], [deploymentFigures, deployments]] as const
-    ) {
-      const none = results.get("no webhook")!.p50;
-      for (const [name, r] of results) {
-        const f = figures(table, name);
-        f.p50.push(r.p50);
-        f.p99.push(r.p99);
-        f.added.push(r.p50 - none);
+  /**
+   * The rate at `CLIENTS` clients of every variant: `SECONDS` each, in slices of one second
+   * taken in turn (the order turning every slice), so that the machine's drift touches every
+   * variant alike.
+   */
+  const throughputs = async (
+    variants: readonly Variant[],
+    create: (v: Variant) => Promise<unknown>,
+  ) => {
+    const totals = new Map(variants.map((v) => [v.name, { done: 0, seconds: 0, cpu: 0 }]));
+    const slices = Math.max(1, Math.round(SECONDS));
+    for (let i = 0; i < slices; i++) {
+      for (let j = 0; j < variants.length; j++) {
+        const v = variants[(i + j) % variants.length]!;
+        const b = await burst(v.slug, SECONDS / slices, () => create(v));
+        const t = totals.get(v.name)!;
+        t.done += b.done;
+        t.seconds += b.seconds;
+        t.cpu += b.cpu;
       }
     }
-    // Throughput, one variant after another (the order turns every round).
-    for (let j = 0; j < warmVariants.length; j++) {
-      const v = warmVariants[(round + j) % warmVariants.length]!;
-      const t = await throughput(v.slug, () => createPod(namespaceOf(v.slug), v.image()));
-      const f = figures(podFigures, v.name);
-      f.rate.push(t.rate);
-      if (t.cpuMsPerReview !== undefined) f.cpu.push(t.cpuMsPerReview);
+    return new Map(
+      variants.map((v) => {
+        const t = totals.get(v.name)!;
+        return [v.name, {
+          rate: t.done / t.seconds,
+          cpuMsPerReview: pids[v.slug] === undefined ? undefined : t.cpu * 1000 / t.done,
+        }];
+      }),
+    );
+  };
+
+  type ShapeName = "small" | "realistic" | "deployment";
+  const shapes: {
+    readonly name: ShapeName;
+    readonly variants: readonly Variant[];
+    readonly creates: number;
+    readonly create: (v: Variant) => Promise<{ ms: number }>;
+    readonly concurrent: boolean;
+  }[] = [
+    {
+      name: "small",
+      variants: smallVariants,
+      creates: CREATES,
+      create: (v) => createSmall(namespaceOf(v.slug), v.image()),
+      concurrent: true,
+    },
+    {
+      name: "realistic",
+      variants: warm,
+      creates: CREATES,
+      create: (v) => createRealistic(namespaceOf(v.slug)),
+      concurrent: true,
+    },
+    {
+      name: "deployment",
+      variants: warm,
+      creates: DEPLOYMENTS,
+      create: (v) => createDeployment(namespaceOf(v.slug)),
+      concurrent: false,
+    },
+  ];
+  // Straight to each webhook: the realistic Pod's and the Deployment's reviews as the API server
+  // sent them to the Go reference, from Go's own HTTP client, without the API server's time and
+  // noise.
+  const directSlugs = [...references.map((r) => r.slug), "toolkit"];
+  const directUrl = (slug: string) =>
+    `https://127.0.0.1:${slug === "toolkit" ? toolkitPort : ports[slug]}/admit`;
+  const directShapes = ["r", "d"] as const;
+  const directTimes = new Map(
+    directShapes.map((shape) => [
+      shape,
+      new Map<string, number[][]>(directSlugs.map((slug) => [slug, []])),
+    ]),
+  );
+  const directRound = async (shape: "r" | "d"): Promise<Record<string, number[]>> => {
+    const out = await new Deno.Command(`${work}/direct-client`, {
+      args: [
+        "-ca",
+        `${cluster.ca.certFile},${work}/tls/ca.crt`,
+        "-body",
+        `${work}/review-${shape}.json`,
+        "-n",
+        String(DIRECT),
+        ...directSlugs.map(directUrl),
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!out.success) throw new Error(`direct client: ${new TextDecoder().decode(out.stderr)}`);
+    const byUrl = JSON.parse(new TextDecoder().decode(out.stdout)) as Record<string, number[]>;
+    return Object.fromEntries(directSlugs.map((slug) => [slug, byUrl[directUrl(slug)] ?? []]));
+  };
+
+  const results = new Map<ShapeName, Map<string, Figures>>(
+    shapes.map((s) => [s.name, new Map()]),
+  );
+  const figures = (shape: ShapeName, name: string) => {
+    const table = results.get(shape)!;
+    let f = table.get(name);
+    if (f === undefined) table.set(name, f = { rounds: [], rate: [], cpu: [] });
+    return f;
+  };
+  // Warm-up: connections, caches and the JIT of every path (the cold variant has no warm-up).
+  for (const shape of shapes) {
+    await interleaved(warm, 20, async (v) => (await shape.create(v)).ms);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const shape of shapes) {
+      const times = await interleaved(
+        shape.variants,
+        shape.creates,
+        async (v) => (await shape.create(v)).ms,
+      );
+      for (const [name, t] of times) figures(shape.name, name).rounds.push(t);
+    }
+    for (const shape of shapes.filter((s) => s.concurrent)) {
+      for (const [name, t] of await throughputs(warm, shape.create)) {
+        const f = figures(shape.name, name);
+        f.rate.push(t.rate);
+        if (t.cpuMsPerReview !== undefined) f.cpu.push(t.cpuMsPerReview);
+      }
+    }
+    // Straight to each webhook, without the API server.
+    for (const shape of DIRECT > 0 ? directShapes : []) {
+      const times = await directRound(shape);
+      for (const [slug, t] of Object.entries(times)) directTimes.get(shape)!.get(slug)!.push(t);
     }
   }
   client.close();
 
-  const ms = (values: number[]) => `${median(values).toFixed(2)} ms`;
-  const none = median(podFigures.get("no webhook")!.rate);
-  print(
-    `\nPod creates through the kube-apiserver (server-side dry run), medians of ${ROUNDS} rounds; sequential creates interleaved one by one\n`,
-  );
-  print(
-    `| webhook | p50 | p99 | added p50 (sequential) | creates/s at ${CLIENTS} clients | vs no webhook | webhook CPU per review |`,
-  );
-  print("|---|---|---|---|---|---|---|");
-  for (const [name, f] of podFigures) {
-    const rate = f.rate.length ? median(f.rate) : undefined;
-    print(
-      `| ${name} | ${ms(f.p50)} | ${ms(f.p99)} | ${
-        name === "no webhook" ? "–" : `+${ms(f.added)}`
-      } | ${rate === undefined ? "" : rate.toFixed(0)} | ${
-        rate === undefined ? "" : `${Math.round((rate / none) * 100)} %`
-      } | ${f.cpu.length ? ms(f.cpu) : ""} |`,
-    );
-  }
-  print(`\nA Deployment of ${CONTAINERS} containers (ten signed images), sequential creates\n`);
-  print("| webhook | p50 | p99 | added p50 |");
-  print("|---|---|---|---|");
-  for (const [name, f] of deploymentFigures) {
-    print(
-      `| ${name} | ${ms(f.p50)} | ${ms(f.p99)} | ${
-        name === "no webhook" ? "–" : `+${ms(f.added)}`
-      } |`,
-    );
-  }
-  const protocol = (await Deno.readTextFile(`${work}/go.log`)).match(/protocol (\S+)/)?.[1];
-  print(`\nThe API server called the Go reference over ${protocol ?? "(not seen)"}.`);
+  const log = await Deno.readTextFile(`${work}/go.log`);
+  const protocol = log.match(/protocol (\S+)/)?.[1];
+  const reviewBytes = (letter: string) => log.match(new RegExp(`review ${letter} (\\d+)`))?.[1];
+  const peakKb = async (pid: number) =>
+    Number((await Deno.readTextFile(`/proc/${pid}/status`)).match(/VmHWM:\s+(\d+)/)?.[1]);
+  const memory = {
+    toolkit: await peakKb(pids.toolkit!),
+    transport: await peakKb(pids.transport!),
+  };
+  printReport({
+    shapes: shapes.map((s) => ({
+      name: s.name,
+      title: s.name === "small"
+        ? `A one-container Pod (a review of ${reviewBytes("p") ?? "?"} bytes)`
+        : s.name === "realistic"
+        ? `A realistic Pod: labels, annotations, env, an init container and three containers (a review of ${
+          reviewBytes("r") ?? "?"
+        } bytes)`
+        : `A Deployment of ${CONTAINERS} containers, ten signed images (a review of ${
+          reviewBytes("d") ?? "?"
+        } bytes)`,
+      figures: results.get(s.name)!,
+    })),
+    protocol,
+    memory,
+    direct: DIRECT > 0
+      ? directShapes.map((shape) => ({
+        name: shape === "r" ? "realistic" : "deployment",
+        title: `Straight to each webhook, the ${
+          shape === "r" ? "realistic Pod's" : "Deployment's"
+        } review (${
+          reviewBytes(shape) ?? "?"
+        } bytes) from Go's net/http client, ${DIRECT} sequential requests per webhook a round, interleaved`,
+        times: new Map(
+          [...directTimes.get(shape)!].map(([slug, rounds]) => [
+            slug === "toolkit"
+              ? "toolkit (warm verdict cache)"
+              : references.find((r) => r.slug === slug)!.name,
+            rounds,
+          ]),
+        ),
+      }))
+      : [],
+  });
 } finally {
   for (const p of processes.reverse()) await p.stop().catch(() => {});
   await Deno.remove(work, { recursive: true }).catch(() => {});

@@ -8,7 +8,8 @@
  *   signature from the lookaside store and verifies it;
  *
  * next to a bare `Deno.serve` TLS server that reads the same body and answers a fixed response
- * of the webhook's size (the ceiling on this machine). The
+ * of the webhook's size (the ceiling on this machine; wrk speaks HTTP/1.1, and Deno's HTTP/1.1
+ * layer writes an answer this small at once). The
  * load generator is `wrk` (one thread; the webhook gets the other core). The figures are
  * printed and written into the "Admission webhook" section of `docs/benchmarks.md`.
  *
@@ -45,17 +46,19 @@ const duration = Number(values.duration);
 const NOTES = `
 ### Where the time goes
 
-A V8 CPU profile of the warm run (\`--v8-flags=--prof\`, ticks attributed to functions by a small
-script) puts about 60 %
-of the webhook's CPU in the Deno runtime itself (TLS, HTTP/1.1 parsing and writing, ops) and
-about 40 % in JavaScript, of which reading and parsing the review, the decision (cache lookups,
-promise hops), building the answer and writing the log line are each a few percent. The bare \`Deno.serve\` server of the first row (which reads the same body and answers a
-fixed response of the same size) does only the runtime's part; the webhook does that part and its
-JavaScript besides, and answers about a third as many reviews (about 40 % on a busy machine). Changes that the
-profile led to: one interval timer for all review deadlines instead of a timer per review
-(Deno 2's global \`setTimeout\` is Node's and was the largest JavaScript cost), the body read with
-\`Request.text()\` when its length is known, the path taken from the URL string without parsing
-it, and cache hits that do not reorder the LRU on every hit.
+The webhook serves HTTP/1.1 itself, over \`node:tls\` (\`webhook/server.ts\`, \`webhook/http1.ts\`; issue
+#28, see "What every Pod create pays"). A V8 CPU profile of it under 16 connections with a 7 KB review
+(\`--cpu-prof\`, toolkit's transport with a fixed decision) puts the largest parts in parsing the
+review's JSON (15 % of the samples) and the TLS write of the answer (13 %, encryption and the
+system call); reading HTTP/1.1 (\`webhook/http1.ts\`) is about 2 %, the log line 1 %. The bare
+\`Deno.serve\` server of the first row (which reads the same body and answers a fixed response of the
+same size, with Deno's HTTP/1.1 layer in Rust) is the ceiling; the webhook does the same work in
+JavaScript and the decision besides. Before issue #28 the webhook served with \`Deno.serve\`; a profile
+of that (\`--v8-flags=--prof\`) put about 60 % of its CPU in the Deno runtime (TLS, HTTP/1.1 parsing
+and writing, ops). Changes the profiles led to: one interval timer for all review deadlines instead
+of a timer per review (Deno 2's global \`setTimeout\` is Node's and was the largest JavaScript cost),
+the path taken from the URL string without parsing it, cache hits that do not reorder the LRU on
+every hit, and those listed under "What every Pod create pays" below.
 
 The figures vary from run to run by up to a third on this machine: it has two cores, shares them
 with the load generator, and other work (other test suites) may run on it at the same time; the
@@ -76,10 +79,9 @@ to 105 MB (RSS about 155 MB) for the same throughput; with it, it stays near 50 
 \`HEAD\` per review at the registry (the digest cache is off), one lookaside file read and one
 Ed25519 signature verification with openpgp.js.
 
-One thing the table does not show: \`Deno.serve\` does not set \`TCP_NODELAY\` on TLS connections,
-so an answer it writes in two TCP segments waits for the client's delayed ACK (about 40 ms on
-Linux). An admission with its patch (about 390 bytes here) is written at once; long denials are
-not, and take about 40 ms more. See docs/admission.md, "Limits".
+Every answer leaves in one write on a socket with \`TCP_NODELAY\`, so none waits for the client's
+delayed ACK (40 ms on Linux); why \`Deno.serve\` could not do that is in "What every Pod create pays"
+and docs/admission.md, "Known limits".
 `;
 const connections = Number(values.connections);
 
@@ -421,7 +423,7 @@ ${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
       cpu || "an unknown CPU"
     } (${cores} cores, ${memTotal} GiB, ${kernel}), Deno ${Deno.version.deno}, ${wrkVersion}.`,
     `The load generator (\`wrk\`, one thread) shares the machine with the webhook; everything runs on 127.0.0.1. Load average at the end of the run: ${load}.`,
-    `Each request is a ${bodySize}-byte AdmissionReview of a Pod with one image signed with simple signing (Ed25519) in the local distribution registry, its signature in a \`file://\` lookaside store; the webhook runs from \`--policies\` files with \`--unstable-net --v8-flags=--max-semi-space-size=4\` and writes its JSON log line per review to a file. ${duration} s per row, after a warm-up; the ceiling and the warm webhook are measured ${RUNS} times each, and the run with the median and the best throughput are shown.`,
+    `Each request is a ${bodySize}-byte AdmissionReview of a Pod with one image signed with simple signing (Ed25519) in the local distribution registry, its signature in a \`file://\` lookaside store; the webhook runs from \`--policies\` files with \`--v8-flags=--max-semi-space-size=4\` and writes its JSON log line per review to a file. ${duration} s per row, after a warm-up; the ceiling and the warm webhook are measured ${RUNS} times each, and the run with the median and the best throughput are shown.`,
     "",
     "| Run | Connections | Reviews/s | p50 (ms) | p90 (ms) | p99 (ms) | RSS (MB) | Errors |",
     "|---|---|---|---|---|---|---|---|",

@@ -491,7 +491,8 @@ async function assertServes(
     certFile: `${dir}/tls.crt`,
     keyFile: `${dir}/tls.key`,
     reloadIntervalMs: 3_600_000,
-  }, () => new Response("ok"));
+    limits: { maxBodyBytes: 1024 },
+  }, () => Promise.resolve({ status: 200, contentType: "text/plain", body: "ok" }));
   const tcp = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
   const tls = await Deno.startTls(tcp, {
     hostname: SERVICE_DNS_NAME,
