@@ -8,9 +8,10 @@
  * implementation is imported only when its command runs, so `toolkit --version` and `--help`
  * stay fast.
  *
- * A run goes parse (yargs, from the declaration) → resolve and validate ({@link resolveOptions}
- * in `options.ts`: environment defaults, types, choices, numbers) → the command's own checks and
- * work, on a typed object: no command reads untyped arguments.
+ * A run goes parse (`parse.ts`, strict, from the declaration) → resolve and validate
+ * ({@link resolveOptions} in `options.ts`: environment defaults, types, choices, numbers,
+ * durations) → the command's own checks and work, on a typed object: no command reads untyped
+ * arguments.
  *
  * @module
  */
@@ -21,11 +22,16 @@ import type { CliIO } from "./io.ts";
 import { type OptionsOf, type OptionsSpec, resolveOptions } from "./options.ts";
 import type { Terminal } from "./terminal.ts";
 
-/** `--kubeconfig`, `--context` and, where a command has it, `--throttle`. */
+/**
+ * `--kubeconfig`, `--context`, `--request-timeout` (ms, 0: no limit) and, where a command has
+ * it, `--throttle`; `-v` tells each request.
+ */
 export interface KubeOptions {
   readonly kubeconfig: string | undefined;
   readonly context: string | undefined;
   readonly throttle?: boolean;
+  readonly requestTimeout?: number;
+  readonly verbose?: boolean;
 }
 
 /** Time, for the waits of a command (both are called unbound, as `lib/poll.ts` does). */

@@ -11,6 +11,7 @@
  * @module
  */
 import { command, type CommandSpec, group } from "./command.ts";
+import { COMPLETION } from "./completion_command.ts";
 import { CONSOLE } from "./dev/console_command.ts";
 import { CREATE_WEBHOOK } from "./dev/create_webhook_command.ts";
 import { CREDENTIALS } from "./dev/credentials_command.ts";
@@ -52,6 +53,7 @@ import { YQ } from "./yq/yq_command.ts";
 
 /** The top-level commands, in the order of `--help`. */
 export const COMMANDS: readonly CommandSpec[] = [
+  command(COMPLETION, () => import("./print_completion.ts").then((m) => m.run)),
   command(CONSOLE, () => import("./dev/console.ts").then((m) => m.run)),
   command(CREATE_WEBHOOK, () => import("./dev/create_webhook.ts").then((m) => m.run)),
   command(CREDENTIALS, () => import("./dev/credentials.ts").then((m) => m.run)),

@@ -42,10 +42,14 @@ export function completions(commands: readonly CommandSpec[], words: readonly st
     const last = words.at(-2);
     const flagName = last?.replace(/^--?/, "");
     const flag = flagName ? spec.flags?.[flagName] : undefined;
-    return flag?.choices ? flag.choices.filter((c) => c.startsWith(current)) : [];
+    if (flag && flag.type !== "boolean") {
+      return flag.choices ? flag.choices.filter((c) => c.startsWith(current)) : [];
+    }
+    // An argument with choices (`completion bash|zsh`).
+    const choices = Object.values(spec.positionals ?? {}).flatMap((p) => p.choices ?? []);
+    return choices.filter((c) => c.startsWith(current));
   }
   const names = level.map(commandName);
-  if (!spec) names.push("completion");
   return names.filter((n) => n.startsWith(current));
 }
 

@@ -1,6 +1,7 @@
 /**
  * The real {@linkcode CommandContext}: the Kubernetes client of the kubeconfig (honouring
- * `--kubeconfig`, `--context`, `--throttle` and the environment of the command's IO, never
+ * `--kubeconfig`, `--context`, `--throttle`, `--request-timeout`, `-v` (each request told) and
+ * the environment of the command's IO, never
  * `Deno.env`), the git host and vault clients, the system clock and the terminal. `cli/main.ts`
  * makes it once for the process; tests make it with their own IO and replace what they fake.
  * Each client's module is imported only when a command asks for one, so `--help` stays fast.
@@ -10,6 +11,7 @@
 import type { CommandContext } from "./command.ts";
 import type { CliIO } from "./io.ts";
 import { promptTerminal } from "./terminal.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestObserver } from "./network.ts";
 
 /** The parts of a context a caller may replace. */
 export type ContextOverrides = Partial<Omit<CommandContext, "io" | "programName">>;
@@ -25,12 +27,15 @@ export function commandContext<IO extends CliIO>(
     programName,
     kube: async (options) => {
       const { connectCluster } = await import("../lib/kube/mod.ts");
+      const onRequest = requestObserver(io, options);
       return await connectCluster({
         kubeconfig: options.kubeconfig || undefined,
         context: options.context || undefined,
         env: io.env,
         cwd: io.cwd,
         ...(options.throttle === true ? { requestsPerSecond: 2 } : {}),
+        requestTimeoutMs: options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        ...(onRequest ? { onRequest } : {}),
       });
     },
     gitHost: async (git, options) => {

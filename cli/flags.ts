@@ -6,6 +6,10 @@
  * @module
  */
 import type { FlagSpec } from "./options.ts";
+import { REQUEST_TIMEOUT_FLAG } from "./network.ts";
+
+/** `--request-timeout`, kubectl's, for every command that reaches a server (`network.ts`). */
+export const REQUEST_TIMEOUT = { "request-timeout": REQUEST_TIMEOUT_FLAG } as const;
 
 /** `--kubeconfig` and `--context`, for every command that talks to a cluster. */
 export const KUBE_FLAGS = {
@@ -14,6 +18,7 @@ export const KUBE_FLAGS = {
     describe: "Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)",
   },
   context: { type: "string", describe: "The kubeconfig context to use (default: the current one)" },
+  ...REQUEST_TIMEOUT,
 } as const satisfies Record<string, FlagSpec>;
 
 /** `--throttle`: 2 requests a second, on by default in IBM Cloud Shell (`CLOUDSHELL=true`) as with igc. */
@@ -67,6 +72,7 @@ export const REGISTRY_FLAGS = {
     describe: "Registry credentials file (containers auth.json format)",
   },
   "cert-dir": { type: "string", describe: "Directory of CA certificates (*.crt) for the registry" },
+  ...REQUEST_TIMEOUT,
 } as const satisfies Record<string, FlagSpec>;
 
 /**
@@ -100,6 +106,7 @@ export const VAULT_FLAGS = {
     env: "KMS_KEY_RING",
     describe: "The key ring (x-kms-key-ring): keys are stored in it and looked up only in it",
   },
+  ...REQUEST_TIMEOUT,
 } as const satisfies Record<string, FlagSpec>;
 
 /** `--git-host-type` and `--git-ca-file`, for the commands that call a git host's API. */
@@ -118,6 +125,7 @@ export const GIT_HOST_FLAGS = {
     describe:
       "The git host's API base URL, when it is not where the flavour has it (e.g. a GitHub Enterprise API behind another host name)",
   },
+  ...REQUEST_TIMEOUT,
 } as const satisfies Record<string, FlagSpec>;
 
 const TEMPLATE_NAMESPACE = {

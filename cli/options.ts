@@ -13,8 +13,11 @@ import { UsageError } from "../lib/errors.ts";
 
 /** A flag of a command. */
 export interface FlagSpec {
-  /** The value type. */
-  readonly type: "string" | "boolean" | "number" | "array";
+  /**
+   * The value type. `duration` is kubectl's: `30s`, `2m`, `1h30m`, a bare number of seconds, `0`
+   * for none; its value is in milliseconds.
+   */
+  readonly type: "string" | "boolean" | "number" | "duration" | "array";
   /** Help text. */
   readonly describe: string;
   /** Other names (`n` for `--namespace`). */
@@ -55,6 +58,8 @@ export interface PositionalSpec {
   readonly required?: boolean;
   /** An empty string is a value, not a missing argument (`yq w f key ''`). */
   readonly allowEmpty?: boolean;
+  /** The only values accepted. */
+  readonly choices?: readonly string[];
 }
 
 /** What a command accepts: its positionals (in order) and flags (by long name). */
@@ -72,7 +77,7 @@ export type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}
 
 /** The value type of a flag. */
 type FlagValue<F extends FlagSpec> = F["type"] extends "boolean" ? boolean
-  : F["type"] extends "number" ? number
+  : F["type"] extends "number" | "duration" ? number
   : F["type"] extends "array" ? readonly string[]
   : F extends { readonly choices: readonly (infer C)[] } ? C
   : string;
@@ -95,6 +100,9 @@ type PositionalOptions<Positionals> = Positionals extends Readonly<Record<string
   ? {
     readonly [K in keyof Positionals & string]: Positionals[K] extends { readonly variadic: true }
       ? readonly string[]
+      : Positionals[K] extends { readonly choices: readonly (infer C)[] }
+        ? Positionals[K] extends { readonly required: true } | { readonly default: string } ? C
+        : C | undefined
       : Positionals[K] extends { readonly required: true } | { readonly default: string } ? string
       : string | undefined;
   }
@@ -124,7 +132,11 @@ export function defineOptions<const S extends OptionsSpec>(spec: S): S {
 
 /** The flags of every command, added to each by the CLI. */
 export const COMMON_FLAGS: Readonly<Record<string, FlagSpec>> = {
-  verbose: { type: "boolean", alias: "v", describe: "Tell each step on stderr" },
+  verbose: {
+    type: "boolean",
+    alias: "v",
+    describe: "Tell each step on stderr, and each server contacted",
+  },
   quiet: { type: "boolean", describe: "Print only warnings and errors on stderr" },
   debug: { type: "boolean", hidden: true, describe: "Same as --verbose (igc's spelling)" },
 };
@@ -136,6 +148,32 @@ export function camelCase(name: string): string {
 
 function flagLabel(name: string): string {
   return name.length === 1 ? `-${name}` : `--${name}`;
+}
+
+const DURATION_UNITS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  "µs": 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/**
+ * A duration as kubectl's `--request-timeout` takes it, in milliseconds: Go's durations (`30s`,
+ * `1.5m`, `1h30m`, `250ms`), or a bare number of seconds (`5`); `0` is none. Undefined when the
+ * text is none of these.
+ */
+export function parseDuration(text: string): number | undefined {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return Number(t) * 1000;
+  if (t === "" || !/^((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$/.test(t)) return undefined;
+  let ms = 0;
+  for (const [, amount, unit] of t.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)) {
+    ms += Number(amount) * DURATION_UNITS[unit!]!;
+  }
+  return ms;
 }
 
 function fromEnvironment(name: string, flag: FlagSpec, text: string): unknown {
@@ -163,6 +201,21 @@ function flagValue(name: string, flag: FlagSpec, given: unknown): unknown {
       const list = (Array.isArray(given) ? given : [given]).map(String);
       for (const v of list) checkChoice(label, flag, v);
       return list;
+    }
+    case "duration": {
+      if (given === undefined) {
+        return typeof flag.default === "string" ? parseDuration(flag.default) : flag.default;
+      }
+      if (Array.isArray(given)) throw new UsageError(`${label} was given ${given.length} times`);
+      const ms = parseDuration(String(given));
+      if (ms === undefined) {
+        throw new UsageError(
+          `${label} must be a duration such as 30s, 2m or 1h (a number alone is seconds; 0 is none), not "${
+            String(given)
+          }"`,
+        );
+      }
+      return ms;
     }
     case "number": {
       if (given === undefined) return flag.default;
@@ -206,6 +259,9 @@ function positionalValue(name: string, spec: PositionalSpec, given: unknown): un
     return undefined;
   }
   if (Array.isArray(given)) throw new UsageError(`Give one ${name}`);
+  if (spec.choices && !spec.choices.includes(String(given))) {
+    throw new UsageError(`${name} must be one of ${spec.choices.join(", ")}, not "${given}"`);
+  }
   return String(given);
 }
 
@@ -236,11 +292,15 @@ export function resolveOptions<S extends OptionsSpec>(
     }
     const value = flagValue(name, flag, given);
     if (flag.demandOption && (value === undefined || value === "")) {
-      throw new UsageError(`Missing required flag --${name}`);
+      throw new UsageError(`Missing required flag --${name}: ${flag.describe}`);
     }
     options[camelCase(name)] = value;
   }
   options.verbose = parsed.verbose === true || parsed.debug === true;
   options.quiet = parsed.quiet === true;
+  if (options.verbose && options.quiet) {
+    const verbose = parsed.verbose === true ? "-v/--verbose" : "--debug";
+    throw new UsageError(`Cannot use ${verbose} with --quiet: choose one`);
+  }
   return options as OptionsOf<S>;
 }

@@ -14,10 +14,20 @@
 
 /** Base class of every error toolkit throws on purpose. */
 export class ToolkitError extends Error {
-  /** Creates an error with a message and an optional cause. */
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+  /**
+   * True when the message already says what its cause says (in its own words), so that
+   * {@linkcode describeError} does not repeat the cause's (`…; pass --context: fetch failed`).
+   */
+  readonly messageTellsCause: boolean;
+
+  /**
+   * Creates an error with a message and an optional cause; `messageTellsCause` when the message
+   * says what the cause says.
+   */
+  constructor(message: string, options?: ErrorOptions & { readonly messageTellsCause?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ToolkitError";
+    this.messageTellsCause = options?.messageTellsCause ?? false;
   }
 }
 
@@ -27,7 +37,7 @@ export class ToolkitError extends Error {
  */
 export class UsageError extends ToolkitError {
   /** Creates a usage error. */
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: ErrorOptions & { readonly messageTellsCause?: boolean }) {
     super(message, options);
     this.name = "UsageError";
   }
@@ -43,7 +53,8 @@ export class NotImplementedError extends ToolkitError {
 }
 
 /**
- * Returns the message of any thrown value, following `cause` links ("a: b: c"). A JSON or YAML
+ * Returns the message of any thrown value, following `cause` links ("a: b: c") up to an error
+ * whose message tells its cause already ({@linkcode ToolkitError.messageTellsCause}). A JSON or YAML
  * parser's error in the chain is described by {@linkcode safeSyntaxError}, without the input
  * its own message quotes.
  */
@@ -57,6 +68,7 @@ export function describeError(error: unknown): string {
       ? current.message
       : String(current);
     if (message && !parts.some((p) => p.includes(message))) parts.push(message);
+    if (current instanceof ToolkitError && current.messageTellsCause) break;
     current = current instanceof Error ? current.cause : undefined;
   }
   return parts.join(": ");

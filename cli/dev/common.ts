@@ -7,7 +7,7 @@
  */
 import type { CommonOptions } from "../options.ts";
 import { type CliIO, paint } from "../io.ts";
-import { formatData } from "../output.ts";
+import type { ObjectRef } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
   type ApplyResult,
@@ -108,7 +108,7 @@ export interface Logger {
 }
 
 /** One object of a batch that could not be written. */
-export interface WriteFailure {
+export interface WriteFailure extends ObjectRef {
   /** The object, as `describeObject` names it (`ConfigMap "dev/x"`). */
   readonly object: string;
   /** Why. */
@@ -123,7 +123,7 @@ export interface WriteFailure {
 export async function writeEach<T>(
   items: readonly T[],
   limit: number,
-  describe: (item: T) => string,
+  refOf: (item: T) => ObjectRef,
   write: (item: T) => Promise<ApplyResult>,
 ): Promise<{ results: ApplyResult[]; failures: WriteFailure[] }> {
   const outcomes = await mapLimit(
@@ -135,7 +135,8 @@ export async function writeEach<T>(
       } catch (error) {
         // A cluster that cannot be reached or refuses the credentials fails every item alike.
         if (error instanceof NoClusterContextError) throw error;
-        return { object: describe(item), error };
+        const ref = refOf(item);
+        return { ...ref, object: describeObject(ref.type, ref.namespace, ref.name), error };
       }
     },
   );
@@ -177,44 +178,7 @@ export function makeLogger(options: CommonOptions, io: CliIO): Logger {
   };
 }
 
-/** What a command that writes objects did, as data for `-o json|yaml`. */
-export interface WriteReport {
-  /** Each object written, with what happened to it. */
-  readonly results: readonly ApplyResult[];
-  /** Each object that could not be written, with why. */
-  readonly failures?: readonly WriteFailure[];
-}
-
-/** The data of a {@linkcode WriteReport}: kind, namespace, name and outcome of each object. */
-export function reportData(report: WriteReport): Record<string, unknown> {
-  return {
-    results: report.results.map((r) => ({
-      kind: r.type.kind,
-      apiVersion: r.type.group ? `${r.type.group}/${r.type.version}` : r.type.version,
-      ...(r.namespace ? { namespace: r.namespace } : {}),
-      name: r.name,
-      outcome: r.outcome,
-    })),
-    failures: (report.failures ?? []).map((f) => ({
-      object: f.object,
-      error: f.error instanceof Error ? f.error.message : String(f.error),
-    })),
-  };
-}
-
-/**
- * Prints what a command did on stdout as JSON or YAML when `-o` asks for it (with `extra` fields
- * of the command's own); without `-o`, prints nothing (the messages went to stderr).
- */
-export function printReport(
-  io: CliIO,
-  output: "json" | "yaml" | undefined,
-  report: WriteReport,
-  extra: Record<string, unknown> = {},
-): void {
-  if (!output) return;
-  io.stdout.write(formatData({ ...extra, ...reportData(report) }, output));
-}
+export { printReport, reportData, type WriteReport } from "../output.ts";
 
 /** Reads a PEM file of CA certificates given by `flag`; a usage error when it holds none. */
 export async function readCaFile(path: string, flag: string): Promise<string> {

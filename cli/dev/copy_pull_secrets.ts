@@ -11,7 +11,6 @@ import {
   applyObject,
   type ApplyResult,
   copyForNamespace,
-  describeObject,
   type KubeClient,
   type KubeObject,
   SECRETS,
@@ -82,7 +81,7 @@ export async function copyPullSecrets(
   const { results, failures } = await writeEach(
     plans,
     8,
-    (plan) => describeObject(SECRETS, to, plan.name),
+    (plan) => ({ type: SECRETS, namespace: to, name: plan.name }),
     (plan) =>
       applyObject(
         client,

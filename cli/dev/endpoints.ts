@@ -15,7 +15,7 @@ import type { ENDPOINTS } from "./endpoints_command.ts";
 import type { CliIO } from "../io.ts";
 import { INGRESSES, ROUTES } from "../../lib/kube/mod.ts";
 import { collectEndpoints, type Endpoint } from "./app_urls.ts";
-import { namespaceOf, requireNamespace } from "./common.ts";
+import { makeLogger, namespaceOf, requireNamespace } from "./common.ts";
 import { formatData } from "../output.ts";
 import { openUrl } from "./browser.ts";
 
@@ -29,13 +29,23 @@ export async function run(
   ctx: CommandContext,
 ): Promise<void> {
   const { io } = ctx;
+  const log = makeLogger(options, io);
   using client = await ctx.kube(options);
   const namespace = namespaceOf(options.namespace, client);
+  log.step(
+    `Namespace ${namespace} (${
+      options.namespace ? "-n" : client.namespace ? "the context's" : "default"
+    }), cluster ${client.server} (context ${client.context.name})`,
+  );
   await requireNamespace(client, namespace);
   const [ingresses, routes] = await Promise.all([
     client.list(INGRESSES, namespace),
-    client.serves(ROUTES).then((yes) => (yes ? client.list(ROUTES, namespace) : [])),
+    client.serves(ROUTES).then((yes) => {
+      if (!yes) log.step("The cluster serves no OpenShift Routes: Ingresses only");
+      return yes ? client.list(ROUTES, namespace) : [];
+    }),
   ]);
+  log.step(`${ingresses.length} Ingress(es), ${routes.length} Route(s) in ${namespace}`);
   const endpoints = collectEndpoints(ingresses, routes);
   const output = options.output;
   if (output === "json" || output === "yaml") {

@@ -22,7 +22,8 @@
 import type { CommandContext, CommandRun } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { GIT_SECRET, GITOPS } from "./git_secret_command.ts";
-import { ToolkitError, UsageError } from "../../lib/errors.ts";
+import { confirmReplace } from "../replace.ts";
+import { UsageError } from "../../lib/errors.ts";
 import { countOutcomes, describeCounts, objectNameProblem } from "../../lib/kube/mod.ts";
 import { makeLogger, namespaceOf, printReport, requireNamespace, resolveDir } from "./common.ts";
 import {
@@ -43,17 +44,6 @@ import {
 
 /** The ConfigMap name `gitops` writes. */
 export const GITOPS_CONFIG_NAME = "gitops-repo";
-
-/** Credentials on the command line differ from the ones already stored. */
-export class GitCredentialsConflictError extends ToolkitError {
-  /** Creates the error. */
-  constructor(namespace: string, storedUser: string) {
-    super(
-      `Cannot store the git credentials given: Secret "${namespace}/${GIT_SECRET_NAME}" already holds credentials for user "${storedUser}"; pass --replace to replace them`,
-    );
-    this.name = "GitCredentialsConflictError";
-  }
-}
 
 /** The options of `git-secret` and `gitops`: the same flags, and each its own positional. */
 type GitSecretOptions = OptionsOf<{ flags: typeof GIT_SECRET.flags }> & {
@@ -99,7 +89,7 @@ function runFor(
 ): (options: GitSecretOptions, ctx: CommandContext) => Promise<void> {
   return async (options, ctx) => {
     const log = makeLogger(options, ctx.io);
-    const replace = options.replace;
+    let replace = options.replace;
     const positional = gitops ? undefined : options.name;
     const configName = gitops ? GITOPS_CONFIG_NAME : positional && normalizeName(positional);
     if (configName !== undefined) {
@@ -123,13 +113,20 @@ function runFor(
       await readStoredCredentials(client, namespace);
 
     let secretBody: ReturnType<typeof gitSecret> | undefined;
+    if (
+      stored && !replace &&
+      ((givenUser !== undefined && givenUser !== storedUser) ||
+        (givenPass !== undefined && givenPass !== storedPass))
+    ) {
+      // Credentials on the command line differ from the stored ones: replaced only when asked.
+      await confirmReplace(ctx, {
+        what: `Secret "${namespace}/${GIT_SECRET_NAME}"`,
+        differs: `holds credentials for user "${storedUser ?? ""}"`,
+        replace,
+      });
+      replace = true;
+    }
     if (stored && !replace) {
-      if (
-        (givenUser !== undefined && givenUser !== storedUser) ||
-        (givenPass !== undefined && givenPass !== storedPass)
-      ) {
-        throw new GitCredentialsConflictError(namespace, storedUser ?? "");
-      }
       log.info(`Git credentials have already been stored for user: ${storedUser ?? "(none)"}`);
       if (valuesPath) log.warn(`--values is not stored: the secret exists (pass --replace)`);
     } else {

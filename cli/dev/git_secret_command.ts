@@ -9,13 +9,8 @@ import { defineCommand } from "../command.ts";
 import type { FlagSpec } from "../options.ts";
 import { KUBE_FLAGS, RESULT_OUTPUT } from "../flags.ts";
 
-/** The flags of `git-secret` and `gitops` (each has its own positional). */
+/** The flags of `git-secret` and `gitops` (each has its own positional and `-n` help). */
 const GIT_SECRET_FLAGS = {
-  namespace: {
-    type: "string",
-    alias: "n",
-    describe: "Namespace where the secret is created (default: the context's)",
-  },
   values: {
     type: "string",
     describe: "File (YAML, JSON or .properties) with additional attributes",
@@ -35,17 +30,44 @@ const GIT_SECRET_FLAGS = {
 /** `git-secret`. */
 export const GIT_SECRET = defineCommand({
   usage: "git-secret [name]",
-  describe: "Create a secret with the url, username and access token of a git repo",
+  describe:
+    "Store the credentials of a git repo in the Secret git-credentials and its url, org, repo and branch in a ConfigMap",
   positionals: {
-    name: { type: "string", describe: "The ConfigMap name (default: <org>.<repo>)" },
+    name: {
+      type: "string",
+      describe: "The ConfigMap's name (default: <org>-<repo> of the repository, lower case)",
+    },
   },
-  flags: GIT_SECRET_FLAGS,
+  flags: {
+    namespace: {
+      type: "string",
+      alias: "n",
+      describe:
+        "The namespace of the Secret git-credentials and the ConfigMap (default: the context's)",
+    },
+    ...GIT_SECRET_FLAGS,
+  },
 });
 
 /** `gitops`. */
 export const GITOPS = defineCommand({
   usage: "gitops [gitUrl]",
-  describe: "Register the git repository as the gitops repository of a namespace",
-  positionals: { gitUrl: { type: "string", describe: "The gitops repository URL" } },
-  flags: GIT_SECRET_FLAGS,
+  describe:
+    "Register the git repository as the gitops repository of a namespace (ConfigMap gitops-repo, Secret git-credentials)",
+  positionals: {
+    gitUrl: {
+      type: "string",
+      describe:
+        "The gitops repository URL, #branch for its branch (default: the origin remote of the current directory)",
+    },
+  },
+  flags: {
+    namespace: {
+      type: "string",
+      alias: "n",
+      describe:
+        "The namespace whose gitops repository it is: where the ConfigMap gitops-repo and the Secret git-credentials go (default: the context's)",
+    },
+    ...GIT_SECRET_FLAGS,
+  },
 });

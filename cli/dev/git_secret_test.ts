@@ -9,6 +9,7 @@ import { CONFIG_MAPS, NAMESPACES, SECRETS } from "../../lib/kube/mod.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { type FakeCli, fakeCli } from "../../tests/fakes/cli.ts";
 import { gitRepo } from "../../tests/env/git_repo.ts";
+import { CANCEL } from "../../tests/fakes/terminal.ts";
 
 function secretData(cli: FakeCli, ns: string): Record<string, string> {
   const data = (cli.kube.get(SECRETS, ns, "git-credentials")?.data ?? {}) as Record<string, string>;
@@ -64,7 +65,7 @@ Deno.test("git-secret never silently replaces credentials given on the command l
   await using _ = cli;
   await cli.run(["git-secret", "-n", "dev", "-u", "alice", "-p", "tok1", "-d", repo]);
   const r = await cli.run(["git-secret", "-n", "dev", "-u", "bob", "-p", "tok2", "-d", repo]);
-  assert.equal(r.status, 1);
+  assert.equal(r.status, 2, "a usage error: --replace on the command line replaces them");
   assert.match(
     r.err,
     /Secret "dev\/git-credentials" already holds credentials for user "alice"; pass --replace/,
@@ -189,4 +190,64 @@ Deno.test("git-secret and gitops: bad input fails with a clear message and write
   r = await cli.run(["git-secret", "-n", "dev5", "-d", repo, "--values", "missing.yaml"]);
   assert.notEqual(r.status, 0);
   assert.deepEqual(cli.kube.writes(), []);
+});
+
+Deno.test("Ctrl-C at git-secret's question exits 130 and writes nothing", async () => {
+  const { cli, repo } = await setUp("dev");
+  await using _ = cli;
+  const r = await cli.run(["git-secret", "-n", "dev", "-d", repo], { answers: [CANCEL] });
+  assert.equal(r.status, 130, r.err);
+  assert.deepEqual(r.asked, ["Provide the git username:"]);
+  assert.match(r.err, /cancelled/);
+  assert.doesNotMatch(r.err, /--help/);
+  assert.equal(cli.kube.get(SECRETS, "dev", "git-credentials"), undefined);
+});
+
+Deno.test("git-secret asks before replacing credentials on a terminal", async () => {
+  const { cli, repo } = await setUp("dev");
+  await using _ = cli;
+  await cli.run(["git-secret", "-n", "dev", "-u", "alice", "-p", "tok1", "-d", repo]);
+  const args = ["git-secret", "-n", "dev", "-u", "bob", "-p", "tok2", "-d", repo];
+  const no = await cli.run(args, { answers: [false] });
+  assert.equal(no.status, 2, no.err);
+  assert.match(
+    no.asked[0]!,
+    /Secret "dev\/git-credentials" already holds credentials for user "alice". Replace it\?/,
+  );
+  assert.match(no.err, /was left as it is/);
+  assert.deepEqual(secretData(cli, "dev"), { username: "alice", password: "tok1" });
+  const yes = await cli.run(args, { answers: [true] });
+  assert.equal(yes.status, 0, yes.err);
+  assert.deepEqual(secretData(cli, "dev"), { username: "bob", password: "tok2" });
+});
+
+Deno.test("git-secret's and gitops' --help say what they do", async () => {
+  const { cli, repo } = await setUp("dev", "ops");
+  await using _ = cli;
+  // Help wraps its lines: read it as one.
+  const help = (await cli.run(["git-secret", "--help"])).out.replace(/\s+/g, " ");
+  // The ConfigMap's default name, as help writes it, is the one git-secret creates.
+  const pattern = /default: <org>-<repo> of the repository, lower case/;
+  assert.match(help, pattern);
+  assert.match(help, /-n, --namespace <string> The namespace of the Secret git-credentials/);
+  const r = await cli.run(["git-secret", "-n", "dev", "-u", "a", "-p", "b", "-d", repo]);
+  assert.equal(r.status, 0, r.err);
+  assert.ok(cli.kube.get(CONFIG_MAPS, "dev", "myorg-my-repo"), "<org>-<repo>, lower case");
+  assert.ok(cli.kube.get(SECRETS, "dev", "git-credentials"));
+
+  const gitopsHelp = (await cli.run(["gitops", "--help"])).out.replace(/\s+/g, " ");
+  assert.match(gitopsHelp, /where the ConfigMap gitops-repo and the Secret git-credentials go/);
+  const g = await cli.run([
+    "gitops",
+    "https://github.com/org/ops#main",
+    "-n",
+    "ops",
+    "-u",
+    "a",
+    "-p",
+    "b",
+  ]);
+  assert.equal(g.status, 0, g.err);
+  assert.ok(cli.kube.get(CONFIG_MAPS, "ops", "gitops-repo"), "-n is where gitops-repo goes");
+  assert.ok(cli.kube.get(SECRETS, "ops", "git-credentials"));
 });

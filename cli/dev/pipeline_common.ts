@@ -7,6 +7,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
+import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { PIPELINE } from "./pipeline_command.ts";
 import type { CliIO } from "../io.ts";
@@ -131,6 +132,8 @@ export async function setUpPipeline(
     }, ctx);
     const host = await ctx.gitHost(git, {
       credentials: { username: credentials.username, password: credentials.password },
+      timeoutMs: clientTimeoutMs(options),
+      fetch: observedGlobalFetch(ctx.io, options),
       ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
       ...(caCertificates ? { caCertificates } : {}),
       ...(options.gitApiUrl ? { apiBaseUrl: checkApiUrl(options.gitApiUrl) } : {}),

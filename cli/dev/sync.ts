@@ -163,7 +163,7 @@ async function copyLabelled(
   const { results, failures } = await writeEach(
     work,
     8,
-    ({ type, source }) => describeObject(type, to, source.metadata.name),
+    ({ type, source }) => ({ type, namespace: to, name: source.metadata.name }),
     ({ type, source, live }) =>
       applyObject(client, type, copyForNamespace(type, source, to), {
         existing: live.get(source.metadata.name) ?? (fresh ? null : undefined),

@@ -16,6 +16,8 @@
 import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { TOOL_CONFIG } from "./tool_config_command.ts";
+import { confirmReplace } from "../replace.ts";
+import { decodeBase64Text } from "../../lib/base64.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -87,6 +89,23 @@ export async function run(
   }
   if (username !== undefined && password !== undefined) {
     const secretName = `${name}-access`;
+    const existing = await client.read(SECRETS, namespace, secretName);
+    if (existing !== undefined) {
+      const data = (existing as { data?: Record<string, string> }).data ?? {};
+      const held = (key: string) =>
+        data[key] === undefined ? undefined : decodeBase64Text(data[key]);
+      const heldUser = held(`${prefix}_USER`);
+      if (heldUser !== username || held(`${prefix}_PASSWORD`) !== password) {
+        // A Secret of credentials the user made is replaced only when asked (cli/replace.ts).
+        await confirmReplace(ctx, {
+          what: `Secret "${namespace}/${secretName}"`,
+          differs: heldUser === undefined
+            ? `exists without ${prefix}_USER (entries: ${Object.keys(data).join(", ") || "none"})`
+            : `holds other credentials (user "${heldUser}")`,
+          replace: options.replace,
+        });
+      }
+    }
     results.push(
       await applyObject(client, SECRETS, {
         metadata: {

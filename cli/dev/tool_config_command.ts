@@ -17,6 +17,11 @@ export const TOOL_CONFIG = defineCommand({
     url: { type: "string", describe: "The url of the tool" },
     username: { type: "string", describe: "The name of the user for the tool" },
     password: { type: "string", describe: "The password for the user for the tool" },
+    replace: {
+      type: "boolean",
+      describe:
+        "Replace the tool's Secret when it holds other credentials (else asked on a terminal)",
+    },
     ...RESULT_OUTPUT,
     ...KUBE_FLAGS,
   },

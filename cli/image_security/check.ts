@@ -10,6 +10,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
+import { clientTimeoutMs, networkAdvice, observedGlobalFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { CHECK } from "./check_command.ts";
 import { printData } from "../output.ts";
@@ -191,14 +192,17 @@ export async function run(options: OptionsOf<typeof CHECK>, ctx: CommandContext)
   }
   const source = filePolicySource(documents);
   const budgetMs = 30_000;
+  const registryErrors: unknown[] = [];
   const verifier = createImageVerifier({
+    observer: { registryError: (error) => void registryErrors.push(error) },
     source,
     clusterKeyNamespace: options.controllerNamespace,
     insecureRegistries: insecure,
     caCerts: await certDirCertificates(options, ctx.io.cwd),
     registriesD,
     flightTimeoutMs: budgetMs,
-    requestTimeoutMs: 15_000,
+    requestTimeoutMs: clientTimeoutMs(options),
+    fetch: observedGlobalFetch(ctx.io, options),
     verdictCache: { ttlMs: 60_000, maxEntries: 100 },
     digestCache: { ttlMs: 60_000, maxEntries: 100 },
   });
@@ -214,5 +218,10 @@ export async function run(options: OptionsOf<typeof CHECK>, ctx: CommandContext)
   const checks = imageChecks(images, decision);
   const allowed = decision.allowed && checks.every((c) => c.allowed);
   printData(ctx.io.stdout, format, { namespace, allowed, images: checks }, () => text(checks));
+  if (!allowed) {
+    // What to do about a registry that could not be reached (plain HTTP, no answer in time).
+    const advice = registryErrors.map(networkAdvice).find((a) => a !== undefined);
+    if (advice) ctx.io.stderr.write(`${advice}\n`);
+  }
   return allowed ? 0 : 1;
 }

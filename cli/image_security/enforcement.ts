@@ -8,9 +8,18 @@
 import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { DISABLE, ENABLE_ENFORCEMENT, ROTATE_CERTS, STATUS } from "./enforcement_command.ts";
-import { formatData, printData } from "../output.ts";
+import {
+  formatData,
+  objectData,
+  printData,
+  printReport,
+  reportData,
+  type WriteReport,
+} from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
-import { namespaceNameProblem } from "../../lib/kube/mod.ts";
+import { type KubeObject, namespaceNameProblem } from "../../lib/kube/mod.ts";
+import { decodeBase64Text } from "../../lib/base64.ts";
+import { clientTimeoutMs } from "../network.ts";
 import { parseExemptLabel } from "../../lib/admission/mod.ts";
 import {
   type AppliedObject,
@@ -29,6 +38,7 @@ import {
   TLS_SECRET_NAME,
   uninstall,
   waitForWebhook,
+  waitForWebhookUrl,
   waitUntilDeleted,
   type WebhookTls,
 } from "../../lib/install/mod.ts";
@@ -133,6 +143,17 @@ export async function writeTlsDir(
   ctx.io.stderr.write(`Serving certificate written to ${dir} (tls.crt, tls.key, ca.crt)\n`);
 }
 
+/** An installation's results in the one shape of results (docs/cli.md). */
+function installReport(results: readonly AppliedObject[]): WriteReport {
+  return {
+    results: results.filter((r) => r.outcome !== "failed"),
+    failures: results.filter((r) => r.outcome === "failed").map((r) => ({
+      ...r,
+      error: r.error ?? "failed",
+    })),
+  };
+}
+
 /** Writes each object's outcome in text: data on stdout, the reason of a failure on stderr. */
 function writeResults(ctx: CommandContext, results: readonly AppliedObject[]): void {
   for (const r of results) {
@@ -150,6 +171,20 @@ function failedObjects(results: readonly AppliedObject[], what: string): Toolkit
       failed.map((r) => `${r.object} (${r.error})`).join("; ")
     }`,
   );
+}
+
+/** The CA the webhook configuration trusts (its `caBundle`), as PEM. */
+function caBundleOf(hook: KubeObject): string | undefined {
+  const webhooks = (hook as { webhooks?: { clientConfig?: { caBundle?: string } }[] }).webhooks;
+  const bundle = webhooks?.[0]?.clientConfig?.caBundle;
+  return bundle ? decodeBase64Text(bundle) : undefined;
+}
+
+/** Exactly what must serve `--webhook-url`, and how to make it do so. */
+function restartAdvice(options: InstallOptions, tlsDir: string | undefined): string {
+  return tlsDir !== undefined
+    ? `start (or restart) the webhook serving ${options.webhookUrl} with --tls-cert-file ${tlsDir}/tls.crt --tls-key-file ${tlsDir}/tls.key (a running one reloads them within its --tls-reload-interval, 5s by default)`
+    : `serve ${options.webhookUrl} with the certificate of Secret "${options.namespace}/${TLS_SECRET_NAME}" (tls.crt, tls.key; --tls-dir DIR writes them to files) and restart the webhook there`;
 }
 
 /** Runs `enable`. */
@@ -201,10 +236,32 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
   // object is in place: a webhook configuration in front of a broken webhook would refuse Pods.
   const failure = failedObjects(results, "Image signature enforcement is not switched on");
   if (failure) {
-    if (format !== "text") printData(ctx.io.stdout, format, { objects: results }, () => "");
+    printReport(ctx.io, format, installReport(results), { namespace: options.namespace });
     throw failure;
   }
   if (tlsDir !== undefined && tls) await writeTlsDir(ctx, tlsDir, tls);
+  const restart = options.webhookUrl ? restartAdvice(options, tlsDir) : "";
+  const caPem = options.webhookUrl ? caBundleOf(hook) : undefined;
+  if (options.webhookUrl && flags.verifyUrl && caPem !== undefined) {
+    // The API server will trust only this CA: a webhook still serving another certificate (an
+    // older one, another installation's) would make every Pod fail. Checked before switching on.
+    ctx.io.stderr.write(
+      `Checking that ${options.webhookUrl} answers with the serving certificate before switching enforcement on…
+`,
+    );
+    await waitForWebhookUrl(
+      options.webhookUrl,
+      caPem,
+      `${restart}, then run this command again (--no-verify-url switches enforcement on without this check)`,
+      {
+        ...ctx.clock,
+        timeoutMs: flags.wait ? waitTimeout * 1000 : 0,
+        requestTimeoutMs: clientTimeoutMs(flags),
+        onProgress: (probe) => ctx.io.stderr.write(`  ${probe.why}: waiting; ${restart}\n`),
+      },
+    );
+    ctx.io.stderr.write(`  ${options.webhookUrl} answers with the serving certificate\n`);
+  }
   if (!options.webhookUrl && flags.wait) {
     ctx.io.stderr.write("Waiting for the webhook to be ready before switching enforcement on…\n");
     const ready = await waitForWebhook(client, options.namespace, {
@@ -215,7 +272,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
     ctx.io.stderr.write(`  ${ready.available}/${ready.desired} replicas available\n`);
   }
   results.push(...show(await applyManifests(client, [hook])));
-  if (format !== "text") printData(ctx.io.stdout, format, { objects: results }, () => "");
+  printReport(ctx.io, format, installReport(results), { namespace: options.namespace });
   const hookFailure = failedObjects(results, "Image signature enforcement is not switched on");
   if (hookFailure) throw hookFailure;
   const changed = results.filter((r) => r.outcome !== "unchanged").length;
@@ -224,9 +281,9 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
       ? "Image signature enforcement is enabled; nothing changed.\n"
       : `Image signature enforcement is enabled (${changed} object(s) created or configured).\n`,
   );
-  if (options.webhookUrl && tlsDir === undefined) {
+  if (options.webhookUrl && !flags.verifyUrl) {
     ctx.io.stderr.write(
-      `The API server calls ${options.webhookUrl}: serve it with the certificate in Secret "${options.namespace}/${TLS_SECRET_NAME}" (--tls-dir DIR writes it to files).\n`,
+      `The API server calls ${options.webhookUrl}, not checked (--no-verify-url): ${restart}.\n`,
     );
   }
   const advice = await signingKeysAdvice(client, options);
@@ -242,9 +299,16 @@ export async function runStatus(
   const format = options.output;
   using client = await ctx.kube(options);
   const status = await installationStatus(client, namespaceOf(options), new Date(ctx.clock.now()));
-  printData(ctx.io.stdout, format, status, () => {
+  const data = {
+    ...status,
+    objects: status.objects.map((o) => ({ ...objectData(o), present: o.present })),
+  };
+  printData(ctx.io.stdout, format, data, () => {
+    const state = !status.installed ? "not installed" : status.enabled ? "enabled" : "not enabled";
     const lines = [
-      `Enforcement: ${status.enabled ? "enabled" : "not enabled"} (namespace ${status.namespace})`,
+      `Enforcement: ${state} (namespace ${status.namespace})${
+        status.enabledFrom ? `; enabled from namespace ${status.enabledFrom}` : ""
+      }`,
     ];
     if (status.endpoint) lines.push(`Webhook: ${status.endpoint}`);
     if (status.replicas) {
@@ -271,6 +335,17 @@ export async function runStatus(
     }
     return `${lines.join("\n")}\n`;
   });
+  if (!status.installed) {
+    // What was asked about is not there: a failure (exit 1), said plainly.
+    ctx.io.stderr.write(
+      `Image signature enforcement is not installed in namespace "${status.namespace}"${
+        status.enabledFrom
+          ? ` (it is installed in "${status.enabledFrom}": -n ${status.enabledFrom})`
+          : ""
+      }; toolkit image-security enable -n ${status.namespace} installs it.\n`,
+    );
+    return 1;
+  }
   return 0;
 }
 
@@ -283,7 +358,7 @@ export async function runDisable(
   const namespace = namespaceOf(options);
   const results = await uninstall(client, namespace, { purge: options.purge });
   if (options.output) {
-    printData(ctx.io.stdout, options.output, { namespace, objects: results }, () => "");
+    printReport(ctx.io, options.output, installReport(results), { namespace });
   } else {
     writeResults(ctx, results.filter((r) => r.outcome === "deleted" || r.outcome === "failed"));
   }
@@ -321,7 +396,7 @@ export async function runRotateCerts(
   printData(
     ctx.io.stdout,
     format,
-    { notAfter: result.notAfter.toISOString(), objects: result.objects },
+    { notAfter: result.notAfter.toISOString(), ...reportData(installReport(result.objects)) },
     () =>
       `${
         result.objects.map((r) => `${r.object} ${r.outcome}`).join("\n")

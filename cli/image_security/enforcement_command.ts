@@ -45,7 +45,14 @@ export const ENABLE_ENFORCEMENT = defineCommand({
     },
     "webhook-url": {
       type: "string",
-      describe: "Call the webhook at this https URL instead of its Service",
+      describe:
+        "Call the webhook at this https URL instead of its Service; enforcement is switched on once the URL answers with the serving certificate",
+    },
+    "verify-url": {
+      type: "boolean",
+      default: true,
+      describe:
+        "With --webhook-url: wait (up to --wait-timeout; --no-wait: one try) until the URL answers with the certificate the API server will trust, before switching enforcement on",
     },
     "tls-dir": {
       type: "string",
@@ -79,7 +86,8 @@ export const ENABLE_ENFORCEMENT = defineCommand({
     "wait-timeout": {
       type: "number",
       default: 180,
-      describe: "Seconds to wait for a ready replica",
+      describe:
+        "Seconds to wait for a ready replica (with --webhook-url: for the URL to serve the certificate)",
     },
     output: {
       type: "string",

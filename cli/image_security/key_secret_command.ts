@@ -20,6 +20,11 @@ export const KEY_SECRET = defineCommand({
       demandOption: true,
     },
     namespace: { type: "string", alias: "n", describe: "The namespace (default: the context's)" },
+    replace: {
+      type: "boolean",
+      describe:
+        "Replace a Secret of that name that holds other keys, or is not a key Secret (else asked on a terminal)",
+    },
     "dry-run": { type: "boolean", describe: "Print the Secret instead of creating it" },
     output: {
       type: "string",

@@ -15,9 +15,11 @@ import type { REGISTRY_FLAGS } from "../flags.ts";
 /** The skopeo-compatible registry flags of the image commands. */
 export type RegistryOptions = Omit<
   OptionsOf<{ flags: typeof REGISTRY_FLAGS }>,
-  "verbose" | "quiet"
+  "verbose" | "quiet" | "requestTimeout"
 >;
 import { resolvePath } from "./files.ts";
+import type { CliIO } from "../io.ts";
+import { clientTimeoutMs, type NetworkOptions, observedGlobalFetch } from "../network.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { readSecretDir } from "../../lib/signing/mod.ts";
 import type { ImageReference } from "../../lib/image/mod.ts";
@@ -182,19 +184,24 @@ function stagingConfig(dir: string): RegistriesD {
   };
 }
 
-/** Builds registry access for `ref` from the command's flags. */
+/**
+ * Builds registry access for `ref` from the command's flags: each request within
+ * `--request-timeout`, and told on `io`'s stderr with `-v`.
+ */
 export async function registryAccess(
   ref: ImageReference,
-  options: RegistryOptions,
+  options: RegistryOptions & NetworkOptions,
   cwd: string,
   signing: SigningRegistryOptions = {},
+  io?: CliIO,
 ): Promise<RegistryAccess> {
   const flags = await registryFlags(ref, options, cwd, signing);
   const client = createRegistryClient({
     ...(flags.credentials ? { credentials: flags.credentials } : {}),
     insecureRegistries: flags.insecureRegistries,
     ...(flags.caCerts.length ? { caCerts: flags.caCerts } : {}),
-    timeoutMs: 30_000,
+    timeoutMs: clientTimeoutMs(options),
+    ...(io ? { fetch: observedGlobalFetch(io, options) } : {}),
   });
   return {
     client,
@@ -206,6 +213,7 @@ export async function registryAccess(
         registriesD: flags.registriesD,
       });
       if (choice === undefined) {
+        // --lookaside-staging (or --registries.d) on the command line fixes it: a usage error.
         throw new UsageError(
           `Cannot find where signatures of ${ref.domain}/${ref.path} are kept: the registry has no ` +
             `signature extension and ${flags.registriesDir} configures no lookaside ` +
@@ -214,7 +222,7 @@ export async function registryAccess(
       }
       const selection = choice.lookaside;
       if (selection !== undefined && selection.base.protocol !== "file:") {
-        throw new UsageError(
+        throw new ToolkitError(
           `Cannot write signatures to ${selection.base.href}: only a file:// lookaside-staging can be ` +
             `written (set one for ${selection.scope} in ${selection.source})`,
         );

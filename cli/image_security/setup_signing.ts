@@ -387,7 +387,7 @@ async function chooseKey(
   const replace = options.replace === true;
   const setup = current?.setup;
   if (current?.broken && !replace) {
-    throw new ToolkitError(`${current.broken}; or pass --replace to set signing up anew`);
+    throw new UsageError(`${current.broken}; or pass --replace to set signing up anew`);
   }
   if (setup && !replace) {
     const differences: string[] = [];
@@ -400,7 +400,7 @@ async function chooseKey(
       if (wanted.key.id !== setup.keyId) differences.push(`it signs with vault key ${setup.keyId}`);
     }
     if (differences.length > 0) {
-      throw new ToolkitError(
+      throw new UsageError(
         `Signing is set up with another key: ${where}: ${differences.join("; ")}. ` +
           "Pass --replace to replace it (the old public key stays trusted until --retire-old-keys)",
       );
@@ -410,7 +410,7 @@ async function chooseKey(
       held = await readKey(vault, setup.keyId, ctx.io);
     } catch (error) {
       if (error instanceof KeyNotFoundError || error instanceof KeyNotActiveError) {
-        throw new ToolkitError(
+        throw new UsageError(
           `${where} names vault key ${setup.keyId}, which cannot be used (${error.message}): ` +
             "pass --replace to make a new key",
           { cause: error },
@@ -423,7 +423,7 @@ async function chooseKey(
     });
     held.material.fill(0);
     if (setup.fingerprint && setup.fingerprint.toLowerCase() !== pair.fingerprint.toLowerCase()) {
-      throw new ToolkitError(
+      throw new UsageError(
         `${where} names the fingerprint ${setup.fingerprint}, but vault key ${held.key.id} is ` +
           `${pair.fingerprint}: pass --replace to set signing up with one key again`,
       );
@@ -452,7 +452,7 @@ async function chooseKey(
   // alias the new key takes is in the way unless this is a rotation.
   const holder = await keyWithAlias(vault, flags.keyName);
   if (holder && !replace) {
-    throw new ToolkitError(
+    throw new UsageError(
       `${vault.where} has a key with the alias "${flags.keyName}" already (id ${holder.id}): ` +
         `use it with --vault-key ${holder.id}, rotate to a new key with --replace, or name the ` +
         "new key with --key-name",

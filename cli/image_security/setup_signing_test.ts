@@ -252,7 +252,7 @@ Deno.test("setup-signing replaces a key only with --replace, keeping the old pub
       env,
     },
   );
-  assert.equal(other.status, 1);
+  assert.equal(other.status, 2, "a usage error: --replace on the command line replaces it");
   assert.match(
     other.err,
     /Signing is set up with another key: Secret "tools\/image-signing": it uses the vault .* Pass --replace/,
@@ -319,7 +319,7 @@ Deno.test("setup-signing fails clearly on bad input, leaving no policy behind", 
     [
       ["--key-name", "taken-alias"],
       env,
-      1,
+      2, // --replace or another --key-name on the command line: a usage error
       /has a key with the alias "taken-alias" already \(id [0-9a-f-]{36}\): use it with --vault-key [0-9a-f-]{36}, rotate to a new key with --replace, or name the new key with --key-name/,
     ],
     [
@@ -419,6 +419,6 @@ Deno.test("setup-signing --format cosign: an ECDSA key in the vault, its PEM key
   assert.ok(!dry.out.includes(setup.cosignPassword!));
   // A simple setup over it is another key.
   const other = await cli.run(args, { env });
-  assert.equal(other.status, 1);
+  assert.equal(other.status, 2, "a usage error: --replace on the command line replaces it");
   assert.match(other.err, /its key is a cosign key\. Pass --replace/);
 });

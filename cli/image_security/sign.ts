@@ -32,7 +32,7 @@ import type { OptionsOf } from "../options.ts";
 import type { SIGN } from "./sign_command.ts";
 import { printData } from "../output.ts";
 import { cosignPassword } from "./cosign_password.ts";
-import { readPassphrase, resolvePath } from "./files.ts";
+import { readKeyAs, readPassphrase, resolvePath } from "./files.ts";
 import { type RegistryAccess, registryAccess } from "./registry_access.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
 import { UsageError } from "../../lib/errors.ts";
@@ -44,7 +44,13 @@ import {
   parseReference,
   withDefaultTag,
 } from "../../lib/image/mod.ts";
-import { type PrivateKey, readOpenPgpSigningKey, signImage } from "../../lib/signature/mod.ts";
+import {
+  type PrivateKey,
+  readOpenPgpSigningKey,
+  signImage,
+  verifySignature,
+} from "../../lib/signature/mod.ts";
+import type { SignatureStore } from "../../lib/lookaside/mod.ts";
 import {
   type CosignSigner,
   isCosignPrivateKey,
@@ -126,7 +132,10 @@ async function signWith(
   }
   if (format === "simple") {
     const passphrase = await readPassphrase(ctx.io.cwd, options);
-    const privateKey = await openPgpSigningKey(key, passphrase);
+    // A key file of the wrong kind is a usage error (another --key); a vault key's state is the
+    // vault's, a failure.
+    const read = () => openPgpSigningKey(key, passphrase);
+    const privateKey = key.fromVault ? await read() : await readKeyAs(read);
     return await signSimple(ref, privateKey, options, ctx);
   }
   if (format === "bundle" && options.identity) {
@@ -197,31 +206,78 @@ async function signSimple(
       ? ref
       : withDefaultTag({ ...ref, digest: undefined }),
   );
-  using access = await registryAccess(ref, options, ctx.io.cwd, options);
+  using access = await registryAccess(ref, options, ctx.io.cwd, options, ctx.io);
   ctx.io.stderr.write(`Resolving ${formatReference(ref)}…\n`);
   const digest = await access.client.resolveDigest(ref);
   if (ref.digest !== undefined && ref.digest !== digest) {
     throw new UsageError(`Cannot sign ${formatReference(ref)}: the registry serves ${digest}`);
   }
-  const signature = await signImage({
-    privateKey,
-    dockerReference: identity,
-    manifestDigest: digest,
-  });
   const { store, where } = await access.writableSignatureStore();
-  await store.writeSignature(ref, digest, signature);
   const fingerprint = privateKey.getFingerprint().toUpperCase();
-  ctx.io.stderr.write(`Stored the signature in ${where}\n`);
+  // Signing again with the same key for the same identity adds nothing: said, not stored twice.
+  const already = await signedBefore(store, ref, digest, privateKey, identity);
+  if (already) {
+    ctx.io.stderr.write(
+      `${identity} (${digest}) is already signed with key ${fingerprint} in ${where}: nothing stored\n`,
+    );
+  } else {
+    const signature = await signImage({
+      privateKey,
+      dockerReference: identity,
+      manifestDigest: digest,
+    });
+    await store.writeSignature(ref, digest, signature);
+    ctx.io.stderr.write(`Stored the signature in ${where}\n`);
+  }
   await writeResults(options, ctx, digest, where);
-  printData(ctx.io.stdout, options.output, {
-    image: formatReference(ref),
-    digest,
-    format: "simple",
-    identity,
-    signedBy: fingerprint,
-    store: where,
-  }, () => `Signed ${identity} (${digest}) with key ${fingerprint}\n`);
+  printData(
+    ctx.io.stdout,
+    options.output,
+    {
+      image: formatReference(ref),
+      digest,
+      format: "simple",
+      identity,
+      signedBy: fingerprint,
+      store: where,
+      ...(already ? { alreadySigned: true } : {}),
+    },
+    () =>
+      already
+        ? `${identity} (${digest}) is already signed with key ${fingerprint}\n`
+        : `Signed ${identity} (${digest}) with key ${fingerprint}\n`,
+  );
   return 0;
+}
+
+/**
+ * Whether the store holds a signature of `digest` for `identity` by `privateKey` already (an
+ * OpenPGP signature is not the same bytes twice, so each is verified with the key's public part).
+ */
+async function signedBefore(
+  store: SignatureStore,
+  ref: ImageReference,
+  digest: string,
+  privateKey: PrivateKey,
+  identity: string,
+): Promise<boolean> {
+  let signedFor: ImageReference;
+  try {
+    signedFor = parseReference(identity);
+  } catch {
+    return false; // an identity that names no image: nothing to compare with
+  }
+  const publicKeys = [privateKey.toPublic()];
+  for await (const signature of store.signatures(ref, digest)) {
+    const result = await verifySignature({
+      signature,
+      publicKeys,
+      expected: { manifestDigest: digest, reference: signedFor },
+      identityRule: { type: "matchExact" },
+    });
+    if (result.verified && result.dockerReference === identity) return true;
+  }
+  return false;
 }
 
 /**
@@ -258,7 +314,7 @@ async function signCosign(
   ctx: CommandContext,
 ): Promise<number> {
   const { io } = ctx;
-  using access = await registryAccess(ref, options, io.cwd, options);
+  using access = await registryAccess(ref, options, io.cwd, options, io);
   const subject = await resolveSubject(access, ref, ctx);
   const digest = subject.digest;
   const repository = { ...ref, tag: undefined, digest: undefined };

@@ -4,7 +4,9 @@
  * and CT log keys, timestamp authorities), which a keyless `sigstoreSigned` requirement names in
  * `keyless.trustRootRef` (and a keyed one with `tlog: required` in `trustRootRef`). The file is
  * checked first with the webhook's own reader, so what is stored is what the webhook accepts;
- * the webhook never fetches a trust root itself. `--dry-run` prints the ConfigMap.
+ * the webhook never fetches a trust root itself. Enforcement trusts it: a ConfigMap of that name
+ * holding something else is replaced only with `--replace` (or a yes on a terminal). `--dry-run`
+ * prints the ConfigMap.
  *
  * For the public-good instance, `cosign trusted-root create` or sigstore/root-signing's
  * `targets/trusted_root.json` (fetched and checked through TUF, e.g. by `cosign initialize`)
@@ -38,6 +40,24 @@ export function trustRootManifest(
     },
     data: { [DEFAULT_TRUST_ROOT_ENTRY]: text },
   };
+}
+
+/**
+ * How an existing ConfigMap differs from one holding the trust root `text` (after "already"), or
+ * undefined when it holds the same.
+ */
+function heldTrustRoot(configMap: KubeObject, text: string): Promise<string | undefined> {
+  const data = (configMap as { data?: Record<string, string> }).data ?? {};
+  const held = data[DEFAULT_TRUST_ROOT_ENTRY];
+  if (held === text) return Promise.resolve(undefined);
+  const entries = Object.keys(data);
+  return Promise.resolve(
+    held === undefined
+      ? `exists without ${DEFAULT_TRUST_ROOT_ENTRY} (${
+        entries.length ? `entries: ${entries.join(", ")}` : "no entries"
+      })`
+      : "holds another trust root",
+  );
 }
 
 /** Runs `trust-root`. */
@@ -76,5 +96,6 @@ export async function run(
         root.names.length > 0 ? ` (${root.names.join(", ")})` : ""
       }`,
     extra: summary,
+    held: (existing) => heldTrustRoot(existing, text),
   });
 }

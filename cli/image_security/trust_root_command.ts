@@ -21,6 +21,11 @@ export const TRUST_ROOT = defineCommand({
       demandOption: true,
     },
     namespace: { type: "string", alias: "n", describe: "The namespace (default: the context's)" },
+    replace: {
+      type: "boolean",
+      describe:
+        "Replace a ConfigMap of that name that holds another trust root (else asked on a terminal)",
+    },
     "dry-run": { type: "boolean", describe: "Print the ConfigMap instead of creating it" },
     output: {
       type: "string",

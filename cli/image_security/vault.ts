@@ -85,12 +85,12 @@ export async function runVaultStore(
     });
   } catch (error) {
     if (error instanceof KeyInUseError && replace === undefined) {
-      throw new KeyInUseError(
+      // --replace (or other --alias values) on the command line is the answer: a usage error.
+      throw new UsageError(
         `${error.message}\nTo rotate, pass --replace with --old-key delete (the old key is ` +
           `destroyed; Key Protect keeps an imported key restorable for 30 days) or --old-key keep ` +
           `(it stays active under its id, without the aliases); or choose other --alias values.`,
-        error.ref,
-        error.candidates,
+        { cause: error },
       );
     }
     throw error;
@@ -200,7 +200,7 @@ export async function runVaultFetch(
   const vault = await connectVault(options, ctx);
   const file = keyPath === undefined ? undefined : resolve(io.cwd, keyPath);
   if (file !== undefined && !force && await exists(file)) {
-    throw new ToolkitError(
+    throw new UsageError(
       `Cannot write "${keyPath}": the file exists; pass --force to replace it`,
     );
   }
@@ -215,7 +215,7 @@ export async function runVaultFetch(
     : `"${name}" (id ${key.id})`;
   const cosignKey = isCosignPrivateKey(key.payload);
   if (importIntoGpg && cosignKey) {
-    throw new ToolkitError(
+    throw new UsageError(
       `Cannot import key "${name}" into gpg: it is a cosign private key, not an OpenPGP key; ` +
         `write it to a file with --key cosign.key (and sign with --key cosign.key)`,
     );
@@ -269,17 +269,16 @@ async function readKeyFile(keyPath: string, cwd: string): Promise<Uint8Array> {
   try {
     bytes = await Deno.readFile(resolve(cwd, keyPath));
   } catch (error) {
-    const detail = error instanceof Deno.errors.NotFound
-      ? "no such file"
-      : error instanceof Error
-      ? error.message
-      : String(error);
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(`Cannot read key file "${keyPath}": no such file`, { cause: error });
+    }
+    const detail = error instanceof Error ? error.message : String(error);
     throw new ToolkitError(`Cannot read key file "${keyPath}": ${detail}`, { cause: error });
   }
-  if (bytes.length === 0) throw new ToolkitError(`Cannot store "${keyPath}": the file is empty`);
+  if (bytes.length === 0) throw new UsageError(`Cannot store "${keyPath}": the file is empty`);
   const kind = publicKeyKind(bytes);
   if (kind) {
-    throw new ToolkitError(
+    throw new UsageError(
       `Cannot store "${keyPath}": it holds ${kind}, not a private key` +
         (kind.includes("OpenPGP")
           ? "; export the private key with: gpg --export-secret-keys --armor <fingerprint>"

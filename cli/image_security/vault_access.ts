@@ -10,6 +10,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
+import { clientTimeoutMs } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VAULT_FLAGS } from "../flags.ts";
 import { readUserFile } from "./files.ts";
@@ -120,6 +121,7 @@ export async function connectVault(
   const transport = {
     now: ctx.clock.now,
     sleep: ctx.clock.sleep,
+    timeoutMs: clientTimeoutMs(options),
     trace: (event: VaultTraceEvent) => {
       if (options.verbose || event.retryInMs !== undefined) {
         ctx.io.stderr.write(`${describeTraceEvent(event)}\n`);

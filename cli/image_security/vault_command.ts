@@ -31,11 +31,11 @@ export const VAULT_STORE = defineCommand({
   describe: "Store a private key in the vault, reachable by id, alias and name",
   examples: [
     [
-      "store signing --key signing.key.asc",
+      "image-security vault store signing --key signing.key.asc",
       "Store it with the alias signing; prints id and aliases",
     ],
     [
-      "store signing --key new.asc --replace --old-key delete",
+      "image-security vault store signing --key new.asc --replace --old-key delete",
       "Rotate: store the new key, move the aliases to it, delete the old one",
     ],
   ],

@@ -211,7 +211,8 @@ Deno.test("runVaultStore() and runVaultFetch() exchange --api-key for a token at
   await assert.rejects(
     runVaultStore({ ...args, name: "signing", key: "key2.asc" }, context({ cwd: dir.path })),
     (error: unknown) => {
-      assert.ok(error instanceof KeyInUseError);
+      // A usage error (exit 2): --replace on the command line is the answer.
+      assert.ok(error instanceof UsageError && error.cause instanceof KeyInUseError);
       assert.match(error.message, /^Cannot store key "signing": another key holds its name or/);
       assert.match(error.message, /has the name and holds the alias signing/);
       assert.match(error.message, /To rotate, pass --replace with --old-key delete .* keep/);
@@ -380,7 +381,7 @@ Deno.test("runVaultStore() refuses a public key file", async () => {
       context({ cwd: dir.path }),
     ),
     {
-      name: "ToolkitError",
+      name: "UsageError",
       message: 'Cannot store "pub.asc": it holds an OpenPGP public key, not a private key; ' +
         "export the private key with: gpg --export-secret-keys --armor <fingerprint>",
     },
@@ -390,7 +391,7 @@ Deno.test("runVaultStore() refuses a public key file", async () => {
       vaultArgs("https://us-south.kms.cloud.ibm.com", { name: "signing", key: "missing.asc" }),
       context({ cwd: dir.path }),
     ),
-    { name: "ToolkitError", message: 'Cannot read key file "missing.asc": no such file' },
+    { name: "UsageError", message: 'Cannot read key file "missing.asc": no such file' },
   );
 });
 
@@ -511,7 +512,7 @@ Deno.test("the vault keeps a cosign key: stored encrypted as it is, fetched to a
   const imported = context({ cwd: dir.path, env: { GNUPGHOME: join(dir.path, "none") } });
   await assert.rejects(
     runVaultFetch(vaultArgs(kp.url, { name: "cosign", import: true }), imported),
-    { name: "ToolkitError", message: /it is a cosign private key, not an OpenPGP key/ },
+    { name: "UsageError", message: /it is a cosign private key, not an OpenPGP key/ },
   );
 
   await Deno.writeTextFile(join(dir.path, "cosign.pub"), pair.publicKeyPem);

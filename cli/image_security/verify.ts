@@ -19,13 +19,15 @@
  *
  * @module
  */
+import { makeLogger } from "../dev/common.ts";
 import type { CommandContext } from "../command.ts";
+import { clientTimeoutMs, networkAdvice, observedGlobalFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VERIFY } from "./verify_command.ts";
 import { printData } from "../output.ts";
-import { readUserFile } from "./files.ts";
+import { readKeyAs, readUserFile } from "./files.ts";
 import { registryFlags } from "./registry_access.ts";
-import { UsageError } from "../../lib/errors.ts";
+import { describeError, UsageError } from "../../lib/errors.ts";
 import { formatReference, parseReference } from "../../lib/image/mod.ts";
 import {
   InvalidIdentityRuleError,
@@ -169,7 +171,7 @@ async function plan(
         "--trust-root and --tlog are for cosign signatures: give a PEM public key with --key",
       );
     }
-    const keys = await trustedKeys(await readPublicKeys(bytes));
+    const keys = await trustedKeys(await readKeyAs(() => readPublicKeys(bytes)));
     return {
       requirement: { type: "signedBy", keySecret: KEY_FLAG, ...identity },
       documents: NO_DOCUMENTS,
@@ -213,9 +215,27 @@ async function verifyImage(
   ctx: CommandContext,
   ref: ReturnType<typeof parseReference>,
   planned: Plan,
+  registryErrors: unknown[],
 ): Promise<ImageVerdict> {
   const flags = await registryFlags(ref, options, ctx.io.cwd);
+  const log = makeLogger(options, ctx.io);
+  log.step(
+    `Verifying ${
+      formatReference(ref)
+    }: a ${planned.requirement.type} requirement, keys of ${planned.source}`,
+  );
+  log.step(
+    `Registry ${ref.domain} over ${
+      flags.insecureRegistries.includes(ref.domain) ? "plain HTTP (--tls-verify=false)" : "HTTPS"
+    }; lookaside configuration from ${flags.registriesDir}`,
+  );
   const verifier = createImageVerifier({
+    observer: {
+      registryError: (error) => {
+        registryErrors.push(error);
+        log.step(`A registry request failed: ${describeError(error)}`);
+      },
+    },
     source: filePolicySource(planned.documents),
     clusterKeyNamespace: "",
     ...(planned.keys ? { keys: planned.keys } : {}),
@@ -223,7 +243,8 @@ async function verifyImage(
     insecureRegistries: flags.insecureRegistries,
     caCerts: flags.caCerts,
     registriesD: flags.registriesD,
-    requestTimeoutMs: 30_000,
+    requestTimeoutMs: clientTimeoutMs(options),
+    fetch: observedGlobalFetch(ctx.io, options),
     flightTimeoutMs: 120_000,
     verdictCache: { ttlMs: 60_000, maxEntries: 1 },
     digestCache: { ttlMs: 60_000, maxEntries: 1 },
@@ -309,7 +330,8 @@ export async function run(options: Options, ctx: CommandContext): Promise<number
   const format = options.output;
   const ref = parseReference(options.image);
   const planned = await plan(options, ctx, signedIdentityOf(options));
-  const verdict = await verifyImage(options, ctx, ref, planned);
+  const registryErrors: unknown[] = [];
+  const verdict = await verifyImage(options, ctx, ref, planned, registryErrors);
   const image = formatReference(ref);
   const digest = verdict.digest;
   const what = verdict.allowed ? described(verdict) : undefined;
@@ -333,5 +355,8 @@ export async function run(options: Options, ctx: CommandContext): Promise<number
     }, () => "");
   }
   ctx.io.stderr.write(`${image}${digest ? ` (${digest})` : ""} is not verified: ${reason}\n`);
+  // What to do about a registry that could not be reached (plain HTTP, no answer in time).
+  const advice = registryErrors.map(networkAdvice).find((a) => a !== undefined);
+  if (advice) ctx.io.stderr.write(`${advice}\n`);
   return 1;
 }

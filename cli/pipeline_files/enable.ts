@@ -18,6 +18,8 @@
  *
  * @module
  */
+import { networkFetch } from "../network.ts";
+import type { FetchFunction } from "../../lib/fetch.ts";
 import tar from "tar-stream";
 import { parse } from "yaml";
 import type { CommandContext } from "../command.ts";
@@ -54,6 +56,7 @@ export class UnsafeArchiveError extends ToolkitError {
 }
 
 async function fetchBytes(
+  fetcher: FetchFunction,
   url: string,
   what: string,
   maxBytes: number,
@@ -61,7 +64,7 @@ async function fetchBytes(
 ): Promise<Uint8Array> {
   let response: Response;
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(120_000) });
+    response = await fetcher(url);
   } catch (error) {
     throw new PipelineIndexError(
       `Cannot download ${what} from ${url}: ${error instanceof Error ? error.message : error}`,
@@ -79,15 +82,23 @@ async function fetchBytes(
       `Cannot download ${what} from ${url}: it is ${total} bytes, more than the ${maxBytes} taken`,
     );
   }
-  return await readBounded(
-    response.body ?? new Blob([]).stream(),
-    maxBytes,
-    () =>
-      new PipelineIndexError(
-        `Cannot download ${what} from ${url}: it is more than the ${maxBytes} bytes taken`,
-      ),
-    (done) => progress?.(done, total),
-  );
+  try {
+    return await readBounded(
+      response.body ?? new Blob([]).stream(),
+      maxBytes,
+      () =>
+        new PipelineIndexError(
+          `Cannot download ${what} from ${url}: it is more than the ${maxBytes} bytes taken`,
+        ),
+      (done) => progress?.(done, total),
+    );
+  } catch (error) {
+    if (error instanceof PipelineIndexError) throw error;
+    throw new PipelineIndexError(
+      `Cannot download ${what} from ${url}: ${error instanceof Error ? error.message : error}`,
+      { cause: error },
+    );
+  }
 }
 
 /** The entry of the index for branch, pipeline and release (every mistake says what exists). */
@@ -334,9 +345,10 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
     }
   }
   const base = options.repo.replace(/\/+$/, "");
+  const fetcher = networkFetch(io, options);
   log.info(`Looking up pipelines from repository: ${base}`);
   const indexText = new TextDecoder().decode(
-    await fetchBytes(`${base}/index.yaml`, "the pipeline index", MAX_INDEX_BYTES),
+    await fetchBytes(fetcher, `${base}/index.yaml`, "the pipeline index", MAX_INDEX_BYTES),
   );
   let index: unknown;
   try {
@@ -364,6 +376,7 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
   const url = new URL(entry.url, `${base}/`).href;
   let last = 0;
   const archive = await fetchBytes(
+    fetcher,
     url,
     `pipeline ${pipeline}`,
     MAX_DOWNLOAD_BYTES,

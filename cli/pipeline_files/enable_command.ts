@@ -5,6 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
+import { REQUEST_TIMEOUT } from "../flags.ts";
 
 /** `enable`. */
 export const ENABLE = defineCommand({
@@ -30,5 +31,6 @@ export const ENABLE = defineCommand({
     },
     "dry-run": { type: "boolean", describe: "Show what would be added or changed; write nothing" },
     output: { type: "string", alias: "o", choices: ["json"], describe: "Print the result as JSON" },
+    ...REQUEST_TIMEOUT,
   },
 });

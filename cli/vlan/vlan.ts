@@ -6,8 +6,10 @@
  * `-r` and `--resource-group` override the target without changing it; the public and private
  * VLANs are chosen by flag, automatically when there is one of a kind, on a terminal otherwise, and
  * without a terminal a choice to make is an error that lists the choices. The output is igc's
- * (comment block and `vlan_datacenter`, `public_vlan_id`, `private_vlan_id`), or `--format
- * tfvars|json`, to stdout or `-o FILE`.
+ * (comment block and `vlan_datacenter`, `public_vlan_id`, `private_vlan_id`), or `-o
+ * tfvars|json|yaml`, to stdout or `--output-file FILE`. `-o` is the format, as on every command;
+ * igc's `-o FILE` (a value that names no format) still writes the file, with a deprecation
+ * warning (docs/cli.md).
  *
  * @module
  */
@@ -16,7 +18,8 @@ import type { OptionsOf } from "../options.ts";
 import type { VLAN } from "./vlan_command.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
-import { makeLogger, resolveDir } from "../dev/common.ts";
+import { type Logger, makeLogger, resolveDir } from "../dev/common.ts";
+import { formatData } from "../output.ts";
 import { IbmcloudError, ibmcloudJson, type IbmcloudRunner, runIbmcloud } from "./ibmcloud.ts";
 
 /** A VLAN as `ibmcloud ks vlan ls --output json` lists it. */
@@ -56,24 +59,24 @@ function toVlan(r: VlanRecord): Vlan | undefined {
 
 const describe = (v: Vlan) => `${v.id}/${v.number}/${v.router}`;
 
-/** The text igc printed. */
-export function formatVlanConfig(c: VlanConfig, format: "text" | "tfvars" | "json"): string {
-  if (format === "json") {
-    return `${
-      JSON.stringify(
-        {
-          resource_group: c.resourceGroup,
-          region: c.region,
-          vlan_datacenter: c.datacenter,
-          public_vlan_id: c.publicVlan.id,
-          private_vlan_id: c.privateVlan.id,
-          public_vlan: c.publicVlan,
-          private_vlan: c.privateVlan,
-        },
-        null,
-        2,
-      )
-    }\n`;
+/** The formats of `vlan -o`. */
+export const VLAN_FORMATS = ["text", "tfvars", "json", "yaml"] as const;
+
+/** A format of `vlan -o`. */
+export type VlanFormat = typeof VLAN_FORMATS[number];
+
+/** The text igc printed, the variables alone, or the choice as JSON or YAML. */
+export function formatVlanConfig(c: VlanConfig, format: VlanFormat): string {
+  if (format === "json" || format === "yaml") {
+    return formatData({
+      resource_group: c.resourceGroup,
+      region: c.region,
+      vlan_datacenter: c.datacenter,
+      public_vlan_id: c.publicVlan.id,
+      private_vlan_id: c.privateVlan.id,
+      public_vlan: c.publicVlan,
+      private_vlan: c.privateVlan,
+    }, format);
   }
   const vars = [
     `vlan_datacenter="${c.datacenter}"`,
@@ -150,6 +153,42 @@ async function isolatedTarget(
   return { env: isolated, dispose: () => Deno.remove(dir, { recursive: true }).catch(() => {}) };
 }
 
+/**
+ * The format and the file of `-o`, `--output-file` and the hidden `--format`: `-o` is the format;
+ * igc's `-o FILE` (a value that is no format) is the file, with a deprecation warning.
+ */
+export function vlanOutput(
+  options: Pick<OptionsOf<typeof VLAN>, "output" | "outputFile" | "format">,
+  log: Pick<Logger, "warn">,
+): { format: VlanFormat; file: string | undefined } {
+  const given = options.output || undefined;
+  const isFormat = (v: string | undefined): v is VlanFormat =>
+    (VLAN_FORMATS as readonly string[]).includes(v ?? "");
+  let file = options.outputFile || undefined;
+  let format: VlanFormat | undefined = options.format;
+  if (given !== undefined && isFormat(given)) {
+    if (format !== undefined && format !== given) {
+      throw new UsageError(`Cannot use -o ${given} with --format ${format}: give one format`);
+    }
+    format = given;
+  } else if (given !== undefined) {
+    if (file !== undefined) {
+      throw new UsageError(
+        `Cannot use -o "${given}" with --output-file: -o is the format (${
+          VLAN_FORMATS.join(", ")
+        })`,
+      );
+    }
+    log.warn(
+      `-o FILE is igc's spelling, deprecated: use --output-file ${given} (-o is the output format: ${
+        VLAN_FORMATS.join(", ")
+      })`,
+    );
+    file = given;
+  }
+  return { format: format ?? "text", file };
+}
+
 /** Runs `vlan`. */
 export async function run(
   options: OptionsOf<typeof VLAN>,
@@ -158,6 +197,7 @@ export async function run(
 ): Promise<number> {
   const { io } = ctx;
   const log = makeLogger(options, io);
+  const output = vlanOutput(options, log);
   if (options.provider !== "classic") {
     throw new UsageError(
       `--provider ${options.provider} clusters have no VLANs (VPC uses subnets): use --provider classic`,
@@ -241,12 +281,12 @@ export async function run(
     const privateVlan = await pick("private", "--private-vlan", options.privateVlan);
     const text = formatVlanConfig(
       { resourceGroup, region, datacenter: zone, publicVlan, privateVlan },
-      options.format,
+      output.format,
     );
-    if (options.output) {
-      const path = resolveDir(io, options.output);
-      await writeFileSafely(path, text, { name: options.output });
-      log.info(`Wrote the VLAN config to ${options.output}`);
+    if (output.file) {
+      const path = resolveDir(io, output.file);
+      await writeFileSafely(path, text, { name: output.file });
+      log.info(`Wrote the VLAN config to ${output.file}`);
     } else io.stdout.write(text);
     return 0;
   } finally {

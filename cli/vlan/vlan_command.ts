@@ -12,7 +12,8 @@ export const VLAN = defineCommand({
   describe: "Print the VLANs of an IBM Cloud classic zone for terraform (from ibmcloud)",
   examples: [
     ["vlan", "The target region's VLANs, chosen on a terminal when there are several"],
-    ["vlan -r ca-tor -d tor01 --format tfvars -o vlan.tfvars", "Another region, to a file"],
+    ["vlan -r ca-tor -d tor01 -o tfvars --output-file vlan.tfvars", "Another region, to a file"],
+    ["vlan -o json", "The choice as JSON"],
   ],
   flags: {
     datacenter: { type: "string", alias: "d", describe: "The zone (data center), e.g. dal10" },
@@ -30,12 +31,18 @@ export const VLAN = defineCommand({
     },
     "public-vlan": { type: "string", describe: "The id of the public VLAN to use" },
     "private-vlan": { type: "string", describe: "The id of the private VLAN to use" },
+    output: {
+      type: "string",
+      alias: "o",
+      describe:
+        "Output format: text (igc's commented tfvars, the default), tfvars (the variables only), json or yaml. igc's -o FILE (any other value) still writes to FILE, deprecated: use --output-file",
+    },
+    "output-file": { type: "string", describe: "Write to this file instead of stdout" },
     format: {
       type: "string",
-      choices: ["text", "tfvars", "json"],
-      default: "text",
-      describe: "text: igc's commented tfvars; tfvars: the variables only; json",
+      choices: ["text", "tfvars", "json", "yaml"],
+      hidden: true,
+      describe: "Same as -o FORMAT (an earlier spelling)",
     },
-    output: { type: "string", alias: "o", describe: "Write to this file instead of stdout" },
   },
 });

@@ -18,6 +18,7 @@ import { githubHost } from "./github.ts";
 import { gitlabHost } from "./gitlab.ts";
 import type { GitHost } from "./host.ts";
 import type { FetchFunction } from "./http.ts";
+import { timeoutOr } from "../fetch.ts";
 import type { GitUrl } from "./url.ts";
 
 /** How to reach a repository's host. */
@@ -49,6 +50,7 @@ async function probeJson(
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<{ status: number; headers: Headers; body: unknown } | undefined> {
+  const origin = url.replace(/^(https?:\/\/[^/]+).*$/, "$1");
   try {
     const response = await fetcher(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
     const text = await response.text();
@@ -60,7 +62,7 @@ async function probeJson(
     }
     return { status: response.status, headers: response.headers, body };
   } catch (error) {
-    throw new GitHostUnreachableError(url.replace(/^(https?:\/\/[^/]+).*$/, "$1"), error);
+    throw new GitHostUnreachableError(origin, timeoutOr(error, origin, timeoutMs));
   }
 }
 
@@ -70,13 +72,12 @@ export async function detectGitFlavour(git: GitUrl, options: GitHostOptions): Pr
   const known = KNOWN_HOSTS[git.host.toLowerCase()];
   if (known) return known;
   let client: Deno.HttpClient | undefined;
-  let fetcher: FetchFunction;
-  if (options.fetch) fetcher = options.fetch;
-  else if (options.caCertificates?.length) {
+  let fetcher: FetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+  if (options.caCertificates?.length) {
     client = Deno.createHttpClient({ caCerts: [...options.caCertificates] });
-    const c = client;
-    fetcher = (input, init) => fetch(input, { ...init, client: c } as RequestInit);
-  } else fetcher = (input, init) => fetch(input, init);
+    const [c, base] = [client, fetcher];
+    fetcher = (input, init) => base(input, { ...init, client: c });
+  }
   const origin = `${git.protocol}://${git.host}`;
   const { username, password } = options.credentials;
   const basic = {

@@ -12,7 +12,7 @@ import {
   GitHostNotFoundError,
   GitHostUnreachableError,
 } from "./errors.ts";
-import type { FetchFunction } from "../fetch.ts";
+import { type FetchFunction, timeoutOr } from "../fetch.ts";
 
 export type { FetchFunction } from "../fetch.ts";
 
@@ -62,14 +62,13 @@ export class GitHostHttp {
   /** A client for `options`. */
   constructor(options: GitHostHttpOptions) {
     this.#options = options;
-    if (options.fetch) {
-      this.#fetch = options.fetch;
-    } else if (options.caCertificates?.length) {
+    const base: FetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+    if (options.caCertificates?.length) {
       this.#client = Deno.createHttpClient({ caCerts: [...options.caCertificates] });
       const client = this.#client;
-      this.#fetch = (input, init) => fetch(input, { ...init, client } as RequestInit);
+      this.#fetch = (input, init) => base(input, { ...init, client });
     } else {
-      this.#fetch = (input, init) => fetch(input, init);
+      this.#fetch = base;
     }
   }
 
@@ -112,17 +111,25 @@ export class GitHostHttp {
     const headers: Record<string, string> = { ...this.#options.headers };
     if (options.body !== undefined) headers["Content-Type"] = "application/json";
     let response: Response;
+    const timeoutMs = this.#options.timeoutMs ?? 30_000;
+    const signal = AbortSignal.timeout(timeoutMs);
+    const origin = new URL(url).origin;
     try {
       response = await this.#fetch(url, {
         method,
         headers,
         ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 30_000),
+        signal,
       });
     } catch (error) {
-      throw new GitHostUnreachableError(this.#options.host, error);
+      throw new GitHostUnreachableError(this.#options.host, timeoutOr(error, origin, timeoutMs));
     }
-    const text = await response.text().catch(() => "");
+    const text = await response.text().catch((error) => {
+      if (signal.aborted) {
+        throw new GitHostUnreachableError(this.#options.host, timeoutOr(error, origin, timeoutMs));
+      }
+      return "";
+    });
     const accepted = options.accept?.includes(response.status) ?? false;
     if (!response.ok && !accepted) {
       if (response.status === 401 || response.status === 403) {

@@ -34,7 +34,9 @@ export async function runGit(dir: string, args: readonly string[]): Promise<stri
   const stderr = new TextDecoder().decode(output.stderr).trim();
   if (!output.success) {
     if (/not a git repository/i.test(stderr)) {
-      throw new GitError(`Cannot read the git repository in "${dir}": not a git repository`);
+      throw new GitError(
+        `Cannot read the git repository in "${dir}": not a git repository (run it in a clone, or name one with -d/--workingDir)`,
+      );
     }
     if (/cannot change to/i.test(stderr)) {
       throw new GitError(`Cannot read the git repository in "${dir}": no such directory`);

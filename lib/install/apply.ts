@@ -91,8 +91,14 @@ export function installedType(kind: string): ResourceType {
 
 /** What happened to one object. */
 export interface AppliedObject {
-  /** `Deployment "toolkit-system/toolkit-webhook"`. */
+  /** `Deployment "toolkit-system/toolkit-webhook"`, for messages. */
   readonly object: string;
+  /** Its resource type. */
+  readonly type: ResourceType;
+  /** Its namespace, for namespaced types. */
+  readonly namespace?: string;
+  /** Its name. */
+  readonly name: string;
   /**
    * `created`, `configured`, `unchanged`, or `deleted`/`absent` when removing; `failed` when the
    * API server refused it (`error` says why).
@@ -102,39 +108,64 @@ export interface AppliedObject {
   readonly error?: string;
 }
 
+/** Which object: its type, namespace and name. */
+interface ObjectRef {
+  readonly type: ResourceType;
+  readonly namespace?: string | undefined;
+  readonly name: string;
+}
+
+/** The result of `ref` with `outcome` (and, failed, `error`). */
+function appliedObject(
+  ref: ObjectRef,
+  outcome: AppliedObject["outcome"],
+  error?: unknown,
+): AppliedObject {
+  return {
+    object: describeObject(ref.type, ref.namespace, ref.name),
+    type: ref.type,
+    ...(ref.type.namespaced && ref.namespace ? { namespace: ref.namespace } : {}),
+    name: ref.name,
+    outcome,
+    ...(error !== undefined
+      ? { error: error instanceof Error ? error.message : String(error) }
+      : {}),
+  };
+}
+
 /**
  * Runs one step of a batch: an object the API server refuses becomes a `failed` result and the
  * batch goes on; a cluster that cannot be reached, or refuses the credentials, stops it (every
  * other object would fail the same way).
  */
 async function keepGoing(
-  object: string,
+  ref: ObjectRef,
   step: () => Promise<AppliedObject>,
 ): Promise<AppliedObject> {
   try {
     return await step();
   } catch (error) {
     if (error instanceof NoClusterContextError) throw error;
-    return {
-      object,
-      outcome: "failed",
-      error: error instanceof Error ? error.message : String(error),
-    };
+    return appliedObject(ref, "failed", error);
   }
 }
 
-function describe(object: KubeObject): string {
-  const type = installedType(object.kind ?? "");
-  return describeObject(type, object.metadata.namespace, object.metadata.name);
+function refOf(object: KubeObject): ObjectRef {
+  return {
+    type: installedType(object.kind ?? ""),
+    namespace: object.metadata.namespace,
+    name: object.metadata.name,
+  };
 }
 
 /** Server-side applies one object (`lib/kube`'s {@linkcode applyObject}) and says what changed. */
 export async function applyOne(client: KubeClient, object: KubeObject): Promise<AppliedObject> {
-  const { outcome } = await applyObject(client, installedType(object.kind ?? ""), object);
-  return {
-    object: describe(object),
-    outcome: outcome === "updated" ? "configured" : outcome === "created" ? "created" : "unchanged",
-  };
+  const ref = refOf(object);
+  const { outcome } = await applyObject(client, ref.type, object);
+  return appliedObject(
+    ref,
+    outcome === "updated" ? "configured" : outcome === "created" ? "created" : "unchanged",
+  );
 }
 
 /**
@@ -150,7 +181,7 @@ export async function applyManifests(
   for (const object of objects) {
     if (object.kind !== "CustomResourceDefinition" && crdsPending.length > 0) {
       for (const { name, index } of crdsPending) {
-        const waited = await keepGoing(results[index]!.object, async () => {
+        const waited = await keepGoing(results[index]!, async () => {
           await waitEstablished(client, name);
           return results[index]!;
         });
@@ -158,7 +189,7 @@ export async function applyManifests(
       }
       crdsPending = [];
     }
-    const result = await keepGoing(describe(object), () => applyOne(client, object));
+    const result = await keepGoing(refOf(object), () => applyOne(client, object));
     if (object.kind === "CustomResourceDefinition" && result.outcome !== "failed") {
       crdsPending.push({ name: object.metadata.name, index: results.length });
     }
@@ -259,10 +290,17 @@ function webhookUrlHost(options: InstallOptions): string[] | undefined {
 export interface InstallStatus {
   /** The controller's namespace. */
   readonly namespace: string;
-  /** Whether the webhook configuration exists (enforcement is on). */
+  /** Whether anything of the installation is in this namespace (its namespaced objects). */
+  readonly installed: boolean;
+  /** Whether the webhook configuration exists and calls this namespace's webhook. */
   readonly enabled: boolean;
+  /**
+   * The namespace whose webhook the webhook configuration calls, when it calls another one's
+   * (enforcement is on, from another installation).
+   */
+  readonly enabledFrom?: string;
   /** The installed objects and whether each exists. */
-  readonly objects: readonly { object: string; present: boolean }[];
+  readonly objects: readonly (ObjectRef & { object: string; present: boolean })[];
   /** The Deployment's replicas: wanted and ready. */
   readonly replicas?: { desired: number; ready: number };
   /** The image the Deployment runs. */
@@ -299,14 +337,21 @@ export async function installationStatus(
     ["Service", namespace, WEBHOOK_NAME],
     ["MutatingWebhookConfiguration", undefined, WEBHOOK_CONFIGURATION_NAME],
   ];
-  const objects: { object: string; present: boolean }[] = [];
+  const objects: (ObjectRef & { object: string; present: boolean })[] = [];
   const found: Record<string, KubeObject | undefined> = {};
   for (const [kind, ns, name] of wanted) {
     const type = installedType(kind);
     const object = await client.read(type, ns, name);
     found[`${kind}/${name}`] = object;
-    objects.push({ object: describeObject(type, ns, name), present: object !== undefined });
+    objects.push({
+      object: describeObject(type, ns, name),
+      type,
+      ...(ns ? { namespace: ns } : {}),
+      name,
+      present: object !== undefined,
+    });
   }
+  const installed = objects.some((o) => o.namespace === namespace && o.present);
   const deployment = found[`Deployment/${WEBHOOK_NAME}`] as
     | {
       spec?: { replicas?: number; template?: { spec?: { containers?: { image?: string }[] } } };
@@ -331,9 +376,18 @@ export async function installationStatus(
           url?: string;
           service?: { namespace: string; name: string; path?: string };
         };
+        namespaceSelector?: {
+          matchExpressions?: { key?: string; operator?: string; values?: string[] }[];
+        };
       }[];
     }
     | undefined;
+  // Whose webhook it calls: the Service's namespace, or (a URL) the controller's namespace, the
+  // first one the configuration exempts by name.
+  const owner = mwc?.webhooks?.[0]?.clientConfig?.service?.namespace ??
+    mwc?.webhooks?.[0]?.namespaceSelector?.matchExpressions?.find((e) =>
+      e.key === "kubernetes.io/metadata.name" && e.operator === "NotIn"
+    )?.values?.[0];
   const clientConfig = mwc?.webhooks?.[0]?.clientConfig;
   const endpoint = clientConfig?.url ??
     (clientConfig?.service
@@ -354,7 +408,11 @@ export async function installationStatus(
   }
   return {
     namespace,
-    enabled: mwc !== undefined,
+    installed,
+    enabled: mwc !== undefined && (owner === undefined || owner === namespace),
+    ...(mwc !== undefined && owner !== undefined && owner !== namespace
+      ? { enabledFrom: owner }
+      : {}),
     objects,
     ...(deployment
       ? {
@@ -387,7 +445,7 @@ async function deleteOne(
 ): Promise<AppliedObject> {
   const type = installedType(kind);
   const deleted = await client.delete(type, namespace, name);
-  return { object: describeObject(type, namespace, name), outcome: deleted ? "deleted" : "absent" };
+  return appliedObject({ type, namespace, name }, deleted ? "deleted" : "absent");
 }
 
 /**
@@ -418,7 +476,7 @@ export async function uninstall(
   const remove = async (kind: string, ns: string | undefined, name: string) => {
     const type = installedType(kind);
     results.push(
-      await keepGoing(describeObject(type, ns, name), () => deleteOne(client, kind, ns, name)),
+      await keepGoing({ type, namespace: ns, name }, () => deleteOne(client, kind, ns, name)),
     );
   };
   for (const [kind, ns, name] of rest) await remove(kind, ns, name);
@@ -428,11 +486,13 @@ export async function uninstall(
     } catch (error) {
       if (isStatus(error, 404)) continue; // cert-manager is not installed
       if (error instanceof NoClusterContextError) throw error;
-      results.push({
-        object: describeObject(installedType(kind), namespace, WEBHOOK_NAME),
-        outcome: "failed",
-        error: error instanceof Error ? error.message : String(error),
-      });
+      results.push(
+        appliedObject(
+          { type: installedType(kind), namespace, name: WEBHOOK_NAME },
+          "failed",
+          error,
+        ),
+      );
     }
   }
   if (options.purge) {
@@ -498,10 +558,12 @@ export async function rotateCertificates(
       })),
     };
   });
-  objects.push({
-    object: describeObject(mwcType, undefined, WEBHOOK_CONFIGURATION_NAME),
-    outcome: "configured",
-  });
+  objects.push(
+    appliedObject(
+      { type: mwcType, namespace: undefined, name: WEBHOOK_CONFIGURATION_NAME },
+      "configured",
+    ),
+  );
   return { notAfter: ensured.tls.notAfter, tls: ensured.tls, objects };
 }
 

@@ -85,3 +85,109 @@ export async function waitForWebhook(
     { timeoutMs: 180_000, pollMs: 1000 },
   );
 }
+
+/** What a probe of `--webhook-url` found. */
+export type WebhookUrlProbe =
+  /** The URL answered over TLS with a certificate the CA vouches for. */
+  | { readonly ok: true }
+  /** It did not: why, in the TLS or network library's words. */
+  | { readonly ok: false; readonly why: string; readonly certificate: boolean };
+
+/**
+ * Probes `url` as the API server would call it: over TLS, trusting only `caPem` (the
+ * configuration's `caBundle`), the host name checked against the certificate. Any HTTP answer
+ * means the certificate is right; a refused connection, a certificate the CA did not sign, or
+ * no answer within `timeoutMs` is not.
+ */
+export async function probeWebhookUrl(
+  url: string,
+  caPem: string,
+  timeoutMs: number,
+): Promise<WebhookUrlProbe> {
+  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+      client,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.body?.cancel();
+    return { ok: true };
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "TimeoutError") {
+      return { ok: false, why: `no answer within ${timeoutMs / 1000} s`, certificate: false };
+    }
+    const detail = error instanceof Error
+      ? (error.cause instanceof Error ? error.cause.message : error.message)
+      : String(error);
+    return describeProbeFailure(detail, url);
+  } finally {
+    client.close();
+  }
+}
+
+/** A failed probe in words a user acts on (Deno's messages are rustls' and hyper's). */
+function describeProbeFailure(
+  message: string,
+  url: string,
+): Extract<WebhookUrlProbe, { ok: false }> {
+  const peer = /invalid peer certificate: (\w+)/.exec(message);
+  if (peer) {
+    const host = new URL(url).hostname;
+    const why = peer[1] === "UnknownIssuer"
+      ? "it serves a certificate the trusted CA did not sign"
+      : peer[1] === "NotValidForName"
+      ? `it serves a certificate that is not valid for ${host}`
+      : peer[1] === "Expired"
+      ? "it serves an expired certificate"
+      : "its certificate is refused";
+    return { ok: false, why: `${why} (${peer[1]})`, certificate: true };
+  }
+  if (/Connection refused/i.test(message)) {
+    return { ok: false, why: "nothing listens there (connection refused)", certificate: false };
+  }
+  const detail = message.replace(/^error sending request for url \([^)]*\): /, "");
+  return { ok: false, why: detail, certificate: /certificate|tls|handshake/i.test(detail) };
+}
+
+/** Options of {@link waitForWebhookUrl}. */
+export interface WebhookUrlWaitOptions extends WaitOptions {
+  /** How long one probe may take, in ms. */
+  readonly requestTimeoutMs: number;
+  /** Told of each failed probe whose reason differs from the last one. */
+  readonly onProgress?: (probe: Extract<WebhookUrlProbe, { ok: false }>) => void;
+}
+
+/**
+ * Waits until `url` answers with a certificate `caPem` vouches for (a webhook that reads the
+ * certificate files reloads them within seconds; a restarted one serves them at once).
+ *
+ * @throws {InstallError} after the timeout, saying what the URL answered; `advice` follows.
+ */
+export async function waitForWebhookUrl(
+  url: string,
+  caPem: string,
+  advice: string,
+  options: WebhookUrlWaitOptions,
+): Promise<void> {
+  let last: Extract<WebhookUrlProbe, { ok: false }> | undefined;
+  await pollUntil(
+    async () => {
+      const probe = await probeWebhookUrl(url, caPem, options.requestTimeoutMs);
+      if (probe.ok) return true;
+      if (probe.why !== last?.why) options.onProgress?.(probe);
+      last = probe;
+      return undefined;
+    },
+    () =>
+      new InstallError(
+        `${url} does not answer with the certificate enforcement would trust (${
+          last?.why ?? "no answer"
+        }), so enforcement was not switched on: ${advice}`,
+      ),
+    options,
+    { timeoutMs: 180_000, pollMs: 1000 },
+  );
+}

@@ -10,6 +10,7 @@
  */
 import { basicAuthorization } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
+import { timeoutOr } from "../fetch.ts";
 import { pollUntil, type WaitOptions } from "../poll.ts";
 import { type JenkinsJobRef, jobPath } from "./hook_url.ts";
 
@@ -82,18 +83,20 @@ export class JenkinsClient {
     if (method !== "GET") Object.assign(headers, await this.#crumbHeaders());
     if (init.contentType) headers["Content-Type"] = init.contentType;
     let response: Response;
+    const timeoutMs = this.#options.timeoutMs ?? 30_000;
     try {
       response = await (this.#options.fetch ?? fetch)(`${this.#base}${path}`, {
         method,
         headers,
         ...(init.body !== undefined ? { body: init.body } : {}),
         redirect: "manual",
-        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 30_000),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
+      const cause = timeoutOr(error, new URL(this.#base).origin, timeoutMs);
       throw new JenkinsError(
-        `Cannot reach Jenkins at ${this.#base}: ${error instanceof Error ? error.message : error}`,
-        { cause: error },
+        `Cannot reach Jenkins at ${this.#base}: ${cause instanceof Error ? cause.message : cause}`,
+        { cause },
       );
     }
     const ok = (response.status >= 200 && response.status < 400) ||

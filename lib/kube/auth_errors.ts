@@ -63,7 +63,11 @@ export class ExecPluginError extends KubeAuthenticationError {
 export class KubeUnreachableError extends NoClusterContextError {
   /** Creates the error for `context`; `why` is the network error's own words, when known. */
   constructor(context: ResolvedContext, why: string, options?: ErrorOptions) {
-    super(`cannot reach the API server ${context.cluster.server}`, options);
+    // The message quotes the network error's own words: its `cause` is for debugging.
+    super(`cannot reach the API server ${context.cluster.server}`, {
+      ...options,
+      messageTellsCause: true,
+    });
     this.name = "KubeUnreachableError";
     this.message =
       `Cannot reach the API server ${context.cluster.server} of context "${context.name}"${

@@ -31,7 +31,9 @@ import {
   fetchUnsupportedReason,
   type KubeTransport,
   type TransportRequest,
+  unreachable,
 } from "./transport.ts";
+import { RequestTimeoutError } from "../fetch.ts";
 import { unauthorized } from "./auth_errors.ts";
 import { ApiDiscovery } from "./discovery.ts";
 import { inClusterContext } from "./in_cluster.ts";
@@ -47,6 +49,15 @@ export interface ConnectOptions extends KubeconfigOptions {
   readonly transport?: "auto" | "fetch" | "client-node";
   /** At most this many requests per second (igc's `--throttle` is 2). */
   readonly requestsPerSecond?: number;
+  /**
+   * How long one request may take, in ms, as kubectl's `--request-timeout`: the whole answer
+   * of a request, and the start (headers) of a watch, whose stream then runs as long as it
+   * runs. A request past it fails with a `KubeUnreachableError` caused by a
+   * {@linkcode RequestTimeoutError}. 0 or absent: no limit (the webhook bounds its own).
+   */
+  readonly requestTimeoutMs?: number;
+  /** Told of each request before it is sent (`-v`: what the command contacts). */
+  readonly onRequest?: (method: string, url: string) => void;
   /**
    * Use the Pod's ServiceAccount when `$KUBERNETES_SERVICE_HOST` is set and no `kubeconfig`
    * is given (the webhook); otherwise the kubeconfig files. @default false
@@ -88,12 +99,58 @@ export class KubeClient {
   readonly discovery: ApiDiscovery = new ApiDiscovery(this);
   #minIntervalMs: number;
   #next = 0;
+  #timeoutMs: number;
+  #onRequest: ((method: string, url: string) => void) | undefined;
 
   /** Wraps a transport; prefer {@linkcode connectCluster}. */
-  constructor(context: ResolvedContext, transport: KubeTransport, requestsPerSecond?: number) {
+  constructor(
+    context: ResolvedContext,
+    transport: KubeTransport,
+    options: number | Pick<ConnectOptions, "requestsPerSecond" | "requestTimeoutMs" | "onRequest"> =
+      {},
+  ) {
+    const { requestsPerSecond, requestTimeoutMs, onRequest } = typeof options === "number"
+      ? { requestsPerSecond: options, requestTimeoutMs: 0, onRequest: undefined }
+      : options;
     this.context = context;
     this.transport = transport;
     this.#minIntervalMs = requestsPerSecond && requestsPerSecond > 0 ? 1000 / requestsPerSecond : 0;
+    this.#timeoutMs = requestTimeoutMs && requestTimeoutMs > 0 ? requestTimeoutMs : 0;
+    this.#onRequest = onRequest;
+  }
+
+  /**
+   * Runs `send` with the request's deadline: its signal aborts when the time is up, and the
+   * answer is given up at that moment even when the transport does not honour the signal.
+   */
+  async #withDeadline<T>(
+    request: TransportRequest,
+    send: (request: TransportRequest) => Promise<T>,
+  ): Promise<T> {
+    this.#onRequest?.(request.method, request.url);
+    if (this.#timeoutMs === 0) return await send(request);
+    const controller = new AbortController();
+    const signal = request.signal
+      ? AbortSignal.any([request.signal, controller.signal])
+      : controller.signal;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const timeout = new RequestTimeoutError(this.server, this.#timeoutMs);
+        controller.abort(timeout);
+        reject(unreachable(this.context, timeout));
+      }, this.#timeoutMs);
+    });
+    try {
+      return await Promise.race([send({ ...request, signal }), expired]);
+    } catch (error) {
+      if (controller.signal.aborted && !request.signal?.aborted) {
+        throw unreachable(this.context, controller.signal.reason);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The API server URL, without a trailing `/`. */
@@ -159,7 +216,7 @@ export class KubeClient {
   ): Promise<{ status: number; body: T }> {
     const request = this.#prepare(method, path, options);
     await this.#throttle();
-    const response = await this.transport.send(request);
+    const response = await this.#withDeadline(request, (r) => this.transport.send(r));
     const body = this.#parse(method, path, options, response.status, response.text) as T;
     return { status: response.status, body };
   }
@@ -172,7 +229,7 @@ export class KubeClient {
   async open(method: string, path: string, options: KubeRequestOptions = {}): Promise<Response> {
     const request = this.#prepare(method, path, options);
     await this.#throttle();
-    return await this.transport.open(request);
+    return await this.#withDeadline(request, (r) => this.transport.open(r));
   }
 
   /** Reads an answer of {@linkcode open} as {@linkcode request} reads its own. */
@@ -387,13 +444,24 @@ export async function resolveConnectionContext(options: ConnectOptions): Promise
 /** Makes a client for a resolved context (see {@linkcode connectCluster}). */
 export async function connectContext(
   context: ResolvedContext,
-  options: Pick<ConnectOptions, "transport" | "requestsPerSecond" | "env">,
+  options: Pick<
+    ConnectOptions,
+    "transport" | "requestsPerSecond" | "env" | "requestTimeoutMs" | "onRequest"
+  >,
 ): Promise<KubeClient> {
   const kind = chooseTransport(context, options.transport, options.env);
   const transport = kind === "fetch"
     ? await fetchTransport(context)
     : await (await import("./client_node_transport.ts")).clientNodeTransport(context);
-  return new KubeClient(context, transport, options.requestsPerSecond);
+  return new KubeClient(context, transport, {
+    ...(options.requestsPerSecond !== undefined
+      ? { requestsPerSecond: options.requestsPerSecond }
+      : {}),
+    ...(options.requestTimeoutMs !== undefined
+      ? { requestTimeoutMs: options.requestTimeoutMs }
+      : {}),
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+  });
 }
 
 /**

@@ -16,7 +16,10 @@ export class NoClusterContextError extends ToolkitError {
   readonly detail: string;
 
   /** Creates the error; `detail` says what is missing or failing. */
-  constructor(detail: string, options?: ErrorOptions) {
+  constructor(
+    detail: string,
+    options?: ErrorOptions & { readonly messageTellsCause?: boolean },
+  ) {
     super(
       `No usable kubeconfig context: ${detail}; log in to a cluster or pass --kubeconfig/--context`,
       options,

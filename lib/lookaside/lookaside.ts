@@ -17,6 +17,7 @@ import { readStreamLimited } from "../bytes.ts";
 import { BudgetExceededError, type ReadBudget } from "../read_budget.ts";
 import { fileURLToPath } from "node:url";
 import { describeError, safeExcerpt, ToolkitError } from "../errors.ts";
+import { RequestTimeoutError } from "../fetch.ts";
 import { FileExistsError, writeFileSafely } from "../file_write.ts";
 import {
   type ImageReference,
@@ -69,7 +70,7 @@ export async function collectSignatures(
 /** A signature store that cannot be read or written. */
 export class SignatureStoreError extends ToolkitError {
   /** Creates the error; `message` follows `Cannot <action> "<value>": <detail>`. */
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: ErrorOptions & { readonly messageTellsCause?: boolean }) {
     super(message, options);
     this.name = "SignatureStoreError";
   }
@@ -260,11 +261,16 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
     } catch (cause) {
       if (cause instanceof SignatureStoreError || cause instanceof BudgetExceededError) throw cause;
       if (read.signal?.aborted) throw read.signal.reason;
-      const detail = controller.signal.aborted
-        ? `no answer within ${timeoutMs} ms`
-        : cause instanceof Error
-        ? cause.message
-        : String(cause);
+      if (controller.signal.aborted) {
+        throw new SignatureStoreError(
+          `Cannot read signature "${where}": no answer within ${timeoutMs} ms`,
+          {
+            cause: new RequestTimeoutError(url.origin, timeoutMs, { cause }),
+            messageTellsCause: true,
+          },
+        );
+      }
+      const detail = cause instanceof Error ? cause.message : String(cause);
       throw new SignatureStoreError(`Cannot read signature "${where}": ${detail}`, { cause });
     } finally {
       clearTimeout(timer);

@@ -326,6 +326,11 @@ function errorDetail(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Whether {@link errorDetail} of `error` says all its message says. */
+function tellsDetail(error: unknown): boolean {
+  return error instanceof TransportError || error instanceof ResponseTooLargeError;
+}
+
 /** Creates a registry client. */
 export function createRegistryClient(options: RegistryClientOptions = {}): RegistryClient {
   const transport: Transport = createTransport(options);
@@ -441,6 +446,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
       throw new RegistryError(`Cannot ${req.action} "${req.subject}": ${errorDetail(error)}`, {
         ...details,
         cause: error,
+        messageTellsCause: tellsDetail(error),
       });
     }
     if (result.response === undefined) {
@@ -675,6 +681,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
         throw new RegistryError(`Cannot reach registry "${registry}": ${errorDetail(error)}`, {
           registry,
           cause: error,
+          messageTellsCause: tellsDetail(error),
         });
       }
       if (response.status !== 200 && response.status !== 401) {

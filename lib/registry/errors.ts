@@ -19,6 +19,8 @@ export interface RegistryErrorDetails {
   code?: string | undefined;
   /** The error this one wraps. */
   cause?: unknown;
+  /** The message already says what the cause says (its detail). */
+  messageTellsCause?: boolean;
 }
 
 /** A registry request that failed: an error status, a network failure, a timeout, bad data. */
@@ -34,7 +36,10 @@ export class RegistryError extends ToolkitError {
 
   /** Creates the error; `details.cause` becomes the standard `cause`. */
   constructor(message: string, details: RegistryErrorDetails) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    super(message, {
+      cause: details.cause,
+      ...(details.messageTellsCause ? { messageTellsCause: true } : {}),
+    });
     this.name = "RegistryError";
     this.status = details.status;
     this.code = details.code;
@@ -89,17 +94,28 @@ export class ResponseTooLargeError extends ToolkitError {
 export class TransportError extends ToolkitError {
   /** Whether the request ran out of time (as opposed to failing on the network). */
   readonly timedOut: boolean;
+  /**
+   * Whether an HTTPS request reached a server that answered in plain HTTP (the TLS handshake read
+   * an HTTP answer): the registry is reached over HTTP only (skopeo's `--tls-verify=false`).
+   */
+  readonly plainHttp: boolean;
   /** The message without the `Cannot …` prefix, for wrapping errors. */
   readonly detail: string;
 
   /** Creates the error for a request to `url`. */
-  constructor(url: string, detail: string, options: { timedOut: boolean; cause?: unknown }) {
-    super(
-      `Cannot send the request to "${url}": ${detail}`,
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
+  constructor(
+    url: string,
+    detail: string,
+    options: { timedOut: boolean; plainHttp?: boolean; cause?: unknown },
+  ) {
+    // A timeout's cause (a RequestTimeoutError) says what the message says.
+    super(`Cannot send the request to "${url}": ${detail}`, {
+      cause: options.cause,
+      messageTellsCause: options.timedOut,
+    });
     this.name = "TransportError";
     this.timedOut = options.timedOut;
+    this.plainHttp = options.plainHttp ?? false;
     this.detail = `${url}: ${detail}`;
   }
 }

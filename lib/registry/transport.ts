@@ -23,7 +23,12 @@ import {
   parseRetryAfter,
   type RetryPolicy,
 } from "../retry.ts";
-import type { FetchFunction } from "../fetch.ts";
+import {
+  displayUrl,
+  type FetchFunction,
+  PlainHttpAnswerError,
+  RequestTimeoutError,
+} from "../fetch.ts";
 
 export type { FetchFunction } from "../fetch.ts";
 
@@ -140,16 +145,6 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** The URL without query and fragment, for error messages. */
-function displayUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return url;
-  }
-}
-
 /** Creates a transport. Call `close()` (or `using`) when done with it. */
 export function createTransport(options: TransportOptions = {}): Transport {
   const doFetch: FetchFunction = options.fetch ?? fetch;
@@ -245,9 +240,22 @@ export function createTransport(options: TransportOptions = {}): Transport {
       if (timedOut) {
         throw new TransportError(displayUrl(url), `no answer within ${timeoutMs} ms`, {
           timedOut: true,
+          cause: new RequestTimeoutError(new URL(url).origin, timeoutMs),
         });
       }
       if (request.signal?.aborted) throw request.signal.reason ?? error;
+      if (url.startsWith("https:") && answeredPlainHttp(error)) {
+        // skopeo's words: the server gave an HTTP response to an HTTPS client.
+        throw new TransportError(
+          displayUrl(url),
+          "the server gave an HTTP response to an HTTPS client",
+          {
+            timedOut: false,
+            plainHttp: true,
+            cause: new PlainHttpAnswerError(new URL(url).origin, { cause: error }),
+          },
+        );
+      }
       throw new TransportError(displayUrl(url), networkDetail(error), {
         timedOut: false,
         cause: error,
@@ -299,6 +307,15 @@ export function createTransport(options: TransportOptions = {}): Transport {
 }
 
 /** A short description of a fetch failure, without URLs or headers. */
+/**
+ * Whether a fetch failed because the TLS handshake read a plain HTTP answer (rustls:
+ * `received corrupt message of type InvalidContentType`; Go: `server gave HTTP response`).
+ */
+export function answeredPlainHttp(error: unknown): boolean {
+  const text = networkDetail(error);
+  return /InvalidContentType|HTTP response to HTTPS|wrong version number/i.test(text);
+}
+
 function networkDetail(error: unknown): string {
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";

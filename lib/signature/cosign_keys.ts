@@ -189,7 +189,7 @@ export async function readCosignPrivateKey(
   } catch (error) {
     throw new InvalidKeyError(
       "Cannot decrypt the cosign private key: the password is wrong (or the file was changed)",
-      { cause: error },
+      { cause: error, wrongSecret: true },
     );
   } finally {
     key.fill(0);

@@ -8,7 +8,6 @@
  * @module
  */
 import { encodeBase64 } from "../base64.ts";
-import { ToolkitError } from "../errors.ts";
 import {
   generateCosignKeyPair,
   isCosignPrivateKey,
@@ -42,7 +41,7 @@ export interface SigningKeyPair {
 }
 
 /** The material is no key that can sign images. */
-export class NotASigningKeyError extends ToolkitError {
+export class NotASigningKeyError extends InvalidKeyError {
   /** Creates the error. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

@@ -19,10 +19,17 @@ export type PrivateKey = openpgp.PrivateKey;
 
 /** Key material that cannot be read or used. */
 export class InvalidKeyError extends ToolkitError {
+  /**
+   * True when the key is of the right kind but its passphrase or password is wrong (or the key
+   * damaged); false when the key is not what was asked for (a public key for a private one).
+   */
+  readonly wrongSecret: boolean;
+
   /** Creates the error; the message says what is wrong. */
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: ErrorOptions & { readonly wrongSecret?: boolean }) {
     super(message, options);
     this.name = "InvalidKeyError";
+    this.wrongSecret = options?.wrongSecret ?? false;
   }
 }
 
@@ -230,7 +237,7 @@ export async function readPrivateKey(
       `Cannot read private key "${fingerprint}": the passphrase is wrong or the key is damaged (${
         errorDetail(error)
       })`,
-      { cause: error },
+      { cause: error, wrongSecret: true },
     );
   }
 }

@@ -13,7 +13,7 @@
 import { safeExcerpt } from "../errors.ts";
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from "../retry.ts";
 import { VaultError } from "./vault_error.ts";
-import type { FetchFunction } from "../fetch.ts";
+import { type FetchFunction, RequestTimeoutError } from "../fetch.ts";
 
 /** How vault and IAM requests are retried. */
 export interface VaultRetryPolicy extends RetryPolicy {
@@ -279,7 +279,10 @@ async function once(
     if (controller.signal.aborted) {
       throw new VaultError(
         `${context.action}: no answer from ${origin} within ${formatDuration(transport.timeoutMs)}`,
-        { cause: error },
+        {
+          cause: new RequestTimeoutError(origin, transport.timeoutMs, { cause: error }),
+          messageTellsCause: true,
+        },
       );
     }
     const detail = safeExcerpt(error instanceof Error ? error.message : String(error), {

@@ -22,6 +22,8 @@ export interface VaultReason {
 
 /** What a {@link VaultError} carries besides its message. */
 export interface VaultErrorOptions extends ErrorOptions {
+  /** The message says what the cause says (a timeout's). */
+  messageTellsCause?: boolean;
   /** The HTTP status of the answer; absent when no answer came (timeout, network failure). */
   status?: number;
   /** The vault's error code (Key Protect reason code or IAM `errorCode`), when it gave one. */

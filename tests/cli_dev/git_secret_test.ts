@@ -90,7 +90,7 @@ Deno.test({
           ["git-secret", "-n", "dev", "-u", "bob", "-p", "tok2", "-d", repo],
           env,
         );
-        assert.equal(r.status, 1);
+        assert.equal(r.status, 2, "a usage error: --replace on the command line replaces them");
         assert.match(
           r.err,
           /Secret "dev\/git-credentials" already holds credentials for user "alice"; pass --replace/,

@@ -142,3 +142,31 @@ Deno.test("vlan reports a missing CLI, a logged-out CLI, no zone, no VLANs and v
   assert.equal(r.status, 2);
   assert.match(r.err, /no VLANs \(VPC uses subnets\)/);
 });
+
+Deno.test("vlan -o is the format, --output-file the file; igc's -o FILE still writes, deprecated", async () => {
+  await using t = await setUp({ region: "ca-tor", resourceGroup: "dev-rg" });
+  const json = await t.run(["-o", "json"]);
+  assert.equal(json.status, 0, json.err);
+  assert.equal(JSON.parse(json.out).vlan_datacenter, "tor01");
+  assert.deepEqual((await namesIn(t.dir)).filter((n) => n === "json"), [], "no file named json");
+  const yaml = await t.run(["-o", "yaml"]);
+  assert.match(yaml.out, /^vlan_datacenter: "?tor01"?$/m);
+  const tfvars = await t.run(["-o", "tfvars", "--output-file", "vlan.tfvars"]);
+  assert.equal(tfvars.status, 0, tfvars.err);
+  assert.equal(tfvars.out, "");
+  assert.doesNotMatch(tfvars.err, /deprecated/);
+  assert.equal(
+    await Deno.readTextFile(`${t.dir}/vlan.tfvars`),
+    'vlan_datacenter="tor01"\npublic_vlan_id="3100001"\nprivate_vlan_id="3100002"\n',
+  );
+  const igc = await t.run(["-o", "igc.tfvars"]);
+  assert.equal(igc.status, 0, igc.err);
+  assert.match(
+    igc.err,
+    /-o FILE is igc's spelling, deprecated: use --output-file igc\.tfvars \(-o is the output format: text, tfvars, json, yaml\)/,
+  );
+  assert.match(await Deno.readTextFile(`${t.dir}/igc.tfvars`), /^# Vlan config/);
+  const both = await t.run(["-o", "x.tfvars", "--output-file", "y.tfvars"]);
+  assert.equal(both.status, 2);
+  assert.match(both.err, /-o is the format/);
+});

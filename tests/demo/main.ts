@@ -242,7 +242,9 @@ try {
     "Enable enforcement",
     "enable installs the CRDs, RBAC, the webhook's Deployment and Service, its TLS, the default\n" +
       "policies and the MutatingWebhookConfiguration. Here the API server calls a webhook that\n" +
-      "runs on this machine (--webhook-url), with the certificate enable wrote (--tls-dir).",
+      "runs on this machine (--webhook-url), with the certificate enable wrote (--tls-dir). The\n" +
+      "webhook starts next, with those files, so enable does not wait for it (--no-verify-url);\n" +
+      "without the flag, enable switches enforcement on only once the URL serves the certificate.",
   );
   const port = freePort();
   const url = `https://127.0.0.1:${port}/admit`;
@@ -255,6 +257,7 @@ try {
     "tls",
     "--replicas",
     "1",
+    "--no-verify-url",
   ]);
   const webhookArgs = [
     "--host",

@@ -16,7 +16,7 @@ import { bufferedIO } from "../../cli/io.ts";
 import { promptTerminal } from "../../cli/terminal.ts";
 import { type FakeClock, fakeClock } from "./clock.ts";
 import { FakeKubeApi, type FakeKubeOptions, writeKubeconfig } from "./kube_api.ts";
-import { type ScriptedTerminal, scriptedTerminal } from "./terminal.ts";
+import { type ScriptedAnswer, type ScriptedTerminal, scriptedTerminal } from "./terminal.ts";
 
 /** What a run printed and returned. */
 export interface CliRun {
@@ -30,7 +30,7 @@ export interface CliRun {
 /** How one run goes. */
 export interface RunOptions {
   /** Answers of a terminal: the run is interactive when given. */
-  readonly answers?: readonly (string | boolean)[];
+  readonly answers?: readonly ScriptedAnswer[];
   /** Environment variables besides `KUBECONFIG` (and `HOME`, the temp directory). */
   readonly env?: Readonly<Record<string, string>>;
   /** The working directory (default: the temp directory). */

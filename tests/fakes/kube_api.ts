@@ -17,6 +17,7 @@
  *   with `application/apply-patch+yaml` (server-side apply: 201 when it creates, else the merge of
  *   the applied fields into the live object, the `resourceVersion` unchanged when nothing did) or a
  *   JSON merge patch;
+ * - CustomResourceDefinitions: established at once, their served versions served from then on;
  * - Secrets: `stringData` folded into `data`, `type` defaulting to `Opaque`; every object gets
  *   `uid`, `creationTimestamp` and a `resourceVersion` from one counter.
  * - With `openshift: true`: the OpenShift groups are served, and `POST projectrequests` makes the
@@ -182,7 +183,7 @@ export class FakeKubeApi {
   readonly connects: KubeOptions[] = [];
   /** The server URL of the clients. */
   readonly server: string;
-  readonly #types: readonly ResourceType[];
+  #types: readonly ResourceType[];
   readonly #objects = new Map<string, KubeObject>();
   readonly #events: WatchEvent[] = [];
   readonly #watchers = new Set<(event: WatchEvent) => void>();
@@ -306,6 +307,7 @@ export class FakeKubeApi {
   }
 
   #store(type: ResourceType, object: KubeObject, event: WatchEvent["type"]): KubeObject {
+    if (type.kind === "CustomResourceDefinition" && event !== "DELETED") this.#establish(object);
     const rv = ++this.#rv;
     object.metadata.resourceVersion = String(rv);
     const key = this.#key(type, object.metadata.namespace, object.metadata.name);
@@ -315,6 +317,35 @@ export class FakeKubeApi {
     this.#events.push(e);
     for (const watcher of this.#watchers) watcher(e);
     return clone(object);
+  }
+
+  /** A CRD is established at once, and its served versions are served from then on. */
+  #establish(crd: KubeObject): void {
+    const spec = (crd as {
+      spec?: {
+        group?: string;
+        scope?: string;
+        names?: { plural?: string; kind?: string };
+        versions?: { name?: string; served?: boolean }[];
+      };
+    }).spec;
+    const { group, names } = spec ?? {};
+    if (!group || !names?.plural || !names.kind) return;
+    (crd as { status?: unknown }).status = {
+      conditions: [{ type: "Established", status: "True" }],
+    };
+    for (const version of spec?.versions ?? []) {
+      if (!version.served || !version.name || this.#typeOf(group, version.name, names.plural)) {
+        continue;
+      }
+      this.#types = [...this.#types, {
+        group,
+        version: version.name,
+        plural: names.plural,
+        kind: names.kind,
+        namespaced: spec?.scope === "Namespaced",
+      }];
+    }
   }
 
   #typeOf(group: string, version: string, plural: string): ResourceType | undefined {

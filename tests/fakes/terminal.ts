@@ -5,7 +5,18 @@
  *
  * @module
  */
-import type { Choice, Terminal, TextQuestion } from "../../cli/terminal.ts";
+import {
+  type Choice,
+  PromptCancelledError,
+  type Terminal,
+  type TextQuestion,
+} from "../../cli/terminal.ts";
+
+/** An answer that is the user pressing Ctrl-C (or Escape) at the question. */
+export const CANCEL: unique symbol = Symbol("Ctrl-C");
+
+/** One scripted answer: text or a menu's value, yes/no, or {@linkcode CANCEL}. */
+export type ScriptedAnswer = string | boolean | typeof CANCEL;
 
 /** A scripted {@linkcode Terminal}: `asked` holds each question's message, in order. */
 export interface ScriptedTerminal extends Terminal {
@@ -16,13 +27,14 @@ export interface ScriptedTerminal extends Terminal {
 /**
  * A terminal giving `answers` in order: a string for a text question or a menu (the value of the
  * choice), a boolean for a yes/no question. A question beyond the script, or an answer of the
- * wrong kind, fails the test.
+ * wrong kind, fails the test; {@linkcode CANCEL} cancels the question as Ctrl-C does.
  */
-export function scriptedTerminal(answers: readonly (string | boolean)[]): ScriptedTerminal {
+export function scriptedTerminal(answers: readonly ScriptedAnswer[]): ScriptedTerminal {
   const asked: string[] = [];
   const next = (message: string, kind: "string" | "boolean"): string | boolean => {
     asked.push(message);
     const answer = answers[asked.length - 1];
+    if (answer === CANCEL) throw new PromptCancelledError();
     const actual = typeof answer === "boolean"
       ? "boolean"
       : typeof answer === "string"

@@ -122,6 +122,51 @@ Deno.test({
         },
       );
 
+      await t.step("signing again with the same key stores no second signature", async () => {
+        const again = await toolkit(dir, [
+          "image-security",
+          "sign",
+          unsigned,
+          "--key",
+          "toolkit.key.asc",
+          ...flags,
+          "-o",
+          "json",
+        ]);
+        assert.equal(again.status, 0, again.err);
+        assert.match(again.err, /is already signed with key [0-9A-F]{40} in .*: nothing stored/);
+        assert.equal(JSON.parse(again.out).alreadySigned, true);
+        const stored = `${gpg.sigstore}/demo/unsigned@sha256=${unsignedDigest.slice(7)}`;
+        const names: string[] = [];
+        for await (const entry of Deno.readDir(stored)) names.push(entry.name);
+        assert.deepEqual(names, ["signature-1"]);
+      });
+
+      await t.step(
+        "sign over HTTPS to a plain HTTP registry says --tls-verify=false, once",
+        async () => {
+          const r = await toolkit(dir, [
+            "image-security",
+            "sign",
+            unsigned,
+            "--key",
+            "toolkit.key.asc",
+            "--registries.d",
+            gpg.registriesD,
+          ]);
+          assert.equal(r.status, 1, r.err);
+          assert.match(r.err, /gave an HTTP response to an HTTPS client/);
+          assert.equal(r.err.match(/HTTP response to an HTTPS client/g)?.length, 1, r.err);
+          assert.match(
+            r.err,
+            new RegExp(
+              `${registry.host} speaks plain HTTP: --tls-verify=false reaches it over HTTP`,
+            ),
+          );
+          assert.doesNotMatch(r.err, /InvalidContentType|--help/);
+        },
+      );
+
       await t.step("verify rejects a signature by another key, naming the key", async () => {
         const r = await toolkit(dir, [
           "image-security",

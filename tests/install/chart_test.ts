@@ -613,8 +613,11 @@ Deno.test({
       const hooks = await kubectlOk(cluster, ["get", "mutatingwebhookconfiguration", "-o", "name"]);
       assert.equal(hooks.trim(), "");
       const { io, ctx } = context();
-      assert.equal(await runStatus({ kubeconfig, output: "json" }, ctx), 0, io.err());
+      // Nothing is installed in the namespace any more: status says so, and exits 1.
+      assert.equal(await runStatus({ kubeconfig, output: "json" }, ctx), 1, io.err());
       assert.equal(JSON.parse(io.out()).enabled, false);
+      assert.equal(JSON.parse(io.out()).installed, false);
+      assert.match(io.err(), /not installed in namespace "toolkit-system"/);
       // Helm never deletes what crds/ installed: the policy CRDs (and others' policies) stay.
       const crds = await kubectlOk(cluster, ["get", "crd", "-o", "name"]);
       assert.match(crds, /clusterimagepolicies\.toolkit\.dev/);

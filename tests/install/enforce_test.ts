@@ -52,10 +52,20 @@ Deno.test({
     const port = freePort();
     const url = `https://127.0.0.1:${port}/admit`;
     const kube = { kubeconfig: cluster.kubeconfigPath };
+    // The first enable runs before the webhook is started with the files it writes (so its URL
+    // is not checked); the later ones check that the running webhook serves the certificate.
+    let started = false;
     const enable = async (defaultAction: string) => {
       const { io, ctx } = context(work);
       const code = await runEnable(
-        { ...kube, "webhook-url": url, "tls-dir": "tls", default: defaultAction, replicas: 1 },
+        {
+          ...kube,
+          "webhook-url": url,
+          "tls-dir": "tls",
+          default: defaultAction,
+          replicas: 1,
+          "verify-url": started,
+        },
         ctx,
       );
       assert.equal(code, 0, io.err());
@@ -100,6 +110,7 @@ Deno.test({
         keyFile: `${tlsDir}/tls.key`,
         caPem: await Deno.readTextFile(`${tlsDir}/ca.crt`),
       });
+      started = true;
       const webhookCalls = async () =>
         (await webhook.logLines()).filter((l) => l.msg === "review").length;
       // The API server picks the configuration up asynchronously.

@@ -41,6 +41,8 @@ Deno.test({
       const code = await runEnable({
         kubeconfig: cluster.kubeconfigPath,
         "webhook-url": `https://127.0.0.1:${port}/admit`,
+        // The webhook is started below, with the files written to tls/.
+        "verify-url": false,
         "tls-dir": "tls",
         default: "deny",
         lookaside: [`${registry.host}/team=${store.url}`],
