@@ -3,7 +3,8 @@
  * directory of `deno.json`, the checkout, but a command acts where the user is: `keygen` writes
  * the keys there, `gitops` and `git-secret` read that directory's git remote, relative paths are
  * relative to it. `deno task` (as npm) says where it was started in `INIT_CWD`, so the CLI moves
- * there first.
+ * there first. (As npm's, a task runner keeps the `INIT_CWD` of a task runner around it: `deno
+ * task toolkit` run from another task or npm script acts where the outermost one was started.)
  *
  * @module
  */

@@ -9,11 +9,17 @@ import { gitRepo } from "./env/git_repo.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
+/** Runs `deno task toolkit` in `cwd`, as a user's shell would (no task runner around it). */
 async function task(cwd: string, args: string[]) {
+  // A task runner around this one (`deno task test`) has set INIT_CWD to where it was started,
+  // and a task runner keeps what an outer one set: a user's shell sets none.
+  const env = Deno.env.toObject();
+  delete env.INIT_CWD;
   const output = await new Deno.Command(`${ROOT}tools/deno`, {
     args: ["task", "-q", "--config", `${ROOT}deno.json`, "toolkit", ...args],
     cwd,
-    env: { NO_COLOR: "1" },
+    clearEnv: true,
+    env: { ...env, NO_COLOR: "1" },
     stdin: "null",
   }).output();
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);

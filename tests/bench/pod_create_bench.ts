@@ -36,7 +36,9 @@
  * variant's p50 minus the p50 without a webhook in the same round. Last come issue #28's targets,
  * checked for toolkit warm against Go's reference in this run.
  *
- * `--toolkit-v8-flags ""` runs toolkit's webhook without the shipped V8 flags, to weigh them.
+ * `--toolkit-v8-flags ""` runs toolkit's webhook without the shipped V8 flags, to weigh them;
+ * `--toolkit-deno-flags "--cpu-prof --cpu-prof-dir=DIR"` profiles it (any `deno run` flags, split
+ * on spaces).
  *
  * @module
  */
@@ -79,6 +81,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "5" },
     clients: { type: "string", default: "16" },
     "toolkit-v8-flags": { type: "string", default: WEBHOOK_V8_FLAGS },
+    "toolkit-deno-flags": { type: "string", default: "" },
     "deno-http1": { type: "boolean", default: false },
     direct: { type: "string", default: "2000" },
   },
@@ -642,6 +645,7 @@ try {
   const toolkitProcess = await startProcess(Deno.execPath(), [
     "run",
     ...webhookFlags(values["toolkit-v8-flags"]),
+    ...values["toolkit-deno-flags"].split(" ").filter((flag) => flag !== ""),
     "--allow-net",
     "--allow-read",
     "--allow-env",

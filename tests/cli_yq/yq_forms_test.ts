@@ -151,14 +151,17 @@ Deno.test("a path that matches nothing is reported, by every command", async (t)
       res = await yq([cmd, "--quiet", file, ...args]);
       assert.equal(res.err, "");
     }
+    // -v's first line says which toolkit runs what, where; then what was done.
+    const afterFirstLine = (text: string) => text.slice(text.indexOf("\n") + 1);
     let res = await yq(["d", "-v", file, "**.age"]);
+    assert.match(res.err, /^toolkit \S+: toolkit yq d in /);
     assert.equal(
-      res.err,
+      afterFirstLine(res.err),
       "deleted: people[0].age\ndeleted: people[1].age\ndeleted: people[2].age\n",
     );
     res = await yq(["w", "-v", file, "svc.*.tag", "1"]);
     assert.equal(
-      res.err,
+      afterFirstLine(res.err),
       "written: svc.web.tag (new)\nwritten: svc.worker.tag (new)\nwritten: svc.webhook.tag (new)\n",
     );
   });
