@@ -34,7 +34,12 @@ import {
   type OracleFailure,
   readReview,
 } from "./_fuzz_oracle.ts";
-import { CONTROLLER_NAMESPACE, INSECURE_REGISTRIES, startFuzzWorld } from "./_fuzz_world.ts";
+import {
+  CONTROLLER_NAMESPACE,
+  type FuzzWorld,
+  INSECURE_REGISTRIES,
+  startFuzzWorld,
+} from "./_fuzz_world.ts";
 
 /** What to run. */
 export interface FuzzOptions {
@@ -138,6 +143,41 @@ function cut(text: string, max = 3000): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
 }
 
+/**
+ * The real decision path on the fuzz world: {@linkcode createImageVerifier} on its registries and
+ * lookaside stores, and {@linkcode createAdmissionEvaluator} in enforce mode, denying what no
+ * policy matches. `cacheTtlMs` sets the verdict and digest caches' lifetime (default 300 s and
+ * 30 s).
+ */
+export function createFuzzEvaluator(
+  world: FuzzWorld,
+  source: PolicySource,
+  cacheTtlMs?: number,
+): AdmissionEvaluator {
+  const verifier = createImageVerifier({
+    source,
+    clusterKeyNamespace: CONTROLLER_NAMESPACE,
+    insecureRegistries: INSECURE_REGISTRIES,
+    fetch: world.fetch,
+    registriesD: world.registriesD,
+    flightTimeoutMs: 8000,
+    retry: { maxRetries: 0 },
+    verdictCache: { ttlMs: cacheTtlMs ?? 300_000, maxEntries: 10_000 },
+    digestCache: { ttlMs: cacheTtlMs ?? 30_000, maxEntries: 10_000 },
+    clock: world.clock,
+  });
+  return createAdmissionEvaluator({
+    source,
+    verifier,
+    settings: {
+      mode: "enforce",
+      noMatch: "deny",
+      controllerNamespace: CONTROLLER_NAMESPACE,
+      budgetMs: 8000,
+    },
+  });
+}
+
 /** Runs the fuzz and returns its figures; failures are data, never thrown. */
 export async function runAdmissionFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const started = performance.now();
@@ -154,28 +194,7 @@ export async function runAdmissionFuzz(options: FuzzOptions): Promise<FuzzReport
     configMap: (namespace, name) => current.configMap(namespace, name),
     serviceAccount: (namespace, name) => current.serviceAccount(namespace, name),
   };
-  const verifier = createImageVerifier({
-    source,
-    clusterKeyNamespace: CONTROLLER_NAMESPACE,
-    insecureRegistries: INSECURE_REGISTRIES,
-    fetch: world.fetch,
-    registriesD: world.registriesD,
-    flightTimeoutMs: 8000,
-    retry: { maxRetries: 0 },
-    verdictCache: { ttlMs: 300_000, maxEntries: 10_000 },
-    digestCache: { ttlMs: 30_000, maxEntries: 10_000 },
-    clock: world.clock,
-  });
-  const real = createAdmissionEvaluator({
-    source,
-    verifier,
-    settings: {
-      mode: "enforce",
-      noMatch: "deny",
-      controllerNamespace: CONTROLLER_NAMESPACE,
-      budgetMs: 8000,
-    },
-  });
+  const real = createFuzzEvaluator(world, source);
   const evaluator = options.mutateEvaluator?.(real) ?? real;
   const logs: LogRecord[] = [];
   const handler = createHandler({

@@ -37,7 +37,7 @@
  * checked for toolkit warm against Go's reference in this run.
  *
  * `--toolkit-v8-flags ""` runs toolkit's webhook without the shipped V8 flags, to weigh them;
- * `--toolkit-deno-flags "--cpu-prof --cpu-prof-dir=DIR"` profiles it (any `deno run` flags, split
+ * `--toolkit-deno-flags="--cpu-prof --cpu-prof-dir=DIR"` profiles it (any `deno run` flags, split
  * on spaces).
  *
  * @module
