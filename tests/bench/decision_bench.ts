@@ -74,11 +74,20 @@ const shapes = [
   { name: "Deployment, ten images", request: review("Deployment", pick(10)) },
 ];
 
+/** The median of `values` (sorted in place). */
+function median(values: number[]): number {
+  values.sort((a, b) => a - b);
+  return values[Math.floor(values.length / 2)]!;
+}
+
+const SPACED = Math.min(REVIEWS, 1000);
 print(
-  `Warm decisions in-process (${admitted.length} distinct signed images, ${REVIEWS} reviews a shape and mode)`,
+  `Warm decisions in-process (${admitted.length} distinct signed images; ${REVIEWS} reviews a shape back to back and 16 at once, ${SPACED} one every millisecond)`,
 );
-print("| shape | one at a time: µs a review | 16 at once: µs of CPU a review |");
-print("|---|---|---|");
+print(
+  "| shape | back to back: µs a review | one every ms: median µs | 16 at once: µs of CPU a review |",
+);
+print("|---|---|---|---|");
 for (const { name, request } of shapes) {
   const first = await evaluator.evaluate(request);
   if (!first.allowed) throw new Error(`${name} is not admitted: ${first.reasons.join("; ")}`);
@@ -86,10 +95,22 @@ for (const { name, request } of shapes) {
   let start = performance.now();
   for (let i = 0; i < REVIEWS; i++) await evaluator.evaluate(request);
   const sequential = (performance.now() - start) * 1000 / REVIEWS;
+  // As the webhook meets reviews: one now and then, the process idle in between.
+  const spaced: number[] = [];
+  for (let i = 0; i < SPACED; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    const at = performance.now();
+    await evaluator.evaluate(request);
+    spaced.push((performance.now() - at) * 1000);
+  }
   start = performance.now();
   for (let i = 0; i < REVIEWS; i += 16) {
     await Promise.all(Array.from({ length: 16 }, () => evaluator.evaluate(request)));
   }
   const concurrent = (performance.now() - start) * 1000 / REVIEWS;
-  print(`| ${name} | ${sequential.toFixed(1)} | ${concurrent.toFixed(1)} |`);
+  print(
+    `| ${name} | ${sequential.toFixed(1)} | ${median(spaced).toFixed(1)} | ${
+      concurrent.toFixed(1)
+    } |`,
+  );
 }
