@@ -215,13 +215,14 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     }
   }
 
-  async function select(
+  /** The policy of `image`: from the cache as it is, else chosen in slices (a promise). */
+  function select(
     policies: PolicySet,
     namespace: string,
     ref: ImageReference,
     image: string,
     slicer: Slicer,
-  ): Promise<PolicyMatch | NoPolicyMatch> {
+  ): PolicyMatch | NoPolicyMatch | Promise<PolicyMatch | NoPolicyMatch> {
     let cache = selections.get(policies);
     if (cache === undefined) {
       selections = new WeakMap();
@@ -229,13 +230,14 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
       selections.set(policies, cache);
     }
     const key = `${namespace}\n${image}`;
-    let match = cache.get(key);
-    if (match === undefined) {
-      match = await policies.selectInSlices(namespace, ref, image, slicer);
-      cache.set(key, match);
-    }
-    selectionStats = cache.stats();
-    return match;
+    const match = cache.get(key);
+    if (match !== undefined) return match;
+    const chosen = cache;
+    return policies.selectInSlices(namespace, ref, image, slicer).then((found) => {
+      chosen.set(key, found);
+      selectionStats = chosen.stats();
+      return found;
+    });
   }
 
   async function decide(
@@ -283,7 +285,8 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           });
           continue;
         }
-        const match = await select(policies, namespace, p.ref, site.image, turns);
+        const selected = select(policies, namespace, p.ref, site.image, turns);
+        const match = selected instanceof Promise ? await selected : selected;
         if (match.policy === undefined) {
           const action = settings.noMatch;
           pending.push({

@@ -447,21 +447,30 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     }));
   }
 
-  /** The digest of the image: the reference's own, else its tag resolved. */
-  async function resolveDigest(task: VerifyTask, credentials: PullCredentials): Promise<string> {
+  /**
+   * The digest of the image: the reference's own, else its tag resolved. A digest known already
+   * is returned as it is, not as a promise: a warm review waits for nothing it does not need.
+   */
+  function resolveDigest(task: VerifyTask, credentials: PullCredentials): string | Promise<string> {
     const ref = task.reference;
     if (ref.digest !== undefined) return ref.digest;
-    return await resolveTag(ref, credentials);
+    return resolveTag(ref, credentials);
   }
 
-  /** Resolves the tag (`latest` when none) of a reference without a digest, through the cache. */
-  async function resolveTag(tagged: ImageReference, credentials: PullCredentials): Promise<string> {
+  /**
+   * Resolves the tag (`latest` when none) of a reference without a digest, through the cache
+   * (a cached digest is returned as it is).
+   */
+  function resolveTag(
+    tagged: ImageReference,
+    credentials: PullCredentials,
+  ): string | Promise<string> {
     const ref = withDefaultTag({ ...tagged, digest: undefined });
     const text = formatReference(ref);
     const key = `${credentials.id}|${text}`;
     const cached = digests.get(key);
     if (cached !== undefined) return cached;
-    const flight = resolving.run(key, async () => {
+    return resolving.run(key, async () => {
       using deadline = startDeadline(options.flightTimeoutMs);
       using budget = await memory.pool.reserve(memory.imageReadBytes, deadline.signal);
       const digest = await clientFor(credentials).resolveDigest(ref, {
@@ -471,7 +480,6 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       digests.set(key, digest);
       return digest;
     });
-    return await flight;
   }
 
   /** The policy's `storeURL`, with Basic auth from its `storeSecret`. */
@@ -632,12 +640,14 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     // that cannot be used is reported as such, whatever the registry answers.
     const signedBy = requirements.filter((r) => r.type === "signedBy");
     const sigstoreSigned = requirements.filter((r) => r.type === "sigstoreSigned");
-    const [plans, sigstorePlans] = await Promise.all([
-      plan(task, signedBy),
-      planSigstore(task, sigstoreSigned),
-    ]);
+    const [plans, sigstorePlans] = sigstoreSigned.length === 0
+      ? [await plan(task, signedBy), []]
+      : signedBy.length === 0
+      ? [[], await planSigstore(task, sigstoreSigned)]
+      : await Promise.all([plan(task, signedBy), planSigstore(task, sigstoreSigned)]);
     const credentials = await task.credentials();
-    const digest = await resolveDigest(task, credentials);
+    const resolved = resolveDigest(task, credentials);
+    const digest = typeof resolved === "string" ? resolved : await resolved;
     if (signedBy.length === 0 && sigstoreSigned.length === 0) return { allowed: true, digest }; // insecureAcceptAnything
     const identity = formatReference(withDefaultTag(task.reference));
     const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}|${
@@ -707,8 +717,10 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       return deny(`Running image docker://${image} is rejected by policy.`, "policy");
     }
     try {
-      const mismatch = await tagMismatch(task);
-      if (mismatch !== undefined) return mismatch;
+      if (task.match.matchedByTag) {
+        const mismatch = await tagMismatch(task);
+        if (mismatch !== undefined) return mismatch;
+      }
       if (requirements.length === 0) return { allowed: true };
       // insecureAcceptAnything alone needs a digest only to pin the image: without pinning,
       // nothing needs the registry (a registry the webhook cannot reach admits what it allows).
