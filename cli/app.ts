@@ -95,7 +95,10 @@ export async function runCli(
     return 0;
   }
   const words = commandWords(parsed.path);
-  if (parsed.values.verbose === true || parsed.values.debug === true) {
+  if (
+    (parsed.values.verbose === true || parsed.values.debug === true) &&
+    parsed.values.quiet !== true // refused with --quiet, before anything is said
+  ) {
     // -v tells something on every command: which toolkit runs what, where (then each step and
     // each request the command makes).
     io.stderr.write(

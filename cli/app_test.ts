@@ -317,7 +317,7 @@ Deno.test("--debug or -v together with --quiet is a usage error", async () => {
   for (const args of [["--debug", "--quiet"], ["-v", "--quiet"]]) {
     const r = await run(["image-security", "doctor", ...args]);
     assert.equal(r.status, 2, args.join(" "));
-    assert.match(r.err, /Cannot use (--debug|-v\/--verbose) with --quiet/);
+    assert.match(r.err, /^error: Cannot use (--debug|-v\/--verbose) with --quiet/, "said first");
   }
 });
 
