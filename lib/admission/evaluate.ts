@@ -263,7 +263,10 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
       readonly immediate?: { outcome: "allow" | "deny" | "warn"; reason?: string };
     }
 
-    const checks = new Map<string, number>(); // image key → index in `verdicts`
+    // One verification per image and policy, found by the objects themselves: the parse and
+    // selection caches hand the same reference and match for the same image text, so a warm
+    // review builds no key (two spellings of one image are checked twice, alike).
+    const checks = new Map<ImageReference, Map<PolicyMatch, number>>(); // → index in `verdicts`
     const verdicts: (ImageVerdict | undefined)[] = [];
     const running: Promise<void>[] = [];
     const pending: Pending[] = [];
@@ -297,14 +300,15 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           });
           continue;
         }
-        const key = `${formatReference(p.ref)}\n${match.source}\n${match.pattern}`;
-        let slot = checks.get(key);
+        let byMatch = checks.get(p.ref);
+        if (byMatch === undefined) checks.set(p.ref, byMatch = new Map());
+        let slot = byMatch.get(match);
         if (slot === undefined) {
           deadline ??= deadlines.start(settings.budgetMs);
           const index = verdicts.length;
           slot = index;
           verdicts.push(undefined);
-          checks.set(key, index);
+          byMatch.set(match, index);
           const task = { reference: p.ref, match, namespace, credentials: credentialsOnce };
           const signal = deadline.signal;
           running.push(
