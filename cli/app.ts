@@ -13,6 +13,7 @@ import { COMMANDS } from "./commands.ts";
 import { type CliIO, paint } from "./io.ts";
 import { completions } from "./completion.ts";
 import { renderHelp } from "./help.ts";
+import { verbosity } from "./options.ts";
 import { CommandLineError, commandWords, parseCommandLine } from "./parse.ts";
 import { PromptCancelledError } from "./terminal.ts";
 import { networkAdvice } from "./network.ts";
@@ -95,10 +96,13 @@ export async function runCli(
     return 0;
   }
   const words = commandWords(parsed.path);
-  if (
-    (parsed.values.verbose === true || parsed.values.debug === true) &&
-    parsed.values.quiet !== true // refused with --quiet, before anything is said
-  ) {
+  let verbose;
+  try {
+    ({ verbose } = verbosity(parsed.values));
+  } catch (error) {
+    return reportError(io, programName, error, words);
+  }
+  if (verbose) {
     // -v tells something on every command: which toolkit runs what, where (then each step and
     // each request the command makes).
     io.stderr.write(

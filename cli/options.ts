@@ -296,11 +296,26 @@ export function resolveOptions<S extends OptionsSpec>(
     }
     options[camelCase(name)] = value;
   }
-  options.verbose = parsed.verbose === true || parsed.debug === true;
-  options.quiet = parsed.quiet === true;
-  if (options.verbose && options.quiet) {
-    const verbose = parsed.verbose === true ? "-v/--verbose" : "--debug";
-    throw new UsageError(`Cannot use ${verbose} with --quiet: choose one`);
-  }
+  const { verbose, quiet } = verbosity(parsed);
+  options.verbose = verbose;
+  options.quiet = quiet;
   return options as OptionsOf<S>;
+}
+
+/**
+ * How much a command says, from its parsed flags: `-v`/`--debug` make it verbose, `--quiet`
+ * quiet.
+ *
+ * @throws {UsageError} when both are given.
+ */
+export function verbosity(
+  parsed: Readonly<Record<string, unknown>>,
+): { verbose: boolean; quiet: boolean } {
+  const verbose = parsed.verbose === true || parsed.debug === true;
+  const quiet = parsed.quiet === true;
+  if (verbose && quiet) {
+    const flag = parsed.verbose === true ? "-v/--verbose" : "--debug";
+    throw new UsageError(`Cannot use ${flag} with --quiet: choose one`);
+  }
+  return { verbose, quiet };
 }
