@@ -18,6 +18,7 @@ import { parseAdmissionReview } from "../../lib/admission/review.ts";
 import { DEFAULT_EXEMPT_LABEL } from "../../lib/admission/source.ts";
 import { startFuzzWorld } from "../admission/_fuzz_world.ts";
 import { createFuzzEvaluator } from "../admission/_fuzz_harness.ts";
+import { median } from "./_stats.ts";
 
 // deno-lint-ignore no-console
 const print = console.log;
@@ -73,12 +74,6 @@ const shapes = [
   { name: "Pod, four images", request: review("Pod", pick(4)) },
   { name: "Deployment, ten images", request: review("Deployment", pick(10)) },
 ];
-
-/** The median of `values` (sorted in place). */
-function median(values: number[]): number {
-  values.sort((a, b) => a - b);
-  return values[Math.floor(values.length / 2)]!;
-}
 
 const SPACED = Math.min(REVIEWS, 1000);
 print(
