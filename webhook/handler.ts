@@ -78,6 +78,12 @@ export interface WebhookAnswer {
   readonly status: number;
   readonly contentType: string;
   readonly body: string;
+  /**
+   * What waits until the answer has been handed to the connection (a review's log line, metrics
+   * and Event): the server calls it once, right after the write (or when the connection has gone
+   * before it), so that none of it delays the answer. It does not throw.
+   */
+  readonly written?: () => void;
 }
 
 /** A request body over the limit. */
@@ -151,10 +157,14 @@ export function createHandler(deps: HandlerDeps): (request: Request) => Promise<
       path: pathOf(http.url),
       json: (limit) => readJson(http, limit),
     });
-    return oneWriteResponse(answer.body, {
+    const response = oneWriteResponse(answer.body, {
       status: answer.status,
       contentType: answer.contentType,
     });
+    // The Response is not written yet, but nothing here can be done later: whoever awaits the
+    // handler (a test, the fuzz harness) sees the log and metrics as they will be.
+    answer.written?.();
+    return response;
   };
 }
 
@@ -196,6 +206,25 @@ export function createRoutes(
     }
     const decision = await guarded(request);
     const seconds = (now() - started) / 1000;
+    // The log line, the metrics and the Event wait until the answer has been written.
+    const written = () => {
+      try {
+        recordReview(request, decision, seconds);
+      } catch {
+        // A log, a metric or an Event cannot change an answer already sent.
+      }
+    };
+    const response = decision === "error"
+      ? internalErrorResponse(request.uid)
+      : admissionResponse(request.uid, decision);
+    return { ...reply(admissionReviewResponse(response)), written };
+  }
+
+  function recordReview(
+    request: AdmissionRequest,
+    decision: AdmissionDecision | "error",
+    seconds: number,
+  ): void {
     const base = {
       uid: request.uid,
       kind: request.kind.kind,
@@ -217,7 +246,7 @@ export function createRoutes(
         allowed: false,
         reasons: ["internal error"],
       });
-      return reply(admissionReviewResponse(internalErrorResponse(request.uid)));
+      return;
     }
     deps.metrics.review(decision.outcome as DecisionLabel, seconds);
     deps.log.write({
@@ -231,7 +260,6 @@ export function createRoutes(
       ...(decision.patch.length ? { patched: decision.patch.length } : {}),
     });
     if (!decision.allowed) deps.events?.denied(request, decision);
-    return reply(admissionReviewResponse(admissionResponse(request.uid, decision)));
   }
 
   return async (request: WebhookRequest) => {

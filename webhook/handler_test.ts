@@ -241,6 +241,10 @@ Deno.test("createRoutes() answers as text, whatever server carries the request",
   assert.equal(answer.status, 200);
   assert.equal(answer.contentType, "application/json");
   assert.equal(JSON.parse(answer.body).response.uid, "routes-1");
+  // The review's log line and metrics wait until the server has written the answer.
+  assert.equal(records.length, 0);
+  answer.written?.();
+  assert.deepEqual(records.map((r) => [r.msg, r.uid]), [["review", "routes-1"]]);
   const tooLarge = await routes({
     method: "POST",
     path: "/admit",

@@ -363,9 +363,11 @@ export class Http1Connection {
   }
 
   #answer(head: Head, answer: WebhookAnswer, mustClose: boolean): void {
-    if (this.#phase === "done") return;
+    // The review is logged and counted even when its client has gone.
+    if (this.#phase === "done") return answer.written?.();
     const close = mustClose || head.close || this.#draining || this.#ended;
     const written = this.#write(answer, close, head.method === "HEAD");
+    answer.written?.();
     if (close) return this.#close();
     this.#deadline = Date.now() + this.#idleTimeoutMs;
     const next = () => {

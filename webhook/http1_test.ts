@@ -448,3 +448,36 @@ Deno.test("Http1Connection survives mangled requests in any split: every answer 
     if (written.some((w) => /^HTTP\/1\.1 [45]/.test(w))) assert.ok(ended, `round ${round}`);
   }
 });
+
+Deno.test("Http1Connection calls an answer's written() once, after the write, or when the client has gone", async () => {
+  const calls: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const server = await serve(async (request) => {
+    if (request.path === "/slow") await held;
+    return {
+      status: 200,
+      contentType: "text/plain",
+      body: request.path,
+      written: () => calls.push(request.path),
+    };
+  });
+  const client = await Client.connect(server.port);
+  const gone = await Client.connect(server.port);
+  try {
+    await client.write("GET /fast HTTP/1.1\r\nHost: webhook\r\n\r\n");
+    assert.equal((await client.answer()).body, "/fast");
+    assert.deepEqual(calls, ["/fast"]);
+    // A client that closes before its answer: the answer's work (its log line) is still done.
+    await gone.write("GET /slow HTTP/1.1\r\nHost: webhook\r\n\r\n");
+    await new Promise((r) => setTimeout(r, 50));
+    gone.close();
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(calls, ["/fast", "/slow"]);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
