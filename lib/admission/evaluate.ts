@@ -255,6 +255,15 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         workload.serviceAccountName,
       );
 
+    // What the credentials depend on, unambiguously: remembered verdicts are found by it.
+    let credentialsKey: string | undefined;
+    const credentialsKeyOnce = () =>
+      credentialsKey ??= JSON.stringify([
+        namespace,
+        workload.serviceAccountName,
+        ...workload.imagePullSecrets,
+      ]);
+
     interface Pending {
       readonly site: ImageSite;
       readonly match?: PolicyMatch;
@@ -304,12 +313,24 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         if (byMatch === undefined) checks.set(p.ref, byMatch = new Map());
         let slot = byMatch.get(match);
         if (slot === undefined) {
-          deadline ??= deadlines.start(settings.budgetMs);
           const index = verdicts.length;
           slot = index;
-          verdicts.push(undefined);
           byMatch.set(match, index);
-          const task = { reference: p.ref, match, namespace, credentials: credentialsOnce };
+          const task = {
+            reference: p.ref,
+            match,
+            namespace,
+            credentials: credentialsOnce,
+            credentialsKey: credentialsKeyOnce(),
+          };
+          // A verdict known already is used as it is: no deadline, no slot, no promise.
+          const known = verifier.known?.(task);
+          verdicts.push(known);
+          if (known !== undefined) {
+            pending.push({ site, match, ref: p.ref, slot });
+            continue;
+          }
+          deadline ??= deadlines.start(settings.budgetMs);
           const signal = deadline.signal;
           running.push(
             inFlight.run(() => verifier.verify(task, signal), signal).then(

@@ -230,6 +230,7 @@ export function filePolicySource(
   let docs = documents;
   let set = new PolicySet(docs.policies);
   let exempt = exemptOf(docs);
+  let generation = 0;
 
   function exemptOf(d: PolicyDocuments): ReadonlySet<string> {
     const label = options.exemptLabel;
@@ -243,6 +244,7 @@ export function filePolicySource(
     ready: () => true,
     policies: () => set,
     exemptNamespaces: () => exempt,
+    generation: () => generation,
     secret: (namespace, name) => Promise.resolve(find(docs.secrets, namespace, name)),
     configMap: (namespace, name) => Promise.resolve(find(docs.configMaps ?? [], namespace, name)),
     serviceAccount: (namespace, name) =>
@@ -251,6 +253,7 @@ export function filePolicySource(
       docs = next;
       set = new PolicySet(next.policies);
       exempt = exemptOf(next);
+      generation++;
     },
   };
 }

@@ -110,6 +110,12 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     maxBytes: 1024 * 1024,
   });
   const reported = new Set<string>();
+  /** Changes whenever anything this source answers may have (see PolicySource.generation). */
+  let generation = 0;
+  const changed = () => {
+    generation++;
+    options.onChange?.();
+  };
 
   const common = { watchTimeoutSeconds, onError: (m: string) => emit("warn", m) };
   const clusterPolicies = new Reflector(client, {
@@ -132,6 +138,7 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
       labelSelector: `${options.exemptLabel.key}=${options.exemptLabel.value}`,
       onChange: () => {
         exempt = new Set(namespaces!.items().map((n) => n.metadata?.name ?? ""));
+        generation++;
       },
     })
     : undefined;
@@ -198,7 +205,7 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     policySet = new PolicySet(valid, policySet);
     problems = nextProblems;
     reconcileKeyWatches(valid);
-    options.onChange?.();
+    changed();
   }
 
   /**
@@ -263,7 +270,7 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
         type: kind === "Secret" ? SECRETS : CONFIG_MAPS,
         namespace,
         fieldSelector: `metadata.name=${name}`,
-        onChange: () => options.onChange?.(),
+        onChange: changed,
       });
       keyWatches.set(id, reflector);
       if (started) reflector.start();
@@ -301,6 +308,7 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     ready: () => primary.every((r) => r.synced),
     policies: () => policySet,
     exemptNamespaces: () => exempt,
+    generation: () => generation,
     policyProblem(namespace) {
       return policySet.hasImagePolicies(namespace) ? problems.get(namespace) : problems.get("");
     },
@@ -311,6 +319,7 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
       }
       return cachedPromise(secrets, `${namespace}/${name}`, async () => {
         const object = await get(SECRETS, namespace, name);
+        generation++;
         return object as SecretData | undefined;
       });
     },
@@ -321,12 +330,14 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
       }
       return cachedPromise(configMaps, `${namespace}/${name}`, async () => {
         const object = await get(CONFIG_MAPS, namespace, name);
+        generation++;
         return object as ConfigMapData | undefined;
       });
     },
     serviceAccount(namespace, name) {
       return cachedPromise(accounts, `${namespace}/${name}`, async () => {
         const object = await get(SERVICE_ACCOUNTS, namespace, name);
+        generation++;
         if (object === undefined) return undefined;
         const pull = Array.isArray(object.imagePullSecrets) ? object.imagePullSecrets : [];
         return {

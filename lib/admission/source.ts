@@ -49,6 +49,13 @@ export interface PolicySource {
   /** Namespaces that carry the exemption label. */
   exemptNamespaces(): ReadonlySet<string>;
   /**
+   * A number that changes whenever anything this source answers may have changed: a policy, a
+   * watched Secret or ConfigMap, an exempt namespace, an object read afresh, new files. The
+   * verifier remembers admitted verdicts for a second under one generation and forgets them all
+   * at the next (`verdict_memo.ts`); a source without it gets no such memo.
+   */
+  generation?(): number;
+  /**
    * Why the policies that govern `namespace` cannot be applied (one of them is invalid), or
    * undefined. Every image of such a namespace is denied with this reason: a broken policy never
    * lets a namespace fall back to more permissive ones.

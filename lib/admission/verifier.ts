@@ -80,6 +80,7 @@ import type { PullCredentials } from "./credentials.ts";
 import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from "./errors.ts";
 import { type KeySource, KeyStore, type TrustedKeys } from "./keys.ts";
 import { type PolicySource, secretText } from "./source.ts";
+import { VerdictMemo } from "./verdict_memo.ts";
 import { basicAuthorization } from "../base64.ts";
 import { TurnScheduler } from "../turns.ts";
 
@@ -120,6 +121,11 @@ export interface VerifyTask {
   readonly namespace: string;
   /** The workload's pull credentials, read when the registry is first needed. */
   readonly credentials: () => Promise<PullCredentials>;
+  /**
+   * Names what `credentials` reads (the namespace, ServiceAccount and pull Secrets): a verdict
+   * is remembered for tasks that have one (see {@linkcode ImageVerifier.known}).
+   */
+  readonly credentialsKey?: string;
 }
 
 /** Checks images against policies. */
@@ -130,6 +136,12 @@ export interface ImageVerifier {
    * goes on to its own deadline.
    */
   verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict>;
+  /**
+   * The verdict `verify` would give now, when it is known without any work (an admitted verdict
+   * remembered under the policy source's current generation, `verdict_memo.ts`); undefined
+   * otherwise. Synchronous: a warm review waits for nothing.
+   */
+  known?(task: VerifyTask): ImageVerdict | undefined;
   /** Its caches (verdicts, digests, registry clients, tokens), for metrics. */
   caches?(): readonly CacheStats[];
   /** The pool of bytes its reads reserve from, for metrics. */
@@ -146,6 +158,8 @@ export interface CacheBounds {
 
 /** The default byte bound of the verdict and digest caches. */
 export const DEFAULT_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+/** The most verdicts remembered by object (`verdict_memo.ts`): about 2 MB at most. */
+const VERDICT_MEMO_ENTRIES = 4096;
 
 /** Receives counts for metrics. */
 export interface VerifierObserver {
@@ -305,6 +319,18 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     sizeOf: (key, digest) => key.length + digest.length + 64,
     now,
   });
+  // Admitted verdicts by the review's own objects, while the source stays as it was. Keys and
+  // trust roots given apart from the source (tests, the CLI) change outside its generation: no
+  // memo then.
+  const sourceGeneration = options.source.generation?.bind(options.source);
+  const memo = sourceGeneration && !options.keys && !options.sigstoreKeys
+    ? new VerdictMemo<ImageVerdict>({
+      maxEntries: VERDICT_MEMO_ENTRIES,
+      now,
+      validityNow: () => clock().getTime(),
+      generation: sourceGeneration,
+    })
+    : undefined;
   // A client holds its own bounded maps (pings, hosts); 64 of them at most.
   const clients = new TtlCache<string, RegistryClient>({
     name: "registry-client",
@@ -314,7 +340,10 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   });
   const tokens: TokenCache = createTokenCache(now);
   const resolving = new SingleFlight<string, string>();
-  const verifying = new SingleFlight<string, ImageVerdict>();
+  const verifying = new SingleFlight<
+    string,
+    { verdict: ImageVerdict; validUntil?: number | undefined }
+  >();
   const rules = new Map<string, { rule: IdentityRule; id: string }>();
   const observer = options.observer ?? {};
   const memory = options.memory ??
@@ -633,7 +662,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   async function verifySigned(
     task: VerifyTask,
     requirements: readonly Requirement[],
-  ): Promise<ImageVerdict> {
+  ): Promise<{ verdict: ImageVerdict; validUntil?: number | undefined }> {
     // The review's deadline bounds the wait (the evaluator races it). Registry work is shared
     // by the reviews that need it and runs to its own deadline, flightTimeoutMs.
     // What the requirements trust first (from the cluster, cached): a key Secret or trust root
@@ -648,7 +677,9 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     const credentials = await task.credentials();
     const resolved = resolveDigest(task, credentials);
     const digest = typeof resolved === "string" ? resolved : await resolved;
-    if (signedBy.length === 0 && sigstoreSigned.length === 0) return { allowed: true, digest }; // insecureAcceptAnything
+    if (signedBy.length === 0 && sigstoreSigned.length === 0) {
+      return { verdict: { allowed: true, digest } }; // insecureAcceptAnything
+    }
     const identity = formatReference(withDefaultTag(task.reference));
     const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}|${
       sigstorePlans.map((p) => p.id).join("|")
@@ -656,7 +687,10 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     const cached = verdicts.get(key);
     if (cached !== undefined && (cached.validUntil ?? Infinity) > clock().getTime()) {
       observer.cacheHit?.();
-      return { allowed: true, digest, signers: cached.signers, cached: true };
+      return {
+        verdict: { allowed: true, digest, signers: cached.signers, cached: true },
+        validUntil: cached.validUntil,
+      };
     }
     observer.cacheMiss?.();
     const flight = verifying.run(key, async () => {
@@ -671,7 +705,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
         const remaining = validUntil === undefined ? Infinity : validUntil - clock().getTime();
         verdicts.set(key, { signers: verdict.signers ?? [], validUntil }, remaining);
       }
-      return verdict;
+      return { verdict, validUntil };
     });
     return await flight;
   }
@@ -695,6 +729,22 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       "policy",
       ref.digest,
     );
+  }
+
+  /** How long a verdict of `task` may be remembered: no longer than the caches it came from. */
+  function memoLife(task: VerifyTask): number {
+    const verdictTtl = options.verdictCache.ttlMs;
+    // A digest resolved from the tag (or a tag that chose the policy) is only as fresh as the
+    // digest cache keeps it.
+    const tagged = task.reference.digest === undefined || task.match.matchedByTag;
+    return tagged ? Math.min(verdictTtl, options.digestCache.ttlMs) : verdictTtl;
+  }
+
+  function known(task: VerifyTask): ImageVerdict | undefined {
+    if (memo === undefined || task.credentialsKey === undefined) return undefined;
+    const verdict = memo.get(task.reference, task.match, task.credentialsKey);
+    if (verdict !== undefined) observer.cacheHit?.();
+    return verdict;
   }
 
   async function verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict> {
@@ -730,7 +780,24 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       ) {
         return { allowed: true };
       }
-      return await verifySigned(task, requirements);
+      const generation = memo?.generation();
+      const { verdict, validUntil } = await verifySigned(task, requirements);
+      if (
+        verdict.allowed && memo !== undefined && generation !== undefined &&
+        task.credentialsKey !== undefined
+      ) {
+        memo.set(task.reference, task.match, task.credentialsKey, {
+          verdict: {
+            allowed: true,
+            ...(verdict.digest === undefined ? {} : { digest: verdict.digest }),
+            signers: verdict.signers ?? [],
+            cached: true,
+          },
+          validUntil,
+          lifeMs: memoLife(task),
+        }, generation);
+      }
+      return verdict;
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;
       if (!(error instanceof PolicyConfigError) && !(error instanceof PolicySourceError)) {
@@ -742,6 +809,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
 
   return {
     verify,
+    known,
     caches: () => [
       verdicts.stats(),
       digests.stats(),

@@ -11,6 +11,7 @@ import { loadRegistriesD, lookasideStore } from "../lookaside/mod.ts";
 import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
 import { pullCredentials } from "./credentials.ts";
 import { filePolicySource, type PolicyDocuments } from "./file_source.ts";
+import { KeyStore } from "./keys.ts";
 import type { SecretData } from "./source.ts";
 import {
   createImageVerifier,
@@ -309,7 +310,64 @@ Deno.test({
       verifier = createImageVerifier(options);
     });
 
+    await t.step(
+      "remembers an admitted verdict by its objects for a second, while the source is unchanged",
+      async () => {
+        const reference = parseReference(signedRef);
+        const byObjects = match(signedBy("signer"));
+        const task = (credentialsKey: string) => ({
+          reference,
+          match: byObjects,
+          namespace: "dev",
+          credentials: () => pullCredentials(source, "dev", [], "default"),
+          credentialsKey,
+        });
+        assert.equal(verifier.known?.(task("dev/default")), undefined);
+        assert.equal((await verifier.verify(task("dev/default"))).allowed, true);
+        const known = verifier.known?.(task("dev/default"));
+        assert.deepEqual(known, {
+          allowed: true,
+          digest: signedDigest,
+          signers: [signer.fingerprint],
+          cached: true,
+        });
+        // Other credentials, another match or reference object: not this verdict.
+        assert.equal(verifier.known?.(task("dev/builder")), undefined);
+        assert.equal(
+          verifier.known?.({ ...task("dev/default"), match: match(signedBy("signer")) }),
+          undefined,
+        );
+        assert.equal(
+          verifier.known?.({ ...task("dev/default"), reference: parseReference(signedRef) }),
+          undefined,
+        );
+        // A second at most.
+        now += 1000;
+        assert.equal(verifier.known?.(task("dev/default")), undefined);
+        assert.equal((await verifier.verify(task("dev/default"))).allowed, true);
+        assert.ok(verifier.known?.(task("dev/default")));
+        // A new generation of the source (here: the same documents again) forgets it.
+        source.replace(documents);
+        assert.equal(verifier.known?.(task("dev/default")), undefined);
+        // A verifier with keys of its own (not the source's) remembers nothing.
+        const apart = createImageVerifier({ ...options, keys: new KeyStore(source) });
+        assert.equal((await apart.verify(task("dev/default"))).allowed, true);
+        assert.equal(apart.known?.(task("dev/default")), undefined);
+      },
+    );
+
     await t.step("a changed key Secret is used at once", async () => {
+      const reference = parseReference(signedRef);
+      const byObjects = match(signedBy("signer"));
+      const task = {
+        reference,
+        match: byObjects,
+        namespace: "dev",
+        credentials: () => pullCredentials(source, "dev", [], "default"),
+        credentialsKey: "dev/default",
+      };
+      assert.equal((await verifier.verify(task)).allowed, true);
+      assert.ok(verifier.known?.(task));
       documents = {
         ...documents,
         secrets: [
@@ -318,6 +376,8 @@ Deno.test({
         ],
       };
       source.replace(documents);
+      assert.equal(verifier.known?.(task), undefined, "nothing remembered outlives the change");
+      assert.match(denied(await verifier.verify(task)), /unknown key/);
       assert.match(denied(await verify(signedRef, signedBy("signer"))), /unknown key/);
     });
   },

@@ -186,7 +186,14 @@ export async function runAdmissionFuzz(options: FuzzOptions): Promise<FuzzReport
     filePolicySource(w.documents, { exemptLabel: DEFAULT_EXEMPT_LABEL })
   );
   let current = sources[0]!;
+  // A new world is a new generation: the verifier's remembered verdicts are forgotten.
+  let generation = 0;
+  const enter = (next: PolicySource) => {
+    if (next !== current) generation++;
+    current = next as typeof current;
+  };
   const source: PolicySource = {
+    generation: () => generation,
     ready: () => current.ready(),
     policies: () => current.policies(),
     exemptNamespaces: () => current.exemptNamespaces(),
@@ -219,7 +226,7 @@ export async function runAdmissionFuzz(options: FuzzOptions): Promise<FuzzReport
   async function send(
     review: GeneratedReview,
   ): Promise<{ answer: HttpAnswer; found: OracleFailure[] }> {
-    current = sources[review.world]!;
+    enter(sources[review.world]!);
     logs.length = 0;
     const bytes = new TextEncoder().encode(JSON.stringify(review.body));
     let answer: HttpAnswer;
@@ -293,7 +300,7 @@ export async function runAdmissionFuzz(options: FuzzOptions): Promise<FuzzReport
   for (let index = 0; index < options.bodies && failures.length < maxFailures; index++) {
     const rng = new Rng(reviewSeed(options.seed ^ 0x5bd1e995, index));
     const review = generateReview(rng, catalogue, world.worlds, options.allowed, bounds);
-    current = sources[review.world]!;
+    enter(sources[review.world]!);
     const body = generateBody(rng, review.body, depth);
     let found: OracleFailure[];
     try {
