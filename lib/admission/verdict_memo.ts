@@ -16,6 +16,10 @@
  *   cache's lifetime, so what the caches would re-read is re-read at most a second later;
  * - the signatures and keys it relied on are still valid (`validUntil`).
  *
+ * An entry in the second half of its life is worth renewing: the verifier verifies its image again
+ * off the request path (through the caches, as any review would), so that a warm image stays on
+ * this path without staying longer than the caches allow.
+ *
  * Only admitted verdicts are remembered. The memo is bounded by construction: at most
  * `maxEntries` entries (all forgotten at once when full; the verdict cache refills the hot ones),
  * and an entry whose credentials text is over {@linkcode MAX_CONTEXT_LENGTH} is not kept.
@@ -36,12 +40,17 @@ interface Verdict {
   readonly allowed: boolean;
 }
 
-interface Entry<V> {
+/** A remembered verdict. */
+export interface MemoEntry<V> {
   readonly verdict: V;
   /** On the `now` clock. */
   readonly expiresAt: number;
+  /** On the `now` clock: from then on, the entry is worth verifying again ahead of its expiry. */
+  readonly renewAt: number;
   /** On the signature clock; undefined: no expiry. */
   readonly validUntil: number | undefined;
+  /** Whoever renews it says so here, so that it is renewed once. */
+  renewing: boolean;
 }
 
 /** How the memo is bounded and timed. */
@@ -59,7 +68,7 @@ export interface VerdictMemoOptions {
 /** Admitted verdicts, by reference, match and credentials. */
 export class VerdictMemo<V extends Verdict> {
   readonly #options: VerdictMemoOptions;
-  #entries = new WeakMap<PolicyMatch, WeakMap<ImageReference, Map<string, Entry<V>>>>();
+  #entries = new WeakMap<PolicyMatch, WeakMap<ImageReference, Map<string, MemoEntry<V>>>>();
   #count = 0;
   #generation: number;
 
@@ -73,12 +82,12 @@ export class VerdictMemo<V extends Verdict> {
     return this.#options.generation();
   }
 
-  /** The remembered verdict, or undefined. */
+  /** The remembered verdict's entry, or undefined. */
   get(
     reference: ImageReference,
     match: PolicyMatch,
     context: string,
-  ): V | undefined {
+  ): MemoEntry<V> | undefined {
     if (this.#options.generation() !== this.#generation) {
       this.#forget();
       return undefined;
@@ -89,7 +98,7 @@ export class VerdictMemo<V extends Verdict> {
     if (entry.validUntil !== undefined && this.#options.validityNow() >= entry.validUntil) {
       return undefined;
     }
-    return entry.verdict;
+    return entry;
   }
 
   /**
@@ -115,10 +124,14 @@ export class VerdictMemo<V extends Verdict> {
     let byContext = byReference.get(reference);
     if (byContext === undefined) byReference.set(reference, byContext = new Map());
     if (!byContext.has(context)) this.#count++;
+    const now = this.#options.now();
+    const life = Math.min(entry.lifeMs, VERDICT_MEMO_LIFE_MS);
     byContext.set(context, {
       verdict: entry.verdict,
-      expiresAt: this.#options.now() + Math.min(entry.lifeMs, VERDICT_MEMO_LIFE_MS),
+      expiresAt: now + life,
+      renewAt: now + life / 2,
       validUntil: entry.validUntil,
+      renewing: false,
     });
   }
 

@@ -37,7 +37,7 @@ Deno.test("VerdictMemo finds a verdict by the same objects and credentials only"
   const m = match();
   const entry = { verdict: ADMITTED, validUntil: undefined, lifeMs: 60_000 };
   memo.set(ref, m, "ns/sa", entry, memo.generation());
-  assert.equal(memo.get(ref, m, "ns/sa"), ADMITTED);
+  assert.equal(memo.get(ref, m, "ns/sa")?.verdict, ADMITTED);
   assert.equal(memo.get(ref, m, "ns/other"), undefined);
   assert.equal(memo.get(parseReference("r.example/app:1"), m, "ns/sa"), undefined);
   assert.equal(memo.get(ref, match(), "ns/sa"), undefined);
@@ -60,7 +60,7 @@ Deno.test("VerdictMemo forgets at a new generation and never keeps work of an ol
   memo.set(ref, m, "c", entry, before);
   assert.equal(memo.get(ref, m, "c"), undefined);
   memo.set(ref, m, "c", entry, memo.generation());
-  assert.equal(memo.get(ref, m, "c"), ADMITTED);
+  assert.equal(memo.get(ref, m, "c")?.verdict, ADMITTED);
 });
 
 Deno.test("VerdictMemo keeps an entry a second at most, less when the caches would, and not past validUntil", () => {
@@ -72,7 +72,7 @@ Deno.test("VerdictMemo keeps an entry a second at most, less when the caches wou
   memo.set(ref, m, "c", { verdict: ADMITTED, validUntil: 50_500, lifeMs: 60_000 }, 0);
   clock.now += 200;
   assert.equal(memo.get(ref, m, "b"), undefined);
-  assert.equal(memo.get(ref, m, "a"), ADMITTED);
+  assert.equal(memo.get(ref, m, "a")?.verdict, ADMITTED);
   clock.validity += 500;
   assert.equal(memo.get(ref, m, "c"), undefined, "a signature or key that expired");
   clock.now += VERDICT_MEMO_LIFE_MS - 200;

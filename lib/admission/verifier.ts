@@ -160,6 +160,8 @@ export interface CacheBounds {
 export const DEFAULT_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 /** The most verdicts remembered by object (`verdict_memo.ts`): about 2 MB at most. */
 const VERDICT_MEMO_ENTRIES = 4096;
+/** The most remembered verdicts renewed at once (the others expire and are verified in full). */
+const MAX_MEMO_RENEWALS = 8;
 
 /** Receives counts for metrics. */
 export interface VerifierObserver {
@@ -740,11 +742,25 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     return tagged ? Math.min(verdictTtl, options.digestCache.ttlMs) : verdictTtl;
   }
 
+  /** Renewals of remembered verdicts in flight (each one verification, through the caches). */
+  let renewals = 0;
+
   function known(task: VerifyTask): ImageVerdict | undefined {
     if (memo === undefined || task.credentialsKey === undefined) return undefined;
-    const verdict = memo.get(task.reference, task.match, task.credentialsKey);
-    if (verdict !== undefined) observer.cacheHit?.();
-    return verdict;
+    const entry = memo.get(task.reference, task.match, task.credentialsKey);
+    if (entry === undefined) return undefined;
+    observer.cacheHit?.();
+    if (!entry.renewing && renewals < MAX_MEMO_RENEWALS && now() >= entry.renewAt) {
+      // Verified again after this review's answer has gone (a timer runs after the current
+      // turn's I/O), so that the next review of the image finds a fresh entry; a renewal that
+      // fails or denies leaves the entry to expire, and the next review verifies in full.
+      entry.renewing = true;
+      renewals++;
+      setTimeout(() => {
+        verify(task).catch(() => {}).finally(() => renewals--);
+      }, 0);
+    }
+    return entry.verdict;
   }
 
   async function verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict> {

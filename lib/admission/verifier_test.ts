@@ -341,6 +341,16 @@ Deno.test({
           verifier.known?.({ ...task("dev/default"), reference: parseReference(signedRef) }),
           undefined,
         );
+        // In the second half of its life, the entry is renewed off the request path: verified
+        // again through the caches once this turn is over.
+        now += 600;
+        const hits = counts.hits;
+        assert.ok(verifier.known?.(task("dev/default")));
+        assert.ok(verifier.known?.(task("dev/default")), "renewed once");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal(counts.hits, hits + 3, "two remembered, one from the verdict cache");
+        now += 500;
+        assert.ok(verifier.known?.(task("dev/default")), "the renewed entry lives on");
         // A second at most.
         now += 1000;
         assert.equal(verifier.known?.(task("dev/default")), undefined);

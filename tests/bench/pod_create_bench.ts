@@ -5,7 +5,8 @@
  *
  * - no mutating webhook;
  * - reference webhooks that only answer the digest-pinning patch: Go's standard library `net/http`
- *   (built here with the Go toolchain; HTTP/2 through ALPN, `TCP_NODELAY` on every connection),
+ *   (built here with the Go toolchain; HTTP/2 through ALPN, `TCP_NODELAY` on every connection;
+ *   and the same offering only `http/1.1`, the protocol toolkit serves),
  *   a bare `Deno.serve` (HTTP/2, no `TCP_NODELAY` on TLS connections), and the serving paths that
  *   were candidates for toolkit: `node:http2`'s `createSecureServer` and `node:https` offering
  *   only `http/1.1` (both on Deno's Node layer, which sets `TCP_NODELAY` on the sockets it
@@ -36,6 +37,9 @@
  * variant's p50 minus the p50 without a webhook in the same round. Last come issue #28's targets,
  * checked for toolkit warm against Go's reference in this run.
  *
+ * `--only go-h1,transport` keeps only the references named by their slugs (Go's HTTP/2 reference,
+ * the targets' yardstick, always runs): fewer webhooks interleaved means each idles less between
+ * its reviews, so compare figures of runs with the same set;
  * `--toolkit-v8-flags ""` runs toolkit's webhook without the shipped V8 flags, to weigh them;
  * `--toolkit-deno-flags="--cpu-prof --cpu-prof-dir=DIR"` profiles it (any `deno run` flags, split
  * on spaces).
@@ -77,7 +81,7 @@ const { values } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
     creates: { type: "string", default: "600" },
-    deployments: { type: "string", default: "200" },
+    deployments: { type: "string", default: "600" },
     seconds: { type: "string", default: "5" },
     clients: { type: "string", default: "16" },
     "toolkit-v8-flags": { type: "string", default: WEBHOOK_V8_FLAGS },
