@@ -66,11 +66,11 @@ export interface WebhookRequest {
   /** The path, without the query. */
   readonly path: string;
   /**
-   * The body parsed as JSON. Throws {@linkcode RequestBodyTooLargeError} when it is (or says it
-   * is) longer than `limit` bytes, before reading more than that, and `SyntaxError` when it is
-   * not JSON.
+   * The body parsed as JSON, or a promise of it when it is still to be read. Throws (or
+   * rejects with) {@linkcode RequestBodyTooLargeError} when it is (or says it is) longer than
+   * `limit` bytes, before reading more than that, and `SyntaxError` when it is not JSON.
    */
-  json(limit: number): Promise<unknown>;
+  json(limit: number): unknown;
 }
 
 /** What the routes answer. */
@@ -168,10 +168,18 @@ export function createHandler(deps: HandlerDeps): (request: Request) => Promise<
   };
 }
 
-/** Builds the routes. */
+/** Whether `value` is a promise (or any thenable). */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+/**
+ * Builds the routes. An answer is given at once (not as a promise) when everything it needs was
+ * at hand: a warm review is answered in the turn its body arrived in.
+ */
 export function createRoutes(
   deps: HandlerDeps,
-): (request: WebhookRequest) => Promise<WebhookAnswer> {
+): (request: WebhookRequest) => WebhookAnswer | Promise<WebhookAnswer> {
   const now = deps.now ?? (() => performance.now());
   const limit = deps.maxBodyBytes ?? 8 * 1024 * 1024;
   const deadlines = deps.deadlines ?? new DeadlineScheduler();
@@ -180,31 +188,68 @@ export function createRoutes(
     return { status: 200, contentType: JSON_TYPE, body: JSON.stringify(body) };
   }
 
-  async function guarded(request: AdmissionRequest): Promise<AdmissionDecision | "error"> {
+  /**
+   * The evaluator's decision, "error" when it failed or ran past the guard; the decision itself
+   * when the evaluator had it at once (a warm review takes no promise and no guard).
+   */
+  function guarded(
+    request: AdmissionRequest,
+  ): AdmissionDecision | "error" | Promise<AdmissionDecision | "error"> {
+    let decision: AdmissionDecision | Promise<AdmissionDecision>;
     try {
-      return await deadlines.race(deps.evaluator.evaluate(request), deps.guardMs);
+      decision = deps.evaluator.evaluate(request);
     } catch {
       return "error";
     }
+    if (!isThenable(decision)) return decision;
+    return deadlines.race(Promise.resolve(decision), deps.guardMs).catch(() => "error" as const);
   }
 
-  async function admit(http: WebhookRequest): Promise<WebhookAnswer> {
+  /** The answer to a body that is not an AdmissionReview (or could not be read). */
+  function refused(error: unknown): WebhookAnswer {
+    if (error instanceof RequestBodyTooLargeError) return text("request body too large\n", 413);
+    if (!(error instanceof SyntaxError || error instanceof InvalidAdmissionReviewError)) {
+      return text("cannot read the request body\n", 400);
+    }
+    const detail = error instanceof InvalidAdmissionReviewError
+      ? error.message
+      : "Cannot read AdmissionReview: the body is not JSON";
+    deps.log.write({ level: "warn", msg: "bad request", detail });
+    return text(`${detail}\n`, 400);
+  }
+
+  /** Answers a review; at once (no promise) when the body and the decision were at hand. */
+  function admit(http: WebhookRequest): WebhookAnswer | Promise<WebhookAnswer> {
     const started = now();
+    let body: unknown;
+    try {
+      body = http.json(limit);
+    } catch (error) {
+      return refused(error);
+    }
+    if (isThenable(body)) return Promise.resolve(body).then((b) => review(b, started), refused);
+    return review(body, started);
+  }
+
+  function review(body: unknown, started: number): WebhookAnswer | Promise<WebhookAnswer> {
     let request: AdmissionRequest;
     try {
-      request = parseAdmissionReview(await http.json(limit));
+      request = parseAdmissionReview(body);
     } catch (error) {
-      if (error instanceof RequestBodyTooLargeError) return text("request body too large\n", 413);
-      if (!(error instanceof SyntaxError || error instanceof InvalidAdmissionReviewError)) {
-        return text("cannot read the request body\n", 400);
-      }
-      const detail = error instanceof InvalidAdmissionReviewError
-        ? error.message
-        : "Cannot read AdmissionReview: the body is not JSON";
-      deps.log.write({ level: "warn", msg: "bad request", detail });
-      return text(`${detail}\n`, 400);
+      return refused(error);
     }
-    const decision = await guarded(request);
+    const decision = guarded(request);
+    if (isThenable(decision)) {
+      return Promise.resolve(decision).then((d) => answer(request, d, started));
+    }
+    return answer(request, decision, started);
+  }
+
+  function answer(
+    request: AdmissionRequest,
+    decision: AdmissionDecision | "error",
+    started: number,
+  ): WebhookAnswer {
     const seconds = (now() - started) / 1000;
     // The log line, the metrics and the Event wait until the answer has been written.
     const written = () => {
@@ -262,12 +307,12 @@ export function createRoutes(
     if (!decision.allowed) deps.events?.denied(request, decision);
   }
 
-  return async (request: WebhookRequest) => {
+  return (request: WebhookRequest): WebhookAnswer | Promise<WebhookAnswer> => {
     const get = request.method === "GET" || request.method === "HEAD";
     switch (request.path) {
       case "/admit":
         if (request.method !== "POST") return text("method not allowed\n", 405);
-        return await admit(request);
+        return admit(request);
       case "/healthz":
         return get ? text("ok\n") : text("method not allowed\n", 405);
       case "/readyz":

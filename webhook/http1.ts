@@ -59,7 +59,7 @@ export interface Http1Limits {
 }
 
 /** The routes the connection serves. */
-export type Routes = (request: WebhookRequest) => Promise<WebhookAnswer>;
+export type Routes = (request: WebhookRequest) => WebhookAnswer | Promise<WebhookAnswer>;
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -292,8 +292,33 @@ export class Http1Connection {
     this.#size = rest.length;
   }
 
-  /** Reads what the buffer holds: the next head, the current body, then the routes. */
+  /** `#advance` is running (an answer given at once must not start it again within itself). */
+  #advancing = false;
+  /** `#advance` was asked again while it ran: it goes on with the next request. */
+  #again = false;
+
+  /**
+   * Reads what the buffer holds, one request after another while their answers are given at
+   * once: a loop, not a recursion, however many requests a client pipelines.
+   */
   #advance(): void {
+    if (this.#advancing) {
+      this.#again = true;
+      return;
+    }
+    this.#advancing = true;
+    try {
+      do {
+        this.#again = false;
+        this.#advanceOnce();
+      } while (this.#again);
+    } finally {
+      this.#advancing = false;
+    }
+  }
+
+  /** Reads what the buffer holds: the next head, the current body, then the routes. */
+  #advanceOnce(): void {
     if (this.#phase === "idle") {
       // Empty lines before a request line are ignored (RFC 9112, 2.2).
       const bytes = this.#joined();
@@ -344,22 +369,24 @@ export class Http1Connection {
     const request: WebhookRequest = {
       method: head.method,
       path: pathOf(head.target),
+      // The body is all here: parsed at once, not behind a promise.
       json: (limit) => {
-        if (body === undefined || body.length > limit) {
-          return Promise.reject(new RequestBodyTooLargeError());
-        }
-        try {
-          return Promise.resolve(JSON.parse(body.toString("utf8")));
-        } catch (error) {
-          return Promise.reject(error);
-        }
+        if (body === undefined || body.length > limit) throw new RequestBodyTooLargeError();
+        return JSON.parse(body.toString("utf8"));
       },
     };
-    this.#routes(request).then(
-      (answer) => this.#answer(head, answer, body === undefined),
-      () =>
-        this.#answer(head, { status: 500, contentType: TEXT_TYPE, body: "internal error\n" }, true),
-    );
+    const failed = () =>
+      this.#answer(head, { status: 500, contentType: TEXT_TYPE, body: "internal error\n" }, true);
+    let answer: WebhookAnswer | Promise<WebhookAnswer>;
+    try {
+      answer = this.#routes(request);
+    } catch {
+      return failed();
+    }
+    // An answer the routes had at once leaves in this turn (a warm review).
+    if (answer instanceof Promise) {
+      answer.then((a) => this.#answer(head, a, body === undefined), failed);
+    } else this.#answer(head, answer, body === undefined);
   }
 
   #answer(head: Head, answer: WebhookAnswer, mustClose: boolean): void {

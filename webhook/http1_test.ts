@@ -481,3 +481,21 @@ Deno.test("Http1Connection calls an answer's written() once, after the write, or
     await server.close();
   }
 });
+
+Deno.test("Http1Connection answers thousands of pipelined requests with answers given at once, in order", async () => {
+  let n = 0;
+  const server = await serve(() => ({
+    status: 200,
+    contentType: "text/plain",
+    body: String(n++),
+  }));
+  const client = await Client.connect(server.port);
+  try {
+    const count = 3000;
+    await client.write("GET /healthz HTTP/1.1\r\nHost: webhook\r\n\r\n".repeat(count));
+    for (let i = 0; i < count; i++) assert.equal((await client.answer()).body, String(i));
+  } finally {
+    client.close();
+    await server.close();
+  }
+});

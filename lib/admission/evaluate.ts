@@ -136,8 +136,11 @@ export interface AdmissionDeps {
 
 /** Decides admission reviews. */
 export interface AdmissionEvaluator {
-  /** Decides one request. Never throws: failures are denials with a reason. */
-  evaluate(request: AdmissionRequest): Promise<AdmissionDecision>;
+  /**
+   * Decides one request. Never throws: failures are denials with a reason. The decision itself
+   * when nothing had to be waited for (every image's verdict known), else a promise of it.
+   */
+  evaluate(request: AdmissionRequest): AdmissionDecision | Promise<AdmissionDecision>;
   /** Its caches and limits. */
   bounds?(): EvaluatorBounds;
 }
@@ -240,10 +243,15 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     });
   }
 
-  async function decide(
+  /**
+   * The decision for the images of `workload`: the decision itself when every image's policy and
+   * verdict were known already (a warm review waits for nothing, not even a promise), else a
+   * promise of it.
+   */
+  function decide(
     request: AdmissionRequest,
     workload: WorkloadImages,
-  ): Promise<AdmissionDecision> {
+  ): AdmissionDecision | Promise<AdmissionDecision> {
     const namespace = request.namespace;
     const policies = source.policies();
     let credentials: Promise<PullCredentials> | undefined;
@@ -281,55 +289,38 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     const pending: Pending[] = [];
     const problem = source.policyProblem?.(namespace) ?? policies.problem(namespace);
     let deadline: Deadline | undefined;
-    // Choosing policies is cut into slices of about a millisecond that take turns with the
-    // rest of the process, so /healthz and other reviews never wait for a namespace's patterns.
-    try {
-      for (const site of workload.sites) {
-        if (problem !== undefined) {
-          pending.push({ site, immediate: { outcome: "deny", reason: problem } });
-          continue;
-        }
-        const p = parse(site.image);
-        if ("error" in p) {
-          pending.push({
-            site,
-            immediate: { outcome: "deny", reason: `invalid image name: ${p.error}` },
-          });
-          continue;
-        }
-        const selected = select(policies, namespace, p.ref, site.image, turns);
-        const match = selected instanceof Promise ? await selected : selected;
-        if (match.policy === undefined) {
-          const action = settings.noMatch;
-          pending.push({
-            site,
-            immediate: action === "allow"
-              ? { outcome: "allow" }
-              : { outcome: action, reason: match.reason },
-          });
-          continue;
-        }
-        let byMatch = checks.get(p.ref);
-        if (byMatch === undefined) checks.set(p.ref, byMatch = new Map());
-        let slot = byMatch.get(match);
-        if (slot === undefined) {
-          const index = verdicts.length;
-          slot = index;
-          byMatch.set(match, index);
-          const task = {
-            reference: p.ref,
-            match,
-            namespace,
-            credentials: credentialsOnce,
-            credentialsKey: credentialsKeyOnce(),
-          };
-          // A verdict known already is used as it is: no deadline, no slot, no promise.
-          const known = verifier.known?.(task);
-          verdicts.push(known);
-          if (known !== undefined) {
-            pending.push({ site, match, ref: p.ref, slot });
-            continue;
-          }
+    const sites = workload.sites;
+
+    /** Adds `site` with its policy: a verdict known already, or a verification started. */
+    function place(site: ImageSite, ref: ImageReference, match: PolicyMatch | NoPolicyMatch) {
+      if (match.policy === undefined) {
+        const action = settings.noMatch;
+        pending.push({
+          site,
+          immediate: action === "allow"
+            ? { outcome: "allow" }
+            : { outcome: action, reason: match.reason },
+        });
+        return;
+      }
+      let byMatch = checks.get(ref);
+      if (byMatch === undefined) checks.set(ref, byMatch = new Map());
+      let slot = byMatch.get(match);
+      if (slot === undefined) {
+        const index = verdicts.length;
+        slot = index;
+        byMatch.set(match, index);
+        const task = {
+          reference: ref,
+          match,
+          namespace,
+          credentials: credentialsOnce,
+          credentialsKey: credentialsKeyOnce(),
+        };
+        // A verdict known already is used as it is: no deadline, no slot, no promise.
+        const known = verifier.known?.(task);
+        verdicts.push(known);
+        if (known === undefined) {
           deadline ??= deadlines.start(settings.budgetMs);
           const signal = deadline.signal;
           running.push(
@@ -346,26 +337,73 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
             ),
           );
         }
-        pending.push({ site, match, ref: p.ref, slot });
       }
-      if (deadline !== undefined) {
-        try {
-          await raceSignal(Promise.all(running), deadline.signal);
-        } catch (error) {
-          if (!(error instanceof DeadlineExceededError)) throw error;
-          for (let i = 0; i < verdicts.length; i++) {
-            verdicts[i] ??= { allowed: false, cause: "error", reason: error.message };
-          }
-        }
+      pending.push({ site, match, ref, slot });
+    }
+
+    /**
+     * Adds `sites[i]`: undefined when done, else the promise of its policy (chosen in slices of
+     * about a millisecond that take turns with the rest of the process, so /healthz and other
+     * reviews never wait for a namespace's patterns).
+     */
+    function step(i: number): Promise<void> | undefined {
+      const site = sites[i]!;
+      if (problem !== undefined) {
+        pending.push({ site, immediate: { outcome: "deny", reason: problem } });
+        return undefined;
       }
-      return answer(
+      const p = parse(site.image);
+      if ("error" in p) {
+        pending.push({
+          site,
+          immediate: { outcome: "deny", reason: `invalid image name: ${p.error}` },
+        });
+        return undefined;
+      }
+      const selected = select(policies, namespace, p.ref, site.image, turns);
+      if (selected instanceof Promise) return selected.then((match) => place(site, p.ref, match));
+      place(site, p.ref, selected);
+      return undefined;
+    }
+
+    const decided = () =>
+      answer(
         workload,
         pending,
         pending.map((p) => p.slot === undefined ? undefined : verdicts[p.slot]),
       );
-    } finally {
-      deadline?.clear();
+
+    /** The rest, from `sites[from]` on, once `waiting` (its policy) is chosen. */
+    async function rest(from: number, waiting: Promise<void> | undefined) {
+      try {
+        await waiting;
+        for (let i = from; i < sites.length; i++) await step(i);
+        if (deadline !== undefined) {
+          try {
+            await raceSignal(Promise.all(running), deadline.signal);
+          } catch (error) {
+            if (!(error instanceof DeadlineExceededError)) throw error;
+            for (let i = 0; i < verdicts.length; i++) {
+              verdicts[i] ??= { allowed: false, cause: "error", reason: error.message };
+            }
+          }
+        }
+        return decided();
+      } finally {
+        deadline?.clear();
+      }
     }
+
+    try {
+      for (let i = 0; i < sites.length; i++) {
+        const waiting = step(i);
+        if (waiting !== undefined) return rest(i + 1, waiting);
+      }
+    } catch (error) {
+      deadline?.clear();
+      throw error;
+    }
+    return deadline === undefined ? decided() : rest(sites.length, undefined);
 
     function answer(
       workload: WorkloadImages,
@@ -445,8 +483,16 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     }
   }
 
-  async function evaluate(request: AdmissionRequest): Promise<AdmissionDecision> {
+  function evaluate(request: AdmissionRequest): AdmissionDecision | Promise<AdmissionDecision> {
     let kind = request.kind.kind;
+    const failed = (error: unknown) => {
+      const line = denialLine(
+        `Cannot evaluate the request: internal error (${
+          error instanceof Error ? error.name : "unknown"
+        })`,
+      );
+      return simple(false, "deny", kind, "internal error", [line]);
+    };
     try {
       if (request.operation !== "CREATE" && request.operation !== "UPDATE") {
         return simple(true, "skip", kind, `${request.operation} is not checked`);
@@ -498,14 +544,10 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         const line = denialLine("Cannot check images: the policies have not been loaded yet");
         return simple(false, "deny", kind, "not ready", [line]);
       }
-      return await decide(request, workload);
+      const decision = decide(request, workload);
+      return decision instanceof Promise ? decision.catch(failed) : decision;
     } catch (error) {
-      const line = denialLine(
-        `Cannot evaluate the request: internal error (${
-          error instanceof Error ? error.name : "unknown"
-        })`,
-      );
-      return simple(false, "deny", kind, "internal error", [line]);
+      return failed(error);
     }
   }
 
