@@ -735,11 +735,13 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
 
   /** How long a verdict of `task` may be remembered: no longer than the caches it came from. */
   function memoLife(task: VerifyTask): number {
-    const verdictTtl = options.verdictCache.ttlMs;
+    // A cache that is off (no lifetime or no entries) keeps nothing here either.
+    const life = (bounds: CacheBounds) => bounds.maxEntries > 0 ? bounds.ttlMs : 0;
+    const verdictLife = life(options.verdictCache);
     // A digest resolved from the tag (or a tag that chose the policy) is only as fresh as the
     // digest cache keeps it.
     const tagged = task.reference.digest === undefined || task.match.matchedByTag;
-    return tagged ? Math.min(verdictTtl, options.digestCache.ttlMs) : verdictTtl;
+    return tagged ? Math.min(verdictLife, life(options.digestCache)) : verdictLife;
   }
 
   /** Renewals of remembered verdicts in flight (each one verification, through the caches). */

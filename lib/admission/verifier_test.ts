@@ -359,6 +359,13 @@ Deno.test({
         // A new generation of the source (here: the same documents again) forgets it.
         source.replace(documents);
         assert.equal(verifier.known?.(task("dev/default")), undefined);
+        // A tag resolved without a digest cache (off: no entries) is not remembered either.
+        const noDigests = createImageVerifier({
+          ...options,
+          digestCache: { ttlMs: 30_000, maxEntries: 0 },
+        });
+        assert.equal((await noDigests.verify(task("dev/default"))).allowed, true);
+        assert.equal(noDigests.known?.(task("dev/default")), undefined);
         // A verifier with keys of its own (not the source's) remembers nothing.
         const apart = createImageVerifier({ ...options, keys: new KeyStore(source) });
         assert.equal((await apart.verify(task("dev/default"))).allowed, true);
