@@ -168,11 +168,6 @@ export function createHandler(deps: HandlerDeps): (request: Request) => Promise<
   };
 }
 
-/** Whether `value` is a promise (or any thenable). */
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === "function";
-}
-
 /**
  * Builds the routes. An answer is given at once (not as a promise) when everything it needs was
  * at hand: a warm review is answered in the turn its body arrived in.
@@ -201,8 +196,8 @@ export function createRoutes(
     } catch {
       return "error";
     }
-    if (!isThenable(decision)) return decision;
-    return deadlines.race(Promise.resolve(decision), deps.guardMs).catch(() => "error" as const);
+    if (!(decision instanceof Promise)) return decision;
+    return deadlines.race(decision, deps.guardMs).catch(() => "error" as const);
   }
 
   /** The answer to a body that is not an AdmissionReview (or could not be read). */
@@ -227,7 +222,7 @@ export function createRoutes(
     } catch (error) {
       return refused(error);
     }
-    if (isThenable(body)) return Promise.resolve(body).then((b) => review(b, started), refused);
+    if (body instanceof Promise) return body.then((b) => review(b, started), refused);
     return review(body, started);
   }
 
@@ -239,9 +234,7 @@ export function createRoutes(
       return refused(error);
     }
     const decision = guarded(request);
-    if (isThenable(decision)) {
-      return Promise.resolve(decision).then((d) => answer(request, d, started));
-    }
+    if (decision instanceof Promise) return decision.then((d) => answer(request, d, started));
     return answer(request, decision, started);
   }
 

@@ -293,6 +293,11 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** An admitted verdict as the verdict cache and the memo serve it again. */
+function servedFromMemory(digest: string | undefined, signers: readonly string[]): ImageVerdict {
+  return { allowed: true, ...(digest === undefined ? {} : { digest }), signers, cached: true };
+}
+
 function deny(reason: string, cause: "policy" | "error", digest?: string): ImageVerdict {
   return { allowed: false, reason, cause, ...(digest ? { digest } : {}) };
 }
@@ -690,7 +695,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     if (cached !== undefined && (cached.validUntil ?? Infinity) > clock().getTime()) {
       observer.cacheHit?.();
       return {
-        verdict: { allowed: true, digest, signers: cached.signers, cached: true },
+        verdict: servedFromMemory(digest, cached.signers),
         validUntil: cached.validUntil,
       };
     }
@@ -805,12 +810,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
         task.credentialsKey !== undefined
       ) {
         memo.set(task.reference, task.match, task.credentialsKey, {
-          verdict: {
-            allowed: true,
-            ...(verdict.digest === undefined ? {} : { digest: verdict.digest }),
-            signers: verdict.signers ?? [],
-            cached: true,
-          },
+          verdict: servedFromMemory(verdict.digest, verdict.signers ?? []),
           validUntil,
           lifeMs: memoLife(task),
         }, generation);
