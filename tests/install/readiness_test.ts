@@ -31,6 +31,12 @@ Deno.test({
     await t.step("once a replica is ready, the webhook configuration is applied", async () => {
       const { io, ctx } = context();
       const enabled = runEnable({ ...kube, replicas: 2, "wait-timeout": 60 }, ctx);
+      // enable is waiting before any Pod runs (started earlier, the Pods could be ready before
+      // its first look, which would then never see 0/2).
+      await waitFor(
+        "enable to wait for the replicas",
+        () => Promise.resolve(/0\/2 replicas available/.test(io.err())),
+      );
       // The scheduler and kubelet's part, for the Pods the ReplicaSet made.
       let started = 0;
       await waitFor("the webhook's pods", async () => {
