@@ -12,30 +12,33 @@
  * @module
  */
 import { type ImagePolicy, InvalidPolicyError, PolicySet, validatePolicy } from "../policy/mod.ts";
-import { cachedPromise, TtlCache } from "./cache.ts";
-import { PolicySourceError } from "./errors.ts";
 import {
   clusterImagePolicies,
   CONFIG_MAPS,
-  describeObject,
   imagePolicies,
-  KubeAnswerError,
-  KubeApiError,
   type KubeClient,
-  type KubeObject,
   NAMESPACES,
-  NoClusterContextError,
   Reflector,
-  type ResourceType,
   SECRETS,
   SERVICE_ACCOUNTS,
 } from "../kube/mod.ts";
-import type {
-  ConfigMapData,
-  ExemptLabel,
-  PolicySource,
-  SecretData,
-  ServiceAccountData,
+import {
+  configMapDataBytes,
+  MAX_OBJECT_BYTES,
+  MAX_SERVICE_ACCOUNT_BYTES,
+  OnDemandReads,
+  SECRET_CACHE_BYTES,
+  stripConfigMap,
+  stripSecret,
+  stripServiceAccount,
+} from "./object_reads.ts";
+import {
+  type ConfigMapData,
+  type ExemptLabel,
+  type PolicySource,
+  type SecretData,
+  secretDataBytes,
+  type ServiceAccountData,
 } from "./source.ts";
 
 /** How the cluster source watches. */
@@ -77,9 +80,6 @@ export const MAX_KEY_SECRET_WATCHES_PER_NAMESPACE = 16;
 /** The most distinct policy problems remembered as logged (each is logged once). */
 const MAX_REPORTED_PROBLEMS = 1024;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** Creates the source (not started). */
 export function createKubePolicySource(options: KubeSourceOptions): KubePolicySource {
   const { client, group } = options;
@@ -90,24 +90,33 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
   let problems = new Map<string, string>(); // "" for the cluster scope, else a namespace
   let exempt: ReadonlySet<string> = new Set();
   const keyWatches = new Map<string, Reflector>();
-  // Keyed by names from requests: bounded by count and by the bytes of the keys.
-  const secrets = new TtlCache<string, Promise<SecretData | undefined>>({
+  // Keyed by names from requests: bounded by count and by the bytes of what each one holds (its
+  // data, not its name); reads in flight come from one pool of bytes (see OnDemandReads).
+  const reads = new OnDemandReads(client, objectTtlMs);
+  const secrets = reads.kind<SecretData>({
     name: "secret",
-    ttlMs: objectTtlMs,
+    type: SECRETS,
     maxEntries: 4096,
-    maxBytes: 1024 * 1024,
+    maxBytes: SECRET_CACHE_BYTES,
+    strip: stripSecret,
+    sizeOf: (secret) => secretDataBytes(secret),
   });
-  const configMaps = new TtlCache<string, Promise<ConfigMapData | undefined>>({
+  const configMaps = reads.kind<ConfigMapData>({
     name: "config-map",
-    ttlMs: objectTtlMs,
+    type: CONFIG_MAPS,
     maxEntries: 256,
-    maxBytes: 1024 * 1024,
+    maxBytes: SECRET_CACHE_BYTES,
+    strip: stripConfigMap,
+    sizeOf: configMapDataBytes,
   });
-  const accounts = new TtlCache<string, Promise<ServiceAccountData | undefined>>({
+  const accounts = reads.kind<ServiceAccountData>({
     name: "service-account",
-    ttlMs: objectTtlMs,
+    type: SERVICE_ACCOUNTS,
     maxEntries: 4096,
     maxBytes: 1024 * 1024,
+    strip: stripServiceAccount,
+    sizeOf: (account) =>
+      (account.imagePullSecrets ?? []).reduce((n, r) => n + (r.name?.length ?? 0) + 16, 0),
   });
   const reported = new Set<string>();
   /** Changes whenever anything this source answers may have (see PolicySource.generation). */
@@ -281,29 +290,6 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
   const primary = [clusterPolicies, namespacedPolicies, ...(namespaces ? [namespaces] : [])];
   const whenSynced = Promise.all(primary.map((r) => r.whenSynced)).then(() => {});
 
-  async function get(
-    type: ResourceType,
-    namespace: string,
-    name: string,
-  ): Promise<KubeObject | undefined> {
-    try {
-      return await client.read(type, namespace, name);
-    } catch (error) {
-      // A refusal says what was read (`Cannot read Secret "team/pull": …`); a network failure
-      // says what could not be reached.
-      const message = error instanceof KubeApiError || error instanceof KubeAnswerError
-        ? error.message
-        : `Cannot read ${describeObject(type, namespace, name)}: ${
-          error instanceof NoClusterContextError
-            ? error.detail
-            : error instanceof Error
-            ? error.message
-            : String(error)
-        }`;
-      throw new PolicySourceError(message, { cause: error });
-    }
-  }
-
   return {
     ready: () => primary.every((r) => r.synced),
     policies: () => policySet,
@@ -312,41 +298,27 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     policyProblem(namespace) {
       return policySet.hasImagePolicies(namespace) ? problems.get(namespace) : problems.get("");
     },
-    secret(namespace, name) {
+    secret(namespace, name, options) {
       const watched = keyWatches.get(`Secret/${namespace}/${name}`);
       if (watched?.synced) {
         return Promise.resolve(watched.get(namespace, name) as SecretData | undefined);
       }
-      return cachedPromise(secrets, `${namespace}/${name}`, async () => {
-        const object = await get(SECRETS, namespace, name);
-        generation++;
-        return object as SecretData | undefined;
-      });
+      return secrets.read(
+        namespace,
+        name,
+        options?.maxBytes ?? MAX_OBJECT_BYTES,
+        () => generation++,
+      );
     },
     configMap(namespace, name) {
       const watched = keyWatches.get(`ConfigMap/${namespace}/${name}`);
       if (watched?.synced) {
         return Promise.resolve(watched.get(namespace, name) as ConfigMapData | undefined);
       }
-      return cachedPromise(configMaps, `${namespace}/${name}`, async () => {
-        const object = await get(CONFIG_MAPS, namespace, name);
-        generation++;
-        return object as ConfigMapData | undefined;
-      });
+      return configMaps.read(namespace, name, MAX_OBJECT_BYTES, () => generation++);
     },
     serviceAccount(namespace, name) {
-      return cachedPromise(accounts, `${namespace}/${name}`, async () => {
-        const object = await get(SERVICE_ACCOUNTS, namespace, name);
-        generation++;
-        if (object === undefined) return undefined;
-        const pull = Array.isArray(object.imagePullSecrets) ? object.imagePullSecrets : [];
-        return {
-          metadata: { name, namespace },
-          imagePullSecrets: pull.filter(isObject).map((r) => ({
-            name: typeof r.name === "string" ? r.name : "",
-          })),
-        };
-      });
+      return accounts.read(namespace, name, MAX_SERVICE_ACCOUNT_BYTES, () => generation++);
     },
     start() {
       if (started) return;
