@@ -9,9 +9,26 @@
  * A policy that does not validate is not dropped (which could let its namespace fall back to
  * the cluster policies): its scope is denied with the validation error until it is fixed.
  *
+ * Policies are compiled per scope (the cluster's, or one namespace's ImagePolicies), off the
+ * review path and coalesced: a watch event marks its scope; a scope is compiled by at most one
+ * compile at a time, from the policies as they are when it starts, validated and compiled in
+ * slices of the turn scheduler (`lib/turns.ts`) so that `/healthz` and other namespaces' reviews
+ * run between them; a change that arrives meanwhile makes one more compile follow, never a queue
+ * (the latest policies win). Reviews use the set last published; a compiled scope is published in
+ * one step, with a new generation (the verdict memo forgets what it remembered), so every review
+ * that starts after that uses it. The window in which a review still sees the policies before a
+ * change is the compile in flight plus the one that follows it; a namespace that rewrites its
+ * policies without pause only ever delays its own.
+ *
  * @module
  */
-import { type ImagePolicy, InvalidPolicyError, PolicySet, validatePolicy } from "../policy/mod.ts";
+import {
+  type ImagePolicy,
+  InvalidPolicyError,
+  PolicySet,
+  validatePolicyInSlices,
+} from "../policy/mod.ts";
+import { type Slicer, TurnScheduler } from "../turns.ts";
 import {
   clusterImagePolicies,
   CONFIG_MAPS,
@@ -59,13 +76,21 @@ export interface KubeSourceOptions {
   readonly onChange?: () => void;
   /** How long the server keeps a watch open, in seconds. @default 300 */
   readonly watchTimeoutSeconds?: number;
+  /**
+   * Cuts the compiles of policies into slices (share the reviews' scheduler so that both take
+   * turns). @default a scheduler of its own
+   */
+  readonly turns?: Slicer;
 }
 
 /** A cluster source; {@linkcode start} it, {@linkcode stop} it. */
 export interface KubePolicySource extends PolicySource {
   /** Starts the watches. */
   start(): void;
-  /** Resolves once the policy and namespace watches have listed (key Secrets follow). */
+  /**
+   * Resolves once the policy and namespace watches have listed and what they listed is compiled
+   * (key Secrets follow); {@linkcode PolicySource.ready} is true from then on.
+   */
   readonly whenSynced: Promise<void>;
   /** Stops every watch. */
   stop(): Promise<void>;
@@ -77,6 +102,18 @@ export const MAX_KEY_SECRET_WATCHES = 256;
 /** The most key Secrets watched for one namespace's ImagePolicies. */
 export const MAX_KEY_SECRET_WATCHES_PER_NAMESPACE = 16;
 
+/** An object a scope's policies name (a key Secret, a trust root), to watch. */
+interface Referenced {
+  /** `Secret/<namespace>/<name>` or `ConfigMap/<namespace>/<name>`. */
+  readonly id: string;
+  readonly namespace: string;
+}
+
+/** `the cluster policies` or `namespace "dev"`. */
+function describeScope(scope: string): string {
+  return scope === "" ? "the cluster" : `namespace "${scope}"`;
+}
+
 /** The most distinct policy problems remembered as logged (each is logged once). */
 const MAX_REPORTED_PROBLEMS = 1024;
 
@@ -85,9 +122,10 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
   const { client, group } = options;
   const emit = options.onEvent ?? (() => {});
   const watchTimeoutSeconds = options.watchTimeoutSeconds ?? 300;
+  const turns = options.turns ?? new TurnScheduler();
   const objectTtlMs = options.objectTtlMs ?? 10_000;
   let policySet = new PolicySet([]);
-  let problems = new Map<string, string>(); // "" for the cluster scope, else a namespace
+  const problems = new Map<string, string>(); // "" for the cluster scope, else a namespace
   let exempt: ReadonlySet<string> = new Set();
   const keyWatches = new Map<string, Reflector>();
   // Keyed by names from requests: bounded by count and by the bytes of what each one holds (its
@@ -131,13 +169,13 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     ...common,
     name: `ClusterImagePolicies (${group})`,
     type: clusterImagePolicies(group),
-    onChange: () => scheduleRebuild(),
+    onChange: () => noteChange(true),
   });
   const namespacedPolicies = new Reflector(client, {
     ...common,
     name: `ImagePolicies (${group})`,
     type: imagePolicies(group),
-    onChange: () => scheduleRebuild(),
+    onChange: () => noteChange(false),
   });
   const namespaces = options.exemptLabel
     ? new Reflector(client, {
@@ -148,58 +186,138 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
       onChange: () => {
         exempt = new Set(namespaces!.items().map((n) => n.metadata?.name ?? ""));
         generation++;
+        noteChange(false);
       },
     })
     : undefined;
 
   /**
    * Each object validated once per version: a change to one policy validates that policy only,
-   * and the policy set compiles only the group it belongs to (see PolicySet's `previous`).
+   * and only the scope it belongs to is compiled again (see `compileScope`).
    */
-  let validated = new Map<string, { version: string; result: ImagePolicy | string }>();
+  const validated = new Map<string, { version: string; result: ImagePolicy | string }>();
+  /** The version of each ImagePolicy last seen, and its namespace: what tells a change. */
+  let seen = new Map<string, { version: string; namespace: string }>();
+  /** Scopes (`""`, or a namespace) whose policies changed since the last look. */
+  const dirty = new Set<string>();
+  let clusterDirty = false;
+  let lookQueued = false;
+  /** Per scope being compiled: whether a change came meanwhile (one more compile follows). */
+  const compiling = new Map<string, { again: boolean }>();
+  /** The objects each scope's policies name, to watch (see `referencedObjects`). */
+  const referenced = new Map<string, readonly Referenced[]>();
+  let settled = false;
+  let resolveSettled!: () => void;
+  const whenSettled = new Promise<void>((resolve) => (resolveSettled = resolve));
 
-  let rebuildQueued = false;
-  /** Rebuilds once for all the changes of one turn (a watch delivers many events at once). */
-  function scheduleRebuild(): void {
-    if (rebuildQueued) return;
-    rebuildQueued = true;
+  /** Notes a watch event; the scopes it touched are found once for all events of one turn. */
+  function noteChange(cluster: boolean): void {
+    if (cluster) clusterDirty = true;
+    if (lookQueued) return;
+    lookQueued = true;
     queueMicrotask(() => {
-      rebuildQueued = false;
-      rebuild();
+      lookQueued = false;
+      look();
     });
   }
 
-  function rebuild(): void {
+  /** Finds the scopes that changed (a linear pass, no validation) and compiles each of them. */
+  function look(): void {
+    if (clusterDirty) {
+      clusterDirty = false;
+      dirty.add("");
+    }
+    const next = new Map<string, { version: string; namespace: string }>();
+    for (const item of namespacedPolicies.items()) {
+      const id = `${item.metadata?.namespace ?? ""}/${item.metadata?.name ?? ""}`;
+      const namespace = item.metadata?.namespace || "default";
+      const version = `${item.metadata?.uid ?? ""}/${item.metadata?.resourceVersion ?? ""}`;
+      const before = seen.get(id);
+      if (before === undefined || before.version !== version || version === "/") {
+        dirty.add(namespace);
+      }
+      next.set(id, { version, namespace });
+    }
+    for (const [id, before] of seen) if (!next.has(id)) dirty.add(before.namespace);
+    seen = next;
+    for (const scope of dirty) schedule(scope);
+    dirty.clear();
+    checkSettled();
+  }
+
+  /**
+   * Compiles `scope` unless it is being compiled; then the running compile is followed by one
+   * more (the latest policies win: changes meanwhile are never queued one by one).
+   */
+  function schedule(scope: string): void {
+    const running = compiling.get(scope);
+    if (running !== undefined) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false };
+    compiling.set(scope, state);
+    void (async () => {
+      try {
+        do {
+          state.again = false;
+          await compileScope(scope);
+        } while (state.again && !stopped);
+      } catch (error) {
+        emit("error", `Cannot compile the policies of ${describeScope(scope)}: ${String(error)}`);
+      } finally {
+        compiling.delete(scope);
+        checkSettled();
+      }
+    })();
+  }
+
+  /** Ready once the watches have listed and what they listed is compiled. */
+  function checkSettled(): void {
+    if (settled || compiling.size > 0 || !primary.every((r) => r.synced)) return;
+    settled = true;
+    resolveSettled();
+  }
+
+  /**
+   * Validates and compiles the policies of one scope as they are now, in slices (other reviews,
+   * other namespaces and `/healthz` run between them), then publishes the set with that scope
+   * replaced: reviews that start from then on use it; those before used the last one published.
+   */
+  async function compileScope(scope: string): Promise<void> {
+    const items = scope === ""
+      ? clusterPolicies.items()
+      : namespacedPolicies.items().filter((i) => (i.metadata?.namespace || "default") === scope);
     const valid: ImagePolicy[] = [];
-    const nextProblems = new Map<string, string>();
-    const nextValidated = new Map<string, { version: string; result: ImagePolicy | string }>();
-    for (const item of [...clusterPolicies.items(), ...namespacedPolicies.items()]) {
+    let problem: string | undefined;
+    const ids = new Set<string>();
+    for (const item of items) {
       const id = `${item.kind}/${item.metadata?.namespace ?? ""}/${item.metadata?.name ?? ""}`;
       const version = `${item.metadata?.uid ?? ""}/${item.metadata?.resourceVersion ?? ""}`;
+      ids.add(id);
       const known = validated.get(id);
       let result: ImagePolicy | string;
       if (known !== undefined && known.version === version && version !== "/") {
         result = known.result;
       } else {
         try {
-          result = validatePolicy(item, [group]);
+          result = await validatePolicyInSlices(item, [group], turns);
         } catch (error) {
           result = error instanceof InvalidPolicyError ? error.message : String(error);
         }
+        validated.set(id, { version, result });
       }
-      nextValidated.set(id, { version, result });
       if (typeof result !== "string") {
         valid.push(result);
         continue;
       }
-      const namespace = item.kind === "ImagePolicy" ? item.metadata?.namespace ?? "default" : "";
-      if (!nextProblems.has(namespace)) nextProblems.set(namespace, result);
-      if (namespace !== "") {
+      problem ??= result;
+      if (scope !== "") {
         // Keep the namespace governed by its ImagePolicies: an empty one stands in for it.
         valid.push({
           kind: "ImagePolicy",
           name: item.metadata?.name ?? "",
-          namespace,
+          namespace: scope,
           repositories: [],
         });
       }
@@ -210,10 +328,18 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
         emit("error", result);
       }
     }
-    validated = nextValidated;
-    policySet = new PolicySet(valid, policySet);
-    problems = nextProblems;
-    reconcileKeyWatches(valid);
+    const compiled = await PolicySet.compileScope(scope, valid, turns);
+    // Published in one step, after the compile: nothing awaits from here on.
+    const prefix = scope === "" ? "ClusterImagePolicy//" : `ImagePolicy/${scope}/`;
+    for (const id of validated.keys()) {
+      if (id.startsWith(prefix) && !ids.has(id)) validated.delete(id);
+    }
+    policySet = policySet.withScope(compiled);
+    if (problem === undefined) problems.delete(scope);
+    else problems.set(scope, problem);
+    if (valid.length === 0) referenced.delete(scope);
+    else referenced.set(scope, referencedObjects(scope, valid));
+    reconcileKeyWatches();
     changed();
   }
 
@@ -225,43 +351,59 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
    * {@linkcode MAX_KEY_SECRET_WATCHES} in all. An object beyond that is read when a review needs
    * it, and kept for `objectTtlMs`.
    */
-  function referencedObjects(policies: readonly ImagePolicy[]): Set<string> {
-    const wanted = new Set<string>();
-    const perNamespace = new Map<string, number>();
-    const want = (policy: ImagePolicy, id: string, namespace: string) => {
-      if (wanted.has(id) || wanted.size >= MAX_KEY_SECRET_WATCHES) return;
-      // One namespace's policies cannot take every watch (the rest are read when needed).
-      const inNamespace = (perNamespace.get(namespace) ?? 0) + 1;
-      if (policy.kind === "ImagePolicy" && inNamespace > MAX_KEY_SECRET_WATCHES_PER_NAMESPACE) {
-        return;
-      }
-      perNamespace.set(namespace, inNamespace);
-      wanted.add(id);
+  function referencedObjects(scope: string, policies: readonly ImagePolicy[]): Referenced[] {
+    const found = new Map<string, Referenced>();
+    // What one namespace's ImagePolicies may have watched; the cluster's, all there is room for.
+    const most = scope === "" ? MAX_KEY_SECRET_WATCHES : MAX_KEY_SECRET_WATCHES_PER_NAMESPACE;
+    const want = (id: string, namespace: string) => {
+      if (found.size < most && !found.has(id)) found.set(id, { id, namespace });
     };
     for (const policy of policies) {
       const defaultNamespace = policy.kind === "ImagePolicy"
         ? policy.namespace ?? "default"
         : options.controllerNamespace;
       for (const repository of policy.repositories) {
+        if (found.size >= most) break;
         for (const requirement of repository.policy.simple?.requirements ?? []) {
           if (requirement.type !== "signedBy" && requirement.type !== "sigstoreSigned") continue;
           if (requirement.keySecret) {
             const namespace = requirement.keySecretNamespace ?? defaultNamespace;
-            want(policy, `Secret/${namespace}/${requirement.keySecret}`, namespace);
+            want(`Secret/${namespace}/${requirement.keySecret}`, namespace);
           }
           for (const ref of [requirement.trustRootRef, requirement.keyless?.trustRootRef]) {
             if (!ref) continue;
             const namespace = ref.namespace ?? defaultNamespace;
-            want(policy, `${ref.kind}/${namespace}/${ref.name}`, namespace);
+            want(`${ref.kind}/${namespace}/${ref.name}`, namespace);
           }
         }
       }
     }
-    return wanted;
+    return [...found.values()];
   }
 
-  function reconcileKeyWatches(policies: readonly ImagePolicy[]): void {
-    const wanted = referencedObjects(policies);
+  /**
+   * Watches what the scopes' policies name: the cluster policies' first, then at most
+   * {@linkcode MAX_KEY_SECRET_WATCHES_PER_NAMESPACE} in each namespace,
+   * {@linkcode MAX_KEY_SECRET_WATCHES} in all (a cost bounded by the watches, not the policies).
+   */
+  function reconcileKeyWatches(): void {
+    const wanted = new Set<string>();
+    const perNamespace = new Map<string, number>();
+    const scopes = [
+      referenced.get("") ?? [],
+      ...[...referenced].filter(([k]) => k !== "").map(([, v]) => v),
+    ];
+    scopes.forEach((objects, i) => {
+      for (const { id, namespace } of objects) {
+        if (wanted.size >= MAX_KEY_SECRET_WATCHES) return;
+        if (wanted.has(id)) continue;
+        // One namespace's policies cannot take every watch (the rest are read when needed).
+        const inNamespace = (perNamespace.get(namespace) ?? 0) + 1;
+        if (i > 0 && inNamespace > MAX_KEY_SECRET_WATCHES_PER_NAMESPACE) continue;
+        perNamespace.set(namespace, inNamespace);
+        wanted.add(id);
+      }
+    });
     for (const [id, reflector] of keyWatches) {
       if (!wanted.has(id)) {
         keyWatches.delete(id);
@@ -288,10 +430,10 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
 
   let started = false;
   const primary = [clusterPolicies, namespacedPolicies, ...(namespaces ? [namespaces] : [])];
-  const whenSynced = Promise.all(primary.map((r) => r.whenSynced)).then(() => {});
+  let stopped = false;
 
   return {
-    ready: () => primary.every((r) => r.synced),
+    ready: () => settled,
     policies: () => policySet,
     exemptNamespaces: () => exempt,
     generation: () => generation,
@@ -326,8 +468,9 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
       for (const r of primary) r.start();
       for (const r of keyWatches.values()) r.start();
     },
-    whenSynced,
+    whenSynced: whenSettled,
     async stop() {
+      stopped = true;
       await Promise.all([...primary, ...keyWatches.values()].map((r) => r.stop()));
     },
   };
