@@ -14,10 +14,12 @@
  * compile at a time, from the policies as they are when it starts, validated and compiled in
  * slices of the turn scheduler (`lib/turns.ts`) so that `/healthz` and other namespaces' reviews
  * run between them; a change that arrives meanwhile makes one more compile follow, never a queue
- * (the latest policies win). Reviews use the set last published; a compiled scope is published in
- * one step, with a new generation (the verdict memo forgets what it remembered), so every review
- * that starts after that uses it. The window in which a review still sees the policies before a
- * change is the compile in flight plus the one that follows it; a namespace that rewrites its
+ * (the latest policies win), {@linkcode COMPILE_PAUSE_MS} after it when changes keep coming, so
+ * that a namespace rewriting its policies without pause is compiled at most 10 times a second.
+ * Reviews use the set last published; a compiled scope is published in one step, with a new
+ * generation (the verdict memo forgets what it remembered), so every review that starts after
+ * that uses it. The window in which a review still sees the policies before a change is the
+ * compile in flight, the pause and the compile that follows it; a namespace that rewrites its
  * policies without pause only ever delays its own.
  *
  * @module
@@ -101,6 +103,13 @@ export const MAX_KEY_SECRET_WATCHES = 256;
 
 /** The most key Secrets watched for one namespace's ImagePolicies. */
 export const MAX_KEY_SECRET_WATCHES_PER_NAMESPACE = 16;
+
+/**
+ * How long a scope whose policies changed again while they were compiled waits before it is
+ * compiled once more (the changes meanwhile are gathered into that one compile): at most 10
+ * compiles a second for a namespace that rewrites its policies without pause.
+ */
+export const COMPILE_PAUSE_MS = 100;
 
 /** An object a scope's policies name (a key Secret, a trust root), to watch. */
 interface Referenced {
@@ -259,10 +268,13 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     compiling.set(scope, state);
     void (async () => {
       try {
-        do {
+        for (;;) {
           state.again = false;
           await compileScope(scope);
-        } while (state.again && !stopped);
+          if (!state.again || stopped) break;
+          // Changes go on arriving: gather them a moment, then compile the latest once.
+          await pause(COMPILE_PAUSE_MS);
+        }
       } catch (error) {
         emit("error", `Cannot compile the policies of ${describeScope(scope)}: ${String(error)}`);
       } finally {
@@ -270,6 +282,20 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
         checkSettled();
       }
     })();
+  }
+
+  /** Sleepers of `pause`, woken when the source stops. */
+  const sleepers = new Set<() => void>();
+  function pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      sleepers.add(wake);
+    });
   }
 
   /** Ready once the watches have listed and what they listed is compiled. */
@@ -471,6 +497,7 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     whenSynced: whenSettled,
     async stop() {
       stopped = true;
+      for (const wake of [...sleepers]) wake();
       await Promise.all([...primary, ...keyWatches.values()].map((r) => r.stop()));
     },
   };
