@@ -13,9 +13,9 @@
  * review path and coalesced: a watch event marks its scope; a scope is compiled by at most one
  * compile at a time, from the policies as they are when it starts, validated and compiled in
  * slices of the turn scheduler (`lib/turns.ts`) so that `/healthz` and other namespaces' reviews
- * run between them; a change that arrives meanwhile makes one more compile follow, never a queue
- * (the latest policies win), {@linkcode COMPILE_PAUSE_MS} after it when changes keep coming, so
- * that a namespace rewriting its policies without pause is compiled at most 10 times a second.
+ * run between them; a change that arrives meanwhile, or within {@linkcode COMPILE_PAUSE_MS} after
+ * it, makes one more compile follow that pause, never a queue (the latest policies win), so that a
+ * namespace rewriting its policies without pause is compiled at most 10 times a second.
  * Reviews use the set last published; a compiled scope is published in one step, with a new
  * generation (the verdict memo forgets what it remembered), so every review that starts after
  * that uses it. The window in which a review still sees the policies before a change is the
@@ -105,9 +105,9 @@ export const MAX_KEY_SECRET_WATCHES = 256;
 export const MAX_KEY_SECRET_WATCHES_PER_NAMESPACE = 16;
 
 /**
- * How long a scope whose policies changed again while they were compiled waits before it is
- * compiled once more (the changes meanwhile are gathered into that one compile): at most 10
- * compiles a second for a namespace that rewrites its policies without pause.
+ * How long after a compile of a scope the next one waits (the changes meanwhile are gathered into
+ * that one compile): at most 10 compiles a second for a namespace that rewrites its policies
+ * without pause. A change after a quiet moment is compiled at once.
  */
 export const COMPILE_PAUSE_MS = 100;
 
@@ -211,8 +211,11 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
   const dirty = new Set<string>();
   let clusterDirty = false;
   let lookQueued = false;
-  /** Per scope being compiled: whether a change came meanwhile (one more compile follows). */
-  const compiling = new Map<string, { again: boolean }>();
+  /**
+   * Per scope being compiled, or compiled less than {@linkcode COMPILE_PAUSE_MS} ago: whether a
+   * change came meanwhile (one more compile follows), and whether a compile is running.
+   */
+  const compiling = new Map<string, { again: boolean; busy: boolean }>();
   /** The objects each scope's policies name, to watch (see `referencedObjects`). */
   const referenced = new Map<string, readonly Referenced[]>();
   let settled = false;
@@ -264,16 +267,19 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
       running.again = true;
       return;
     }
-    const state = { again: false };
+    const state = { again: false, busy: true };
     compiling.set(scope, state);
     void (async () => {
       try {
         for (;;) {
           state.again = false;
+          state.busy = true;
           await compileScope(scope);
-          if (!state.again || stopped) break;
-          // Changes go on arriving: gather them a moment, then compile the latest once.
+          state.busy = false;
+          checkSettled();
+          // Changes during the compile or just after it are gathered, then compiled once.
           await pause(COMPILE_PAUSE_MS);
+          if (!state.again || stopped) break;
         }
       } catch (error) {
         emit("error", `Cannot compile the policies of ${describeScope(scope)}: ${String(error)}`);
@@ -300,7 +306,8 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
 
   /** Ready once the watches have listed and what they listed is compiled. */
   function checkSettled(): void {
-    if (settled || compiling.size > 0 || !primary.every((r) => r.synced)) return;
+    if (settled || !primary.every((r) => r.synced)) return;
+    for (const state of compiling.values()) if (state.busy || state.again) return;
     settled = true;
     resolveSettled();
   }

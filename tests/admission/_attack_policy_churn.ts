@@ -9,7 +9,7 @@
  */
 import { connectCluster } from "../../lib/kube/mod.ts";
 import { startCluster, startGpg, startRegistry } from "../env/mod.ts";
-import { type AttackFigures, measureAttack } from "./_attack.ts";
+import { type AttackFigures, eventLoopMaxStallMs, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, podReviewBody, postReview } from "./_hostile.ts";
 import {
   CONTROLLER_NAMESPACE,
@@ -26,6 +26,8 @@ const CHURN = "churn";
 const OTHER = "dev";
 const REPOSITORIES = 512;
 const OTHER_REVIEWS = 20;
+/** PATCHes of the ImagePolicy in flight at once (more only make the API server retry conflicts). */
+const WRITERS = 2;
 
 /** What the attack reports besides the figures. */
 export interface PolicyChurnAttack {
@@ -118,17 +120,21 @@ export async function policyChurnAttack(
     const warm = await review(OTHER, [image], "warm");
     if (warm.allowed !== true) throw new Error(`the signed image is not admitted: ${warm.message}`);
 
+    const stallBefore = await eventLoopMaxStallMs(webhook);
+    const cpuBefore = cpuSeconds(webhook.process.pid);
+    const startedAt = performance.now();
+    // Several writers at once: one alone is held to the API server's round trip.
     let versions = 0;
-    const churn = (async () => {
-      const end = performance.now() + durationMs;
+    const end = performance.now() + durationMs;
+    const churn = Promise.all(Array.from({ length: WRITERS }, async () => {
       while (performance.now() < end) {
-        versions++;
+        const version = ++versions;
         await client.request("PATCH", `${path}/churn`, {
           contentType: "application/merge-patch+json",
-          body: { spec: spec(registry.host, versions) },
+          body: { spec: spec(registry.host, version) },
         });
       }
-    })();
+    }));
     const other = (async () => {
       const answers: AdmitAnswer[] = [];
       for (let i = 0; i < OTHER_REVIEWS; i++) {
@@ -138,16 +144,25 @@ export async function policyChurnAttack(
       return answers;
     })();
     const { result, figures } = await measureAttack(
-      `a ${REPOSITORIES}-repository ImagePolicy rewritten for ${durationMs / 1000}s`,
+      `a ${REPOSITORIES}-repository ImagePolicy rewritten for ${
+        durationMs / 1000
+      }s (${WRITERS} writers)`,
       webhook,
       Promise.all([churn, other]),
     );
     const answers = result[1];
+    const core = (cpuSeconds(webhook.process.pid) - cpuBefore) /
+      ((performance.now() - startedAt) / 1000);
 
     // The last version is in effect: its images are governed (verified: here, not found), the
-    // version before's are not any more.
-    const last = `${registry.host}/churn/app-0-v${versions}:1`;
-    const before = `${registry.host}/churn/app-0-v${versions - 1}:1`;
+    // version before's are not any more. Writers race: the last is the one the API server kept.
+    const stored = await client.request<{ spec: { repositories: { name: string }[] } }>(
+      "GET",
+      `${path}/churn`,
+    );
+    const kept = Number(/-v(\d+)$/.exec(stored.spec.repositories[0]!.name)?.[1]);
+    const last = `${registry.host}/churn/app-0-v${kept}:1`;
+    const before = `${registry.host}/churn/app-0-v${kept - 1}:1`;
     let lastVersionInEffect = false;
     await eventually("the last version of the ImagePolicy to be in effect", async () => {
       const [now, old] = await Promise.all([
@@ -163,7 +178,11 @@ export async function policyChurnAttack(
       figures: {
         ...figures,
         otherNamespaceAdmitted: `${admitted}/${answers.length}`,
-        note: `${versions} versions taken by the API server`,
+        note: `${versions} versions sent to the API server; the webhook at ${
+          Math.round(core * 100)
+        } % of a core meanwhile; event-loop stall before the churn ${
+          stallBefore === undefined ? "?" : Math.round(stallBefore)
+        } ms`,
       },
       versions,
       other: answers,
@@ -172,4 +191,12 @@ export async function policyChurnAttack(
   } finally {
     http.close();
   }
+}
+
+/** The CPU time process `pid` used so far (user and system), in seconds (Linux). */
+function cpuSeconds(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // The fields after the command name (which may hold spaces) in parentheses.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks
 }
