@@ -163,7 +163,10 @@ export function podDisruptionBudgetManifest(options: InstallOptions): KubeObject
   };
 }
 
-/** The Service the API server calls: 443 → the container's 8443. */
+/**
+ * The Service the API server calls: 443 → the container's 8443; with client authentication also
+ * the probe port (`/healthz`, `/readyz`, `/metrics` for Prometheus, no client certificate).
+ */
 export function serviceManifest(options: InstallOptions): KubeObject {
   return {
     apiVersion: "v1",
@@ -172,7 +175,12 @@ export function serviceManifest(options: InstallOptions): KubeObject {
     spec: {
       type: "ClusterIP",
       selector: selectorLabels(),
-      ports: [{ name: "https", port: 443, targetPort: "https", protocol: "TCP" }],
+      ports: [
+        { name: "https", port: 443, targetPort: "https", protocol: "TCP" },
+        ...(options.clientAuth
+          ? [{ name: "probes", port: PROBE_PORT, targetPort: "probes", protocol: "TCP" }]
+          : []),
+      ],
     },
   };
 }
