@@ -119,8 +119,20 @@ Deno.test({
         assert.notEqual(denied.code, 0);
         assert.match(denied.stderr, /admission webhook "images\.toolkit\.dev" denied the request/);
         assert.match(denied.stderr, /e2e\/unsigned:1/);
-        const reviews = (await env.webhook.logLines()).filter((l) => l.msg === "review");
-        assert.ok(reviews.length >= 2, "the webhook itself answered the API server's reviews");
+        // Counted by the webhook itself (read on the probe port, which needs no certificate).
+        const client = Deno.createHttpClient({ caCerts: [env.serving.certPem] });
+        try {
+          const metrics = await (await fetch(`https://127.0.0.1:${env.probePort}/metrics`, {
+            client,
+          })).text();
+          const reviews = [
+            ...metrics.matchAll(/^toolkit_admission_reviews_total\{[^}]*\} (\d+)$/gm),
+          ]
+            .reduce((sum, m) => sum + Number(m[1]), 0);
+          assert.ok(reviews >= 2, `the webhook answered the API server's reviews (${reviews})`);
+        } finally {
+          client.close();
+        }
       });
 
       await t.step("a client without the certificate gets no HTTP answer at all", async () => {
