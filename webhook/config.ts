@@ -28,6 +28,16 @@ export interface WebhookConfig {
   readonly tlsKeyFile: string;
   /** How often the certificate files are checked for changes, in ms. */
   readonly tlsReloadIntervalMs: number;
+  /**
+   * PEM CA certificate(s) every client of {@linkcode port} must present a certificate from
+   * (undefined: none asked for). Reloaded when it changes.
+   */
+  readonly clientCaFile: string | undefined;
+  /**
+   * The port of the probe listener, which serves only `/healthz`, `/readyz` and `/metrics` and
+   * asks for no client certificate (0: any free port; undefined: no probe listener).
+   */
+  readonly probePort: number | undefined;
   /** Policy manifests to run from instead of the API server (empty: the API server). */
   readonly policyFiles: readonly string[];
   /** A kubeconfig (default: in-cluster, then `$KUBECONFIG`). */
@@ -79,6 +89,15 @@ Serving:
   --tls-cert-file FILE            PEM certificate chain (required; reloaded when it changes)
   --tls-key-file FILE             PEM private key (required; reloaded when it changes)
   --tls-reload-interval DURATION  How often the TLS files are checked (default 5s)
+  --client-ca FILE                PEM CA certificate(s): every client of --port must present a
+                                  certificate from it, or the TLS handshake fails before any
+                                  request byte is read (the API server's client certificate:
+                                  docs/admission.md, "Running the webhook"); reloaded when it
+                                  changes
+  --probe-port N                  A second HTTPS port, with the same certificate and no client
+                                  certificate, serving only /healthz, /readyz and /metrics (for
+                                  the kubelet and Prometheus; never /admit). Default 8444 with
+                                  --client-ca, none without; 0 picks a free port
 
 Policies:
   --policies FILE                 Run from YAML manifests (policies, key Secrets, ...) instead
@@ -116,6 +135,17 @@ Bounds (see docs/admission.md, "Limits"; all exported on /metrics):
 
 Durations: 8s, 500ms, 5m, 1h (a bare number is seconds).
 `;
+
+/** The probe listener's port when `--client-ca` is given without `--probe-port`. */
+export const DEFAULT_PROBE_PORT = 8444;
+
+function portNumber(text: string, flag: string): number {
+  const port = Number(text);
+  if (text.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`Cannot use ${flag} "${text}": expected a number from 0 to 65535`);
+  }
+  return port;
+}
 
 /** Parses `8s`, `500ms`, `5m`, `1h` or a number of seconds into milliseconds. */
 export function parseDuration(text: string, flag: string): number {
@@ -170,6 +200,8 @@ export function parseWebhookArgs(
         "tls-cert-file": { type: "string" },
         "tls-key-file": { type: "string" },
         "tls-reload-interval": { type: "string", default: "5s" },
+        "client-ca": { type: "string" },
+        "probe-port": { type: "string" },
         policies: { type: "string", multiple: true },
         kubeconfig: { type: "string" },
         "policy-group": { type: "string", default: API_GROUP },
@@ -200,9 +232,18 @@ export function parseWebhookArgs(
     throw new UsageError((error as Error).message, { cause: error });
   }
   if (values.help) return "help";
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`Cannot use port "${values.port}": expected a number from 0 to 65535`);
+  const port = portNumber(values.port!, "--port");
+  const clientCaFile = values["client-ca"];
+  if (clientCaFile === "") throw new UsageError('Cannot use --client-ca "": expected a file');
+  const probePort = values["probe-port"] !== undefined
+    ? portNumber(values["probe-port"], "--probe-port")
+    : clientCaFile !== undefined
+    ? DEFAULT_PROBE_PORT
+    : undefined;
+  if (probePort !== undefined && probePort !== 0 && probePort === port) {
+    throw new UsageError(
+      `Cannot use --probe-port ${probePort}: it is the --port; the probes need a port of their own`,
+    );
   }
   const tlsCertFile = values["tls-cert-file"];
   const tlsKeyFile = values["tls-key-file"];
@@ -238,6 +279,8 @@ export function parseWebhookArgs(
     tlsCertFile,
     tlsKeyFile,
     tlsReloadIntervalMs: reloadMs,
+    clientCaFile,
+    probePort,
     policyFiles: values.policies ?? [],
     kubeconfig: values.kubeconfig,
     policyGroup: group,

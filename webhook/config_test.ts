@@ -139,3 +139,22 @@ Deno.test("parseWebhookArgs() reads the bounds of a request, with documented def
   assert.throws(() => parseWebhookArgs([...base, "--max-images", "0"]), /expected at least 1/);
   assert.match(WEBHOOK_USAGE, /--max-images N/);
 });
+
+Deno.test("parseWebhookArgs() reads --client-ca and opens the probe port with it", () => {
+  const plain = config([]);
+  assert.equal(plain.clientCaFile, undefined);
+  assert.equal(plain.probePort, undefined, "without --client-ca nothing changes");
+  const authenticated = config(["--client-ca", "ca.pem"]);
+  assert.equal(authenticated.clientCaFile, "ca.pem");
+  assert.equal(authenticated.probePort, 8444);
+  assert.equal(config(["--client-ca", "ca.pem", "--probe-port", "0"]).probePort, 0);
+  assert.equal(config(["--probe-port", "9000"]).probePort, 9000);
+  assert.throws(
+    () => config(["--client-ca", "ca.pem", "--port", "8444"]),
+    /--probe-port 8444: it is the --port/,
+  );
+  assert.throws(() => config(["--probe-port", "x"]), /--probe-port "x": expected a number/);
+  assert.throws(() => config(["--client-ca", ""]), /--client-ca "": expected a file/);
+  assert.match(WEBHOOK_USAGE, /--client-ca FILE/);
+  assert.match(WEBHOOK_USAGE, /--probe-port N/);
+});

@@ -1,7 +1,9 @@
 /**
  * The `toolkit-webhook` executable, the composition root: flags → policy source (watches of
  * the API server, or `--policies` files polled for changes) → verifier → evaluator → handler →
- * HTTPS listener that reloads its certificate. Logs are JSON lines on stdout.
+ * HTTPS listener that reloads its certificate (and, with `--client-ca`, refuses clients without
+ * a certificate from that CA), plus the probe listener of `--probe-port` (`/healthz`, `/readyz`,
+ * `/metrics` only, no client certificate asked for). Logs are JSON lines on stdout.
  *
  * @module
  */
@@ -11,7 +13,8 @@ import { createJsonLog, fileWriter, type JsonLog, LOG_STRING_LIMIT } from "./log
 import { WebhookMetrics } from "./metrics.ts";
 import { monitorEventLoop } from "./event_loop_monitor.ts";
 import { TurnScheduler } from "../lib/turns.ts";
-import { startTlsServer, type TlsServer } from "./server.ts";
+import { type ServerEvent, startTlsServer, type TlsServer } from "./server.ts";
+import { probeRoutes } from "./probe_routes.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
 import { MAX_REFERENCE_LENGTH } from "../lib/image/mod.ts";
 import { PORTIERIS_API_GROUP } from "../lib/policy/mod.ts";
@@ -32,10 +35,21 @@ import {
   type PolicySource,
 } from "../lib/admission/mod.ts";
 
+/** The largest request body the probe listener reads (its routes are GETs). */
+const PROBE_MAX_BODY_BYTES = 1024;
+
+/**
+ * The most connections the probe listener holds at once: kubelet probes and a Prometheus or two
+ * need a handful; its own bound, so that nobody who reaches it takes the webhook port's places.
+ */
+const PROBE_MAX_CONNECTIONS = 64;
+
 /** A running webhook. */
 export interface RunningWebhook {
   /** The HTTPS server. */
   readonly server: TlsServer;
+  /** The probe listener (`--probe-port`), when there is one. */
+  readonly probeServer: TlsServer | undefined;
   /** Stops serving, watching and polling. */
   stop(): Promise<void>;
 }
@@ -209,33 +223,50 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
     maxBodyBytes: config.maxRequestBytes,
     deadlines,
   });
-  let server: TlsServer;
+  /** Logs what a listener reports (`listener`: "webhook" or "probes"). */
+  const onEvent = (listener: string) => (event: ServerEvent) => {
+    if (event.type === "reloaded" && listener === "webhook") metrics.tlsReloads++;
+    log.write({
+      level: event.type === "reload-failed" || event.type === "accept-failed" ? "error" : "info",
+      msg: event.type === "listening"
+        ? "listening"
+        : event.type === "reloaded"
+        ? `${event.files} reloaded`
+        : event.type === "accept-failed"
+        ? "connection not accepted"
+        : "certificate not reloaded",
+      listener,
+      ...event,
+    });
+  };
+  const tls = {
+    hostname: config.hostname,
+    certFile: config.tlsCertFile,
+    keyFile: config.tlsKeyFile,
+    reloadIntervalMs: config.tlsReloadIntervalMs,
+  };
+  let server: TlsServer | undefined;
+  let probeServer: TlsServer | undefined;
   try {
     server = await startTlsServer({
-      hostname: config.hostname,
+      ...tls,
       port: config.port,
-      certFile: config.tlsCertFile,
-      keyFile: config.tlsKeyFile,
-      reloadIntervalMs: config.tlsReloadIntervalMs,
+      clientCaFile: config.clientCaFile,
       limits: { maxBodyBytes: config.maxRequestBytes },
-      onEvent: (event) => {
-        if (event.type === "reloaded") metrics.tlsReloads++;
-        log.write({
-          level: event.type === "reload-failed" || event.type === "accept-failed"
-            ? "error"
-            : "info",
-          msg: event.type === "listening"
-            ? "listening"
-            : event.type === "reloaded"
-            ? "certificate reloaded"
-            : event.type === "accept-failed"
-            ? "connection not accepted"
-            : "certificate not reloaded",
-          ...event,
-        });
-      },
+      onEvent: onEvent("webhook"),
     }, routes);
+    if (config.probePort !== undefined) {
+      probeServer = await startTlsServer({
+        ...tls,
+        port: config.probePort,
+        // GETs only: a body is never read past this.
+        limits: { maxBodyBytes: PROBE_MAX_BODY_BYTES },
+        maxConnections: PROBE_MAX_CONNECTIONS,
+        onEvent: onEvent("probes"),
+      }, probeRoutes(routes));
+    }
   } catch (error) {
+    await server?.shutdown();
     await handle.stop();
     registries.close();
     eventLoop[Symbol.dispose]();
@@ -249,11 +280,14 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
     policyGroup: config.policyGroup,
     source: config.policyFiles.length > 0 ? "files" : "api-server",
     budgetMs: config.budgetMs,
+    clientCertificates: config.clientCaFile !== undefined ? "required" : "not asked for",
+    ...(probeServer ? { probePort: probeServer.port } : {}),
   });
   return {
     server,
+    probeServer,
     async stop() {
-      await server.shutdown();
+      await Promise.all([server.shutdown(), probeServer?.shutdown()]);
       await handle.stop();
       registries.close();
       eventLoop[Symbol.dispose]();
