@@ -122,11 +122,11 @@ export interface CosignReadBounds {
   /** Bytes of a `.sig` manifest or referrer manifest. @default 256 KiB */
   readonly maxManifestBytes: number;
   /**
-   * Bytes of the referrers answers (all pages) and of the fallback index: as many as
-   * `maxJsonValues` take in descriptors (a cosign referrer's is about 400 bytes) with room to
-   * spare. Each answer is held whole until it is counted, 64 verifications at once: at 1 MiB,
-   * 128 images answered with a million bytes of `{}` took the webhook past 256 MiB.
-   * @default 256 KiB
+   * Bytes of the referrers answers (all pages) and of the fallback index: more than
+   * `maxJsonValues` take in cosign's descriptors (about 240 of some 400 bytes). Each answer is
+   * held whole until it is counted, 64 verifications at once: at 1 MiB, 128 images answered with
+   * a million bytes of `{}` took the webhook to 265 MiB, at 256 KiB to about 200.
+   * @default 128 KiB
    */
   readonly maxIndexBytes: number;
   /**
@@ -147,7 +147,7 @@ export interface CosignReadBounds {
 export const DEFAULT_COSIGN_READ_BOUNDS: CosignReadBounds = Object.freeze({
   maxSignatures: 64,
   maxManifestBytes: 256 * 1024,
-  maxIndexBytes: 256 * 1024,
+  maxIndexBytes: 128 * 1024,
   maxJsonValues: 4096,
   maxBlobBytes: 256 * 1024,
   concurrency: 8,
