@@ -102,8 +102,8 @@ export interface StoredCosignSignatures {
 /** The signatures of an image, read as they are asked for (see {@linkcode openCosignSignatures}). */
 export interface CosignSignatureSource extends Disposable {
   /**
-   * The signatures, legacy layers first, then bundles (in the candidates' order), each read when the
-   * iteration gets to it. Iterating again replays what was read, then reads on. Throws what the
+   * The signatures, legacy layers first, then bundles (in the candidates' order), each read
+   * when the iteration gets to it. Iterating again replays what was read, then reads on. Throws what the
    * legacy read throws (the `.sig` tag cannot be read, over its bounds); every bundle referrer
    * and referrers list that cannot be used is skipped instead.
    */
@@ -116,14 +116,15 @@ export interface CosignSignatureSource extends Disposable {
 export interface CosignReadBounds {
   /**
    * Signature layers of the `.sig` manifest (more is refused), and bundle referrers read (the
-   * newest candidates; the others are skipped and named in the denial). @default 64
+   * first candidates in their order; the others are not read, and named in the denial).
+   * @default 64
    */
   readonly maxSignatures: number;
   /** Bytes of a `.sig` manifest or referrer manifest. @default 256 KiB */
   readonly maxManifestBytes: number;
   /**
    * Bytes of the referrers answers (all pages) and of the fallback index: more than
-   * `maxJsonValues` take in cosign's descriptors (about 240 of some 400 bytes). Each answer is
+   * `maxJsonValues` take in cosign's descriptors (some 240, of 400 bytes each). Each answer is
    * held whole until it is counted, 64 verifications at once: at 1 MiB, 128 images answered with
    * a million bytes of `{}` took the webhook to 265 MiB, at 256 KiB to about 200.
    * @default 128 KiB
