@@ -99,12 +99,12 @@ export interface StoredCosignSignatures {
   readonly skipped: readonly string[];
 }
 
-/** The signatures of an image, read as they are asked for (see {@linkcode openCosignSignatures}). */
+/** The signatures of an image, read as asked for (see {@linkcode openCosignSignatures}). */
 export interface CosignSignatureSource extends Disposable {
   /**
    * The signatures, legacy layers first, then bundles (in the candidates' order), each read
-   * when the iteration gets to it. Iterating again replays what was read, then reads on. Throws what the
-   * legacy read throws (the `.sig` tag cannot be read, over its bounds); every bundle referrer
+   * when the iteration gets to it. Iterating again replays what was read, then reads on. Throws
+   * what the legacy read throws (the `.sig` tag cannot be read, over its bounds); every bundle referrer
    * and referrers list that cannot be used is skipped instead.
    */
   signatures(): AsyncIterableIterator<StoredCosignSignature>;
@@ -472,9 +472,9 @@ export function openCosignSignatures(
     const chosen = candidates.slice(0, bounds.maxSignatures);
     if (candidates.length > chosen.length) {
       skipped.push(
-        `it has ${candidates.length} referrers that may be signatures, more than ${bounds.maxSignatures}: the ${chosen.length} newest were read, the other ${
-          candidates.length - chosen.length
-        } were not`,
+        `it has ${candidates.length} referrers that may be signatures, more than ${bounds.maxSignatures}: ` +
+          `${chosen.length} were read (those naming a signature first, newest first), ` +
+          `the other ${candidates.length - chosen.length} were not`,
       );
     }
     const window: Promise<StoredCosignSignature | undefined>[] = [];

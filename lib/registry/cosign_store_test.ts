@@ -199,7 +199,7 @@ Deno.test("readCosignSignatures() finds a bundle among junk referrers: other typ
   assert.equal(read.signatures.length, 31); // the valid one and 30 garbage bundles, for the verifier
   assert.match(
     read.skipped.join("\n"),
-    /it has 116 referrers that may be signatures, more than 64: the 64 newest were read, the other 52 were not/,
+    /it has 116 referrers that may be signatures, more than 64: 64 were read \(those naming a signature first, newest first\), the other 52 were not/,
   );
   assert.equal(read.skipped.filter((r) => /not a sigstore bundle referrer/.test(r)).length, 33);
 });

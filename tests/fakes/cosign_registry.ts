@@ -324,7 +324,7 @@ export type JunkKind =
   | "other-type"
   /** The bundle's artifact type, with a layer of the bundle type holding garbage. */
   | "garbage-bundle"
-  /** The bundle's artifact type, but layers that are no bundle (found once its manifest is read). */
+  /** The bundle's artifact type, but no bundle layer (found once its manifest is read). */
   | "not-a-bundle";
 
 /**
