@@ -17,6 +17,7 @@ import { openCosignSignatures, readCosignSignatures } from "./cosign_store.ts";
 import { OCI_MANIFEST } from "./media_types.ts";
 import { cosignDockerReference } from "../signature/cosign_payloads.ts";
 import { DigestMismatchError } from "./errors.ts";
+import { serve } from "../../tests/fakes/loopback_server.ts";
 import { readBudget } from "../read_budget.ts";
 
 const encoder = new TextEncoder();
@@ -408,4 +409,45 @@ Deno.test("readCosignSignatures() reads the payload cosign writes beside the .si
     const blobs = server.requests.filter((r) => r.path.includes("/blobs/"));
     assert.equal(blobs.length, blobReads, `${named}: ${blobs.map((b) => b.path).join(", ")}`);
   }
+});
+
+Deno.test("openCosignSignatures() aborts what it still reads once disposed of", async () => {
+  const layout = await cosignLayout(DIGEST, [legacy(1)]);
+  let aborted = 0;
+  let waiting = 0;
+  await using server = serve(async (request) => {
+    const url = new URL(request.url);
+    if (
+      url.pathname.includes("/referrers/") || url.pathname.endsWith(`sha256-${"ab".repeat(32)}`)
+    ) {
+      // Never answered: the referrers list and the fallback index wait for the client.
+      waiting++;
+      await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
+      aborted++;
+      return new Response(null, { status: 504 });
+    }
+    const parts = url.pathname.split("/");
+    const reference = decodeURIComponent(parts.at(-1)!);
+    if (parts.at(-2) === "blobs") {
+      const bytes = layout.blobs.get(reference);
+      return bytes ? new Response(bytes as BodyInit) : new Response(null, { status: 404 });
+    }
+    const object = [...layout.manifests.values()].find((o) => o.tag === reference);
+    return object
+      ? new Response(object.bytes as BodyInit, { headers: { "content-type": OCI_MANIFEST } })
+      : Response.json({ errors: [{ code: "MANIFEST_UNKNOWN" }] }, { status: 404 });
+  });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  {
+    using source = openCosignSignatures(client, parseReference(`${server.host}/team/app`), DIGEST);
+    for await (const signature of source.signatures()) {
+      assert.equal(signature.format, "legacy");
+      break;
+    }
+    for (let i = 0; i < 500 && waiting < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(waiting, 2);
+  }
+  // Both unanswered requests were given up when the source was disposed of.
+  for (let i = 0; i < 100 && aborted < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(aborted, 2);
 });
