@@ -20,7 +20,7 @@
  * 5. Every `signedBy` requirement must be met by one signature that verifies with one of the
  *    keys of its Secret, for that digest, under its `signedIdentity` rule.
  * 6. Every `sigstoreSigned` requirement must be met by one cosign signature of that digest,
- *    read from the image's registry in either storage format (`readCosignSignatures` of
+ *    read from the image's registry in either storage format (`openCosignSignatures` of
  *    lib/registry: the `.sig` tag, OCI referrers) and verified by lib/sigstore against the keys
  *    of its Secret or, keyless, the Fulcio CAs and identities of its trust root, with the log
  *    and timestamp evidence it asks for. No store needs to be configured for it, and nothing
@@ -50,7 +50,7 @@ import {
   createRegistryClient,
   createTokenCache,
   type FetchFunction,
-  readCosignSignatures,
+  openCosignSignatures,
   type RegistryClient,
   type RetryPolicy,
   selectSignatureStore,
@@ -585,16 +585,18 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     signal: AbortSignal,
     budget: ReadBudget,
   ): Promise<{ denial: string } | { accepted: VerifiedCosignSignature[] }> {
-    const [{ verifyCosignSignature }, stored] = await Promise.all([
-      loadSigstoreVerification(),
-      readCosignSignatures(clientFor(credentials), task.reference, digest, { signal, budget }),
-    ]);
+    // Read as they are checked: the first that meets each requirement ends the reading.
+    using stored = openCosignSignatures(clientFor(credentials), task.reference, digest, {
+      signal,
+      budget,
+    });
+    const { verifyCosignSignature } = await loadSigstoreVerification();
     const reference = withDefaultTag(task.reference);
     const accepted: VerifiedCosignSignature[] = [];
     for (const plan of plans) {
       const reasons: string[] = [];
       let found: VerifiedCosignSignature | undefined;
-      for (const signature of stored.signatures) {
+      for await (const signature of stored.signatures()) {
         // One signature's checks take a few milliseconds at most: the next waits for a turn
         // once the process's shared slice is spent.
         if (reasons.length > 0 && turns.due()) await turns.next();
