@@ -148,3 +148,16 @@ export const SERVICE_ACCOUNT = {
   default: "default",
   describe: "The service account that is used within the namespace",
 } as const satisfies FlagSpec;
+
+/**
+ * `--git-token-file FILE`: the git password or token of `pipeline`, `git-secret`, `gitops` and
+ * `create-webhook` from a file, so that it is neither an argument (`ps`, shell history) nor typed
+ * (`cli/secret_flag.ts`; also `$TOOLKIT_GIT_TOKEN` and the value flag's `-`, standard input).
+ */
+export const GIT_TOKEN_FILE = {
+  "git-token-file": {
+    type: "string",
+    describe:
+      "File holding the git password or personal access token (one line); else $TOOLKIT_GIT_TOKEN",
+  },
+} as const satisfies Record<string, FlagSpec>;

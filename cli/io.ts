@@ -21,6 +21,8 @@ export interface CliIO {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** True when stdin and stderr are terminals, so a prompt or a menu may be shown. */
   readonly interactive: boolean;
+  /** True when stdin is a terminal (a secret is then asked without echo, never read as typed). */
+  readonly stdinIsTerminal: boolean;
   /** True when messages may be coloured (a terminal and no `NO_COLOR`). */
   readonly color: boolean;
   /** The working directory. */
@@ -51,12 +53,14 @@ function fileSink(file: { writeSync(p: Uint8Array): number }): TextSink {
 /** The IO of the running process. */
 export function processIO(): CliIO {
   const env = Deno.env.toObject();
-  const interactive = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
+  const stdinIsTerminal = Deno.stdin.isTerminal();
+  const interactive = stdinIsTerminal && Deno.stderr.isTerminal();
   return {
     stdout: fileSink(Deno.stdout),
     stderr: fileSink(Deno.stderr),
     env,
     interactive,
+    stdinIsTerminal,
     color: Deno.stderr.isTerminal() && !("NO_COLOR" in env && env.NO_COLOR !== ""),
     cwd: Deno.cwd(),
     readStdin: () => new Response(Deno.stdin.readable).text(),
@@ -76,6 +80,8 @@ export function bufferedIO(
   options: {
     env?: Record<string, string>;
     interactive?: boolean;
+    /** Default: `interactive`. */
+    stdinIsTerminal?: boolean;
     cwd?: string;
     stdin?: string;
   } = {},
@@ -87,6 +93,7 @@ export function bufferedIO(
     stderr: { write: (t) => void (err += t) },
     env: options.env ?? {},
     interactive: options.interactive ?? false,
+    stdinIsTerminal: options.stdinIsTerminal ?? options.interactive ?? false,
     color: false,
     cwd: options.cwd ?? Deno.cwd(),
     readStdin: () => Promise.resolve(options.stdin ?? ""),

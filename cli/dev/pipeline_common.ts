@@ -38,6 +38,7 @@ import {
 import { gitSecret, readStoredCredentials, type StoredCredentials } from "./git_repository.ts";
 import { type GitCredentials, resolveGitCredentials } from "./pipeline_input.ts";
 import { readValuesFile } from "./values_file.ts";
+import { GIT_TOKEN_ENV, resolveSecret } from "../secret_flag.ts";
 
 /** `pipeline`'s options. */
 export type PipelineOptions = OptionsOf<typeof PIPELINE>;
@@ -105,6 +106,15 @@ export async function setUpPipeline(
   log: Logger,
 ): Promise<PipelineSetup> {
   const { io } = ctx;
+  // First: two sources at once are a usage error before anything is read or reached.
+  const token = await resolveSecret({
+    what: "git token",
+    flag: "-P/--password",
+    value: options.password,
+    fileFlag: "--git-token-file",
+    file: options.gitTokenFile,
+    env: [GIT_TOKEN_ENV],
+  }, ctx);
   const source = await repositorySource(options, io);
   const { git } = source;
   const values = options.values ? await readValuesFile(resolveDir(io, options.values)) : {};
@@ -125,7 +135,7 @@ export async function setUpPipeline(
     await requireTemplateNamespace(client, templateNamespace);
     const stored = await readStoredCredentials(client, namespace);
     const credentials = await resolveGitCredentials({
-      flags: { username: options.username, password: options.password },
+      flags: { username: options.username, password: token?.value },
       url: git,
       stored,
       replace: options.replaceGitSecret,
