@@ -158,6 +158,6 @@ export const GIT_TOKEN_FILE = {
   "git-token-file": {
     type: "string",
     describe:
-      "File holding the git password or personal access token (one line); else $TOOLKIT_GIT_TOKEN",
+      "File holding the git password or personal access token (one line); $TOOLKIT_GIT_TOKEN may hold it instead",
   },
 } as const satisfies Record<string, FlagSpec>;

@@ -57,7 +57,7 @@ export const CREATE_WEBHOOK = defineCommand({
     },
     "secret-file": {
       type: "string",
-      describe: "File holding the webhook secret (one line); else $WEBHOOK_SECRET",
+      describe: "File holding the webhook secret (one line); $WEBHOOK_SECRET may hold it instead",
     },
     ...GIT_HOST_FLAGS,
     output: {

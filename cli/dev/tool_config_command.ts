@@ -23,7 +23,8 @@ export const TOOL_CONFIG = defineCommand({
     },
     "password-file": {
       type: "string",
-      describe: "File holding the tool's password (one line); else $TOOLKIT_TOOL_PASSWORD",
+      describe:
+        "File holding the tool's password (one line); $TOOLKIT_TOOL_PASSWORD may hold it instead",
     },
     replace: {
       type: "boolean",

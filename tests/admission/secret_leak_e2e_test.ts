@@ -155,3 +155,76 @@ Deno.test("toolkit image-security check -f prints no Secret value from a broken 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("toolkit gitops and pipeline print no git token, from any source, with -v or when refused", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolkit-secret-leak-" });
+  const secret = canary();
+  // An API server that refuses connections: the token is resolved, then the command fails.
+  await Deno.writeTextFile(
+    `${dir}/kubeconfig`,
+    `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:9"}
+users:
+- name: u
+  user: {}
+contexts:
+- name: c
+  context: {cluster: c, user: u, namespace: dev}
+current-context: c
+`,
+  );
+  await Deno.writeTextFile(`${dir}/token`, `${secret}\n`);
+  await Deno.writeTextFile(`${dir}/empty`, "");
+  const toolkit = (
+    args: string[],
+    options: { env?: Record<string, string>; stdin?: string } = {},
+  ) =>
+    run(Deno.execPath(), ["run", "-A", CLI, ...args, "-v", "--request-timeout", "2s"], {
+      cwd: dir,
+      env: { HOME: dir, NO_COLOR: "1", KUBECONFIG: `${dir}/kubeconfig`, ...options.env },
+      ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+    });
+  const commands = [
+    ["gitops", "https://github.com/org/gitops#main", "-n", "dev", "-u", "robot"],
+    ["pipeline", "https://github.com/org/app#main", "--tekton", "-n", "dev", "-u", "robot"],
+  ];
+  const value = (command: string[]) => command[0] === "gitops" ? "-p" : "-P";
+  try {
+    for (const command of commands) {
+      const where = (what: string) => `toolkit ${command[0]}'s output (${what})`;
+      const sources: [string, string[], { env?: Record<string, string>; stdin?: string }][] = [
+        ["--git-token-file", [...command, "--git-token-file", "token"], {}],
+        ["TOOLKIT_GIT_TOKEN", command, { env: { TOOLKIT_GIT_TOKEN: secret } }],
+        ["stdin", [...command, value(command), "-"], { stdin: `${secret}\n` }],
+      ];
+      for (const [what, args, options] of sources) {
+        const r = await toolkit(args, options);
+        assert.equal(r.code, 1, `${what}: ${r.stderr}`);
+        assert.match(r.stderr, /→ GET https:\/\/127\.0\.0\.1:9\//, `${what}: -v told the request`);
+        assert.doesNotMatch(r.stderr, /warning: a git token/, what);
+        assertNoSecret(r.stdout + r.stderr, secret, where(what));
+      }
+      const argument = await toolkit([...command, value(command), secret]);
+      assert.equal(argument.code, 1, argument.stderr);
+      assert.equal(argument.stderr.match(/warning: a git token given as/g)?.length, 1);
+      assertNoSecret(argument.stdout + argument.stderr, secret, where("an argument"));
+      const refusals: [string[], Record<string, string>, number][] = [
+        [[...command, value(command), secret, "--git-token-file", "token"], {}, 2],
+        [[...command, "--git-token-file", "token"], { TOOLKIT_GIT_TOKEN: secret }, 2],
+        [[...command, "--git-token-file", "empty"], {}, 1],
+        [[...command, value(command), "-"], {}, 1],
+      ];
+      for (const [args, env, code] of refusals) {
+        const r = await toolkit(args, { env, stdin: `${secret}\n${secret}\n` });
+        assert.equal(r.code, code, `${args.join(" ")}: ${r.stderr}`);
+        assert.doesNotMatch(r.stderr, /→ GET/, "refused before anything is reached");
+        assertNoSecret(r.stdout + r.stderr, secret, where(args.slice(-2).join(" ")));
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
