@@ -86,7 +86,9 @@ export async function resolveSecret(
   if (value === "-") return await fromStdin(flag, ctx);
   if (value === undefined) return undefined;
   io.stderr.write(
-    `${paint(io, "33", "warning:")} a ${flag.what} given as ${flag.flag}'s value can be read by ` +
+    `${
+      paint(io, "33", "warning:")
+    } the ${flag.what} given as ${flag.flag}'s value can be read by ` +
       `every user of this machine (ps) and stays in your shell's history: pass ${flag.fileFlag} ` +
       `FILE, set ${flag.env[0]}, or give ${flag.flag.split("/")[0]} - to read it from standard ` +
       `input\n`,

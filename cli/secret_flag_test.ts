@@ -117,7 +117,7 @@ Deno.test("resolveSecret: an argument works and warns once, naming what to use i
   assert.equal(io.err().split("\n").filter(Boolean).length, 1, io.err());
   assert.match(
     io.err(),
-    /^warning: a git token given as -P\/--password's value can be read by every user of this machine \(ps\) and stays in your shell's history: pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN, or give -P - to read it from standard input\n$/,
+    /^warning: the git token given as -P\/--password's value can be read by every user of this machine \(ps\) and stays in your shell's history: pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN, or give -P - to read it from standard input\n$/,
   );
   assert.ok(!io.err().includes(secret) && !io.err().includes("CANARY"));
 });

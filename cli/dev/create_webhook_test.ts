@@ -149,7 +149,7 @@ Deno.test("create-webhook takes the token and the secret from files, the environ
   for (const [args, options, secret] of runs) {
     const r = await cli.run([...args, "-v"], options);
     assert.equal(r.status, 0, `${args.join(" ")}: ${r.err}`);
-    assert.doesNotMatch(r.err, /warning: a/, args.join(" "));
+    assert.doesNotMatch(r.err, /warning: the/, args.join(" "));
     assert.ok(!(r.out + r.err).includes(TOKEN) && !(r.out + r.err).includes(secret), r.err);
     assert.equal(host.hooks[0]!.secret, secret);
   }
@@ -157,10 +157,10 @@ Deno.test("create-webhook takes the token and the secret from files, the environ
 
   const values = await cli.run([...base, "--gitToken", TOKEN, "--secret", "s3t-value"]);
   assert.equal(values.status, 0, values.err);
-  assert.equal(values.err.match(/warning: a git token given as --gitToken's value/g)?.length, 1);
+  assert.equal(values.err.match(/warning: the git token given as --gitToken's value/g)?.length, 1);
   assert.equal(
     values.err.match(
-      /warning: a webhook secret given as --secret's value .* pass --secret-file FILE, set WEBHOOK_SECRET, or give --secret -/g,
+      /warning: the webhook secret given as --secret's value .* pass --secret-file FILE, set WEBHOOK_SECRET, or give --secret -/g,
     )?.length,
     1,
     values.err,

@@ -276,7 +276,7 @@ Deno.test("git-secret and gitops take the token from --git-token-file, TOOLKIT_G
   for (const [what, argv, options] of sources) {
     const r = await cli.run(argv, options);
     assert.equal(r.status, 0, `${what}: ${r.err}`);
-    assert.doesNotMatch(r.err, /warning: a git token/, what);
+    assert.doesNotMatch(r.err, /warning: the git token/, what);
     assert.ok(!(r.out + r.err).includes(token), `${what}: the token was printed`);
     if (options.answers) assert.deepEqual(r.asked, ["The git token:"]);
     const ns = argv[0] === "gitops" ? "ops" : "dev";
@@ -288,7 +288,7 @@ Deno.test("git-secret and gitops take the token from --git-token-file, TOOLKIT_G
 
   const argument = await cli.run([...base, "-p", token]);
   assert.equal(argument.status, 0, argument.err);
-  assert.equal(argument.err.match(/warning: a git token/g)?.length, 1, argument.err);
+  assert.equal(argument.err.match(/warning: the git token/g)?.length, 1, argument.err);
   assert.match(
     argument.err,
     /given as -p\/--gitPat's value .* pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN, or give -p - to read it/,

@@ -368,15 +368,15 @@ Deno.test("pipeline takes the git token from --git-token-file, TOOLKIT_GIT_TOKEN
       const r = await cli.run([...argv, ...dryRun], options);
       // The git host stand-in answers 401 to any other token: it was read and used.
       assert.equal(r.status, 0, `${what}: ${r.err}`);
-      assert.doesNotMatch(r.err, /warning: a git token/, what);
+      assert.doesNotMatch(r.err, /warning: the git token/, what);
       assert.ok(!(r.out + r.err).includes(TOKEN), `${what}: the token was printed`);
     }
     const argument = await cli.run([...args, ...dryRun]);
     assert.equal(argument.status, 0, argument.err);
-    assert.equal(argument.err.match(/warning: a git token/g)?.length, 1, argument.err);
+    assert.equal(argument.err.match(/warning: the git token/g)?.length, 1, argument.err);
     assert.match(
       argument.err,
-      /warning: a git token given as -P\/--password's value can be read by every user of this machine \(ps\) and stays in your shell's history: pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN, or give -P - to read it from standard input/,
+      /warning: the git token given as -P\/--password's value can be read by every user of this machine \(ps\) and stays in your shell's history: pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN, or give -P - to read it from standard input/,
     );
     assert.ok(!(argument.out + argument.err).includes(TOKEN));
 

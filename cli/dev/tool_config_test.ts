@@ -60,13 +60,16 @@ Deno.test("tool-config takes the password from --password-file, TOOLKIT_TOOL_PAS
     await cli.run([...base, "--password", "before"]);
     const r = await cli.run(args, options);
     assert.equal(r.status, 0, r.err);
-    assert.doesNotMatch(r.err, /warning: a tool password/);
+    assert.doesNotMatch(r.err, /warning: the tool password/);
     assert.ok(!(r.out + r.err).includes(password), r.err);
     assert.equal(stored(), password);
   }
   const value = await cli.run([...base, "--password", password]);
   assert.equal(value.status, 0, value.err);
-  assert.equal(value.err.match(/warning: a tool password given as --password's value/g)?.length, 1);
+  assert.equal(
+    value.err.match(/warning: the tool password given as --password's value/g)?.length,
+    1,
+  );
   assert.match(
     value.err,
     /pass --password-file FILE, set TOOLKIT_TOOL_PASSWORD, or give --password -/,

@@ -204,12 +204,12 @@ current-context: c
         const r = await toolkit(args, options);
         assert.equal(r.code, 1, `${what}: ${r.stderr}`);
         assert.match(r.stderr, /→ GET https:\/\/127\.0\.0\.1:9\//, `${what}: -v told the request`);
-        assert.doesNotMatch(r.stderr, /warning: a git token/, what);
+        assert.doesNotMatch(r.stderr, /warning: the git token/, what);
         assertNoSecret(r.stdout + r.stderr, secret, where(what));
       }
       const argument = await toolkit([...command, value(command), secret]);
       assert.equal(argument.code, 1, argument.stderr);
-      assert.equal(argument.stderr.match(/warning: a git token given as/g)?.length, 1);
+      assert.equal(argument.stderr.match(/warning: the git token given as/g)?.length, 1);
       assertNoSecret(argument.stdout + argument.stderr, secret, where("an argument"));
       const refusals: [string[], Record<string, string>, number][] = [
         [[...command, value(command), secret, "--git-token-file", "token"], {}, 2],
