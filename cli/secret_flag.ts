@@ -69,7 +69,7 @@ export async function resolveSecret(
   ];
   if (given.length > 1) {
     throw new UsageError(
-      `Give the ${flag.what} once: both ${
+      `Give the ${flag.what} once: ${given.length === 2 ? "both " : ""}${
         given.join(" and ")
       } give it (keep one of ${flag.fileFlag} ` +
         `FILE, ${flag.env.map((n) => `$${n}`).join(", ")} or ${flag.flag.split("/")[0]} -)`,
@@ -116,7 +116,7 @@ async function fromStdin(
     });
     return { value: oneLine(value, "the terminal"), source: "terminal" };
   }
-  const text = await io.readStdin();
+  const text = await io.readStdin(MAX_SECRET_BYTES);
   if (new TextEncoder().encode(text).length > MAX_SECRET_BYTES) {
     throw new ToolkitError(
       `Cannot use ${short} -: standard input holds more than ${MAX_SECRET_BYTES} bytes; give the ${flag.what} alone`,

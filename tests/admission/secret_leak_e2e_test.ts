@@ -223,6 +223,29 @@ current-context: c
         assert.doesNotMatch(r.stderr, /→ GET/, "refused before anything is reached");
         assertNoSecret(r.stdout + r.stderr, secret, where(args.slice(-2).join(" ")));
       }
+      // Standard input is read up to its bound, not whole: toolkit stops reading and refuses.
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", CLI, ...command, value(command), "-", "--request-timeout", "2s"],
+        cwd: dir,
+        env: { HOME: dir, NO_COLOR: "1", KUBECONFIG: `${dir}/kubeconfig` },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      // The pipe is closed by toolkit once it has read its bound: the rest is not written.
+      await writer.write(new TextEncoder().encode(`${secret}${"x".repeat(4 << 20)}\n`))
+        .catch(() => {});
+      await writer.close().catch(() => {});
+      const output = await child.output();
+      const flood = {
+        code: output.code,
+        stdout: new TextDecoder().decode(output.stdout),
+        stderr: new TextDecoder().decode(output.stderr),
+      };
+      assert.equal(flood.code, 1, flood.stderr);
+      assert.match(flood.stderr, /standard input holds more than 65536 bytes/);
+      assertNoSecret(flood.stdout + flood.stderr, secret, where("4 MiB of stdin"));
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
