@@ -12,7 +12,7 @@
  * @module
  */
 import type { CommandContext } from "./command.ts";
-import { paint } from "./io.ts";
+import { type CliIO, paint } from "./io.ts";
 import { ToolkitError, UsageError } from "../lib/errors.ts";
 
 /** Where a command's secret may come from. */
@@ -85,15 +85,33 @@ export async function resolveSecret(
   }
   if (value === "-") return await fromStdin(flag, ctx);
   if (value === undefined) return undefined;
-  io.stderr.write(
-    `${
-      paint(io, "33", "warning:")
-    } the ${flag.what} given as ${flag.flag}'s value can be read by ` +
-      `every user of this machine (ps) and stays in your shell's history: pass ${flag.fileFlag} ` +
-      `FILE, set ${flag.env[0]}, or give ${flag.flag.split("/")[0]} - to read it from standard ` +
-      `input\n`,
+  const short = flag.flag.split("/")[0];
+  warnSecretArgument(
+    io,
+    flag.what,
+    `${flag.flag}'s value`,
+    `pass ${flag.fileFlag} FILE, set ${
+      flag.env[0]
+    }, or give ${short} - to read it from standard input`,
   );
   return { value, source: flag.flag };
+}
+
+/**
+ * Says on stderr that the secret `what`, given as `given` (`-P/--password's value`, `the URL's
+ * user:token@`), is visible to every user of the machine and kept in the shell's history, and what
+ * to do `instead`. Never the secret itself.
+ */
+export function warnSecretArgument(
+  io: Pick<CliIO, "stderr" | "color">,
+  what: string,
+  given: string,
+  instead: string,
+): void {
+  io.stderr.write(
+    `${paint(io, "33", "warning:")} the ${what} given as ${given} can be read by every user of ` +
+      `this machine (ps) and stays in your shell's history: ${instead}\n`,
+  );
 }
 
 async function fromStdin(

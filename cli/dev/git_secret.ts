@@ -35,7 +35,7 @@ import {
   readRemoteUrl,
 } from "../../lib/githost/mod.ts";
 import { readValuesFile } from "./values_file.ts";
-import { GIT_TOKEN_ENV, resolveSecret } from "../secret_flag.ts";
+import { GIT_TOKEN_ENV, resolveSecret, warnSecretArgument } from "../secret_flag.ts";
 import {
   GIT_SECRET_NAME,
   gitSecret,
@@ -66,6 +66,14 @@ async function repository(
     } catch (error) {
       if (error instanceof InvalidGitUrlError) throw new UsageError(error.message);
       throw error;
+    }
+    if (git.password) {
+      warnSecretArgument(
+        ctx.io,
+        "git token",
+        "the URL's user:token@",
+        "give the URL without it, and the token with --git-token-file FILE, TOOLKIT_GIT_TOKEN or -p -",
+      );
     }
     const branch = git.branch ??
       await ctx.terminal.askText({

@@ -286,6 +286,18 @@ Deno.test("git-secret and gitops take the token from --git-token-file, TOOLKIT_G
     }
   }
 
+  const url = await cli.run([
+    "gitops",
+    `https://bob:${token}@github.com/org/ops#main`,
+    "-n",
+    "ops",
+    "--replace",
+  ]);
+  assert.equal(url.status, 0, url.err);
+  assert.equal(url.err.match(/warning: the git token given as the URL's user:token@/g)?.length, 1);
+  assert.ok(!(url.out + url.err).includes(token), url.err);
+  assert.equal(secretData(cli, "ops").password, token);
+
   const argument = await cli.run([...base, "-p", token]);
   assert.equal(argument.status, 0, argument.err);
   assert.equal(argument.err.match(/warning: the git token/g)?.length, 1, argument.err);

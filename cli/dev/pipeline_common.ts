@@ -38,7 +38,7 @@ import {
 import { gitSecret, readStoredCredentials, type StoredCredentials } from "./git_repository.ts";
 import { type GitCredentials, resolveGitCredentials } from "./pipeline_input.ts";
 import { readValuesFile } from "./values_file.ts";
-import { GIT_TOKEN_ENV, resolveSecret } from "../secret_flag.ts";
+import { GIT_TOKEN_ENV, resolveSecret, warnSecretArgument } from "../secret_flag.ts";
 
 /** `pipeline`'s options. */
 export type PipelineOptions = OptionsOf<typeof PIPELINE>;
@@ -61,6 +61,14 @@ export async function repositorySource(
   if (options.gitUrl) {
     try {
       const git = parseGitUrl(options.gitUrl);
+      if (git.password) {
+        warnSecretArgument(
+          io,
+          "git token",
+          "the URL's user:token@",
+          "give the URL without it, and the token with --git-token-file FILE, TOOLKIT_GIT_TOKEN or -P -",
+        );
+      }
       return { git, branch: git.branch };
     } catch (error) {
       if (error instanceof InvalidGitUrlError) throw new UsageError(error.message);

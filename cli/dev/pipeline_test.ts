@@ -380,6 +380,18 @@ Deno.test("pipeline takes the git token from --git-token-file, TOOLKIT_GIT_TOKEN
     );
     assert.ok(!(argument.out + argument.err).includes(TOKEN));
 
+    // The URL's own user:token@ works, and warns once too.
+    const inUrl = [...without];
+    inUrl[1] = inUrl[1]!.replace("://", `://alice:${TOKEN}@`);
+    const url = await cli.run([...inUrl, ...dryRun]);
+    assert.equal(url.status, 0, url.err);
+    assert.equal(url.err.match(/warning: the git token/g)?.length, 1, url.err);
+    assert.match(
+      url.err,
+      /warning: the git token given as the URL's user:token@ can be read by every user of this machine \(ps\) .*: give the URL without it, and the token with --git-token-file FILE, TOOLKIT_GIT_TOKEN or -P -/,
+    );
+    assert.ok(!(url.out + url.err).includes(TOKEN));
+
     // Two sources, an empty file, a file that is not there: nothing is reached or written.
     await Deno.writeTextFile(`${cli.dir}/empty`, "");
     const refused: [string[], Record<string, string>, number, RegExp][] = [
