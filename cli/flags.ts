@@ -77,8 +77,10 @@ export const REGISTRY_FLAGS = {
 
 /**
  * Where a Key Protect compatible vault is and how to sign in to it, for the commands that use the
- * vault (`vault store|fetch`, `sign --vault-key`, `setup-signing`). An IAM API key comes from
- * `--api-key`, `--api-key-file` or `IBMCLOUD_API_KEY`; it is never printed.
+ * vault (`vault store|fetch`, `sign --vault-key`, `setup-signing`). A bearer token comes from
+ * `--token-file`, `KMS_TOKEN` or `--token`, an IAM API key from `--api-key-file`,
+ * `IBMCLOUD_API_KEY` or `--api-key` (`cli/secret_flag.ts`: one source each, `-` reads stdin, a
+ * value warns); neither is ever printed.
  */
 export const VAULT_FLAGS = {
   "kms-url": {
@@ -91,11 +93,24 @@ export const VAULT_FLAGS = {
     env: "KMS_INSTANCE_ID",
     describe: "The vault's instance id (or its CRN)",
   },
-  token: { type: "string", env: "KMS_TOKEN", describe: "A bearer token (an IAM access token)" },
-  "api-key": { type: "string", env: "IBMCLOUD_API_KEY", describe: "An API key for IAM" },
+  token: {
+    type: "string",
+    describe:
+      "A bearer token (an IAM access token); - reads it from stdin. As a value it shows in ps and shell history: prefer --token-file or $KMS_TOKEN",
+  },
+  "token-file": {
+    type: "string",
+    describe: "A file holding the bearer token (one line); $KMS_TOKEN may hold it instead",
+  },
+  "api-key": {
+    type: "string",
+    describe:
+      "An API key for IAM; - reads it from stdin. As a value it shows in ps and shell history: prefer --api-key-file or $IBMCLOUD_API_KEY",
+  },
   "api-key-file": {
     type: "string",
-    describe: "A file holding the API key for IAM (instead of --api-key)",
+    describe:
+      "A file holding the API key for IAM (one line); $IBMCLOUD_API_KEY may hold it instead",
   },
   "iam-url": {
     type: "string",
@@ -148,3 +163,16 @@ export const SERVICE_ACCOUNT = {
   default: "default",
   describe: "The service account that is used within the namespace",
 } as const satisfies FlagSpec;
+
+/**
+ * `--git-token-file FILE`: the git password or token of `pipeline`, `git-secret`, `gitops` and
+ * `create-webhook` from a file, so that it is neither an argument (`ps`, shell history) nor typed
+ * (`cli/secret_flag.ts`; also `$TOOLKIT_GIT_TOKEN` and the value flag's `-`, standard input).
+ */
+export const GIT_TOKEN_FILE = {
+  "git-token-file": {
+    type: "string",
+    describe:
+      "File holding the git password or personal access token (one line); $TOOLKIT_GIT_TOKEN may hold it instead",
+  },
+} as const satisfies Record<string, FlagSpec>;

@@ -38,6 +38,7 @@ import {
 import { gitSecret, readStoredCredentials, type StoredCredentials } from "./git_repository.ts";
 import { type GitCredentials, resolveGitCredentials } from "./pipeline_input.ts";
 import { readValuesFile } from "./values_file.ts";
+import { GIT_TOKEN_ENV, resolveSecret, warnSecretArgument } from "../secret_flag.ts";
 
 /** `pipeline`'s options. */
 export type PipelineOptions = OptionsOf<typeof PIPELINE>;
@@ -60,6 +61,14 @@ export async function repositorySource(
   if (options.gitUrl) {
     try {
       const git = parseGitUrl(options.gitUrl);
+      if (git.password) {
+        warnSecretArgument(
+          io,
+          "git token",
+          "the URL's user:token@",
+          "give the URL without it, and the token with --git-token-file FILE, TOOLKIT_GIT_TOKEN or -P -",
+        );
+      }
       return { git, branch: git.branch };
     } catch (error) {
       if (error instanceof InvalidGitUrlError) throw new UsageError(error.message);
@@ -105,6 +114,15 @@ export async function setUpPipeline(
   log: Logger,
 ): Promise<PipelineSetup> {
   const { io } = ctx;
+  // First: two sources at once are a usage error before anything is read or reached.
+  const token = await resolveSecret({
+    what: "git token",
+    flag: "-P/--password",
+    value: options.password,
+    fileFlag: "--git-token-file",
+    file: options.gitTokenFile,
+    env: [GIT_TOKEN_ENV],
+  }, ctx);
   const source = await repositorySource(options, io);
   const { git } = source;
   const values = options.values ? await readValuesFile(resolveDir(io, options.values)) : {};
@@ -125,7 +143,7 @@ export async function setUpPipeline(
     await requireTemplateNamespace(client, templateNamespace);
     const stored = await readStoredCredentials(client, namespace);
     const credentials = await resolveGitCredentials({
-      flags: { username: options.username, password: options.password },
+      flags: { username: options.username, password: token?.value },
       url: git,
       stored,
       replace: options.replaceGitSecret,

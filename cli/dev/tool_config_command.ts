@@ -16,7 +16,16 @@ export const TOOL_CONFIG = defineCommand({
     namespace: { type: "string", alias: "n", default: "tools", describe: "The namespace" },
     url: { type: "string", describe: "The url of the tool" },
     username: { type: "string", describe: "The name of the user for the tool" },
-    password: { type: "string", describe: "The password for the user for the tool" },
+    password: {
+      type: "string",
+      describe:
+        "The password for the user for the tool; - reads it from stdin (asked without echo on a terminal). As a value it shows in ps and shell history: prefer --password-file",
+    },
+    "password-file": {
+      type: "string",
+      describe:
+        "File holding the tool's password (one line); $TOOLKIT_TOOL_PASSWORD may hold it instead",
+    },
     replace: {
       type: "boolean",
       describe:
