@@ -29,6 +29,14 @@ export interface Slot extends Disposable {
   release(): void;
 }
 
+/** Slots for one tenant and host: what a verification takes its slot from. */
+export interface SlotSource {
+  /** A slot, when its turn comes; rejects with `signal`'s reason when it aborts first. */
+  acquire(signal?: AbortSignal): Promise<Slot>;
+  /** A slot now, when one is free and nobody waits; else undefined (see `FairSlots`). */
+  tryAcquire(): Slot | undefined;
+}
+
 /** Who a slot is for. */
 export interface SlotKeys {
   /** The tenant (the review's namespace). */
@@ -186,6 +194,14 @@ export class FairSlots {
     if (keys.tenant !== undefined) return this.#tenants.peek(keys.tenant)?.running ?? 0;
     if (keys.host !== undefined) return this.#hosts.peek(keys.host)?.running ?? 0;
     return this.#running;
+  }
+
+  /** The slots of `keys`, as one verification takes them. */
+  for(keys: SlotKeys): SlotSource {
+    return {
+      acquire: (signal) => this.acquire(keys, signal),
+      tryAcquire: () => this.tryAcquire(keys),
+    };
   }
 
   /**
