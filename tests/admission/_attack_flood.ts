@@ -28,6 +28,11 @@ export interface FloodOptions {
   readonly floodImages?: number;
   /** The time between two flood reviews, in ms. @default 1000 */
   readonly floodEveryMs?: number;
+  /**
+   * Silent registries the flood's images are spread over: with one, the host cap keeps slots free
+   * for other registries; with several, only the share between namespaces does. @default 1
+   */
+  readonly silentHosts?: number;
 }
 
 /** The figures of the flood, with the victim's admissions of each round. */
@@ -93,10 +98,12 @@ export async function floodAttack(options: FloodOptions = {}): Promise<FloodFigu
   const reviews = options.victimReviews ?? 20;
   const floodImages = options.floodImages ?? 256;
   const floodEveryMs = options.floodEveryMs ?? 1000;
+  const silentHosts = Math.max(1, options.silentHosts ?? 1);
 
   await using registry = await startRegistry();
   await using gpg = await startGpg();
-  await using silent = silentServer();
+  await using silent = new AsyncDisposableStack();
+  const hosts = Array.from({ length: silentHosts }, () => silent.use(silentServer()).host);
   const key = await gpg.generateKey({ type: "ed25519" });
   // One image per cold review, each pushed and signed: every cold verdict is a fresh one.
   const victimImages = Array.from(
@@ -119,8 +126,7 @@ export async function floodAttack(options: FloodOptions = {}): Promise<FloodFigu
       policies,
       "--insecure-registry",
       registry.host,
-      "--insecure-registry",
-      silent.host,
+      ...hosts.flatMap((host) => ["--insecure-registry", host]),
       "--registries.d",
       gpg.registriesD,
       "--budget",
@@ -135,7 +141,7 @@ export async function floodAttack(options: FloodOptions = {}): Promise<FloodFigu
         for (let round = 0; flooding; round++) {
           const images = Array.from(
             { length: floodImages },
-            (_, i) => `${silent.host}/flood/app:r${round}-${i}`,
+            (_, i) => `${hosts[i % hosts.length]}/flood/app:r${round}-${i}`,
           );
           floodAnswers.push(
             postReview(webhook, floodClient, namespacedPodReview(`flood-${round}`, "flood", images))
@@ -174,9 +180,9 @@ export async function floodAttack(options: FloodOptions = {}): Promise<FloodFigu
         };
       })();
       const { result, figures } = await measureAttack(
-        `one namespace floods a silent registry (${floodImages} images every ${
-          floodEveryMs / 1000
-        } s)`,
+        `one namespace floods ${
+          silentHosts === 1 ? "a silent registry" : `${silentHosts} silent registries`
+        } (${floodImages} images every ${floodEveryMs / 1000} s)`,
         webhook,
         attack,
       );
