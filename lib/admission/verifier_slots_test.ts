@@ -150,3 +150,68 @@ Deno.test("createImageVerifier(): a verdict in the cache waits for no slot", asy
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("createImageVerifier(): renewing a remembered verdict takes only a slot nobody waits for", async (t) => {
+  const start = Date.now();
+  const pair = await generateKeyPair({ name: "signer", clock: () => new Date(start - 3600_000) });
+  const dir = await Deno.makeTempDir({ prefix: "toolkit-renewal-" });
+  try {
+    const storeURL = `file://${dir}/`;
+    const store = lookasideStore({ readBase: new URL(storeURL) });
+    const images = ["a", "b"].map((c) => `registry.invalid/team/app@sha256:${c.repeat(64)}`);
+    for (const image of images) {
+      const reference = parseReference(image);
+      await store.writeSignature(
+        reference,
+        reference.digest!,
+        await signImage({
+          privateKey: pair.privateKeyArmored,
+          dockerReference: image,
+          manifestDigest: reference.digest!,
+        }),
+      );
+    }
+    const source = filePolicySource({
+      policies: [],
+      secrets: [keySecret("signer", "toolkit-system", pair.publicKeyArmored)],
+      serviceAccounts: [],
+      namespaces: [],
+    });
+    const policy: RepositoryPolicy = {
+      simple: { storeURL, requirements: [{ type: "signedBy", keySecret: "signer" }] },
+    };
+    for (const busy of [false, true]) {
+      await t.step(busy ? "every slot taken: skipped" : "a slot free: renewed", async () => {
+        let now = start;
+        const verifier = createImageVerifier({
+          source,
+          clusterKeyNamespace: "toolkit-system",
+          flightTimeoutMs: 10_000,
+          // One verdict: verifying the second image drops the first from the cache, so that a
+          // renewal of the first is registry (here: store) work and needs a slot.
+          verdictCache: { ttlMs: 60_000, maxEntries: 1 },
+          digestCache: { ttlMs: 60_000, maxEntries: 10 },
+          now: () => now,
+        });
+        const slots = new FairSlots(1);
+        const remembered = { ...task(images[0]!, policy, slots, source), credentialsKey: "dev" };
+        assert.equal((await verifier.verify(remembered)).allowed, true);
+        assert.equal(
+          (await verifier.verify(task(images[1]!, policy, slots, source))).allowed,
+          true,
+        );
+        const held = busy ? await slots.acquire({ tenant: "flood", host: "silent" }) : undefined;
+        now += 600; // the second half of the remembered verdict's second
+        assert.ok(verifier.known?.(remembered));
+        await tick();
+        await tick();
+        assert.equal(slots.running, busy ? 1 : 0, "no slot is held by the renewal");
+        held?.release();
+        now += 600; // past the first second
+        assert.equal(verifier.known?.(remembered) !== undefined, !busy);
+      });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
