@@ -15,10 +15,10 @@
  * A share decides the order only: when nobody else could take a free slot (every other waiter is
  * held back by its host's cap), the slot goes to whoever can take it rather than stay idle.
  *
- * Choosing the next waiter looks at the waiting tenants and, within one, at its hosts until one
- * may take a slot: at most the tenants waiting times the hosts at or above their share, never at
- * each waiter. A waiter that arrives while slots are free is answered at once (no search), and
- * one whose signal aborts leaves its queue in constant time.
+ * Waiters are queued by tenant, then host. Giving a slot back looks at each of those queues at
+ * most once (twice when no share allows anyone), never at each waiter; a waiter that arrives is
+ * given a free slot or queued without a search, and one whose signal aborts leaves its queue in
+ * constant time.
  *
  * @module
  */
