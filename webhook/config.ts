@@ -126,8 +126,10 @@ Verification:
 Bounds (see docs/admission.md, "Limits"; all exported on /metrics):
   --max-images N                  Most distinct images one review may name; a review naming
                                   more is denied before any check (default 256)
-  --max-verifications N           Most image verifications in flight across all reviews; the
-                                  others wait within their review's budget (default 64)
+  --max-verifications N           Verification slots (registry work no cache answers) across all
+                                  reviews, shared round-robin by namespace, then registry host;
+                                  no host takes more than 3/4 of them; the others wait within
+                                  their review's budget (default 64)
   --max-request-bytes N           Largest AdmissionReview body read; larger ones are refused
                                   with 413 (default 8388608, 8 MiB)
 
