@@ -15,6 +15,7 @@
 import type { AttackFigures } from "../admission/_attack.ts";
 import { unauthenticatedAttack } from "../admission/_attack_unauthenticated.ts";
 import { hugeReferrersAttack, junkReferrersAttack } from "../admission/_attack_referrers.ts";
+import { floodAttack } from "../admission/_attack_flood.ts";
 
 type Attack = () => Promise<AttackFigures | readonly AttackFigures[]>;
 
@@ -24,6 +25,7 @@ const ATTACKS: Record<string, Attack> = {
   "huge-referrers-16": () => hugeReferrersAttack(16),
   "huge-referrers-128": () => hugeReferrersAttack(128),
   "junk-referrers": () => junkReferrersAttack(),
+  "flood": () => floodAttack(),
 };
 
 function out(line: string): void {
