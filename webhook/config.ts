@@ -66,6 +66,8 @@ export interface WebhookConfig {
   readonly maxVerifications: number;
   /** The largest AdmissionReview body read, in bytes. */
   readonly maxRequestBytes: number;
+  /** The largest RSA modulus of a key Secret's keys, in bits (2048 to 8192). */
+  readonly maxRsaKeyBits: number;
 }
 
 /** The text of `toolkit-webhook --help`. */
@@ -111,6 +113,10 @@ Bounds (see docs/admission.md, "Limits"; all exported on /metrics):
                                   others wait within their review's budget (default 64)
   --max-request-bytes N           Largest AdmissionReview body read; larger ones are refused
                                   with 413 (default 8388608, 8 MiB)
+  --max-rsa-key-bits N            Largest RSA modulus of a key Secret's keys, 2048 to 8192
+                                  (default 4096; cosign keys stop at 4096 whatever it says);
+                                  a larger key, an exponent over 2^32, DSA or ElGamal makes
+                                  the policy unusable
 
   -h, --help                      Show this help
 
@@ -149,6 +155,14 @@ function positiveInteger(text: string, flag: string): number {
 function atLeastOne(text: string, flag: string): number {
   const n = positiveInteger(text, flag);
   if (n < 1) throw new UsageError(`Cannot use ${flag} "${text}": expected at least 1`);
+  return n;
+}
+
+function rsaKeyBits(text: string): number {
+  const n = positiveInteger(text, "--max-rsa-key-bits");
+  if (n < 2048 || n > 8192) {
+    throw new UsageError(`Cannot use --max-rsa-key-bits "${text}": expected 2048 to 8192`);
+  }
   return n;
 }
 
@@ -191,6 +205,7 @@ export function parseWebhookArgs(
         "max-images": { type: "string", default: "256" },
         "max-verifications": { type: "string", default: "64" },
         "max-request-bytes": { type: "string", default: String(8 * 1024 * 1024) },
+        "max-rsa-key-bits": { type: "string", default: "4096" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -257,5 +272,6 @@ export function parseWebhookArgs(
     maxImages: atLeastOne(values["max-images"]!, "--max-images"),
     maxVerifications: atLeastOne(values["max-verifications"]!, "--max-verifications"),
     maxRequestBytes: atLeastOne(values["max-request-bytes"]!, "--max-request-bytes"),
+    maxRsaKeyBits: rsaKeyBits(values["max-rsa-key-bits"]!),
   };
 }

@@ -139,3 +139,17 @@ Deno.test("parseWebhookArgs() reads the bounds of a request, with documented def
   assert.throws(() => parseWebhookArgs([...base, "--max-images", "0"]), /expected at least 1/);
   assert.match(WEBHOOK_USAGE, /--max-images N/);
 });
+
+Deno.test("parseWebhookArgs() reads --max-rsa-key-bits, 4096 by default, 2048 to 8192", () => {
+  const base = ["--tls-cert-file", "c", "--tls-key-file", "k"];
+  const defaults = parseWebhookArgs(base);
+  assert.ok(defaults !== "help");
+  assert.equal(defaults.maxRsaKeyBits, 4096);
+  const set = parseWebhookArgs([...base, "--max-rsa-key-bits", "8192"]);
+  assert.ok(set !== "help");
+  assert.equal(set.maxRsaKeyBits, 8192);
+  for (const bad of ["8193", "1024", "24576", "x"]) {
+    assert.throws(() => parseWebhookArgs([...base, "--max-rsa-key-bits", bad]), UsageError);
+  }
+  assert.match(WEBHOOK_USAGE, /--max-rsa-key-bits N/);
+});
