@@ -9,7 +9,13 @@
 
 import * as openpgp from "openpgp";
 import { InvalidKeyError, KeyGenerationError } from "./key_errors.ts";
-import { type KeyBounds, KeyNotAcceptedError, rsaKeyProblem } from "./key_bounds.ts";
+import {
+  checkKeyTextSize,
+  type KeyBounds,
+  KeyNotAcceptedError,
+  MAX_OPENPGP_KEYS,
+  rsaKeyProblem,
+} from "./key_bounds.ts";
 import { OPENPGP_CONFIG, OPENPGP_FULL_CONFIG } from "./_config.ts";
 
 /** An OpenPGP public key (an openpgp.js key object), as {@linkcode readPublicKeys} returns. */
@@ -153,13 +159,15 @@ async function readBlock(block: string | Uint8Array, where: string): Promise<ope
  *
  * @throws {KeyNotAcceptedError} naming the key or subkey that is not accepted (too large an RSA
  * modulus or exponent, DSA, ElGamal, a curve not accepted, no key that can verify);
- * {@linkcode InvalidKeyError} when the input is empty, holds no public key, holds a private
- * key, or cannot be parsed.
+ * {@linkcode InvalidKeyError} when the input is empty or larger than
+ * `MAX_PUBLIC_KEY_BYTES`, holds no public key or more than
+ * {@linkcode MAX_OPENPGP_KEYS}, holds a private key, or cannot be parsed.
  */
 export async function readPublicKeys(
   input: string | Uint8Array,
   bounds: KeyBounds = {},
 ): Promise<PublicKey[]> {
+  checkKeyTextSize(input);
   const text = typeof input === "string" ? input : armouredText(input);
   const blocks: Array<string | Uint8Array> = [];
   if (text === undefined) {
@@ -221,6 +229,11 @@ export async function readPublicKeys(
   }
   if (keys.length === 0) {
     throw new InvalidKeyError("Cannot read public keys: the input holds no key");
+  }
+  if (keys.length > MAX_OPENPGP_KEYS) {
+    throw new InvalidKeyError(
+      `Cannot read public keys: the input holds ${keys.length} keys, more than ${MAX_OPENPGP_KEYS}`,
+    );
   }
   return keys;
 }

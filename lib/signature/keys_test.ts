@@ -14,7 +14,9 @@ import {
   dsaKey,
   ed448Key,
   elgamalKey,
+  mpi,
   oddNumberOfBits,
+  oid,
   PGP_ALGORITHM,
   PGP_CURVE_OID,
   type PgpKeySpec,
@@ -331,4 +333,26 @@ Deno.test("maxRsaBits() allows a bound from 2048 to 8192 bits", () => {
   for (const bits of [8193, 16384, 1024, 4096.5]) {
     assert.throws(() => maxRsaBits({ maxRsaBits: bits }), RangeError);
   }
+});
+
+Deno.test("readPublicKeys() reads at most 64 KiB of key text and 64 keys", async () => {
+  const key = await pgpPublicKey(rsaKey(oddNumberOfBits(3072), 65537n));
+  const padding = "x".repeat(64 * 1024);
+  await assert.rejects(
+    readPublicKeys(`${padding}\n${key.armored}`),
+    /^InvalidKeyError: Cannot read public keys: the text is 6\d{4} bytes, more than 65536 \(give only the signing keys/,
+  );
+  // 65 distinct Ed25519 keys (their points noise).
+  const many = await Promise.all(
+    Array.from({ length: 65 }, (_, i) =>
+      pgpPublicKey({
+        algorithm: PGP_ALGORITHM.eddsaLegacy,
+        fields: [oid(PGP_CURVE_OID.ed25519Legacy), mpi((0x40n << 256n) | BigInt(i + 1))],
+      })),
+  );
+  await assert.rejects(
+    readPublicKeys(many.map((k) => k.armored).join("")),
+    /holds 65 keys, more than 64$/,
+  );
+  assert.equal((await readPublicKeys(many.slice(1).map((k) => k.armored).join(""))).length, 64);
 });

@@ -22,6 +22,7 @@
 import nodeCrypto, { type KeyObject } from "node:crypto";
 import { decodePem, encodePem, PemSyntaxError } from "../pem.ts";
 import {
+  checkKeyTextSize,
   InvalidKeyError,
   type KeyBounds,
   KeyNotAcceptedError,
@@ -223,13 +224,15 @@ export async function sigstorePublicKeyFromDer(
  * given twice counts once), each within `bounds`.
  *
  * @throws {KeyNotAcceptedError} when a key's type, curve, RSA size or exponent is not accepted;
- * {@linkcode InvalidKeyError} when there is no block, a block is not a `PUBLIC KEY` (a private
- * key, a certificate, an OpenPGP key) or does not decode; the message says which block.
+ * {@linkcode InvalidKeyError} when the text is larger than `MAX_PUBLIC_KEY_BYTES`, there is no
+ * block, a block is not a `PUBLIC KEY` (a private key, a certificate, an OpenPGP key) or does
+ * not decode; the message says which block.
  */
 export async function readSigstorePublicKeys(
   text: string,
   bounds: KeyBounds = {},
 ): Promise<SigstorePublicKey[]> {
+  checkKeyTextSize(text);
   if (text.includes("-----BEGIN PGP")) {
     throw new InvalidKeyError(
       "Cannot read public keys: this is an OpenPGP key, not a PEM public key (-----BEGIN PUBLIC KEY-----)",

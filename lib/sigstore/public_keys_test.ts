@@ -88,6 +88,15 @@ Deno.test("readSigstorePublicKeys() refuses RSA keys too large to check in bound
   );
 });
 
+Deno.test("readSigstorePublicKeys() reads at most 64 KiB of key text", async () => {
+  const pem = testKeyPair().publicPem;
+  await assert.rejects(
+    readSigstorePublicKeys(`${"#".repeat(64 * 1024)}\n${pem}`),
+    /^InvalidKeyError: Cannot read public keys: the text is \d+ bytes, more than 65536/,
+  );
+  assert.equal((await readSigstorePublicKeys(`${"#".repeat(60 * 1024)}\n${pem}`)).length, 1);
+});
+
 Deno.test("verifyWithKey() checks DER ECDSA, Ed25519 and RSA signatures over the key type's digest", async () => {
   const data = new TextEncoder().encode("payload");
   for (const type of ["ecdsa-p256", "ecdsa-p384", "ed25519", "rsa-2048"] as const) {
