@@ -114,9 +114,9 @@ Bounds (see docs/admission.md, "Limits"; all exported on /metrics):
   --max-request-bytes N           Largest AdmissionReview body read; larger ones are refused
                                   with 413 (default 8388608, 8 MiB)
   --max-rsa-key-bits N            Largest RSA modulus of a key Secret's keys, 2048 to 8192
-                                  (default 4096; cosign keys stop at 4096 whatever it says);
-                                  a larger key, an exponent over 2^32, DSA or ElGamal makes
-                                  the policy unusable
+                                  (default 4096; over 4096, OpenPGP keys only, each check
+                                  then holds the event loop up to 2 ms); a larger key, an
+                                  exponent over 2^32, DSA or ElGamal makes the policy unusable
 
   -h, --help                      Show this help
 
