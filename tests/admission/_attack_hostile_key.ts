@@ -13,9 +13,15 @@
  */
 import { createPayload, encodePayload } from "../../lib/signature/mod.ts";
 import { startGpg, startRegistry } from "../env/mod.ts";
-import { oddNumberOfBits, pgpPublicKey, pgpSignatureBy, rsaKey } from "../fakes/hostile_keys.ts";
+import {
+  oddNumberOfBits,
+  pgpPublicKey,
+  pgpSignatureBy,
+  rsaKey,
+  rsaSpkiPem,
+} from "../fakes/hostile_keys.ts";
 import { type AttackFigures, eventLoopMaxStallMs, measureAttack } from "./_attack.ts";
-import { type AdmitAnswer, podReviewBody, postReview, signedPolicyFile } from "./_hostile.ts";
+import { type AdmitAnswer, podReviewBody, postReview, signerSecretDocument } from "./_hostile.ts";
 import { startWebhook } from "./_webhook.ts";
 
 /** The size of the hostile key's modulus and exponent, in bits: the key of issue #33. */
@@ -28,14 +34,45 @@ export interface HostileKeyAttackResult {
   readonly answer: AdmitAnswer;
   /** The hostile key's fingerprint. */
   readonly fingerprint: string;
-  /** The image the review named. */
+  /** The image the review named, signed "by" the OpenPGP key. */
   readonly image: string;
+  /** The image the review named under a `sigstoreSigned` requirement with the PEM key. */
+  readonly pemImage: string;
+}
+
+/**
+ * The `--policies` file: images of `hostile/*` must be signed by the OpenPGP key of Secret
+ * `signer`, those of `hostile-pem/*` by a cosign key of Secret `signer-pem` (both in the
+ * webhook's namespace).
+ */
+function policyFile(host: string, armoredKey: string, pem: string): string {
+  const pemLines = pem.trimEnd().split("\n").map((l) => `    ${l}`).join("\n");
+  return `apiVersion: toolkit.dev/v1
+kind: ClusterImagePolicy
+metadata: { name: default }
+spec:
+  repositories:
+    - name: "${host}/hostile/*"
+      policy:
+        simple: { requirements: [{ type: signedBy, keySecret: signer }] }
+    - name: "${host}/hostile-pem/*"
+      policy:
+        simple: { requirements: [{ type: sigstoreSigned, keySecret: signer-pem }] }
+${signerSecretDocument(armoredKey)}---
+apiVersion: v1
+kind: Secret
+metadata: { name: signer-pem, namespace: toolkit-system }
+stringData:
+  key: |
+${pemLines}
+`;
 }
 
 /**
  * Starts a registry, a lookaside store and the webhook (release defaults, `--policies` with the
- * hostile key in its key Secret), sends one review of an image with a signature "by" the key
- * while probing `/healthz`, stops everything and returns what it measured.
+ * hostile key in its key Secret, and the same modulus and exponent as a cosign PEM key in
+ * another), sends one review of an image with a signature "by" the key and an image under the
+ * PEM key while probing `/healthz`, stops everything and returns what it measured.
  */
 export async function runHostileKeyAttack(
   options: { readonly bits?: number; readonly webhookArgs?: readonly string[] } = {},
@@ -44,7 +81,9 @@ export async function runHostileKeyAttack(
   await using registry = await startRegistry();
   await using gpg = await startGpg();
   const image = `${registry.host}/hostile/app:1`;
+  const pemImage = `${registry.host}/hostile-pem/app:1`;
   const digest = await gpg.pushImage(image, { content: "hostile key" });
+  await gpg.pushImage(pemImage, { content: "hostile PEM key" });
 
   const huge = oddNumberOfBits(bits);
   const spec = rsaKey(huge, huge);
@@ -55,7 +94,10 @@ export async function runHostileKeyAttack(
   await Deno.writeFile(`${dir}/signature-1`, await pgpSignatureBy(spec, key, payload));
 
   const policies = `${gpg.sigstore}/../policies.yaml`;
-  await Deno.writeTextFile(policies, signedPolicyFile(registry, key.armored));
+  await Deno.writeTextFile(
+    policies,
+    policyFile(registry.host, key.armored, rsaSpkiPem(huge, huge)),
+  );
   await using webhook = await startWebhook([
     "--policies",
     policies,
@@ -70,9 +112,9 @@ export async function runHostileKeyAttack(
     // The longest stall so far (starting up): the review's own shows only if it is longer.
     const stallBefore = await eventLoopMaxStallMs(webhook, undefined, client);
     const { result: answer, figures } = await measureAttack(
-      `a ${bits}-bit RSA modulus and exponent in the key Secret, a signature "by" it`,
+      `a ${bits}-bit RSA modulus and exponent in key Secrets (OpenPGP, signature "by" it; PEM)`,
       webhook,
-      postReview(webhook, client, podReviewBody("hostile-key", [image])),
+      postReview(webhook, client, podReviewBody("hostile-key", [image, pemImage])),
     );
     return {
       figures: {
@@ -83,6 +125,7 @@ export async function runHostileKeyAttack(
       answer,
       fingerprint: key.fingerprint,
       image,
+      pemImage,
     };
   } finally {
     client.close();
