@@ -76,6 +76,8 @@ export interface WebhookConfig {
   readonly maxVerifications: number;
   /** The largest AdmissionReview body read, in bytes. */
   readonly maxRequestBytes: number;
+  /** The largest RSA modulus of a key Secret's keys, in bits (2048 to 8192). */
+  readonly maxRsaKeyBits: number;
 }
 
 /** The text of `toolkit-webhook --help`. */
@@ -132,6 +134,10 @@ Bounds (see docs/admission.md, "Limits"; all exported on /metrics):
                                   their review's budget (default 64)
   --max-request-bytes N           Largest AdmissionReview body read; larger ones are refused
                                   with 413 (default 8388608, 8 MiB)
+  --max-rsa-key-bits N            Largest RSA modulus of a key Secret's keys, 2048 to 8192
+                                  (default 4096; over 4096, OpenPGP keys only, each check
+                                  then holds the event loop up to 2 ms); a larger key, an
+                                  exponent over 2^32, DSA or ElGamal makes the policy unusable
 
   -h, --help                      Show this help
 
@@ -184,6 +190,14 @@ function atLeastOne(text: string, flag: string): number {
   return n;
 }
 
+function rsaKeyBits(text: string): number {
+  const n = positiveInteger(text, "--max-rsa-key-bits");
+  if (n < 2048 || n > 8192) {
+    throw new UsageError(`Cannot use --max-rsa-key-bits "${text}": expected 2048 to 8192`);
+  }
+  return n;
+}
+
 /**
  * Parses the webhook's flags with `env` for `$POD_NAMESPACE`, `$POD_NAME` and `$HOSTNAME`.
  * Throws {@link UsageError} for bad input.
@@ -225,6 +239,7 @@ export function parseWebhookArgs(
         "max-images": { type: "string", default: "256" },
         "max-verifications": { type: "string", default: "64" },
         "max-request-bytes": { type: "string", default: String(8 * 1024 * 1024) },
+        "max-rsa-key-bits": { type: "string", default: "4096" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -302,5 +317,6 @@ export function parseWebhookArgs(
     maxImages: atLeastOne(values["max-images"]!, "--max-images"),
     maxVerifications: atLeastOne(values["max-verifications"]!, "--max-verifications"),
     maxRequestBytes: atLeastOne(values["max-request-bytes"]!, "--max-request-bytes"),
+    maxRsaKeyBits: rsaKeyBits(values["max-rsa-key-bits"]!),
   };
 }

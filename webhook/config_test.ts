@@ -158,3 +158,17 @@ Deno.test("parseWebhookArgs() reads --client-ca and opens the probe port with it
   assert.match(WEBHOOK_USAGE, /--client-ca FILE/);
   assert.match(WEBHOOK_USAGE, /--probe-port N/);
 });
+
+Deno.test("parseWebhookArgs() reads --max-rsa-key-bits, 4096 by default, 2048 to 8192", () => {
+  const base = ["--tls-cert-file", "c", "--tls-key-file", "k"];
+  const defaults = parseWebhookArgs(base);
+  assert.ok(defaults !== "help");
+  assert.equal(defaults.maxRsaKeyBits, 4096);
+  const set = parseWebhookArgs([...base, "--max-rsa-key-bits", "8192"]);
+  assert.ok(set !== "help");
+  assert.equal(set.maxRsaKeyBits, 8192);
+  for (const bad of ["8193", "1024", "24576", "x"]) {
+    assert.throws(() => parseWebhookArgs([...base, "--max-rsa-key-bits", bad]), UsageError);
+  }
+  assert.match(WEBHOOK_USAGE, /--max-rsa-key-bits N/);
+});

@@ -76,6 +76,7 @@ import {
 import { type SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
 import {
   type IdentityRule,
+  type KeyBounds,
   NO_SIGNATURE_REASON,
   noSignatureAccepted,
   parseIdentityRule,
@@ -219,6 +220,11 @@ export interface VerifierOptions {
    */
   readonly sigstoreKeys?: SigstoreKeySource;
   /**
+   * What the keys of key Secrets may be (the largest RSA modulus, and the flag that raises it):
+   * a key outside them makes its requirement unusable. @default 4096-bit RSA at most
+   */
+  readonly keyBounds?: KeyBounds;
+  /**
    * Adds to allowed verdicts that were not cached where the signatures were read and the
    * signatures accepted (`image-security verify` prints them).
    */
@@ -341,9 +347,9 @@ function deny(reason: string, cause: "policy" | "error", digest?: string): Image
 export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const now = options.now ?? Date.now;
   const clock = options.clock ?? (() => new Date(now()));
-  const keyStore = new KeyStore(options.source);
+  const keyStore = new KeyStore(options.source, options.keyBounds);
   const keySource: KeySource = options.keys ?? keyStore;
-  const sigstoreMaterial = new SigstoreMaterialStore(options.source);
+  const sigstoreMaterial = new SigstoreMaterialStore(options.source, options.keyBounds);
   const turns = options.turns ?? new TurnScheduler();
   const sigstoreKeys: SigstoreKeySource = options.sigstoreKeys ?? sigstoreMaterial;
   const identityLists = new Map<string, { matcher: IdentityMatcher; id: string }>();
