@@ -66,7 +66,21 @@ export interface WebhookConfig {
   readonly maxVerifications: number;
   /** The largest AdmissionReview body read, in bytes. */
   readonly maxRequestBytes: number;
+  /** The pool of request bodies in flight across connections, bytes and parse (`body_pool.ts`). */
+  readonly maxRequestBytesInFlight: number;
 }
+
+/**
+ * The largest AdmissionReview body read by default: 3 MiB, the largest request body the API
+ * server itself accepts (kube-apiserver `--max-request-body-bytes`, `MaxRequestBodyBytes` in
+ * k8s.io/apiserver: "1.5MB is the recommended client request size … the etcd server should
+ * accept … A request body might be encoded in json, and is converted to proto when persisted in
+ * etcd, so we allow 2x"). A review carries `object`, and on UPDATE `oldObject` too: two objects
+ * each at most 1.5 MiB in etcd, which as JSON is 1–1.5 times that for workloads (strings dominate),
+ * so a review of a storable object fits 3 MiB unless an UPDATE's objects are each over about
+ * 1.5 MiB (raise the flag for such objects; the review is otherwise refused, and so denied).
+ */
+export const DEFAULT_MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
 /** The text of `toolkit-webhook --help`. */
 export const WEBHOOK_USAGE = `toolkit-webhook: the toolkit image signature admission webhook
@@ -110,7 +124,12 @@ Bounds (see docs/admission.md, "Limits"; all exported on /metrics):
   --max-verifications N           Most image verifications in flight across all reviews; the
                                   others wait within their review's budget (default 64)
   --max-request-bytes N           Largest AdmissionReview body read; larger ones are refused
-                                  with 413 (default 8388608, 8 MiB)
+                                  with 413 (default 3145728, 3 MiB: the largest body the API
+                                  server itself accepts)
+  --max-request-bytes-in-flight N Memory of all request bodies read and parsed at once (4 bytes
+                                  a byte, 64 a JSON value); a request that does not fit is
+                                  refused with 503 unread (default 33554432, 32 MiB; at least
+                                  10 x --max-request-bytes)
 
   -h, --help                      Show this help
 
@@ -190,7 +209,8 @@ export function parseWebhookArgs(
         "registries.d": { type: "string" },
         "max-images": { type: "string", default: "256" },
         "max-verifications": { type: "string", default: "64" },
-        "max-request-bytes": { type: "string", default: String(8 * 1024 * 1024) },
+        "max-request-bytes": { type: "string", default: String(DEFAULT_MAX_REQUEST_BYTES) },
+        "max-request-bytes-in-flight": { type: "string", default: String(32 * 1024 * 1024) },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -228,6 +248,14 @@ export function parseWebhookArgs(
       throw new UsageError(`--insecure-registry: ${error.message}`, { cause: error });
     }
   }
+  const maxRequestBytes = atLeastOne(values["max-request-bytes"]!, "--max-request-bytes");
+  const inFlight = values["max-request-bytes-in-flight"]!;
+  const maxRequestBytesInFlight = atLeastOne(inFlight, "--max-request-bytes-in-flight");
+  if (maxRequestBytesInFlight < 10 * maxRequestBytes) {
+    throw new UsageError(
+      `Cannot use --max-request-bytes-in-flight "${inFlight}": it must be at least 10 times --max-request-bytes (${maxRequestBytes}), so that the largest body and its parse fit`,
+    );
+  }
   const reloadMs = parseDuration(values["tls-reload-interval"]!, "--tls-reload-interval");
   if (reloadMs < 100) {
     throw new UsageError("Cannot use --tls-reload-interval below 100ms");
@@ -256,6 +284,7 @@ export function parseWebhookArgs(
     events: !values["no-events"],
     maxImages: atLeastOne(values["max-images"]!, "--max-images"),
     maxVerifications: atLeastOne(values["max-verifications"]!, "--max-verifications"),
-    maxRequestBytes: atLeastOne(values["max-request-bytes"]!, "--max-request-bytes"),
+    maxRequestBytes,
+    maxRequestBytesInFlight,
   };
 }

@@ -7,6 +7,7 @@
  */
 import { parseWebhookArgs, WEBHOOK_USAGE, type WebhookConfig } from "./config.ts";
 import { createRoutes } from "./handler.ts";
+import { BodyPool } from "./body_pool.ts";
 import { createJsonLog, fileWriter, type JsonLog, LOG_STRING_LIMIT } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
 import { monitorEventLoop } from "./event_loop_monitor.ts";
@@ -176,6 +177,8 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       maxVerificationsInFlight: config.maxVerifications,
     },
   });
+  // Request bodies in flight, across connections: their bytes and their parse (`body_pool.ts`).
+  const bodyPool = new BodyPool(config.maxRequestBytesInFlight);
   metrics.bounds = () => {
     const evaluated = evaluator.bounds!();
     return {
@@ -188,6 +191,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
         images_per_review: evaluated.maxImagesPerReview,
         verifications_in_flight: evaluated.maxVerificationsInFlight,
         request_bytes: config.maxRequestBytes,
+        request_bytes_in_flight: config.maxRequestBytesInFlight,
         image_reference_chars: MAX_REFERENCE_LENGTH,
         quoted_input_chars: QUOTE_LIMIT,
         log_string_chars: LOG_STRING_LIMIT,
@@ -196,6 +200,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       verificationsInFlight: evaluated.verificationsInFlight,
       verificationsWaiting: evaluated.verificationsWaiting,
       readPool: verifier.readPool?.(),
+      bodyPool: bodyPool.stats(),
       eventLoop: eventLoop.stalls(),
     };
   };
@@ -217,7 +222,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       certFile: config.tlsCertFile,
       keyFile: config.tlsKeyFile,
       reloadIntervalMs: config.tlsReloadIntervalMs,
-      limits: { maxBodyBytes: config.maxRequestBytes },
+      limits: { maxBodyBytes: config.maxRequestBytes, bodyPool },
       onEvent: (event) => {
         if (event.type === "reloaded") metrics.tlsReloads++;
         log.write({
