@@ -10,7 +10,7 @@ import {
 } from "../../tests/env/oci_layout.ts";
 import { fakeSleep, serve } from "../../tests/fakes/loopback_server.ts";
 import { MAX_REGISTRY_HOSTS } from "./auth.ts";
-import { createRegistryClient, insecureRegistryEntry, nextPage } from "./client.ts";
+import { createRegistryClient, insecureRegistryEntry, nextPage, parseErrorBody } from "./client.ts";
 import { credentialsFromSecret, type SecretLike } from "./credentials.ts";
 import { computeDigest } from "./digest.ts";
 import {
@@ -555,4 +555,15 @@ Deno.test("nextPage() follows only a next link to the same API path, keeping its
   assert.equal(nextPage(`</v2/other/referrers/x?p=2>; rel="next"`, base), undefined);
   assert.equal(nextPage(`<${base}?p=2>; rel="prev"`, base), undefined);
   assert.equal(nextPage(null, base), undefined);
+});
+
+Deno.test("parseErrorBody() reads no error list past its shape", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  assert.deepEqual(parseErrorBody(encode(`{"errors":[{"code":"DENIED","message":"no"}]}`)), [
+    { code: "DENIED", message: "no" },
+  ]);
+  const crowded = `{"errors":[{"code":"DENIED","message":"no","detail":[${
+    "[],".repeat(2000)
+  }[]]}]}`;
+  assert.deepEqual(parseErrorBody(encode(crowded)), []);
 });
