@@ -79,6 +79,9 @@ export interface Http1Limits {
   readonly bodyPool?: BodyPool;
 }
 
+/** What a closing connection may still receive before it is cut off, in bytes. */
+const DROPPED_BYTES_BEFORE_RESET = 64 * 1024;
+
 /** The pool's bytes reserved for a body's values at a time (while they are counted). */
 const VALUE_RESERVATION_STEP = 16 * 1024;
 
@@ -250,6 +253,8 @@ export class Http1Connection {
   #bodyReceived = 0;
   /** Of the reservation, the bytes for the body's values. */
   #valuesReserved = 0;
+  /** Bytes received and dropped since the connection began to close. */
+  #dropped = 0;
   /** The socket has closed. */
   #gone = false;
   /** An answer waits for the client to read the ones before it. */
@@ -304,7 +309,13 @@ export class Http1Connection {
   }
 
   #receive(chunk: Buffer): void {
-    if (this.#phase === "done") return;
+    if (this.#phase === "done") {
+      // Closing: what still arrives is dropped, and a client that keeps sending is cut off
+      // (a paused socket would not stop the TLS layer from reading and keeping it).
+      this.#dropped += chunk.length;
+      if (this.#dropped > DROPPED_BYTES_BEFORE_RESET && !this.#gone) this.#destroy();
+      return;
+    }
     // A body's bytes are counted (and their values reserved) before they are kept.
     if (this.#phase === "body" && !this.#scan(chunk)) return;
     this.#chunks.push(chunk);
@@ -566,7 +577,8 @@ export class Http1Connection {
     this.#chunks = [];
     this.#size = 0;
     this.#releaseBody();
-    // A client that does not close its side in time is cut off by `expire`.
+    // A client that does not close its side in time is cut off by `expire`, one that goes on
+    // sending (the rest of a body refused unread) once it has sent a little more.
     this.#deadline = Date.now() + 5_000;
     this.#socket.end();
   }
