@@ -322,8 +322,11 @@ export class Http1Connection {
     this.#size += chunk.length;
     if (this.#phase === "answering") {
       // One request head (and a chunk) at most is read ahead while the answer is made: the
-      // next body is read only once its bytes are reserved.
+      // next body is read only once its bytes are reserved. Pausing the socket does not stop
+      // the TLS layer from reading (one client sent 2.5 GB in 3 s to a paused socket, all
+      // kept), so a client that sends more than that is cut off.
       if (this.#size > this.#maxHead) this.#socket.pause();
+      if (this.#size > this.#maxHead + DROPPED_BYTES_BEFORE_RESET) this.#destroy();
       return;
     }
     this.#advance();

@@ -741,3 +741,41 @@ Deno.test("Http1Connection keeps at most one request head read ahead while it an
     await server.close();
   }
 });
+
+Deno.test("Http1Connection cuts off a client that keeps sending to a paused or closing connection", async () => {
+  const { EventEmitter } = await import("node:events");
+  const { Buffer } = await import("node:buffer");
+  // A socket that, like node:tls in Deno, goes on delivering data when paused.
+  const fake = () => {
+    const state = { destroyed: false, ended: false, written: [] as string[] };
+    const socket = Object.assign(new EventEmitter(), {
+      write: (chunk: string) => state.written.push(chunk) > 0,
+      end: () => (state.ended = true),
+      destroy: () => (state.destroyed = true),
+      pause: () => {},
+      resume: () => {},
+    });
+    return { socket, state };
+  };
+  const never = new Promise<never>(() => {});
+  const flood = Buffer.alloc(16 * 1024, 0x61);
+
+  // While an answer is made: one request head (and a chunk) is read ahead, no more.
+  const waiting = fake();
+  new Http1Connection(waiting.socket as unknown as Socket, () => never, { maxBodyBytes: 1024 });
+  waiting.socket.emit("data", Buffer.from(post('{"n":1}')));
+  for (let i = 0; i < 5 && !waiting.state.destroyed; i++) waiting.socket.emit("data", flood);
+  assert.ok(!waiting.state.destroyed, "a head and a chunk are allowed");
+  for (let i = 0; i < 10 && !waiting.state.destroyed; i++) waiting.socket.emit("data", flood);
+  assert.ok(waiting.state.destroyed);
+
+  // After an answer that closes (a body refused unread): what still arrives is dropped, then cut.
+  const refused = fake();
+  new Http1Connection(refused.socket as unknown as Socket, echo, { maxBodyBytes: 1024 });
+  refused.socket.emit("data", Buffer.from(head(1_000_000)));
+  await new Promise((r) => setTimeout(r, 0));
+  assert.match(refused.state.written.join(""), /^HTTP\/1\.1 [45]\d\d /);
+  assert.ok(refused.state.ended && !refused.state.destroyed);
+  for (let i = 0; i < 10 && !refused.state.destroyed; i++) refused.socket.emit("data", flood);
+  assert.ok(refused.state.destroyed);
+});
