@@ -172,3 +172,14 @@ export function parseJsonWithin(
   checkJsonShape(text, limits, what);
   return JSON.parse(typeof text === "string" ? text : new TextDecoder().decode(text));
 }
+
+/**
+ * Bounds for a JSON text of `length` bytes (or UTF-16 code units) whose shape is not known more
+ * closely (an API server's object or list, a Git host's answer): at most one value per 4 bytes on
+ * average, which parses into at most about 20 times the text's bytes on V8's heap (64 bytes for
+ * the costliest value, an empty object, and the text's own bytes), nested at most `maxDepth`
+ * levels. Kubernetes objects, the densest real texts met, spend 5 to 15 bytes a value.
+ */
+export function jsonLimitsForLength(length: number, maxDepth = 64): JsonShapeLimits {
+  return { maxValues: Math.floor(length / 4) + 64, maxDepth };
+}

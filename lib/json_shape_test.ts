@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { checkJsonShape, JsonShapeError, JsonShapeScanner, parseJsonWithin } from "./json_shape.ts";
+import {
+  checkJsonShape,
+  jsonLimitsForLength,
+  JsonShapeError,
+  JsonShapeScanner,
+  parseJsonWithin,
+} from "./json_shape.ts";
 
 const WIDE = { maxValues: 1_000_000, maxDepth: 1000 };
 const encoder = new TextEncoder();
@@ -81,4 +87,19 @@ Deno.test("json_shape: eight MiB of empty arrays are refused without being parse
     parseJsonWithin(text, { maxValues: 200_000, maxDepth: 64 }, "the review")
   );
   assert.deepEqual(error.bound, "values");
+});
+
+Deno.test("json_shape: jsonLimitsForLength allows a value per 4 bytes, and the depth given", () => {
+  assert.deepEqual(jsonLimitsForLength(4000), { maxValues: 1064, maxDepth: 64 });
+  assert.deepEqual(jsonLimitsForLength(0, 8), { maxValues: 64, maxDepth: 8 });
+  const dense = `[${"0,".repeat(2000)}0]`;
+  assert.throws(
+    () => parseJsonWithin(dense, jsonLimitsForLength(dense.length), "the text"),
+    JsonShapeError,
+  );
+  const object = JSON.stringify({ metadata: { name: "a", labels: { app: "b" } }, data: "x" });
+  assert.deepEqual(
+    parseJsonWithin(object, jsonLimitsForLength(object.length), "it"),
+    JSON.parse(object),
+  );
 });

@@ -78,7 +78,21 @@ export interface WebhookConfig {
   readonly maxRequestBytes: number;
   /** The largest RSA modulus of a key Secret's keys, in bits (2048 to 8192). */
   readonly maxRsaKeyBits: number;
+  /** The pool of request bodies in flight across connections, bytes and parse (`body_pool.ts`). */
+  readonly maxRequestBytesInFlight: number;
 }
+
+/**
+ * The largest AdmissionReview body read by default: 3 MiB, the largest request body the API
+ * server itself accepts (kube-apiserver `--max-request-body-bytes`, `MaxRequestBodyBytes` in
+ * k8s.io/apiserver: "1.5MB is the recommended client request size … the etcd server should
+ * accept … A request body might be encoded in json, and is converted to proto when persisted in
+ * etcd, so we allow 2x"). A review carries `object`, and on UPDATE `oldObject` too: two objects
+ * each at most 1.5 MiB in etcd, which as JSON is 1–1.5 times that for workloads (strings dominate),
+ * so a review of a storable object fits 3 MiB unless an UPDATE's objects are each over about
+ * 1.5 MiB (raise the flag for such objects; the review is otherwise refused, and so denied).
+ */
+export const DEFAULT_MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
 /** The text of `toolkit-webhook --help`. */
 export const WEBHOOK_USAGE = `toolkit-webhook: the toolkit image signature admission webhook
@@ -133,11 +147,16 @@ Bounds (see docs/admission.md, "Limits"; all exported on /metrics):
                                   no host takes more than 3/4 of them; the others wait within
                                   their review's budget (default 64)
   --max-request-bytes N           Largest AdmissionReview body read; larger ones are refused
-                                  with 413 (default 8388608, 8 MiB)
+                                  with 413 (default 3145728, 3 MiB: the largest body the API
+                                  server itself accepts)
   --max-rsa-key-bits N            Largest RSA modulus of a key Secret's keys, 2048 to 8192
                                   (default 4096; over 4096, OpenPGP keys only, each check
                                   then holds the event loop up to 2 ms); a larger key, an
                                   exponent over 2^32, DSA or ElGamal makes the policy unusable
+  --max-request-bytes-in-flight N Memory of all request bodies read and parsed at once (4 bytes
+                                  a byte, 64 a JSON value); a request that does not fit is
+                                  refused with 503 unread (default 33554432, 32 MiB; at least
+                                  10 x --max-request-bytes)
 
   -h, --help                      Show this help
 
@@ -238,7 +257,8 @@ export function parseWebhookArgs(
         "registries.d": { type: "string" },
         "max-images": { type: "string", default: "256" },
         "max-verifications": { type: "string", default: "64" },
-        "max-request-bytes": { type: "string", default: String(8 * 1024 * 1024) },
+        "max-request-bytes": { type: "string", default: String(DEFAULT_MAX_REQUEST_BYTES) },
+        "max-request-bytes-in-flight": { type: "string", default: String(32 * 1024 * 1024) },
         "max-rsa-key-bits": { type: "string", default: "4096" },
         help: { type: "boolean", short: "h" },
       },
@@ -286,6 +306,14 @@ export function parseWebhookArgs(
       throw new UsageError(`--insecure-registry: ${error.message}`, { cause: error });
     }
   }
+  const maxRequestBytes = atLeastOne(values["max-request-bytes"]!, "--max-request-bytes");
+  const inFlight = values["max-request-bytes-in-flight"]!;
+  const maxRequestBytesInFlight = atLeastOne(inFlight, "--max-request-bytes-in-flight");
+  if (maxRequestBytesInFlight < 10 * maxRequestBytes) {
+    throw new UsageError(
+      `Cannot use --max-request-bytes-in-flight "${inFlight}": it must be at least 10 times --max-request-bytes (${maxRequestBytes}), so that the largest body and its parse fit`,
+    );
+  }
   const reloadMs = parseDuration(values["tls-reload-interval"]!, "--tls-reload-interval");
   if (reloadMs < 100) {
     throw new UsageError("Cannot use --tls-reload-interval below 100ms");
@@ -316,7 +344,8 @@ export function parseWebhookArgs(
     events: !values["no-events"],
     maxImages: atLeastOne(values["max-images"]!, "--max-images"),
     maxVerifications: atLeastOne(values["max-verifications"]!, "--max-verifications"),
-    maxRequestBytes: atLeastOne(values["max-request-bytes"]!, "--max-request-bytes"),
+    maxRequestBytes,
+    maxRequestBytesInFlight,
     maxRsaKeyBits: rsaKeyBits(values["max-rsa-key-bits"]!),
   };
 }

@@ -124,7 +124,8 @@ Deno.test("parseWebhookArgs() reads the bounds of a request, with documented def
   assert.ok(defaults !== "help");
   assert.equal(defaults.maxImages, 256);
   assert.equal(defaults.maxVerifications, 64);
-  assert.equal(defaults.maxRequestBytes, 8 * 1024 * 1024);
+  assert.equal(defaults.maxRequestBytes, 3 * 1024 * 1024);
+  assert.equal(defaults.maxRequestBytesInFlight, 32 * 1024 * 1024);
   const set = parseWebhookArgs([
     ...base,
     "--max-images",
@@ -138,6 +139,15 @@ Deno.test("parseWebhookArgs() reads the bounds of a request, with documented def
   assert.deepEqual([set.maxImages, set.maxVerifications, set.maxRequestBytes], [10, 4, 1048576]);
   assert.throws(() => parseWebhookArgs([...base, "--max-images", "0"]), /expected at least 1/);
   assert.match(WEBHOOK_USAGE, /--max-images N/);
+  const pool = parseWebhookArgs([...base, "--max-request-bytes-in-flight", "67108864"]);
+  assert.ok(pool !== "help");
+  assert.equal(pool.maxRequestBytesInFlight, 64 * 1024 * 1024);
+  // The largest body and its parse must fit the pool.
+  assert.throws(
+    () => parseWebhookArgs([...base, "--max-request-bytes", "8388608"]),
+    /at least 10 times --max-request-bytes/,
+  );
+  assert.match(WEBHOOK_USAGE, /--max-request-bytes-in-flight N/);
 });
 
 Deno.test("parseWebhookArgs() reads --client-ca and opens the probe port with it", () => {

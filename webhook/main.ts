@@ -9,6 +9,7 @@
  */
 import { parseWebhookArgs, WEBHOOK_USAGE, type WebhookConfig } from "./config.ts";
 import { createRoutes } from "./handler.ts";
+import { BodyPool } from "./body_pool.ts";
 import { createJsonLog, fileWriter, type JsonLog, LOG_STRING_LIMIT } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
 import { monitorEventLoop } from "./event_loop_monitor.ts";
@@ -191,6 +192,8 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       maxVerificationsInFlight: config.maxVerifications,
     },
   });
+  // Request bodies in flight, across connections: their bytes and their parse (`body_pool.ts`).
+  const bodyPool = new BodyPool(config.maxRequestBytesInFlight);
   metrics.bounds = () => {
     const evaluated = evaluator.bounds!();
     return {
@@ -204,6 +207,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
         verifications_in_flight: evaluated.maxVerificationsInFlight,
         request_bytes: config.maxRequestBytes,
         rsa_key_bits: config.maxRsaKeyBits,
+        request_bytes_in_flight: config.maxRequestBytesInFlight,
         image_reference_chars: MAX_REFERENCE_LENGTH,
         quoted_input_chars: QUOTE_LIMIT,
         log_string_chars: LOG_STRING_LIMIT,
@@ -212,6 +216,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       verificationsInFlight: evaluated.verificationsInFlight,
       verificationsWaiting: evaluated.verificationsWaiting,
       readPool: verifier.readPool?.(),
+      bodyPool: bodyPool.stats(),
       eventLoop: eventLoop.stalls(),
     };
   };
@@ -254,7 +259,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       ...tls,
       port: config.port,
       clientCaFile: config.clientCaFile,
-      limits: { maxBodyBytes: config.maxRequestBytes },
+      limits: { maxBodyBytes: config.maxRequestBytes, bodyPool },
       onEvent: onEvent("webhook"),
     }, routes);
     if (config.probePort !== undefined) {

@@ -19,6 +19,7 @@ import { gitlabHost } from "./gitlab.ts";
 import type { GitHost } from "./host.ts";
 import type { FetchFunction } from "./http.ts";
 import { timeoutOr } from "../fetch.ts";
+import { jsonLimitsForLength, parseJsonWithin } from "../json_shape.ts";
 import type { GitUrl } from "./url.ts";
 
 /** How to reach a repository's host. */
@@ -56,7 +57,7 @@ async function probeJson(
     const text = await response.text();
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = parseJsonWithin(text, jsonLimitsForLength(text.length, 64), "the answer");
     } catch {
       body = undefined;
     }

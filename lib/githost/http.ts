@@ -13,6 +13,12 @@ import {
   GitHostUnreachableError,
 } from "./errors.ts";
 import { type FetchFunction, timeoutOr } from "../fetch.ts";
+import { jsonLimitsForLength, parseJsonWithin } from "../json_shape.ts";
+
+/** Parses a Git host's answer within a shape proportional to its length. */
+function parseAnswer(text: string): unknown {
+  return parseJsonWithin(text, jsonLimitsForLength(text.length, 64), "the answer");
+}
 
 export type { FetchFunction } from "../fetch.ts";
 
@@ -148,7 +154,7 @@ export class GitHostHttp {
     let body: unknown = text;
     if (!options.text && text !== "") {
       try {
-        body = JSON.parse(text);
+        body = parseAnswer(text);
       } catch {
         body = text;
       }
@@ -172,7 +178,7 @@ export class GitHostHttp {
 /** The message of an error body (`{"message": …}`, `{"error": {"message": …}}`) or its text. */
 export function errorMessage(text: string): string {
   try {
-    const body = JSON.parse(text) as Record<string, unknown>;
+    const body = parseAnswer(text) as Record<string, unknown>;
     const nested = body.error as Record<string, unknown> | string | undefined;
     const message = body.message ?? (typeof nested === "object" ? nested?.message : nested) ??
       body.errors;

@@ -11,6 +11,7 @@
 import { basicAuthorization } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
 import { timeoutOr } from "../fetch.ts";
+import { parseJsonWithin } from "../json_shape.ts";
 import { pollUntil, type WaitOptions } from "../poll.ts";
 import { type JenkinsJobRef, jobPath } from "./hook_url.ts";
 
@@ -126,7 +127,15 @@ export class JenkinsClient {
         await response.body?.cancel();
         return {}; // CSRF protection is off
       }
-      const body = await response.json() as { crumbRequestField?: string; crumb?: string };
+      // `{"_class", "crumb", "crumbRequestField"}`: counted before it is parsed.
+      const body = parseJsonWithin(
+        await response.text(),
+        { maxValues: 256, maxDepth: 8 },
+        "the crumb",
+      ) as {
+        crumbRequestField?: string;
+        crumb?: string;
+      };
       return body.crumbRequestField && body.crumb ? { [body.crumbRequestField]: body.crumb } : {};
     })();
     this.#crumb.catch(() => (this.#crumb = undefined));

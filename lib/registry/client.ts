@@ -31,6 +31,7 @@
 import type { ReadBudget } from "../read_budget.ts";
 import { canonicalDomain, formatReference, type ImageReference, isDigest } from "../image/mod.ts";
 import { TtlCache } from "../cache.ts";
+import { parseJsonWithin } from "../json_shape.ts";
 import {
   type AuthTarget,
   createRegistryAuth,
@@ -303,6 +304,9 @@ export function nextPage(link: string | null, base: string): string | undefined 
   return url.pathname === base ? `${url.pathname}${url.search}` : undefined;
 }
 
+/** An error list's shape: a few errors of a code, a message and a detail. */
+const ERROR_LIST_JSON_LIMITS = { maxValues: 1024, maxDepth: 16 };
+
 /** An error code of the distribution spec's error list. */
 const ERROR_CODE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
@@ -313,7 +317,8 @@ const ERROR_CODE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 export function parseErrorBody(body: Uint8Array): { code: string; message: string }[] {
   if (body.byteLength === 0) return [];
   try {
-    const doc: unknown = JSON.parse(new TextDecoder().decode(body));
+    // A list of a few errors: its shape is bounded before it is parsed (else: no list).
+    const doc = parseJsonWithin(body, ERROR_LIST_JSON_LIMITS, "the registry's error list");
     const list = typeof doc === "object" && doc !== null
       ? (doc as Record<string, unknown>).errors
       : undefined;

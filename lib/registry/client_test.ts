@@ -10,7 +10,7 @@ import {
 } from "../../tests/env/oci_layout.ts";
 import { fakeSleep, serve } from "../../tests/fakes/loopback_server.ts";
 import { MAX_REGISTRY_HOSTS } from "./auth.ts";
-import { createRegistryClient, insecureRegistryEntry, nextPage } from "./client.ts";
+import { createRegistryClient, insecureRegistryEntry, nextPage, parseErrorBody } from "./client.ts";
 import { credentialsFromSecret, type SecretLike } from "./credentials.ts";
 import { computeDigest } from "./digest.ts";
 import {
@@ -625,4 +625,15 @@ Deno.test("getReferrers() counts the JSON values of all pages before parsing eac
     client.getReferrers(ref, digest, { maxBytes: 64 * 1024, maxValues: 50, select: () => 1 }),
     /the referrers answer holds more than 50 JSON values$/,
   );
+});
+
+Deno.test("parseErrorBody() reads no error list past its shape", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  assert.deepEqual(parseErrorBody(encode(`{"errors":[{"code":"DENIED","message":"no"}]}`)), [
+    { code: "DENIED", message: "no" },
+  ]);
+  const crowded = `{"errors":[{"code":"DENIED","message":"no","detail":[${
+    "[],".repeat(2000)
+  }[]]}]}`;
+  assert.deepEqual(parseErrorBody(encode(crowded)), []);
 });
