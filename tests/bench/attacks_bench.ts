@@ -16,16 +16,22 @@ import type { AttackFigures } from "../admission/_attack.ts";
 import { unauthenticatedAttack } from "../admission/_attack_unauthenticated.ts";
 import { hugeReferrersAttack, junkReferrersAttack } from "../admission/_attack_referrers.ts";
 import { floodAttack } from "../admission/_attack_flood.ts";
+import { deepJsonAttack, heldBodiesAttack, wideJsonAttack } from "../admission/_attack_bodies.ts";
+import { hostileKeyAttack } from "../admission/_attack_hostile_key.ts";
 
 type Attack = () => Promise<AttackFigures | readonly AttackFigures[]>;
 
 /** Every attack, by the name it is run by. */
 const ATTACKS: Record<string, Attack> = {
+  "held-bodies": heldBodiesAttack,
+  "wide-json": wideJsonAttack,
+  "deep-json": deepJsonAttack,
   "unauthenticated": unauthenticatedAttack,
   "huge-referrers-16": () => hugeReferrersAttack(16),
   "huge-referrers-128": () => hugeReferrersAttack(128),
   "junk-referrers": () => junkReferrersAttack(),
   "flood": () => floodAttack(),
+  "hostile-key": hostileKeyAttack,
 };
 
 function out(line: string): void {
