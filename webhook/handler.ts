@@ -74,6 +74,11 @@ export interface WebhookRequest {
    * `bodyShapeLimits` (found before it is parsed), and `SyntaxError` when it is not JSON.
    */
   json(limit: number): unknown;
+  /**
+   * Aborts when the client has gone (its connection closed) before the answer was written: the
+   * review's verifications then end as they do at its deadline, and give back their slots.
+   */
+  readonly gone?: AbortSignal;
 }
 
 /** What the routes answer. */
@@ -87,6 +92,14 @@ export interface WebhookAnswer {
    * before it), so that none of it delays the answer. It does not throw.
    */
   readonly written?: () => void;
+}
+
+/** The client closed its connection before its answer was written. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super("the client closed the connection before the answer");
+    this.name = "ClientGoneError";
+  }
 }
 
 /** A request body over the limit. */
@@ -190,10 +203,11 @@ export function createRoutes(
    */
   function guarded(
     request: AdmissionRequest,
+    gone: AbortSignal | undefined,
   ): AdmissionDecision | "error" | Promise<AdmissionDecision | "error"> {
     let decision: AdmissionDecision | Promise<AdmissionDecision>;
     try {
-      decision = deps.evaluator.evaluate(request);
+      decision = deps.evaluator.evaluate(request, gone);
     } catch {
       return "error";
     }
@@ -228,18 +242,22 @@ export function createRoutes(
     } catch (error) {
       return refused(error);
     }
-    if (body instanceof Promise) return body.then((b) => review(b, started), refused);
-    return review(body, started);
+    if (body instanceof Promise) return body.then((b) => review(b, started, http.gone), refused);
+    return review(body, started, http.gone);
   }
 
-  function review(body: unknown, started: number): WebhookAnswer | Promise<WebhookAnswer> {
+  function review(
+    body: unknown,
+    started: number,
+    gone: AbortSignal | undefined,
+  ): WebhookAnswer | Promise<WebhookAnswer> {
     let request: AdmissionRequest;
     try {
       request = parseAdmissionReview(body);
     } catch (error) {
       return refused(error);
     }
-    const decision = guarded(request);
+    const decision = guarded(request, gone);
     if (decision instanceof Promise) return decision.then((d) => answer(request, d, started));
     return answer(request, decision, started);
   }

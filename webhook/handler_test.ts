@@ -281,3 +281,23 @@ Deno.test("createRoutes() answers as text, whatever server carries the request",
   const probe = await routes({ method: "HEAD", path: "/healthz", json: () => Promise.resolve() });
   assert.deepEqual([probe.status, probe.body], [200, "ok\n"]);
 });
+
+Deno.test("createRoutes() hands the evaluator the request's gone signal", async () => {
+  const seen: (AbortSignal | undefined)[] = [];
+  const routes = createRoutes({
+    evaluator: {
+      evaluate: (_request, gone) => {
+        seen.push(gone);
+        return Promise.resolve(ALLOW);
+      },
+    },
+    ready: () => true,
+    metrics: new WebhookMetrics(),
+    log: { write() {}, flush() {} },
+    guardMs: 100,
+  });
+  const gone = new AbortController().signal;
+  await routes({ method: "POST", path: "/admit", json: () => review("gone-1"), gone });
+  await routes({ method: "POST", path: "/admit", json: () => Promise.resolve(review("gone-2")) });
+  assert.deepEqual(seen, [gone, undefined]);
+});

@@ -48,6 +48,7 @@ import type { Socket } from "node:net";
 import { Buffer } from "node:buffer";
 import { JsonShapeError, type JsonShapeLimits, JsonShapeScanner } from "../lib/mod.ts";
 import {
+  ClientGoneError,
   pathOf,
   RequestBodyTooLargeError,
   type WebhookAnswer,
@@ -257,6 +258,17 @@ export class Http1Connection {
   #dropped = 0;
   /** The socket has closed. */
   #gone = false;
+  /** Aborted when the socket closes; made when a request first asks (one a connection). */
+  #goneController: AbortController | undefined;
+
+  /** The signal that the client has gone, for the request being answered. */
+  get #goneSignal(): AbortSignal {
+    this.#goneController ??= new AbortController();
+    if (this.#gone && !this.#goneController.signal.aborted) {
+      this.#goneController.abort(new ClientGoneError());
+    }
+    return this.#goneController.signal;
+  }
   /** An answer waits for the client to read the ones before it. */
   #blocked = false;
   /** When the current phase ends by timeout (ms, `Date.now()` clock). */
@@ -286,6 +298,7 @@ export class Http1Connection {
       this.#phase = "done";
       this.#gone = true;
       this.#releaseBody();
+      this.#goneController?.abort(new ClientGoneError());
     });
   }
 
@@ -494,9 +507,15 @@ export class Http1Connection {
     this.#reservation = undefined;
     this.#scanner = undefined;
     const refused = !(body instanceof Buffer);
+    // deno-lint-ignore no-this-alias
+    const connection = this;
     const request: WebhookRequest = {
       method: head.method,
       path: pathOf(head.target),
+      // Asked for only by a review that waits (a warm one never does): made on demand.
+      get gone() {
+        return connection.#goneSignal;
+      },
       // The body is all here: parsed at once, not behind a promise. Its shape was counted as it
       // arrived and its values reserved: the parse is bounded.
       json: (limit) => {

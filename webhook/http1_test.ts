@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer, type Server, type Socket } from "node:net";
 import { Http1Connection, type Http1Limits, parseHead, type Routes } from "./http1.ts";
-import { RequestBodyTooLargeError, type WebhookRequest } from "./handler.ts";
+import { ClientGoneError, RequestBodyTooLargeError, type WebhookRequest } from "./handler.ts";
 import { BODY_BYTE_COST, BodyPool } from "./body_pool.ts";
 import { JsonShapeError } from "../lib/mod.ts";
 
@@ -9,12 +9,13 @@ import { JsonShapeError } from "../lib/mod.ts";
 async function serve(
   routes: Routes,
   limits: Http1Limits = { maxBodyBytes: 1024 },
+  allowHalfOpen = true,
 ): Promise<
   { port: number; connections: Http1Connection[]; sockets: Set<Socket>; close(): Promise<void> }
 > {
   const connections: Http1Connection[] = [];
   const sockets = new Set<Socket>();
-  const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
+  const server: Server = createServer({ allowHalfOpen }, (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     connections.push(new Http1Connection(socket, routes, limits));
@@ -778,4 +779,36 @@ Deno.test("Http1Connection cuts off a client that keeps sending to a paused or c
   assert.ok(refused.state.ended && !refused.state.destroyed);
   for (let i = 0; i < 10 && !refused.state.destroyed; i++) refused.socket.emit("data", flood);
   assert.ok(refused.state.destroyed);
+});
+
+Deno.test("Http1Connection: a request's gone signal aborts when its client closes before the answer", async () => {
+  let gone: AbortSignal | undefined;
+  let asked!: () => void;
+  const waiting = new Promise<void>((resolve) => (asked = resolve));
+  const never = new Promise<never>(() => {});
+  // As the webhook's server does (server.ts): a client that ends its side ends the connection.
+  const server = await serve(
+    (request: WebhookRequest) => {
+      request.json(1024);
+      gone = request.gone;
+      asked();
+      return never;
+    },
+    { maxBodyBytes: 1024 },
+    false,
+  );
+  const client = await Client.connect(server.port);
+  try {
+    await client.write(post('{"n":1}'));
+    await waiting;
+    assert.ok(gone !== undefined && !gone.aborted, "not aborted while the client waits");
+    const aborted = new Promise<unknown>((resolve) =>
+      gone!.addEventListener("abort", () => resolve(gone!.reason), { once: true })
+    );
+    client.close();
+    const reason = await aborted;
+    assert.ok(reason instanceof ClientGoneError);
+  } finally {
+    await server.close();
+  }
 });
