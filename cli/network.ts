@@ -14,6 +14,7 @@
  * @module
  */
 import type { CliIO } from "./io.ts";
+import type { CommandContext } from "./command.ts";
 import { paint } from "./io.ts";
 import type { FlagSpec } from "./options.ts";
 import {
@@ -60,26 +61,27 @@ export function requestObserver(io: CliIO, options: NetworkOptions): RequestObse
 }
 
 /**
- * The global fetch telling each request with `-v`, for a client that times its requests itself
- * (give it {@linkcode clientTimeoutMs}).
+ * The context's fetch telling each request with `-v`, for a client that times its requests
+ * itself (give it {@linkcode clientTimeoutMs}).
  */
-export function observedGlobalFetch(io: CliIO, options: NetworkOptions): FetchFunction {
-  return observedFetch((input, init) => fetch(input, init), requestObserver(io, options));
+export function observedContextFetch(
+  ctx: Pick<CommandContext, "io" | "fetch">,
+  options: NetworkOptions,
+): FetchFunction {
+  return observedFetch(ctx.fetch, requestObserver(ctx.io, options));
 }
 
 /**
- * The fetch for a command's requests made without a client that times them: each told with
- * `-v`, each given up after `--request-timeout` of silence (`base`: the global fetch unless
- * given).
+ * The fetch for a command's requests made without a client that times them: the context's,
+ * each told with `-v`, each given up after `--request-timeout` of silence.
  */
 export function networkFetch(
-  io: CliIO,
+  ctx: Pick<CommandContext, "io" | "fetch">,
   options: NetworkOptions,
-  base: FetchFunction = (input, init) => fetch(input, init),
 ): FetchFunction {
   return observedFetch(
-    timedFetch(base, options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS),
-    requestObserver(io, options),
+    timedFetch(ctx.fetch, options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    requestObserver(ctx.io, options),
   );
 }
 

@@ -297,6 +297,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
         ...ctx.clock,
         timeoutMs: flags.wait ? waitTimeout * 1000 : 0,
         requestTimeoutMs: clientTimeoutMs(flags),
+        fetch: ctx.fetch,
         ...(options.clientAuth && apiServer?.certificate
           ? { clientCertificate: apiServer.certificate }
           : {}),
