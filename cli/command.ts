@@ -107,6 +107,12 @@ export interface CommandDeclaration extends OptionsSpec {
   /** Examples shown in help: [command line, what it does]. */
   readonly examples?: readonly (readonly [string, string])[];
   /**
+   * Why the command takes no `-o json|yaml`: every command (or group) without this has `-o` with
+   * both, since it changes objects or prints data (`app_test.ts` checks, from the command list).
+   * Not shown in help.
+   */
+  readonly withoutOutput?: string;
+  /**
    * Rewrites the words that follow this command's name before they are parsed, for commands
    * that keep another program's spellings (`yq`: cobra's `-d*`, `-ppv`, `-c=false`). Words
    * after `--` are never passed.

@@ -10,6 +10,7 @@ import { KUBE_FLAGS } from "../flags.ts";
 /** `dashboard`. */
 export const DASHBOARD = defineCommand({
   usage: "dashboard",
+  withoutOutput: "it opens one URL (--print prints it)",
   describe: "Open the Developer Dashboard in the default browser",
   flags: {
     namespace: {
