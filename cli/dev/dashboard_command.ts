@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { KUBE_FLAGS } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE } from "../flags.ts";
 
 /** `dashboard`. */
 export const DASHBOARD = defineCommand({
@@ -14,9 +14,7 @@ export const DASHBOARD = defineCommand({
   describe: "Open the Developer Dashboard in the default browser",
   flags: {
     namespace: {
-      type: "string",
-      alias: "n",
-      default: "tools",
+      ...NAMESPACE.tools,
       describe: "The namespace where the Dashboard has been deployed",
     },
     print: { type: "boolean", describe: "Print the URL instead of opening it" },
