@@ -13,7 +13,7 @@
 import type { CommandContext } from "./command.ts";
 import type { CliIO } from "./io.ts";
 import { promptTerminal } from "./terminal.ts";
-import { DEFAULT_REQUEST_TIMEOUT_MS, requestObserver } from "./network.ts";
+import { clientTimeoutMs, requestObserver } from "./network.ts";
 import { systemProcessRunner } from "../lib/process.ts";
 
 /** The parts of a context a caller may replace. */
@@ -37,7 +37,7 @@ export function commandContext<IO extends CliIO>(
         env: io.env,
         cwd: io.cwd,
         ...(options.throttle === true ? { requestsPerSecond: 2 } : {}),
-        requestTimeoutMs: options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        requestTimeoutMs: clientTimeoutMs(options),
         ...(onRequest ? { onRequest } : {}),
       });
     },

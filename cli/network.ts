@@ -16,7 +16,7 @@
 import type { CliIO } from "./io.ts";
 import type { CommandContext } from "./command.ts";
 import { paint } from "./io.ts";
-import type { FlagSpec } from "./options.ts";
+import { type FlagSpec, parseDuration } from "./options.ts";
 import {
   type FetchFunction,
   NO_TIMEOUT_MS,
@@ -29,8 +29,8 @@ import {
 
 /** The default of `--request-timeout`. */
 export const DEFAULT_REQUEST_TIMEOUT = "30s";
-/** The same in ms. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** The same in ms (read from it: the limit is written once). */
+export const DEFAULT_REQUEST_TIMEOUT_MS: number = parseDuration(DEFAULT_REQUEST_TIMEOUT)!;
 
 /** `--request-timeout`, on every command that reaches a server. */
 export const REQUEST_TIMEOUT_FLAG = {
@@ -48,7 +48,11 @@ export interface NetworkOptions {
   readonly verbose?: boolean;
 }
 
-/** The timeout of `options` in ms for a client that takes a number (0 becomes no limit). */
+/**
+ * The timeout of `options` in ms, for every client and fetch of a command: the one place where
+ * `--request-timeout=0` ("no limit") becomes {@linkcode NO_TIMEOUT_MS}, the longest a timer
+ * waits, so that no client needs its own reading of 0.
+ */
 export function clientTimeoutMs(options: NetworkOptions): number {
   const ms = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
   return ms > 0 ? ms : NO_TIMEOUT_MS;
@@ -80,7 +84,7 @@ export function networkFetch(
   options: NetworkOptions,
 ): FetchFunction {
   return observedFetch(
-    timedFetch(ctx.fetch, options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    timedFetch(ctx.fetch, clientTimeoutMs(options)),
     requestObserver(ctx.io, options),
   );
 }

@@ -300,7 +300,9 @@ Deno.test("runVaultFetch() reports a key that does not exist with the vault's te
     {
       name: "KeyNotFoundError",
       status: 404,
-      message: `Cannot fetch key "nope": no key has this alias or name in instance ${INSTANCE}`,
+      code: "KEY_NOT_FOUND_ERR",
+      message:
+        `Cannot fetch key "nope": no key has this alias or name in instance ${INSTANCE} (KEY_NOT_FOUND_ERR, 404)`,
     },
   );
   await assert.rejects(Deno.stat(join(dir.path, "k.asc")), Deno.errors.NotFound);
