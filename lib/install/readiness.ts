@@ -11,7 +11,7 @@ import { installedType } from "./apply.ts";
 import { InstallError } from "./install_error.ts";
 import { WEBHOOK_NAME } from "./options.ts";
 import { pollUntil, type WaitOptions } from "../poll.ts";
-import type { FetchFunction } from "../fetch.ts";
+import { type FetchFunction, RequestTimeoutError, timedFetch } from "../fetch.ts";
 
 /** The replicas of the webhook's Deployment, as its status reports them. */
 export interface WebhookReplicas {
@@ -117,17 +117,16 @@ export async function probeWebhookUrl(
       : {}),
   });
   try {
-    const response = await fetcher(url, {
+    const response = await timedFetch(fetcher, timeoutMs)(url, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: "{}",
       client,
-      signal: AbortSignal.timeout(timeoutMs),
     });
     await response.body?.cancel();
     return { ok: true };
   } catch (error) {
-    if (error instanceof DOMException && error.name === "TimeoutError") {
+    if (error instanceof RequestTimeoutError) {
       return { ok: false, why: `no answer within ${timeoutMs / 1000} s`, certificate: false };
     }
     const detail = error instanceof Error
