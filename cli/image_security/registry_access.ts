@@ -209,6 +209,7 @@ export async function registryAccess(
         reference: ref,
         mode: "write",
         registriesD: flags.registriesD,
+        fetch: observedContextFetch(ctx, options),
       });
       if (choice === undefined) {
         // --lookaside-staging (or --registries.d) on the command line fixes it: a usage error.
