@@ -12,7 +12,7 @@ import { COMMANDS } from "./commands.ts";
 import { commandName, type CommandSpec } from "./command.ts";
 
 /** The leaf commands: their words, and the spec. */
-export function leafCommands(
+function leafCommands(
   specs: readonly CommandSpec[] = COMMANDS,
   path: readonly string[] = [],
 ): [string[], CommandSpec][] {
@@ -25,7 +25,7 @@ export function leafCommands(
 const snake = (word: string) => word.replaceAll("-", "_");
 
 /** The paths (relative to `cli/`) a command's test file may have. */
-export function testFileCandidates(
+function testFileCandidates(
   words: readonly string[],
   spec: CommandSpec,
   folders: readonly string[],
