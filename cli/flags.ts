@@ -11,6 +11,58 @@ import { REQUEST_TIMEOUT_FLAG } from "./network.ts";
 /** `--request-timeout`, kubectl's, for every command that reaches a server (`network.ts`). */
 export const REQUEST_TIMEOUT = { "request-timeout": REQUEST_TIMEOUT_FLAG } as const;
 
+/**
+ * `-n`, declared here once. A command's `-n` means one of five things, each declared below; a
+ * command spreads the one it means (its help may word it for the command, never change it):
+ *
+ * | meaning      | the namespace                                 | absent                   |
+ * | ------------ | --------------------------------------------- | ------------------------ |
+ * | `current`    | the command works in                          | the kubeconfig context's |
+ * | `tools`      | of the toolkit's tools                        | `tools`                  |
+ * | `workload`   | the images would run in (`check`)             | `default`                |
+ * | `policy`     | of an ImagePolicy (`setup-signing`)           | a ClusterImagePolicy     |
+ * | `controller` | of the enforcement controller (`--controller-namespace`) | `toolkit-system` |
+ *
+ * No other module declares a flag `-n` (`flags_test.ts` checks).
+ */
+export const NAMESPACE = {
+  current: {
+    type: "string",
+    alias: "n",
+    describe: "The namespace (default: the context's)",
+  },
+  tools: { type: "string", alias: "n", default: "tools", describe: "The namespace" },
+  workload: {
+    type: "string",
+    alias: "n",
+    default: "default",
+    describe: "The namespace the images would run in",
+  },
+  policy: {
+    type: "string",
+    alias: "n",
+    describe:
+      "Write an ImagePolicy in this namespace (with the key Secret) instead of a ClusterImagePolicy",
+  },
+  controller: {
+    type: "string",
+    alias: ["n", "namespace"],
+    default: "toolkit-system",
+    describe: "The controller's namespace",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/**
+ * A meaning of {@linkcode NAMESPACE} also spelled `--<alias>` (igc's spellings: `pipeline`'s
+ * `--namespace`, `credentials`' `--CLUSTER_NAMESPACE`).
+ */
+export function namespaceAlsoSpelled<const F extends FlagSpec, const A extends string>(
+  meaning: F,
+  alias: A,
+): Omit<F, "alias"> & { readonly alias: readonly ["n", A] } {
+  return { ...meaning, alias: ["n", alias] };
+}
+
 /** `--kubeconfig` and `--context`, for every command that talks to a cluster. */
 export const KUBE_FLAGS = {
   kubeconfig: {

@@ -15,7 +15,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
-import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
+import { clientTimeoutMs, observedContextFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { CREATE_WEBHOOK } from "./create_webhook_command.ts";
 import { formatData } from "../output.ts";
@@ -102,7 +102,7 @@ export async function run(options: CreateWebhookOptions, ctx: CommandContext): P
   const host = await ctx.gitHost(git, {
     credentials: { username, password: token },
     timeoutMs: clientTimeoutMs(options),
-    fetch: observedGlobalFetch(io, options),
+    fetch: observedContextFetch(ctx, options),
     ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
     ...(caCertificates ? { caCertificates } : {}),
     ...(options.gitApiUrl

@@ -84,8 +84,8 @@ async function repository(
     return { git, branch };
   }
   const dir = resolveDir(ctx.io, options.workingDir);
-  const git = parseGitUrl(await readRemoteUrl(dir));
-  const branch = git.branch ?? await currentBranch(dir) ??
+  const git = parseGitUrl(await readRemoteUrl(ctx.processes, dir));
+  const branch = git.branch ?? await currentBranch(ctx.processes, dir) ??
     await ctx.terminal.askText({
       message: "Provide the git branch that should be used:",
       missing: `The branch is not known: HEAD is detached in "${dir}"; check out a branch`,

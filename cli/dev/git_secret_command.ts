@@ -7,7 +7,7 @@
  */
 import { defineCommand } from "../command.ts";
 import type { FlagSpec } from "../options.ts";
-import { GIT_TOKEN_FILE, KUBE_FLAGS, RESULT_OUTPUT } from "../flags.ts";
+import { GIT_TOKEN_FILE, KUBE_FLAGS, NAMESPACE, RESULT_OUTPUT } from "../flags.ts";
 
 /** The flags of `git-secret` and `gitops` (each has its own positional and `-n` help). */
 const GIT_SECRET_FLAGS = {
@@ -46,8 +46,7 @@ export const GIT_SECRET = defineCommand({
   },
   flags: {
     namespace: {
-      type: "string",
-      alias: "n",
+      ...NAMESPACE.current,
       describe:
         "The namespace of the Secret git-credentials and the ConfigMap (default: the context's)",
     },
@@ -69,8 +68,7 @@ export const GITOPS = defineCommand({
   },
   flags: {
     namespace: {
-      type: "string",
-      alias: "n",
+      ...NAMESPACE.current,
       describe:
         "The namespace whose gitops repository it is: where the ConfigMap gitops-repo and the Secret git-credentials go (default: the context's)",
     },

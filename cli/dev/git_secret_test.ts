@@ -1,5 +1,6 @@
 /**
- * `toolkit git-secret` and `toolkit gitops` in-process, against the in-memory API server of
+ * `toolkit git-secret` (and what it shares with `toolkit gitops`, whose own tests are
+ * `gitops_test.ts`) in-process, against the in-memory API server of
  * `tests/fakes/kube_api.ts` and real git repositories: their flags, their bad input, the
  * questions asked on a terminal and the result of each object. The end-to-end test against a real
  * API server is `tests/cli_dev/git_secret_test.ts`.
@@ -129,34 +130,6 @@ Deno.test("git-secret asks for what is missing on a terminal, and only there", a
   ]);
   assert.deepEqual(secretData(cli, "dev"), { username: "carol", password: "s3cret" });
   assert.doesNotMatch(r.err + r.out, /s3cret/);
-});
-
-Deno.test("gitops registers gitops-repo from a URL (asking for its branch) or from the repository", async () => {
-  const { cli, repo } = await setUp("dev4");
-  await using _ = cli;
-  let r = await cli.run(
-    ["gitops", "git@github.com:org/gitops-config.git#dev", "-n", "dev4", "-u", "g", "-p", "t"],
-  );
-  assert.equal(r.status, 0, r.err);
-  let cm = configData(cli, "dev4", "gitops-repo");
-  assert.equal(cm.url, "https://github.com/org/gitops-config");
-  assert.equal(cm.branch, "dev");
-  r = await cli.run(["gitops", "-n", "dev4", "-d", repo]);
-  assert.equal(r.status, 0, r.err);
-  assert.match(r.err, /ConfigMap "dev4\/gitops-repo" updated/);
-  assert.equal(configData(cli, "dev4", "gitops-repo").repo, "My.Repo");
-  r = await cli.run(["gitops", "-n", "dev4", "-d", repo]);
-  assert.match(r.err, /nothing changed/);
-  r = await cli.run(["gitops", "https://github.com/org/other", "-n", "dev4"], {
-    answers: ["release"],
-  });
-  assert.equal(r.status, 0, r.err);
-  assert.deepEqual(r.asked, ["Provide the git branch that should be used:"]);
-  cm = configData(cli, "dev4", "gitops-repo");
-  assert.equal(cm.branch, "release");
-  r = await cli.run(["gitops", "https://github.com/org/other", "-n", "dev4"]);
-  assert.equal(r.status, 2);
-  assert.match(r.err, /The branch is not known: give the URL as URL#branch/);
 });
 
 Deno.test("git-secret and gitops: a write the API server refuses fails the command", async () => {

@@ -5,7 +5,14 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { GIT_HOST_FLAGS, GIT_TOKEN_FILE, KUBE_FLAGS, THROTTLE_FLAG } from "../flags.ts";
+import {
+  GIT_HOST_FLAGS,
+  GIT_TOKEN_FILE,
+  KUBE_FLAGS,
+  NAMESPACE,
+  namespaceAlsoSpelled,
+  THROTTLE_FLAG,
+} from "../flags.ts";
 
 /** `pipeline`: igc's flags, and what users expect beyond them. */
 export const PIPELINE = defineCommand({
@@ -35,8 +42,7 @@ export const PIPELINE = defineCommand({
   },
   flags: {
     pipelineNamespace: {
-      type: "string",
-      alias: ["n", "namespace"],
+      ...namespaceAlsoSpelled(NAMESPACE.current, "namespace"),
       describe: "The namespace the pipeline runs in (default: the context's)",
     },
     templateNamespace: {

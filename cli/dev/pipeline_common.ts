@@ -7,10 +7,9 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
-import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
+import { clientTimeoutMs, observedContextFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { PIPELINE } from "./pipeline_command.ts";
-import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { type ApplyResult, type KubeClient, SECRETS } from "../../lib/kube/mod.ts";
@@ -56,8 +55,9 @@ export interface RepositorySource {
 /** The repository of `gitUrl`, or of the local clone in the current directory. */
 export async function repositorySource(
   options: PipelineOptions,
-  io: CliIO,
+  ctx: Pick<CommandContext, "io" | "processes">,
 ): Promise<RepositorySource> {
+  const { io } = ctx;
   if (options.gitUrl) {
     try {
       const git = parseGitUrl(options.gitUrl);
@@ -76,8 +76,8 @@ export async function repositorySource(
     }
   }
   const dir = resolveDir(io, undefined);
-  const git = parseGitUrl(await readRemoteUrl(dir));
-  return { git, branch: git.branch ?? await currentBranch(dir), localDir: dir };
+  const git = parseGitUrl(await readRemoteUrl(ctx.processes, dir));
+  return { git, branch: git.branch ?? await currentBranch(ctx.processes, dir), localDir: dir };
 }
 
 function checkApiUrl(value: string): string {
@@ -123,7 +123,7 @@ export async function setUpPipeline(
     file: options.gitTokenFile,
     env: [GIT_TOKEN_ENV],
   }, ctx);
-  const source = await repositorySource(options, io);
+  const source = await repositorySource(options, ctx);
   const { git } = source;
   const values = options.values ? await readValuesFile(resolveDir(io, options.values)) : {};
   const caCertificates = options.gitCaFile
@@ -151,7 +151,7 @@ export async function setUpPipeline(
     const host = await ctx.gitHost(git, {
       credentials: { username: credentials.username, password: credentials.password },
       timeoutMs: clientTimeoutMs(options),
-      fetch: observedGlobalFetch(ctx.io, options),
+      fetch: observedContextFetch(ctx, options),
       ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
       ...(caCertificates ? { caCertificates } : {}),
       ...(options.gitApiUrl ? { apiBaseUrl: checkApiUrl(options.gitApiUrl) } : {}),

@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { KUBE_FLAGS, RESULT_OUTPUT } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE, RESULT_OUTPUT } from "../flags.ts";
 
 /** `tool-config`. */
 export const TOOL_CONFIG = defineCommand({
@@ -13,7 +13,7 @@ export const TOOL_CONFIG = defineCommand({
   describe: "Create the config map and secret for a tool configured in the environment",
   positionals: { name: { type: "string", describe: "The tool's name" } },
   flags: {
-    namespace: { type: "string", alias: "n", default: "tools", describe: "The namespace" },
+    namespace: NAMESPACE.tools,
     url: { type: "string", describe: "The url of the tool" },
     username: { type: "string", describe: "The name of the user for the tool" },
     password: {

@@ -17,7 +17,8 @@ import {
   type WriteReport,
 } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
-import { type KubeObject, namespaceNameProblem } from "../../lib/kube/mod.ts";
+import type { KubeObject } from "../../lib/kube/mod.ts";
+import { namespaceOf } from "../dev/common.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { clientTimeoutMs } from "../network.ts";
 import { parseExemptLabel } from "../../lib/admission/mod.ts";
@@ -54,11 +55,9 @@ import { writeFilesSafely } from "../../lib/file_write.ts";
 
 type EnableOptions = OptionsOf<typeof ENABLE_ENFORCEMENT>;
 
-function namespaceOf(options: { readonly controllerNamespace: string }): string {
-  const namespace = options.controllerNamespace || "toolkit-system";
-  const problem = namespaceNameProblem(namespace);
-  if (problem) throw new UsageError(`Cannot use the namespace "${namespace}": ${problem}`);
-  return namespace;
+/** The controller's namespace of `--controller-namespace`/`-n`. */
+function controllerNamespace(options: { readonly controllerNamespace: string }): string {
+  return namespaceOf(options.controllerNamespace, "toolkit-system");
 }
 
 /** The install options from `enable`'s flags. */
@@ -98,7 +97,7 @@ export function installOptionsFromFlags(flags: EnableOptions): InstallOptions {
     },
   );
   return defaultInstallOptions({
-    namespace: namespaceOf(flags),
+    namespace: controllerNamespace(flags),
     ...(flags.image ? { image: flags.image } : {}),
     replicas,
     defaultAction,
@@ -297,6 +296,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
         ...ctx.clock,
         timeoutMs: flags.wait ? waitTimeout * 1000 : 0,
         requestTimeoutMs: clientTimeoutMs(flags),
+        fetch: ctx.fetch,
         ...(options.clientAuth && apiServer?.certificate
           ? { clientCertificate: apiServer.certificate }
           : {}),
@@ -345,7 +345,11 @@ export async function runStatus(
 ): Promise<number> {
   const format = options.output;
   using client = await ctx.kube(options);
-  const status = await installationStatus(client, namespaceOf(options), new Date(ctx.clock.now()));
+  const status = await installationStatus(
+    client,
+    controllerNamespace(options),
+    new Date(ctx.clock.now()),
+  );
   const data = {
     ...status,
     objects: status.objects.map((o) => ({ ...objectData(o), present: o.present })),
@@ -402,7 +406,7 @@ export async function runDisable(
   ctx: CommandContext,
 ): Promise<number> {
   using client = await ctx.kube(options);
-  const namespace = namespaceOf(options);
+  const namespace = controllerNamespace(options);
   const results = await uninstall(client, namespace, { purge: options.purge });
   if (options.output) {
     printReport(ctx.io, options.output, installReport(results), { namespace });
@@ -437,7 +441,11 @@ export async function runRotateCerts(
 ): Promise<number> {
   using client = await ctx.kube(options);
   const tlsDir = tlsDirOf(options);
-  const result = await rotateCertificates(client, namespaceOf(options), new Date(ctx.clock.now()));
+  const result = await rotateCertificates(
+    client,
+    controllerNamespace(options),
+    new Date(ctx.clock.now()),
+  );
   if (tlsDir !== undefined) await writeTlsDir(ctx, tlsDir, result.tls);
   const format = options.output;
   printData(

@@ -6,20 +6,14 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import type { FlagSpec } from "../options.ts";
-import { KUBE_FLAGS, OUTPUT, RESULT_OUTPUT } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE, OUTPUT, RESULT_OUTPUT } from "../flags.ts";
 
 /**
  * The namespace of the enforcement controller. The commands that work in it (enable, status,
  * disable, rotate-certs) also take it as `-n/--namespace`; `check`, whose `-n` is the namespace
  * the images would run in, takes only the long name.
  */
-const CONTROLLER_NAMESPACE = {
-  type: "string",
-  alias: ["n", "namespace"],
-  default: "toolkit-system",
-  describe: "The controller's namespace",
-} as const satisfies FlagSpec;
+const CONTROLLER_NAMESPACE = NAMESPACE.controller;
 
 /** `image-security enable`. */
 export const ENABLE_ENFORCEMENT = defineCommand({

@@ -142,6 +142,7 @@ export async function connectVault(
   const keyRing = blankless(options.keyRing) ?? blankless(defaults.keyRing);
   // Every attempt with -v; a retry always, so a slow vault is not silent.
   const transport = {
+    fetch: ctx.fetch,
     now: ctx.clock.now,
     sleep: ctx.clock.sleep,
     timeoutMs: clientTimeoutMs(options),

@@ -12,7 +12,7 @@ import {
   GitHostNotFoundError,
   GitHostUnreachableError,
 } from "./errors.ts";
-import { type FetchFunction, timeoutOr } from "../fetch.ts";
+import { type FetchFunction, RequestTimeoutError, timedFetch, timeoutOr } from "../fetch.ts";
 import { jsonLimitsForLength, parseJsonWithin } from "../json_shape.ts";
 
 /** Parses a Git host's answer within a shape proportional to its length. */
@@ -118,21 +118,19 @@ export class GitHostHttp {
     if (options.body !== undefined) headers["Content-Type"] = "application/json";
     let response: Response;
     const timeoutMs = this.#options.timeoutMs ?? 30_000;
-    const signal = AbortSignal.timeout(timeoutMs);
     const origin = new URL(url).origin;
     try {
-      response = await this.#fetch(url, {
+      response = await timedFetch(this.#fetch, timeoutMs)(url, {
         method,
         headers,
         ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-        signal,
       });
     } catch (error) {
       throw new GitHostUnreachableError(this.#options.host, timeoutOr(error, origin, timeoutMs));
     }
     const text = await response.text().catch((error) => {
-      if (signal.aborted) {
-        throw new GitHostUnreachableError(this.#options.host, timeoutOr(error, origin, timeoutMs));
+      if (error instanceof RequestTimeoutError) {
+        throw new GitHostUnreachableError(this.#options.host, error);
       }
       return "";
     });

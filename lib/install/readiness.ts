@@ -11,6 +11,7 @@ import { installedType } from "./apply.ts";
 import { InstallError } from "./install_error.ts";
 import { WEBHOOK_NAME } from "./options.ts";
 import { pollUntil, type WaitOptions } from "../poll.ts";
+import { type FetchFunction, RequestTimeoutError, timedFetch } from "../fetch.ts";
 
 /** The replicas of the webhook's Deployment, as its status reports them. */
 export interface WebhookReplicas {
@@ -107,6 +108,7 @@ export async function probeWebhookUrl(
   caPem: string,
   timeoutMs: number,
   clientCertificate?: { readonly certPem: string; readonly keyPem: string },
+  fetcher: FetchFunction = (input, init) => fetch(input, init),
 ): Promise<WebhookUrlProbe> {
   const client = Deno.createHttpClient({
     caCerts: [caPem],
@@ -115,17 +117,16 @@ export async function probeWebhookUrl(
       : {}),
   });
   try {
-    const response = await fetch(url, {
+    const response = await timedFetch(fetcher, timeoutMs)(url, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: "{}",
       client,
-      signal: AbortSignal.timeout(timeoutMs),
     });
     await response.body?.cancel();
     return { ok: true };
   } catch (error) {
-    if (error instanceof DOMException && error.name === "TimeoutError") {
+    if (error instanceof RequestTimeoutError) {
       return { ok: false, why: `no answer within ${timeoutMs / 1000} s`, certificate: false };
     }
     const detail = error instanceof Error
@@ -170,6 +171,8 @@ export interface WebhookUrlWaitOptions extends WaitOptions {
   readonly onProgress?: (probe: Extract<WebhookUrlProbe, { ok: false }>) => void;
   /** The API server's client certificate, presented when the webhook requires it. */
   readonly clientCertificate?: { readonly certPem: string; readonly keyPem: string };
+  /** The fetch of the probes (default: the global one). */
+  readonly fetch?: FetchFunction;
 }
 
 /**
@@ -192,6 +195,7 @@ export async function waitForWebhookUrl(
         caPem,
         options.requestTimeoutMs,
         options.clientCertificate,
+        options.fetch,
       );
       if (probe.ok) return true;
       if (probe.why !== last?.why) options.onProgress?.(probe);
