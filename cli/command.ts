@@ -18,6 +18,9 @@
 import type { KubeClient } from "../lib/kube/mod.ts";
 import type { GitHost, GitHostOptions, GitUrl } from "../lib/githost/mod.ts";
 import type { KeyProtectClient, KeyProtectClientOptions } from "../lib/vault/mod.ts";
+import type { RegistryClient, RegistryClientOptions } from "../lib/registry/mod.ts";
+import type { FetchFunction } from "../lib/fetch.ts";
+import type { ProcessRunner } from "../lib/process.ts";
 import type { CliIO } from "./io.ts";
 import { type OptionsOf, type OptionsSpec, resolveOptions } from "./options.ts";
 import type { Terminal } from "./terminal.ts";
@@ -45,7 +48,9 @@ export interface Clock {
 /**
  * What a command's implementation receives besides its options: its streams, and everything it
  * reaches outside the process through, so that a test can pass fakes (`cli/context.ts` wires the
- * real ones; `cli/main.ts` does it once).
+ * real ones; `cli/main.ts` does it once). No command reaches the network, starts a program or
+ * reads the time any other way (`tools/layering.ts` checks: no global `fetch`, no
+ * `Deno.Command`, no `Date.now()` or `new Date()`, no registry client built by a command).
  */
 export interface CommandContext {
   /** Streams and environment. */
@@ -61,7 +66,16 @@ export interface CommandContext {
   readonly gitHost: (git: GitUrl, options: GitHostOptions) => Promise<GitHost>;
   /** Makes the client of a Key Protect compatible vault. */
   readonly vault: (options: KeyProtectClientOptions) => Promise<KeyProtectClient>;
-  /** The time and the sleep of every wait. */
+  /** Makes a registry client (`sign`, `verify`, `check` and the registry work of others). */
+  readonly registry: (options: RegistryClientOptions) => Promise<RegistryClient>;
+  /**
+   * Every other request: Jenkins, IAM, the pipeline repository, the verifier's registries
+   * (`network.ts` adds `--request-timeout` and `-v` to it).
+   */
+  readonly fetch: FetchFunction;
+  /** Starts programs: `git`, `gpg`, `skopeo`, `ibmcloud`, the browser. */
+  readonly processes: ProcessRunner;
+  /** The time and the sleep of every wait, and the time a command writes (`new Date(now())`). */
   readonly clock: Clock;
   /** Where questions are asked. */
   readonly terminal: Terminal;
@@ -92,6 +106,12 @@ export interface CommandDeclaration extends OptionsSpec {
   readonly describe: string;
   /** Examples shown in help: [command line, what it does]. */
   readonly examples?: readonly (readonly [string, string])[];
+  /**
+   * Why the command takes no `-o json|yaml`: every command (or group) without this has `-o` with
+   * both, since it changes objects or prints data (`app_test.ts` checks, from the command list).
+   * Not shown in help.
+   */
+  readonly withoutOutput?: string;
   /**
    * Rewrites the words that follow this command's name before they are parsed, for commands
    * that keep another program's spellings (`yq`: cobra's `-d*`, `-ppv`, `-c=false`). Words

@@ -6,7 +6,12 @@
  * Toolkit CLI (`igc`) so that its users' scripts keep working.
  *
  * A new command: add `<name>_command.ts` (its {@linkcode defineCommand} declaration, with the flag
- * groups of `flags.ts`) and `<name>.ts` (its `run`) in the folder of its kind, and one line here.
+ * groups of `flags.ts`), `<name>.ts` (its `run`, reaching the outside world only through its
+ * context) and `<name>_test.ts` (its in-process tests) in the folder of its kind, and one line
+ * here. The tests of the command list follow from it: `--help`, completion, `-o json|yaml`
+ * (unless the declaration says `withoutOutput`), the test file (`commands_test.ts`) and the walk
+ * (`walk_test.ts`, which needs an entry only for a command that does not simply talk to a
+ * cluster). docs/architecture.md, "A new command".
  *
  * @module
  */

@@ -10,6 +10,7 @@ import { defineCommand } from "./command.ts";
 /** `completion [bash|zsh]`. */
 export const COMPLETION = defineCommand({
   usage: "completion [shell]",
+  withoutOutput: "it prints a shell script",
   describe: "Print a bash or zsh completion script",
   examples: [
     ["completion bash > /etc/bash_completion.d/toolkit", "Complete toolkit in every bash"],

@@ -11,6 +11,58 @@ import { REQUEST_TIMEOUT_FLAG } from "./network.ts";
 /** `--request-timeout`, kubectl's, for every command that reaches a server (`network.ts`). */
 export const REQUEST_TIMEOUT = { "request-timeout": REQUEST_TIMEOUT_FLAG } as const;
 
+/**
+ * `-n`, declared here once. A command's `-n` means one of five things, each declared below; a
+ * command spreads the one it means (its help may word it for the command, never change it):
+ *
+ * | meaning      | the namespace                                 | absent                   |
+ * | ------------ | --------------------------------------------- | ------------------------ |
+ * | `current`    | the command works in                          | the kubeconfig context's |
+ * | `tools`      | of the toolkit's tools                        | `tools`                  |
+ * | `workload`   | the images would run in (`check`)             | `default`                |
+ * | `policy`     | of an ImagePolicy (`setup-signing`)           | a ClusterImagePolicy     |
+ * | `controller` | of the enforcement controller (`--controller-namespace`) | `toolkit-system` |
+ *
+ * No other module declares a flag `-n` (`flags_test.ts` checks).
+ */
+export const NAMESPACE = {
+  current: {
+    type: "string",
+    alias: "n",
+    describe: "The namespace (default: the context's)",
+  },
+  tools: { type: "string", alias: "n", default: "tools", describe: "The namespace" },
+  workload: {
+    type: "string",
+    alias: "n",
+    default: "default",
+    describe: "The namespace the images would run in",
+  },
+  policy: {
+    type: "string",
+    alias: "n",
+    describe:
+      "Write an ImagePolicy in this namespace (with the key Secret) instead of a ClusterImagePolicy",
+  },
+  controller: {
+    type: "string",
+    alias: ["n", "namespace"],
+    default: "toolkit-system",
+    describe: "The controller's namespace",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/**
+ * A meaning of {@linkcode NAMESPACE} also spelled `--<alias>` (igc's spellings: `pipeline`'s
+ * `--namespace`, `credentials`' `--CLUSTER_NAMESPACE`).
+ */
+export function namespaceAlsoSpelled<const F extends FlagSpec, const A extends string>(
+  meaning: F,
+  alias: A,
+): Omit<F, "alias"> & { readonly alias: readonly ["n", A] } {
+  return { ...meaning, alias: ["n", alias] };
+}
+
 /** `--kubeconfig` and `--context`, for every command that talks to a cluster. */
 export const KUBE_FLAGS = {
   kubeconfig: {
@@ -77,8 +129,10 @@ export const REGISTRY_FLAGS = {
 
 /**
  * Where a Key Protect compatible vault is and how to sign in to it, for the commands that use the
- * vault (`vault store|fetch`, `sign --vault-key`, `setup-signing`). An IAM API key comes from
- * `--api-key`, `--api-key-file` or `IBMCLOUD_API_KEY`; it is never printed.
+ * vault (`vault store|fetch`, `sign --vault-key`, `setup-signing`). A bearer token comes from
+ * `--token-file`, `KMS_TOKEN` or `--token`, an IAM API key from `--api-key-file`,
+ * `IBMCLOUD_API_KEY` or `--api-key` (`cli/secret_flag.ts`: one source each, `-` reads stdin, a
+ * value warns); neither is ever printed.
  */
 export const VAULT_FLAGS = {
   "kms-url": {
@@ -91,11 +145,24 @@ export const VAULT_FLAGS = {
     env: "KMS_INSTANCE_ID",
     describe: "The vault's instance id (or its CRN)",
   },
-  token: { type: "string", env: "KMS_TOKEN", describe: "A bearer token (an IAM access token)" },
-  "api-key": { type: "string", env: "IBMCLOUD_API_KEY", describe: "An API key for IAM" },
+  token: {
+    type: "string",
+    describe:
+      "A bearer token (an IAM access token); - reads it from stdin. As a value it shows in ps and shell history: prefer --token-file or $KMS_TOKEN",
+  },
+  "token-file": {
+    type: "string",
+    describe: "A file holding the bearer token (one line); $KMS_TOKEN may hold it instead",
+  },
+  "api-key": {
+    type: "string",
+    describe:
+      "An API key for IAM; - reads it from stdin. As a value it shows in ps and shell history: prefer --api-key-file or $IBMCLOUD_API_KEY",
+  },
   "api-key-file": {
     type: "string",
-    describe: "A file holding the API key for IAM (instead of --api-key)",
+    describe:
+      "A file holding the API key for IAM (one line); $IBMCLOUD_API_KEY may hold it instead",
   },
   "iam-url": {
     type: "string",
@@ -148,3 +215,16 @@ export const SERVICE_ACCOUNT = {
   default: "default",
   describe: "The service account that is used within the namespace",
 } as const satisfies FlagSpec;
+
+/**
+ * `--git-token-file FILE`: the git password or token of `pipeline`, `git-secret`, `gitops` and
+ * `create-webhook` from a file, so that it is neither an argument (`ps`, shell history) nor typed
+ * (`cli/secret_flag.ts`; also `$TOOLKIT_GIT_TOKEN` and the value flag's `-`, standard input).
+ */
+export const GIT_TOKEN_FILE = {
+  "git-token-file": {
+    type: "string",
+    describe:
+      "File holding the git password or personal access token (one line); $TOOLKIT_GIT_TOKEN may hold it instead",
+  },
+} as const satisfies Record<string, FlagSpec>;

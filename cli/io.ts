@@ -21,12 +21,17 @@ export interface CliIO {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** True when stdin and stderr are terminals, so a prompt or a menu may be shown. */
   readonly interactive: boolean;
+  /** True when stdin is a terminal (a secret is then asked without echo, never read as typed). */
+  readonly stdinIsTerminal: boolean;
   /** True when messages may be coloured (a terminal and no `NO_COLOR`). */
   readonly color: boolean;
   /** The working directory. */
   readonly cwd: string;
-  /** Reads all of standard input (for commands that take data there, as `yq r -`). */
-  readonly readStdin: () => Promise<string>;
+  /**
+   * Reads all of standard input (for commands that take data there, as `yq r -`); with
+   * `maxBytes`, stops after one byte more than that (a caller that refuses more never holds it).
+   */
+  readonly readStdin: (maxBytes?: number) => Promise<string>;
 }
 
 /**
@@ -48,18 +53,48 @@ function fileSink(file: { writeSync(p: Uint8Array): number }): TextSink {
   };
 }
 
+/** The first `limit` bytes of `stream` (or all of it, when shorter) as text. */
+async function readAtMost(stream: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = stream.getReader();
+  try {
+    while (length < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const part = value.subarray(0, limit - length);
+      chunks.push(part);
+      length += part.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
 /** The IO of the running process. */
 export function processIO(): CliIO {
   const env = Deno.env.toObject();
-  const interactive = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
+  const stdinIsTerminal = Deno.stdin.isTerminal();
+  const interactive = stdinIsTerminal && Deno.stderr.isTerminal();
   return {
     stdout: fileSink(Deno.stdout),
     stderr: fileSink(Deno.stderr),
     env,
     interactive,
+    stdinIsTerminal,
     color: Deno.stderr.isTerminal() && !("NO_COLOR" in env && env.NO_COLOR !== ""),
     cwd: Deno.cwd(),
-    readStdin: () => new Response(Deno.stdin.readable).text(),
+    readStdin: (maxBytes) =>
+      maxBytes === undefined
+        ? new Response(Deno.stdin.readable).text()
+        : readAtMost(Deno.stdin.readable, maxBytes + 1),
   };
 }
 
@@ -76,6 +111,8 @@ export function bufferedIO(
   options: {
     env?: Record<string, string>;
     interactive?: boolean;
+    /** Default: `interactive`. */
+    stdinIsTerminal?: boolean;
     cwd?: string;
     stdin?: string;
   } = {},
@@ -87,9 +124,15 @@ export function bufferedIO(
     stderr: { write: (t) => void (err += t) },
     env: options.env ?? {},
     interactive: options.interactive ?? false,
+    stdinIsTerminal: options.stdinIsTerminal ?? options.interactive ?? false,
     color: false,
     cwd: options.cwd ?? Deno.cwd(),
-    readStdin: () => Promise.resolve(options.stdin ?? ""),
+    readStdin: (maxBytes) => {
+      const text = options.stdin ?? "";
+      if (maxBytes === undefined) return Promise.resolve(text);
+      const bytes = new TextEncoder().encode(text);
+      return Promise.resolve(new TextDecoder().decode(bytes.subarray(0, maxBytes + 1)));
+    },
     out: () => out,
     err: () => err,
   };

@@ -14,8 +14,9 @@
  * @module
  */
 import type { CliIO } from "./io.ts";
+import type { CommandContext } from "./command.ts";
 import { paint } from "./io.ts";
-import type { FlagSpec } from "./options.ts";
+import { type FlagSpec, parseDuration } from "./options.ts";
 import {
   type FetchFunction,
   NO_TIMEOUT_MS,
@@ -28,8 +29,8 @@ import {
 
 /** The default of `--request-timeout`. */
 export const DEFAULT_REQUEST_TIMEOUT = "30s";
-/** The same in ms. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** The same in ms (read from it: the limit is written once). */
+export const DEFAULT_REQUEST_TIMEOUT_MS: number = parseDuration(DEFAULT_REQUEST_TIMEOUT)!;
 
 /** `--request-timeout`, on every command that reaches a server. */
 export const REQUEST_TIMEOUT_FLAG = {
@@ -47,7 +48,11 @@ export interface NetworkOptions {
   readonly verbose?: boolean;
 }
 
-/** The timeout of `options` in ms for a client that takes a number (0 becomes no limit). */
+/**
+ * The timeout of `options` in ms, for every client and fetch of a command: the one place where
+ * `--request-timeout=0` ("no limit") becomes {@linkcode NO_TIMEOUT_MS}, the longest a timer
+ * waits, so that no client needs its own reading of 0.
+ */
 export function clientTimeoutMs(options: NetworkOptions): number {
   const ms = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
   return ms > 0 ? ms : NO_TIMEOUT_MS;
@@ -60,26 +65,27 @@ export function requestObserver(io: CliIO, options: NetworkOptions): RequestObse
 }
 
 /**
- * The global fetch telling each request with `-v`, for a client that times its requests itself
- * (give it {@linkcode clientTimeoutMs}).
+ * The context's fetch telling each request with `-v`, for a client that times its requests
+ * itself (give it {@linkcode clientTimeoutMs}).
  */
-export function observedGlobalFetch(io: CliIO, options: NetworkOptions): FetchFunction {
-  return observedFetch((input, init) => fetch(input, init), requestObserver(io, options));
+export function observedContextFetch(
+  ctx: Pick<CommandContext, "io" | "fetch">,
+  options: NetworkOptions,
+): FetchFunction {
+  return observedFetch(ctx.fetch, requestObserver(ctx.io, options));
 }
 
 /**
- * The fetch for a command's requests made without a client that times them: each told with
- * `-v`, each given up after `--request-timeout` of silence (`base`: the global fetch unless
- * given).
+ * The fetch for a command's requests made without a client that times them: the context's,
+ * each told with `-v`, each given up after `--request-timeout` of silence.
  */
 export function networkFetch(
-  io: CliIO,
+  ctx: Pick<CommandContext, "io" | "fetch">,
   options: NetworkOptions,
-  base: FetchFunction = (input, init) => fetch(input, init),
 ): FetchFunction {
   return observedFetch(
-    timedFetch(base, options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS),
-    requestObserver(io, options),
+    timedFetch(ctx.fetch, clientTimeoutMs(options)),
+    requestObserver(ctx.io, options),
   );
 }
 

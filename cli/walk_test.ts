@@ -7,12 +7,15 @@
  * failures. The misuses every command shares (a flag without its value, a typo, a missing
  * argument, `--help`) are generated from the command list in `app_test.ts`.
  *
- * Every command of the list must have its entry here, so a new command is walked too.
+ * The commands walked are those of the command list (`commands.ts`): a command that talks to a
+ * cluster and needs no argument is walked against a silent API server without an entry
+ * ({@linkcode derivedMisuse}); any other command has its entry in {@linkcode WALK}, and a new
+ * one without either fails the first test here, which names it.
  */
 import assert from "node:assert/strict";
 import { runCli } from "./app.ts";
 import { COMMANDS } from "./commands.ts";
-import { commandName } from "./command.ts";
+import { commandName, type CommandSpec } from "./command.ts";
 import { commandContext } from "./context.ts";
 import { bufferedIO } from "./io.ts";
 import { fakeClock } from "../tests/fakes/clock.ts";
@@ -42,6 +45,7 @@ const SILENT = (what: RegExp) => [
 const UUID = "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b";
 const VAULT = ["--kms-url", "http://{S}", "--instance-id", UUID, "--token", "t", ...TIMEOUT];
 
+/** The misuses that are not {@linkcode derivedMisuse}'s, by command words. */
 const WALK: Readonly<Record<string, Misuse>> = {
   "completion": { args: ["fish"], status: 2, says: [/must be one of bash, zsh, not "fish"/] },
   "console": {
@@ -66,7 +70,6 @@ const WALK: Readonly<Record<string, Misuse>> = {
     status: 1,
     says: SILENT(/Cannot reach the git host \S+: no answer from https:\/\/\S+ within 1 s/),
   },
-  "credentials": { args: TIMEOUT, status: 1, says: SILENT(/Cannot reach the API server/) },
   "dashboard": {
     args: ["--print", ...TIMEOUT],
     status: 1,
@@ -250,39 +253,46 @@ const WALK: Readonly<Record<string, Misuse>> = {
     status: 1,
     says: SILENT(/Cannot reach the API server/),
   },
-  "image-security status": {
-    args: TIMEOUT,
-    status: 1,
-    says: SILENT(/Cannot reach the API server/),
-  },
-  "image-security disable": {
-    args: TIMEOUT,
-    status: 1,
-    says: SILENT(/Cannot reach the API server/),
-  },
-  "image-security rotate-certs": {
-    args: TIMEOUT,
-    status: 1,
-    says: SILENT(/Cannot reach the API server/),
-  },
 };
 
-function leafWords(): string[] {
-  const words: string[] = [];
-  const visit = (specs: typeof COMMANDS, path: string[]) => {
+function leafCommands(): [string, CommandSpec][] {
+  const found: [string, CommandSpec][] = [];
+  const visit = (specs: readonly CommandSpec[], path: string[]) => {
     for (const spec of specs) {
       const here = [...path, commandName(spec)];
       if (spec.subcommands) visit(spec.subcommands, here);
-      else words.push(here.join(" "));
+      else found.push([here.join(" "), spec]);
     }
   };
   visit(COMMANDS, []);
-  return words;
+  return found;
+}
+
+/**
+ * The misuse a command's declaration implies: one that talks to a cluster (`--kubeconfig`,
+ * `--request-timeout`) and needs no argument meets a silent API server.
+ */
+function derivedMisuse(spec: CommandSpec): Misuse | undefined {
+  const flags = spec.flags ?? {};
+  const needsArgument = Object.values(spec.positionals ?? {}).some((p) => p.required) ||
+    Object.values(flags).some((f) => f.demandOption);
+  if (!("kubeconfig" in flags) || !("request-timeout" in flags) || needsArgument) return undefined;
+  return { args: TIMEOUT, status: 1, says: SILENT(/Cannot reach the API server/) };
+}
+
+/** Each command's misuse, from the command list. */
+function walk(): [string, Misuse | undefined][] {
+  return leafCommands().map(([words, spec]) => [words, WALK[words] ?? derivedMisuse(spec)]);
 }
 
 Deno.test("the walk has one misuse for every command", () => {
-  assert.deepEqual(leafWords().filter((w) => !(w in WALK)), [], "commands without a misuse");
-  assert.deepEqual(Object.keys(WALK).filter((w) => !leafWords().includes(w)), [], "stale entries");
+  const words = leafCommands().map(([w]) => w);
+  assert.deepEqual(
+    walk().filter(([, misuse]) => misuse === undefined).map(([w]) => w),
+    [],
+    "commands without a misuse: give each its entry in WALK",
+  );
+  assert.deepEqual(Object.keys(WALK).filter((w) => !words.includes(w)), [], "stale entries");
 });
 
 Deno.test("every command misused once names the problem and the next step, with the right status", async () => {
@@ -310,7 +320,8 @@ Deno.test("every command misused once names the problem and the next step, with 
     cluster.kube.seed(NAMESPACES, { metadata: { name: "dev" } });
 
     const results = await Promise.all(
-      Object.entries(WALK).map(async ([words, misuse]) => {
+      walk().map(async ([words, maybe]) => {
+        const misuse = maybe!;
         const args = [...words.split(" "), ...misuse.args.map(fill)];
         if (misuse.on === "fake-cluster") return { words, misuse, ...(await cluster.run(args)) };
         const io = bufferedIO({

@@ -10,6 +10,7 @@ export * from "./yaml.ts";
 export * from "./version.ts";
 export * from "./quote.ts";
 export * from "./base64.ts";
+export * from "./json_shape.ts";
 export * from "./image/mod.ts";
 export * from "./lookaside/mod.ts";
 export * from "./policy/mod.ts";

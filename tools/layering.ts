@@ -15,6 +15,10 @@
  * 5. `command-list`: only `cli/app.ts` imports `cli/commands.ts`, and no module but
  *    `cli/commands.ts` imports a command's implementation (the modules it loads lazily): what
  *    two commands share lives in a shared module or in `lib/`.
+ * 6. `cli-seam`: no production file of `cli/` but `cli/context.ts` calls the global `fetch`,
+ *    starts a program (`Deno.Command`, `Deno.run`, `node:child_process`), reads the clock
+ *    (`Date.now()`, `new Date()`) or builds a registry client: commands use their context
+ *    (`tools/cli_seams.ts`, read from the source).
  *
  * ```sh
  * tools/deno run -A tools/layering.ts
@@ -35,7 +39,7 @@ export interface Import {
 
 /** A broken rule. */
 export interface Violation {
-  /** `cycle`, `lib-upward`, `test-machinery`, `mod-boundary` or `command-list`. */
+  /** `cycle`, `lib-upward`, `test-machinery`, `mod-boundary`, `command-list` or `cli-seam`. */
   readonly rule: string;
   /** What is wrong, naming the modules. */
   readonly message: string;
@@ -272,7 +276,8 @@ if (import.meta.main) {
   const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
   const files = await projectFiles(root);
   const imports = await readImports(root, files);
-  const violations = checkLayering(imports);
+  const { readCliSeams } = await import("./cli_seams.ts");
+  const violations = [...checkLayering(imports), ...await readCliSeams(root, files)];
   const write = (text: string) => Deno.stdout.writeSync(new TextEncoder().encode(`${text}\n`));
   for (const v of violations) write(`layering: ${v.rule}: ${v.message}`);
   write(

@@ -28,6 +28,16 @@ export interface WebhookConfig {
   readonly tlsKeyFile: string;
   /** How often the certificate files are checked for changes, in ms. */
   readonly tlsReloadIntervalMs: number;
+  /**
+   * PEM CA certificate(s) every client of {@linkcode port} must present a certificate from
+   * (undefined: none asked for). Reloaded when it changes.
+   */
+  readonly clientCaFile: string | undefined;
+  /**
+   * The port of the probe listener, which serves only `/healthz`, `/readyz` and `/metrics` and
+   * asks for no client certificate (0: any free port; undefined: no probe listener).
+   */
+  readonly probePort: number | undefined;
   /** Policy manifests to run from instead of the API server (empty: the API server). */
   readonly policyFiles: readonly string[];
   /** A kubeconfig (default: in-cluster, then `$KUBECONFIG`). */
@@ -66,7 +76,23 @@ export interface WebhookConfig {
   readonly maxVerifications: number;
   /** The largest AdmissionReview body read, in bytes. */
   readonly maxRequestBytes: number;
+  /** The largest RSA modulus of a key Secret's keys, in bits (2048 to 8192). */
+  readonly maxRsaKeyBits: number;
+  /** The pool of request bodies in flight across connections, bytes and parse (`body_pool.ts`). */
+  readonly maxRequestBytesInFlight: number;
 }
+
+/**
+ * The largest AdmissionReview body read by default: 3 MiB, the largest request body the API
+ * server itself accepts (kube-apiserver `--max-request-body-bytes`, `MaxRequestBodyBytes` in
+ * k8s.io/apiserver: "1.5MB is the recommended client request size … the etcd server should
+ * accept … A request body might be encoded in json, and is converted to proto when persisted in
+ * etcd, so we allow 2x"). A review carries `object`, and on UPDATE `oldObject` too: two objects
+ * each at most 1.5 MiB in etcd, which as JSON is 1–1.5 times that for workloads (strings dominate),
+ * so a review of a storable object fits 3 MiB unless an UPDATE's objects are each over about
+ * 1.5 MiB (raise the flag for such objects; the review is otherwise refused, and so denied).
+ */
+export const DEFAULT_MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
 /** The text of `toolkit-webhook --help`. */
 export const WEBHOOK_USAGE = `toolkit-webhook: the toolkit image signature admission webhook
@@ -79,6 +105,15 @@ Serving:
   --tls-cert-file FILE            PEM certificate chain (required; reloaded when it changes)
   --tls-key-file FILE             PEM private key (required; reloaded when it changes)
   --tls-reload-interval DURATION  How often the TLS files are checked (default 5s)
+  --client-ca FILE                PEM CA certificate(s): every client of --port must present a
+                                  certificate from it, or the TLS handshake fails before any
+                                  request byte is read (the API server's client certificate:
+                                  docs/admission.md, "Running the webhook"); reloaded when it
+                                  changes
+  --probe-port N                  A second HTTPS port, with the same certificate and no client
+                                  certificate, serving only /healthz, /readyz and /metrics (for
+                                  the kubelet and Prometheus; never /admit). Default 8444 with
+                                  --client-ca, none without; 0 picks a free port
 
 Policies:
   --policies FILE                 Run from YAML manifests (policies, key Secrets, ...) instead
@@ -107,15 +142,37 @@ Verification:
 Bounds (see docs/admission.md, "Limits"; all exported on /metrics):
   --max-images N                  Most distinct images one review may name; a review naming
                                   more is denied before any check (default 256)
-  --max-verifications N           Most image verifications in flight across all reviews; the
-                                  others wait within their review's budget (default 64)
+  --max-verifications N           Verification slots (registry work no cache answers) across all
+                                  reviews, shared round-robin by namespace, then registry host;
+                                  no host takes more than 3/4 of them; the others wait within
+                                  their review's budget (default 64)
   --max-request-bytes N           Largest AdmissionReview body read; larger ones are refused
-                                  with 413 (default 8388608, 8 MiB)
+                                  with 413 (default 3145728, 3 MiB: the largest body the API
+                                  server itself accepts)
+  --max-rsa-key-bits N            Largest RSA modulus of a key Secret's keys, 2048 to 8192
+                                  (default 4096; over 4096, OpenPGP keys only, each check
+                                  then holds the event loop up to 2 ms); a larger key, an
+                                  exponent over 2^32, DSA or ElGamal makes the policy unusable
+  --max-request-bytes-in-flight N Memory of all request bodies read and parsed at once (4 bytes
+                                  a byte, 64 a JSON value); a request that does not fit is
+                                  refused with 503 unread (default 33554432, 32 MiB; at least
+                                  10 x --max-request-bytes)
 
   -h, --help                      Show this help
 
 Durations: 8s, 500ms, 5m, 1h (a bare number is seconds).
 `;
+
+/** The probe listener's port when `--client-ca` is given without `--probe-port`. */
+export const DEFAULT_PROBE_PORT = 8444;
+
+function portNumber(text: string, flag: string): number {
+  const port = Number(text);
+  if (text.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`Cannot use ${flag} "${text}": expected a number from 0 to 65535`);
+  }
+  return port;
+}
 
 /** Parses `8s`, `500ms`, `5m`, `1h` or a number of seconds into milliseconds. */
 export function parseDuration(text: string, flag: string): number {
@@ -152,6 +209,14 @@ function atLeastOne(text: string, flag: string): number {
   return n;
 }
 
+function rsaKeyBits(text: string): number {
+  const n = positiveInteger(text, "--max-rsa-key-bits");
+  if (n < 2048 || n > 8192) {
+    throw new UsageError(`Cannot use --max-rsa-key-bits "${text}": expected 2048 to 8192`);
+  }
+  return n;
+}
+
 /**
  * Parses the webhook's flags with `env` for `$POD_NAMESPACE`, `$POD_NAME` and `$HOSTNAME`.
  * Throws {@link UsageError} for bad input.
@@ -170,6 +235,8 @@ export function parseWebhookArgs(
         "tls-cert-file": { type: "string" },
         "tls-key-file": { type: "string" },
         "tls-reload-interval": { type: "string", default: "5s" },
+        "client-ca": { type: "string" },
+        "probe-port": { type: "string" },
         policies: { type: "string", multiple: true },
         kubeconfig: { type: "string" },
         "policy-group": { type: "string", default: API_GROUP },
@@ -190,7 +257,9 @@ export function parseWebhookArgs(
         "registries.d": { type: "string" },
         "max-images": { type: "string", default: "256" },
         "max-verifications": { type: "string", default: "64" },
-        "max-request-bytes": { type: "string", default: String(8 * 1024 * 1024) },
+        "max-request-bytes": { type: "string", default: String(DEFAULT_MAX_REQUEST_BYTES) },
+        "max-request-bytes-in-flight": { type: "string", default: String(32 * 1024 * 1024) },
+        "max-rsa-key-bits": { type: "string", default: "4096" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -200,9 +269,18 @@ export function parseWebhookArgs(
     throw new UsageError((error as Error).message, { cause: error });
   }
   if (values.help) return "help";
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`Cannot use port "${values.port}": expected a number from 0 to 65535`);
+  const port = portNumber(values.port!, "--port");
+  const clientCaFile = values["client-ca"];
+  if (clientCaFile === "") throw new UsageError('Cannot use --client-ca "": expected a file');
+  const probePort = values["probe-port"] !== undefined
+    ? portNumber(values["probe-port"], "--probe-port")
+    : clientCaFile !== undefined
+    ? DEFAULT_PROBE_PORT
+    : undefined;
+  if (probePort !== undefined && probePort !== 0 && probePort === port) {
+    throw new UsageError(
+      `Cannot use --probe-port ${probePort}: it is the --port; the probes need a port of their own`,
+    );
   }
   const tlsCertFile = values["tls-cert-file"];
   const tlsKeyFile = values["tls-key-file"];
@@ -228,6 +306,14 @@ export function parseWebhookArgs(
       throw new UsageError(`--insecure-registry: ${error.message}`, { cause: error });
     }
   }
+  const maxRequestBytes = atLeastOne(values["max-request-bytes"]!, "--max-request-bytes");
+  const inFlight = values["max-request-bytes-in-flight"]!;
+  const maxRequestBytesInFlight = atLeastOne(inFlight, "--max-request-bytes-in-flight");
+  if (maxRequestBytesInFlight < 10 * maxRequestBytes) {
+    throw new UsageError(
+      `Cannot use --max-request-bytes-in-flight "${inFlight}": it must be at least 10 times --max-request-bytes (${maxRequestBytes}), so that the largest body and its parse fit`,
+    );
+  }
   const reloadMs = parseDuration(values["tls-reload-interval"]!, "--tls-reload-interval");
   if (reloadMs < 100) {
     throw new UsageError("Cannot use --tls-reload-interval below 100ms");
@@ -238,6 +324,8 @@ export function parseWebhookArgs(
     tlsCertFile,
     tlsKeyFile,
     tlsReloadIntervalMs: reloadMs,
+    clientCaFile,
+    probePort,
     policyFiles: values.policies ?? [],
     kubeconfig: values.kubeconfig,
     policyGroup: group,
@@ -256,6 +344,8 @@ export function parseWebhookArgs(
     events: !values["no-events"],
     maxImages: atLeastOne(values["max-images"]!, "--max-images"),
     maxVerifications: atLeastOne(values["max-verifications"]!, "--max-verifications"),
-    maxRequestBytes: atLeastOne(values["max-request-bytes"]!, "--max-request-bytes"),
+    maxRequestBytes,
+    maxRequestBytesInFlight,
+    maxRsaKeyBits: rsaKeyBits(values["max-rsa-key-bits"]!),
   };
 }

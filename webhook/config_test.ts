@@ -124,7 +124,8 @@ Deno.test("parseWebhookArgs() reads the bounds of a request, with documented def
   assert.ok(defaults !== "help");
   assert.equal(defaults.maxImages, 256);
   assert.equal(defaults.maxVerifications, 64);
-  assert.equal(defaults.maxRequestBytes, 8 * 1024 * 1024);
+  assert.equal(defaults.maxRequestBytes, 3 * 1024 * 1024);
+  assert.equal(defaults.maxRequestBytesInFlight, 32 * 1024 * 1024);
   const set = parseWebhookArgs([
     ...base,
     "--max-images",
@@ -138,4 +139,46 @@ Deno.test("parseWebhookArgs() reads the bounds of a request, with documented def
   assert.deepEqual([set.maxImages, set.maxVerifications, set.maxRequestBytes], [10, 4, 1048576]);
   assert.throws(() => parseWebhookArgs([...base, "--max-images", "0"]), /expected at least 1/);
   assert.match(WEBHOOK_USAGE, /--max-images N/);
+  const pool = parseWebhookArgs([...base, "--max-request-bytes-in-flight", "67108864"]);
+  assert.ok(pool !== "help");
+  assert.equal(pool.maxRequestBytesInFlight, 64 * 1024 * 1024);
+  // The largest body and its parse must fit the pool.
+  assert.throws(
+    () => parseWebhookArgs([...base, "--max-request-bytes", "8388608"]),
+    /at least 10 times --max-request-bytes/,
+  );
+  assert.match(WEBHOOK_USAGE, /--max-request-bytes-in-flight N/);
+});
+
+Deno.test("parseWebhookArgs() reads --client-ca and opens the probe port with it", () => {
+  const plain = config([]);
+  assert.equal(plain.clientCaFile, undefined);
+  assert.equal(plain.probePort, undefined, "without --client-ca nothing changes");
+  const authenticated = config(["--client-ca", "ca.pem"]);
+  assert.equal(authenticated.clientCaFile, "ca.pem");
+  assert.equal(authenticated.probePort, 8444);
+  assert.equal(config(["--client-ca", "ca.pem", "--probe-port", "0"]).probePort, 0);
+  assert.equal(config(["--probe-port", "9000"]).probePort, 9000);
+  assert.throws(
+    () => config(["--client-ca", "ca.pem", "--port", "8444"]),
+    /--probe-port 8444: it is the --port/,
+  );
+  assert.throws(() => config(["--probe-port", "x"]), /--probe-port "x": expected a number/);
+  assert.throws(() => config(["--client-ca", ""]), /--client-ca "": expected a file/);
+  assert.match(WEBHOOK_USAGE, /--client-ca FILE/);
+  assert.match(WEBHOOK_USAGE, /--probe-port N/);
+});
+
+Deno.test("parseWebhookArgs() reads --max-rsa-key-bits, 4096 by default, 2048 to 8192", () => {
+  const base = ["--tls-cert-file", "c", "--tls-key-file", "k"];
+  const defaults = parseWebhookArgs(base);
+  assert.ok(defaults !== "help");
+  assert.equal(defaults.maxRsaKeyBits, 4096);
+  const set = parseWebhookArgs([...base, "--max-rsa-key-bits", "8192"]);
+  assert.ok(set !== "help");
+  assert.equal(set.maxRsaKeyBits, 8192);
+  for (const bad of ["8193", "1024", "24576", "x"]) {
+    assert.throws(() => parseWebhookArgs([...base, "--max-rsa-key-bits", bad]), UsageError);
+  }
+  assert.match(WEBHOOK_USAGE, /--max-rsa-key-bits N/);
 });

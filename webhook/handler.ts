@@ -9,7 +9,7 @@
  *
  * | Path | Answer |
  * |---|---|
- * | `POST /admit` | the AdmissionReview response; 400 for a body that is not one, 413 over `maxBodyBytes` |
+ * | `POST /admit` | the AdmissionReview response; 400 for a body that is not one, 413 over `maxBodyBytes` or past its shape (`bodyShapeLimits`) |
  * | `GET /healthz` | `ok` while the process serves |
  * | `GET /readyz` | `ok` once the policies are loaded, 503 before |
  * | `GET /metrics` | Prometheus text |
@@ -31,6 +31,8 @@ import {
   InvalidAdmissionReviewError,
   parseAdmissionReview,
 } from "../lib/admission/mod.ts";
+import { JsonShapeError, parseJsonWithin } from "../lib/mod.ts";
+import { bodyShapeLimits } from "./body_pool.ts";
 import type { JsonLog } from "./log.ts";
 import type { DecisionLabel, WebhookMetrics } from "./metrics.ts";
 import { oneWriteResponse } from "./response_body.ts";
@@ -52,7 +54,7 @@ export interface HandlerDeps {
    * evaluator's own budget). In ms.
    */
   readonly guardMs: number;
-  /** The largest request body read. @default 8 MiB */
+  /** The largest request body read. @default 3 MiB */
   readonly maxBodyBytes?: number;
   /** A monotonic clock in ms. @default `performance.now` */
   readonly now?: () => number;
@@ -68,9 +70,15 @@ export interface WebhookRequest {
   /**
    * The body parsed as JSON, or a promise of it when it is still to be read. Throws (or
    * rejects with) {@linkcode RequestBodyTooLargeError} when it is (or says it is) longer than
-   * `limit` bytes, before reading more than that, and `SyntaxError` when it is not JSON.
+   * `limit` bytes, before reading more than that, `JsonShapeError` when its shape passes
+   * `bodyShapeLimits` (found before it is parsed), and `SyntaxError` when it is not JSON.
    */
   json(limit: number): unknown;
+  /**
+   * Aborts when the client has gone (its connection closed) before the answer was written: the
+   * review's verifications then end as they do at its deadline, and give back their slots.
+   */
+  readonly gone?: AbortSignal;
 }
 
 /** What the routes answer. */
@@ -84,6 +92,14 @@ export interface WebhookAnswer {
    * before it), so that none of it delays the answer. It does not throw.
    */
   readonly written?: () => void;
+}
+
+/** The client closed its connection before its answer was written. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super("the client closed the connection before the answer");
+    this.name = "ClientGoneError";
+  }
 }
 
 /** A request body over the limit. */
@@ -116,17 +132,15 @@ export function pathOf(url: string): string {
 }
 
 /**
- * The body of `request`, parsed as JSON. A declared length over `limit` is refused before
- * anything is read; then `Request.json()` is the fast path (Deno takes the whole body as text
- * natively, where `text()` copies it through a stream first). Without a length the body is read
- * in chunks up to `limit`. Throws `SyntaxError` for a body that is not JSON.
+ * The body of `request`, parsed as JSON within `bodyShapeLimits`. A declared length over `limit`
+ * is refused before anything is read; the body is then read in chunks up to `limit`, its shape
+ * counted, and parsed. Throws `SyntaxError` for a body that is not JSON.
  */
 async function readJson(request: Request, limit: number): Promise<unknown> {
   const length = request.headers.get("content-length");
   if (length !== null) {
     const declared = Number(length);
     if (!Number.isInteger(declared) || declared > limit) throw new RequestBodyTooLargeError();
-    return await request.json();
   }
   if (request.body === null) return JSON.parse("");
   const chunks: Uint8Array[] = [];
@@ -142,7 +156,7 @@ async function readJson(request: Request, limit: number): Promise<unknown> {
     bytes.set(c, offset);
     offset += c.byteLength;
   }
-  return JSON.parse(new TextDecoder().decode(bytes));
+  return parseJsonWithin(bytes, bodyShapeLimits(size), "the request body");
 }
 
 /**
@@ -176,7 +190,7 @@ export function createRoutes(
   deps: HandlerDeps,
 ): (request: WebhookRequest) => WebhookAnswer | Promise<WebhookAnswer> {
   const now = deps.now ?? (() => performance.now());
-  const limit = deps.maxBodyBytes ?? 8 * 1024 * 1024;
+  const limit = deps.maxBodyBytes ?? 3 * 1024 * 1024;
   const deadlines = deps.deadlines ?? new DeadlineScheduler();
 
   function reply(body: unknown): WebhookAnswer {
@@ -189,10 +203,11 @@ export function createRoutes(
    */
   function guarded(
     request: AdmissionRequest,
+    gone: AbortSignal | undefined,
   ): AdmissionDecision | "error" | Promise<AdmissionDecision | "error"> {
     let decision: AdmissionDecision | Promise<AdmissionDecision>;
     try {
-      decision = deps.evaluator.evaluate(request);
+      decision = deps.evaluator.evaluate(request, gone);
     } catch {
       return "error";
     }
@@ -203,6 +218,11 @@ export function createRoutes(
   /** The answer to a body that is not an AdmissionReview (or could not be read). */
   function refused(error: unknown): WebhookAnswer {
     if (error instanceof RequestBodyTooLargeError) return text("request body too large\n", 413);
+    if (error instanceof JsonShapeError) {
+      // Refused before it was parsed; the API server fails the call, and so denies the request.
+      deps.log.write({ level: "warn", msg: "bad request", detail: error.message });
+      return text(`${error.message}\n`, 413);
+    }
     if (!(error instanceof SyntaxError || error instanceof InvalidAdmissionReviewError)) {
       return text("cannot read the request body\n", 400);
     }
@@ -222,18 +242,22 @@ export function createRoutes(
     } catch (error) {
       return refused(error);
     }
-    if (body instanceof Promise) return body.then((b) => review(b, started), refused);
-    return review(body, started);
+    if (body instanceof Promise) return body.then((b) => review(b, started, http.gone), refused);
+    return review(body, started, http.gone);
   }
 
-  function review(body: unknown, started: number): WebhookAnswer | Promise<WebhookAnswer> {
+  function review(
+    body: unknown,
+    started: number,
+    gone: AbortSignal | undefined,
+  ): WebhookAnswer | Promise<WebhookAnswer> {
     let request: AdmissionRequest;
     try {
       request = parseAdmissionReview(body);
     } catch (error) {
       return refused(error);
     }
-    const decision = guarded(request);
+    const decision = guarded(request, gone);
     if (decision instanceof Promise) return decision.then((d) => answer(request, d, started));
     return answer(request, decision, started);
   }

@@ -182,6 +182,33 @@ Deno.test("createHandler() refuses a body over the limit", async () => {
   await response.body?.cancel();
 });
 
+Deno.test("createHandler() refuses a review past its shape with 413 before parsing it, naming the bound", async () => {
+  const records: LogRecord[] = [];
+  let evaluated = 0;
+  const handler = createHandler({
+    evaluator: {
+      evaluate: () => {
+        evaluated++;
+        return Promise.resolve(ALLOW);
+      },
+    },
+    ready: () => true,
+    metrics: new WebhookMetrics(),
+    log: { write: (r) => records.push(r), flush() {} },
+    guardMs: 100,
+  });
+  const deep = await handler(post("[".repeat(65) + "]".repeat(65)));
+  assert.equal(deep.status, 413);
+  assert.match(await deep.text(), /nested more than 64 levels deep/);
+  const wide = await handler(post(`[${"[],".repeat(100_000)}[]]`));
+  assert.equal(wide.status, 413);
+  assert.match(await wide.text(), /holds more than \d+ JSON values/);
+  assert.equal(evaluated, 0);
+  assert.equal(records.filter((r) => r.msg === "bad request").length, 2);
+  // A real review is within its shape.
+  assert.equal((await handler(post(review()))).status, 200);
+});
+
 Deno.test("createHandler() answers /healthz and /readyz while a huge review is in progress", async () => {
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
@@ -253,4 +280,24 @@ Deno.test("createRoutes() answers as text, whatever server carries the request",
   assert.equal(tooLarge.status, 413);
   const probe = await routes({ method: "HEAD", path: "/healthz", json: () => Promise.resolve() });
   assert.deepEqual([probe.status, probe.body], [200, "ok\n"]);
+});
+
+Deno.test("createRoutes() hands the evaluator the request's gone signal", async () => {
+  const seen: (AbortSignal | undefined)[] = [];
+  const routes = createRoutes({
+    evaluator: {
+      evaluate: (_request, gone) => {
+        seen.push(gone);
+        return Promise.resolve(ALLOW);
+      },
+    },
+    ready: () => true,
+    metrics: new WebhookMetrics(),
+    log: { write() {}, flush() {} },
+    guardMs: 100,
+  });
+  const gone = new AbortController().signal;
+  await routes({ method: "POST", path: "/admit", json: () => review("gone-1"), gone });
+  await routes({ method: "POST", path: "/admit", json: () => Promise.resolve(review("gone-2")) });
+  assert.deepEqual(seen, [gone, undefined]);
 });

@@ -22,6 +22,13 @@
  *   `Transfer-Encoding` gets 501 and the connection closes (the API server, kubelet probes and
  *   Prometheus send none); a body over `maxBodyBytes` is not read: the routes answer 413 and the
  *   connection closes;
+ * - a body is JSON, and what it costs is reserved from the process-wide {@linkcode BodyPool}
+ *   before any of it is kept: its bytes when the head arrives (503 and close, the body unread,
+ *   when the pool cannot hold them), the values its parse will allocate as each chunk's shape is
+ *   counted ({@linkcode JsonShapeScanner}: a body nested or crowded past
+ *   {@linkcode bodyShapeLimits} is refused mid-stream, the routes answer 413 and the connection
+ *   closes; 503 when the pool cannot hold its values). The reservation is given back when the
+ *   answer is written, or when the connection ends before the routes have the body;
  * - `Expect: 100-continue` answered with `100 Continue` before the body is read; other
  *   expectations get 417;
  * - a missing or repeated `Host` in an HTTP/1.1 request gets 400;
@@ -39,12 +46,22 @@
  */
 import type { Socket } from "node:net";
 import { Buffer } from "node:buffer";
+import { JsonShapeError, type JsonShapeLimits, JsonShapeScanner } from "../lib/mod.ts";
 import {
+  ClientGoneError,
   pathOf,
   RequestBodyTooLargeError,
   type WebhookAnswer,
   type WebhookRequest,
 } from "./handler.ts";
+import {
+  BODY_BYTE_COST,
+  BODY_VALUE_COST,
+  bodyCost,
+  BodyPool,
+  type BodyReservation,
+  bodyShapeLimits,
+} from "./body_pool.ts";
 
 /** The bounds of one connection. */
 export interface Http1Limits {
@@ -56,7 +73,18 @@ export interface Http1Limits {
   readonly requestTimeoutMs?: number;
   /** How long a connection may wait for its next request, in ms. @default 120 s */
   readonly idleTimeoutMs?: number;
+  /**
+   * The pool every connection's request bodies are reserved from.
+   * @default a pool of this connection's own, for one body of `maxBodyBytes`
+   */
+  readonly bodyPool?: BodyPool;
 }
+
+/** What a closing connection may still receive before it is cut off, in bytes. */
+const DROPPED_BYTES_BEFORE_RESET = 64 * 1024;
+
+/** The pool's bytes reserved for a body's values at a time (while they are counted). */
+const VALUE_RESERVATION_STEP = 16 * 1024;
 
 /** The routes the connection serves. */
 export type Routes = (request: WebhookRequest) => WebhookAnswer | Promise<WebhookAnswer>;
@@ -217,8 +245,30 @@ export class Http1Connection {
   /** Their length. */
   #size = 0;
   #head: Head | undefined;
+  readonly #pool: BodyPool;
+  /** What the body being read holds of the pool (given to the routes with the body). */
+  #reservation: BodyReservation | undefined;
+  /** The body being read: its shape, counted as it arrives. */
+  #scanner: JsonShapeScanner | undefined;
+  /** Bytes of the body being read received so far (all counted by the scanner). */
+  #bodyReceived = 0;
+  /** Of the reservation, the bytes for the body's values. */
+  #valuesReserved = 0;
+  /** Bytes received and dropped since the connection began to close. */
+  #dropped = 0;
   /** The socket has closed. */
   #gone = false;
+  /** Aborted when the socket closes; made when a request first asks (one a connection). */
+  #goneController: AbortController | undefined;
+
+  /** The signal that the client has gone, for the request being answered. */
+  get #goneSignal(): AbortSignal {
+    this.#goneController ??= new AbortController();
+    if (this.#gone && !this.#goneController.signal.aborted) {
+      this.#goneController.abort(new ClientGoneError());
+    }
+    return this.#goneController.signal;
+  }
   /** An answer waits for the client to read the ones before it. */
   #blocked = false;
   /** When the current phase ends by timeout (ms, `Date.now()` clock). */
@@ -235,6 +285,8 @@ export class Http1Connection {
     this.#maxBody = limits.maxBodyBytes;
     this.#requestTimeoutMs = limits.requestTimeoutMs ?? 30_000;
     this.#idleTimeoutMs = limits.idleTimeoutMs ?? 120_000;
+    this.#pool = limits.bodyPool ??
+      new BodyPool(bodyCost(this.#maxBody, bodyShapeLimits(this.#maxBody).maxValues));
     this.#deadline = Date.now() + this.#idleTimeoutMs;
     socket.on("data", (chunk: Buffer) => this.#receive(chunk));
     socket.on("end", () => {
@@ -245,6 +297,8 @@ export class Http1Connection {
     socket.on("close", () => {
       this.#phase = "done";
       this.#gone = true;
+      this.#releaseBody();
+      this.#goneController?.abort(new ClientGoneError());
     });
   }
 
@@ -268,15 +322,67 @@ export class Http1Connection {
   }
 
   #receive(chunk: Buffer): void {
-    if (this.#phase === "done") return;
+    if (this.#phase === "done") {
+      // Closing: what still arrives is dropped, and a client that keeps sending is cut off
+      // (a paused socket would not stop the TLS layer from reading and keeping it).
+      this.#dropped += chunk.length;
+      if (this.#dropped > DROPPED_BYTES_BEFORE_RESET && !this.#gone) this.#destroy();
+      return;
+    }
+    // A body's bytes are counted (and their values reserved) before they are kept.
+    if (this.#phase === "body" && !this.#scan(chunk)) return;
     this.#chunks.push(chunk);
     this.#size += chunk.length;
     if (this.#phase === "answering") {
-      // One request's head and body at most wait while the answer is made.
-      if (this.#size > this.#maxHead + this.#maxBody) this.#socket.pause();
+      // One request head (and a chunk) at most is read ahead while the answer is made: the
+      // next body is read only once its bytes are reserved. Pausing the socket does not stop
+      // the TLS layer from reading (one client sent 2.5 GB in 3 s to a paused socket, all
+      // kept), so a client that sends more than that is cut off.
+      if (this.#size > this.#maxHead) this.#socket.pause();
+      if (this.#size > this.#maxHead + DROPPED_BYTES_BEFORE_RESET) this.#destroy();
       return;
     }
     this.#advance();
+  }
+
+  /**
+   * Counts the shape of the body's bytes in `bytes` (its first bytes belong to the body being
+   * read) and reserves its values from the pool. False when the body is refused: over its shape
+   * (the routes answer) or past what the pool can hold (503); the connection then closes.
+   */
+  #scan(bytes: Buffer): boolean {
+    const rest = this.#head!.contentLength - this.#bodyReceived;
+    const scanner = this.#scanner;
+    const reservation = this.#reservation;
+    if (rest <= 0 || scanner === undefined || reservation === undefined) return true;
+    const part = bytes.length > rest ? bytes.subarray(0, rest) : bytes;
+    try {
+      scanner.feed(part);
+    } catch (error) {
+      if (!(error instanceof JsonShapeError)) throw error;
+      this.#dispatch(this.#head!, error);
+      return false;
+    }
+    this.#bodyReceived += part.length;
+    const needed = scanner.values * BODY_VALUE_COST - this.#valuesReserved;
+    if (needed > 0) {
+      // In steps, so that the pool is not asked on every chunk (less, when less is free).
+      const step = Math.ceil(needed / VALUE_RESERVATION_STEP) * VALUE_RESERVATION_STEP;
+      const taken = Math.max(needed, Math.min(step, this.#pool.free));
+      if (!reservation.grow(taken)) {
+        this.#fail(503, "the webhook holds as many request bodies as it may; try again");
+        return false;
+      }
+      this.#valuesReserved += taken;
+    }
+    return true;
+  }
+
+  /** Gives back what the body being read holds of the pool. */
+  #releaseBody(): void {
+    this.#reservation?.release();
+    this.#reservation = undefined;
+    this.#scanner = undefined;
   }
 
   /** The bytes received, as one buffer (copied only when they came in several chunks). */
@@ -348,6 +454,7 @@ export class Http1Connection {
         // Not read: the routes answer 413 and the connection closes.
         return this.#dispatch(parsed, undefined);
       }
+      if (!this.#startBody(parsed.contentLength)) return;
       this.#phase = "body";
       if (parsed.expectContinue && parsed.contentLength > this.#size) {
         this.#socket.write("HTTP/1.1 100 Continue\r\n\r\n");
@@ -364,19 +471,66 @@ export class Http1Connection {
     }
   }
 
-  #dispatch(head: Head, body: Buffer | undefined): void {
+  /**
+   * Reserves a body of `length` bytes from the pool and starts counting its shape, with what
+   * already arrived of it. False when it is refused (503, or the routes answer its shape).
+   */
+  #startBody(length: number): boolean {
+    this.#bodyReceived = 0;
+    this.#valuesReserved = 0;
+    if (length === 0) return true;
+    // The pool's capacity bounds the values of one body too: a body within its shape always
+    // fits an empty pool, so 503 only ever means "busy".
+    const shape: JsonShapeLimits = bodyShapeLimits(length);
+    const fits = Math.floor((this.#pool.capacity - length * BODY_BYTE_COST) / BODY_VALUE_COST);
+    this.#reservation = this.#pool.tryReserve(length * BODY_BYTE_COST);
+    if (this.#reservation === undefined) {
+      this.#fail(503, "the webhook holds as many request bodies as it may; try again");
+      return false;
+    }
+    this.#scanner = new JsonShapeScanner(
+      { maxDepth: shape.maxDepth, maxValues: Math.max(0, Math.min(shape.maxValues, fits)) },
+      "the request body",
+    );
+    if (this.#size === 0) return true;
+    return this.#scan(this.#joined());
+  }
+
+  /**
+   * Hands the request to the routes with its body (undefined: too large to read; a
+   * {@linkcode JsonShapeError}: refused mid-stream), and what it holds of the pool, given back
+   * once the answer is written.
+   */
+  #dispatch(head: Head, body: Buffer | JsonShapeError | undefined): void {
     this.#phase = "answering";
+    const reservation = this.#reservation;
+    this.#reservation = undefined;
+    this.#scanner = undefined;
+    const refused = !(body instanceof Buffer);
+    // deno-lint-ignore no-this-alias
+    const connection = this;
     const request: WebhookRequest = {
       method: head.method,
       path: pathOf(head.target),
-      // The body is all here: parsed at once, not behind a promise.
+      // Asked for only by a review that waits (a warm one never does): made on demand.
+      get gone() {
+        return connection.#goneSignal;
+      },
+      // The body is all here: parsed at once, not behind a promise. Its shape was counted as it
+      // arrived and its values reserved: the parse is bounded.
       json: (limit) => {
+        if (body instanceof JsonShapeError) throw body;
         if (body === undefined || body.length > limit) throw new RequestBodyTooLargeError();
         return JSON.parse(body.toString("utf8"));
       },
     };
     const failed = () =>
-      this.#answer(head, { status: 500, contentType: TEXT_TYPE, body: "internal error\n" }, true);
+      this.#answer(
+        head,
+        { status: 500, contentType: TEXT_TYPE, body: "internal error\n" },
+        true,
+        reservation,
+      );
     let answer: WebhookAnswer | Promise<WebhookAnswer>;
     try {
       answer = this.#routes(request);
@@ -385,11 +539,19 @@ export class Http1Connection {
     }
     // An answer the routes had at once leaves in this turn (a warm review).
     if (answer instanceof Promise) {
-      answer.then((a) => this.#answer(head, a, body === undefined), failed);
-    } else this.#answer(head, answer, body === undefined);
+      answer.then((a) => this.#answer(head, a, refused, reservation), failed);
+    } else this.#answer(head, answer, refused, reservation);
   }
 
-  #answer(head: Head, answer: WebhookAnswer, mustClose: boolean): void {
+  #answer(
+    head: Head,
+    answer: WebhookAnswer,
+    mustClose: boolean,
+    reservation: BodyReservation | undefined,
+  ): void {
+    // The routes are done with the body: its reservation is given back, whether or not the
+    // client is still there to read the answer.
+    reservation?.release();
     // The review is logged and counted even when its client has gone.
     if (this.#phase === "done") return answer.written?.();
     const close = mustClose || head.close || this.#draining || this.#ended;
@@ -436,13 +598,16 @@ export class Http1Connection {
     this.#phase = "done";
     this.#chunks = [];
     this.#size = 0;
-    // A client that does not close its side in time is cut off by `expire`.
+    this.#releaseBody();
+    // A client that does not close its side in time is cut off by `expire`, one that goes on
+    // sending (the rest of a body refused unread) once it has sent a little more.
     this.#deadline = Date.now() + 5_000;
     this.#socket.end();
   }
 
   #destroy(): void {
     this.#phase = "done";
+    this.#releaseBody();
     this.#socket.destroy();
   }
 }

@@ -1,16 +1,21 @@
 import assert from "node:assert/strict";
 import { createServer, type Server, type Socket } from "node:net";
 import { Http1Connection, type Http1Limits, parseHead, type Routes } from "./http1.ts";
-import { RequestBodyTooLargeError, type WebhookRequest } from "./handler.ts";
+import { ClientGoneError, RequestBodyTooLargeError, type WebhookRequest } from "./handler.ts";
+import { BODY_BYTE_COST, BodyPool } from "./body_pool.ts";
+import { JsonShapeError } from "../lib/mod.ts";
 
 /** A plain TCP server whose connections are `Http1Connection`s (TLS is `server.ts`'s part). */
 async function serve(
   routes: Routes,
   limits: Http1Limits = { maxBodyBytes: 1024 },
-): Promise<{ port: number; connections: Http1Connection[]; close(): Promise<void> }> {
+  allowHalfOpen = true,
+): Promise<
+  { port: number; connections: Http1Connection[]; sockets: Set<Socket>; close(): Promise<void> }
+> {
   const connections: Http1Connection[] = [];
   const sockets = new Set<Socket>();
-  const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
+  const server: Server = createServer({ allowHalfOpen }, (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     connections.push(new Http1Connection(socket, routes, limits));
@@ -20,6 +25,7 @@ async function serve(
   return {
     port: typeof address === "object" && address ? address.port : 0,
     connections,
+    sockets,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -496,6 +502,313 @@ Deno.test("Http1Connection answers thousands of pipelined requests with answers 
     for (let i = 0; i < count; i++) assert.equal((await client.answer()).body, String(i));
   } finally {
     client.close();
+    await server.close();
+  }
+});
+
+/** Waits until `check` holds (the server's side runs on its own events). */
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+/** Routes that parse the body, answer 413 for a body past its shape, and wait for `gate`. */
+function shapedRoutes(gate?: Promise<void>): Routes {
+  return async (request) => {
+    let body: unknown;
+    try {
+      body = request.json(1 << 20);
+    } catch (error) {
+      if (error instanceof JsonShapeError) {
+        return { status: 413, contentType: "text/plain", body: `${error.message}\n` };
+      }
+      throw error;
+    }
+    await gate;
+    return { status: 200, contentType: "application/json", body: JSON.stringify(body) };
+  };
+}
+
+function head(length: number): string {
+  return `POST /admit HTTP/1.1\r\nHost: webhook\r\nContent-Length: ${length}\r\n\r\n`;
+}
+
+Deno.test("Http1Connection reserves a body from the pool at its head, and gives it back once answered", async () => {
+  const pool = new BodyPool(1 << 20);
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const server = await serve(shapedRoutes(gate), { maxBodyBytes: 4096, bodyPool: pool });
+  const client = await Client.connect(server.port);
+  try {
+    const body = JSON.stringify({ text: "x".repeat(980) });
+    await client.write(head(body.length));
+    // Reserved when the head arrives, before any byte of the body is kept.
+    await until("the head's reservation", () => pool.stats().reserved > 0);
+    assert.equal(pool.stats().reserved, body.length * BODY_BYTE_COST);
+    await client.write(body.slice(0, 500));
+    await new Promise((r) => setTimeout(r, 20));
+    await client.write(body.slice(500));
+    // The values counted are reserved too; all of it is held while the routes have the body.
+    await until("the values' reservation", () => pool.stats().reserved > body.length * 4);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.ok(pool.stats().reserved > 0);
+    open();
+    const answer = await client.answer();
+    assert.equal(answer.status, 200);
+    assert.equal(JSON.parse(answer.body).text.length, 980);
+    await until("the reservation given back", () => pool.stats().reserved === 0);
+    // The connection goes on: the next request reserves and returns again.
+    await client.write(post('{"n":2}'));
+    assert.equal((await client.answer()).status, 200);
+    assert.equal(pool.stats().reserved, 0);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("Http1Connection gives the pool back however a request ends: client gone, timeout, error, routes failing", async () => {
+  const pool = new BodyPool(1 << 20);
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const routes: Routes = (request) =>
+    request.path === "/fail" ? Promise.reject(new Error("boom")) : shapedRoutes(gate)(request);
+  const server = await serve(routes, { maxBodyBytes: 4096, bodyPool: pool });
+  try {
+    // The client goes in the middle of the body.
+    const gone = await Client.connect(server.port);
+    await gone.write(head(1000) + "[1,2,");
+    await until("a reservation", () => pool.stats().reserved > 0);
+    gone.close();
+    await until("the pool back after the client went", () => pool.stats().reserved === 0);
+
+    // The request takes too long to arrive: 408.
+    const slow = await Client.connect(server.port);
+    await slow.write(head(1000) + "[1,2,");
+    await until("a reservation", () => pool.stats().reserved > 0);
+    for (const c of server.connections) c.expire(Date.now() + 60_000);
+    assert.equal((await slow.answer()).status, 408);
+    assert.equal(pool.stats().reserved, 0);
+    slow.close();
+
+    // The socket fails (a reset, say).
+    const reset = await Client.connect(server.port);
+    await reset.write(head(1000) + "[1,2,");
+    await until("a reservation", () => pool.stats().reserved > 0);
+    [...server.sockets].at(-1)!.emit("error", new Error("connection reset"));
+    assert.equal(pool.stats().reserved, 0);
+    reset.close();
+
+    // The routes fail: 500, and the pool is back.
+    const failing = await Client.connect(server.port);
+    await failing.write(post("[1,2,3]").replace("/admit?timeout=10s", "/fail"));
+    assert.equal((await failing.answer()).status, 500);
+    await until("the pool back after the routes failed", () => pool.stats().reserved === 0);
+    failing.close();
+
+    // The client goes while the routes still have the body: the reservation is held until the
+    // routes are done with it (the parsed body lives until then), then given back.
+    const leaving = await Client.connect(server.port);
+    await leaving.write(post('{"n":1}'));
+    await until("a reservation", () => pool.stats().reserved > 0);
+    leaving.close();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.ok(pool.stats().reserved > 0, "held while the routes have the body");
+    open();
+    await until("the pool back once answered", () => pool.stats().reserved === 0);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("Http1Connection answers 503 with Connection: close and reads no body when the pool is full", async () => {
+  // Room for one 1000-byte body (4000 bytes) and its values, not two.
+  const pool = new BodyPool(6000);
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const server = await serve(shapedRoutes(gate), { maxBodyBytes: 4096, bodyPool: pool });
+  const holder = await Client.connect(server.port);
+  const refused = await Client.connect(server.port);
+  const later = await Client.connect(server.port);
+  try {
+    const body = JSON.stringify({ text: "y".repeat(989) });
+    assert.equal(body.length, 1000);
+    await holder.write(head(1000) + body.slice(0, 10));
+    await until("the first reservation", () => pool.stats().reserved > 0);
+    await refused.write(head(1000));
+    const answer = await refused.answer();
+    assert.equal(answer.status, 503);
+    assert.equal(answer.headers["connection"], "close");
+    assert.match(answer.body, /request bodies/);
+    assert.ok(await refused.closedByServer());
+    assert.equal(pool.stats().refused, 1);
+    // Its body, sent anyway, is not kept (the connection is closed); the holder finishes.
+    await holder.write(body.slice(10));
+    open();
+    assert.equal((await holder.answer()).status, 200);
+    await until("the pool back", () => pool.stats().reserved === 0);
+    await later.write(head(1000) + body);
+    assert.equal((await later.answer()).status, 200);
+  } finally {
+    holder.close();
+    refused.close();
+    later.close();
+    await server.close();
+  }
+});
+
+Deno.test("Http1Connection answers 503 when the pool cannot hold a body's values as they are counted", async () => {
+  const pool = new BodyPool(10_000);
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const server = await serve(shapedRoutes(gate), { maxBodyBytes: 4096, bodyPool: pool });
+  const holder = await Client.connect(server.port);
+  const crowded = await Client.connect(server.port);
+  try {
+    await holder.write(head(1000) + "[");
+    await until("the first reservation", () => pool.stats().reserved >= 4000);
+    // 4000 bytes for its bytes fit; 60 values (3840 bytes) do not, in the 2000 left.
+    const values = `[${"0,".repeat(59)}0]`;
+    await crowded.write(head(1000) + values);
+    const answer = await crowded.answer();
+    assert.equal(answer.status, 503);
+    assert.equal(answer.headers["connection"], "close");
+    assert.ok(await crowded.closedByServer());
+    open();
+    holder.close();
+    await until("the pool back", () => pool.stats().reserved === 0);
+  } finally {
+    holder.close();
+    crowded.close();
+    await server.close();
+  }
+});
+
+Deno.test("Http1Connection refuses a body past its shape mid-stream: the routes answer, the rest is never read", async () => {
+  const pool = new BodyPool(4 << 20);
+  const server = await serve(shapedRoutes(), { maxBodyBytes: 100_000, bodyPool: pool });
+  try {
+    // Nested past 64 levels, in the first chunk of a body announced as 100,000 bytes.
+    const deep = await Client.connect(server.port);
+    await deep.write(head(100_000) + "[".repeat(65));
+    const refused = await deep.answer();
+    assert.equal(refused.status, 413);
+    assert.match(refused.body, /nested more than 64 levels deep/);
+    assert.equal(refused.headers["connection"], "close");
+    assert.ok(await deep.closedByServer());
+    // More values than a body of its length may have (1 per 4 bytes), counted as they arrive.
+    const wide = await Client.connect(server.port);
+    await wide.write(head(100_000) + "[" + "[],".repeat(26_000));
+    const crowded = await wide.answer();
+    assert.equal(crowded.status, 413);
+    assert.match(crowded.body, /holds more than 25064 JSON values/);
+    assert.ok(await wide.closedByServer());
+    await until("the pool back", () => pool.stats().reserved === 0);
+    // A body within its shape is parsed.
+    const fine = await Client.connect(server.port);
+    await fine.write(post(JSON.stringify({ a: [[[1]]], b: "[[[[" })));
+    assert.equal((await fine.answer()).status, 200);
+    fine.close();
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("Http1Connection keeps at most one request head read ahead while it answers", async () => {
+  const pool = new BodyPool(8 << 20);
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const server = await serve(shapedRoutes(gate), { maxBodyBytes: 1 << 20, bodyPool: pool });
+  const client = await Client.connect(server.port);
+  try {
+    await client.write(post('{"n":1}'));
+    await until("a reservation", () => pool.stats().reserved > 0);
+    // A pipelined request of 1 MiB: its body is not read (nor reserved) while the first waits.
+    const big = JSON.stringify({ text: "z".repeat((1 << 20) - 20) });
+    const sending = client.write(head(big.length) + big);
+    await new Promise((r) => setTimeout(r, 100));
+    const held = pool.stats().reserved;
+    assert.ok(held < 20_000, `only the first request is reserved (${held})`);
+    open();
+    assert.equal((await client.answer()).status, 200);
+    await sending;
+    assert.equal((await client.answer()).status, 200);
+    await until("the pool back", () => pool.stats().reserved === 0);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("Http1Connection cuts off a client that keeps sending to a paused or closing connection", async () => {
+  const { EventEmitter } = await import("node:events");
+  const { Buffer } = await import("node:buffer");
+  // A socket that, like node:tls in Deno, goes on delivering data when paused.
+  const fake = () => {
+    const state = { destroyed: false, ended: false, written: [] as string[] };
+    const socket = Object.assign(new EventEmitter(), {
+      write: (chunk: string) => state.written.push(chunk) > 0,
+      end: () => (state.ended = true),
+      destroy: () => (state.destroyed = true),
+      pause: () => {},
+      resume: () => {},
+    });
+    return { socket, state };
+  };
+  const never = new Promise<never>(() => {});
+  const flood = Buffer.alloc(16 * 1024, 0x61);
+
+  // While an answer is made: one request head (and a chunk) is read ahead, no more.
+  const waiting = fake();
+  new Http1Connection(waiting.socket as unknown as Socket, () => never, { maxBodyBytes: 1024 });
+  waiting.socket.emit("data", Buffer.from(post('{"n":1}')));
+  for (let i = 0; i < 5 && !waiting.state.destroyed; i++) waiting.socket.emit("data", flood);
+  assert.ok(!waiting.state.destroyed, "a head and a chunk are allowed");
+  for (let i = 0; i < 10 && !waiting.state.destroyed; i++) waiting.socket.emit("data", flood);
+  assert.ok(waiting.state.destroyed);
+
+  // After an answer that closes (a body refused unread): what still arrives is dropped, then cut.
+  const refused = fake();
+  new Http1Connection(refused.socket as unknown as Socket, echo, { maxBodyBytes: 1024 });
+  refused.socket.emit("data", Buffer.from(head(1_000_000)));
+  await new Promise((r) => setTimeout(r, 0));
+  assert.match(refused.state.written.join(""), /^HTTP\/1\.1 [45]\d\d /);
+  assert.ok(refused.state.ended && !refused.state.destroyed);
+  for (let i = 0; i < 10 && !refused.state.destroyed; i++) refused.socket.emit("data", flood);
+  assert.ok(refused.state.destroyed);
+});
+
+Deno.test("Http1Connection: a request's gone signal aborts when its client closes before the answer", async () => {
+  let gone: AbortSignal | undefined;
+  let asked!: () => void;
+  const waiting = new Promise<void>((resolve) => (asked = resolve));
+  const never = new Promise<never>(() => {});
+  // As the webhook's server does (server.ts): a client that ends its side ends the connection.
+  const server = await serve(
+    (request: WebhookRequest) => {
+      request.json(1024);
+      gone = request.gone;
+      asked();
+      return never;
+    },
+    { maxBodyBytes: 1024 },
+    false,
+  );
+  const client = await Client.connect(server.port);
+  try {
+    await client.write(post('{"n":1}'));
+    await waiting;
+    assert.ok(gone !== undefined && !gone.aborted, "not aborted while the client waits");
+    const aborted = new Promise<unknown>((resolve) =>
+      gone!.addEventListener("abort", () => resolve(gone!.reason), { once: true })
+    );
+    client.close();
+    const reason = await aborted;
+    assert.ok(reason instanceof ClientGoneError);
+  } finally {
     await server.close();
   }
 });

@@ -1,17 +1,21 @@
 /**
  * The `toolkit-webhook` executable, the composition root: flags → policy source (watches of
  * the API server, or `--policies` files polled for changes) → verifier → evaluator → handler →
- * HTTPS listener that reloads its certificate. Logs are JSON lines on stdout.
+ * HTTPS listener that reloads its certificate (and, with `--client-ca`, refuses clients without
+ * a certificate from that CA), plus the probe listener of `--probe-port` (`/healthz`, `/readyz`,
+ * `/metrics` only, no client certificate asked for). Logs are JSON lines on stdout.
  *
  * @module
  */
 import { parseWebhookArgs, WEBHOOK_USAGE, type WebhookConfig } from "./config.ts";
 import { createRoutes } from "./handler.ts";
+import { BodyPool } from "./body_pool.ts";
 import { createJsonLog, fileWriter, type JsonLog, LOG_STRING_LIMIT } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
 import { monitorEventLoop } from "./event_loop_monitor.ts";
 import { TurnScheduler } from "../lib/turns.ts";
-import { startTlsServer, type TlsServer } from "./server.ts";
+import { type ServerEvent, startTlsServer, type TlsServer } from "./server.ts";
+import { probeRoutes } from "./probe_routes.ts";
 import { describeError, UsageError } from "../lib/errors.ts";
 import { MAX_REFERENCE_LENGTH } from "../lib/image/mod.ts";
 import { PORTIERIS_API_GROUP } from "../lib/policy/mod.ts";
@@ -32,10 +36,21 @@ import {
   type PolicySource,
 } from "../lib/admission/mod.ts";
 
+/** The largest request body the probe listener reads (its routes are GETs). */
+const PROBE_MAX_BODY_BYTES = 1024;
+
+/**
+ * The most connections the probe listener holds at once: kubelet probes and a Prometheus or two
+ * need a handful; its own bound, so that nobody who reaches it takes the webhook port's places.
+ */
+const PROBE_MAX_CONNECTIONS = 64;
+
 /** A running webhook. */
 export interface RunningWebhook {
   /** The HTTPS server. */
   readonly server: TlsServer;
+  /** The probe listener (`--probe-port`), when there is one. */
+  readonly probeServer: TlsServer | undefined;
   /** Stops serving, watching and polling. */
   stop(): Promise<void>;
 }
@@ -152,6 +167,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
     registriesD: config.registriesD ? await loadRegistriesD(config.registriesD) : undefined,
     flightTimeoutMs: config.budgetMs,
     requestTimeoutMs: Math.min(5000, config.budgetMs),
+    keyBounds: { maxRsaBits: config.maxRsaKeyBits, maxRsaBitsSetting: "--max-rsa-key-bits" },
     verdictCache: { ttlMs: config.cacheTtlMs, maxEntries: config.cacheSize },
     digestCache: { ttlMs: config.digestCacheTtlMs, maxEntries: config.cacheSize },
     ...(registries.fetch ? { fetch: registries.fetch } : {}),
@@ -176,6 +192,8 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       maxVerificationsInFlight: config.maxVerifications,
     },
   });
+  // Request bodies in flight, across connections: their bytes and their parse (`body_pool.ts`).
+  const bodyPool = new BodyPool(config.maxRequestBytesInFlight);
   metrics.bounds = () => {
     const evaluated = evaluator.bounds!();
     return {
@@ -188,6 +206,8 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
         images_per_review: evaluated.maxImagesPerReview,
         verifications_in_flight: evaluated.maxVerificationsInFlight,
         request_bytes: config.maxRequestBytes,
+        rsa_key_bits: config.maxRsaKeyBits,
+        request_bytes_in_flight: config.maxRequestBytesInFlight,
         image_reference_chars: MAX_REFERENCE_LENGTH,
         quoted_input_chars: QUOTE_LIMIT,
         log_string_chars: LOG_STRING_LIMIT,
@@ -196,6 +216,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       verificationsInFlight: evaluated.verificationsInFlight,
       verificationsWaiting: evaluated.verificationsWaiting,
       readPool: verifier.readPool?.(),
+      bodyPool: bodyPool.stats(),
       eventLoop: eventLoop.stalls(),
     };
   };
@@ -209,33 +230,50 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
     maxBodyBytes: config.maxRequestBytes,
     deadlines,
   });
-  let server: TlsServer;
+  /** Logs what a listener reports (`listener`: "webhook" or "probes"). */
+  const onEvent = (listener: string) => (event: ServerEvent) => {
+    if (event.type === "reloaded" && listener === "webhook") metrics.tlsReloads++;
+    log.write({
+      level: event.type === "reload-failed" || event.type === "accept-failed" ? "error" : "info",
+      msg: event.type === "listening"
+        ? "listening"
+        : event.type === "reloaded"
+        ? `${event.files} reloaded`
+        : event.type === "accept-failed"
+        ? "connection not accepted"
+        : "certificate not reloaded",
+      listener,
+      ...event,
+    });
+  };
+  const tls = {
+    hostname: config.hostname,
+    certFile: config.tlsCertFile,
+    keyFile: config.tlsKeyFile,
+    reloadIntervalMs: config.tlsReloadIntervalMs,
+  };
+  let server: TlsServer | undefined;
+  let probeServer: TlsServer | undefined;
   try {
     server = await startTlsServer({
-      hostname: config.hostname,
+      ...tls,
       port: config.port,
-      certFile: config.tlsCertFile,
-      keyFile: config.tlsKeyFile,
-      reloadIntervalMs: config.tlsReloadIntervalMs,
-      limits: { maxBodyBytes: config.maxRequestBytes },
-      onEvent: (event) => {
-        if (event.type === "reloaded") metrics.tlsReloads++;
-        log.write({
-          level: event.type === "reload-failed" || event.type === "accept-failed"
-            ? "error"
-            : "info",
-          msg: event.type === "listening"
-            ? "listening"
-            : event.type === "reloaded"
-            ? "certificate reloaded"
-            : event.type === "accept-failed"
-            ? "connection not accepted"
-            : "certificate not reloaded",
-          ...event,
-        });
-      },
+      clientCaFile: config.clientCaFile,
+      limits: { maxBodyBytes: config.maxRequestBytes, bodyPool },
+      onEvent: onEvent("webhook"),
     }, routes);
+    if (config.probePort !== undefined) {
+      probeServer = await startTlsServer({
+        ...tls,
+        port: config.probePort,
+        // GETs only: a body is never read past this.
+        limits: { maxBodyBytes: PROBE_MAX_BODY_BYTES },
+        maxConnections: PROBE_MAX_CONNECTIONS,
+        onEvent: onEvent("probes"),
+      }, probeRoutes(routes));
+    }
   } catch (error) {
+    await server?.shutdown();
     await handle.stop();
     registries.close();
     eventLoop[Symbol.dispose]();
@@ -249,11 +287,14 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
     policyGroup: config.policyGroup,
     source: config.policyFiles.length > 0 ? "files" : "api-server",
     budgetMs: config.budgetMs,
+    clientCertificates: config.clientCaFile !== undefined ? "required" : "not asked for",
+    ...(probeServer ? { probePort: probeServer.port } : {}),
   });
   return {
     server,
+    probeServer,
     async stop() {
-      await server.shutdown();
+      await Promise.all([server.shutdown(), probeServer?.shutdown()]);
       await handle.stop();
       registries.close();
       eventLoop[Symbol.dispose]();

@@ -26,6 +26,7 @@
  * @module
  */
 import type { MemoryPoolStats } from "../lib/read_budget.ts";
+import type { BodyPoolStats } from "./body_pool.ts";
 import { type EventLoopStalls, STALL_THRESHOLDS_MS } from "./event_loop_monitor.ts";
 
 /** Upper bounds of the latency histogram, in seconds. */
@@ -74,6 +75,8 @@ export interface BoundsSnapshot {
   readonly verificationsWaiting: number;
   /** The pool that registry and store reads reserve from. */
   readonly readPool?: MemoryPoolStats | undefined;
+  /** The pool that request bodies reserve from. */
+  readonly bodyPool?: BodyPoolStats | undefined;
   /** How long the event loop was held, at most, since the start. */
   readonly eventLoop?: EventLoopStalls | undefined;
 }
@@ -217,6 +220,23 @@ export class WebhookMetrics {
           "",
           pool.waiting,
         ]]);
+      }
+      const bodies = bounds.bodyPool;
+      if (bodies !== undefined) {
+        gauge(
+          "toolkit_admission_body_pool_bytes",
+          "Bytes of request bodies and their parse reserved now, the most ever, and the pool's size.",
+          [
+            ['{state="reserved"}', bodies.reserved],
+            ['{state="peak"}', bodies.peakReserved],
+            ['{state="capacity"}', bodies.capacity],
+          ],
+        );
+        lines.push(
+          "# HELP toolkit_admission_body_pool_refused_total Requests refused with 503: the pool was full.",
+          "# TYPE toolkit_admission_body_pool_refused_total counter",
+          `toolkit_admission_body_pool_refused_total ${bodies.refused}`,
+        );
       }
       const loop = bounds.eventLoop;
       if (loop !== undefined) {

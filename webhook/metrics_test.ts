@@ -32,8 +32,12 @@ Deno.test("WebhookMetrics.render() exports every cache's size and bounds and the
     limits: { images_per_review: 256, body_bytes: 8388608 },
     verificationsInFlight: 2,
     verificationsWaiting: 5,
+    bodyPool: { capacity: 33554432, reserved: 4096, peakReserved: 65536, refused: 3 },
   });
   const text = m.render(true, { rss: 1, heapUsed: 1 });
+  assert.match(text, /^toolkit_admission_body_pool_bytes\{state="reserved"\} 4096$/m);
+  assert.match(text, /^toolkit_admission_body_pool_bytes\{state="capacity"\} 33554432$/m);
+  assert.match(text, /^toolkit_admission_body_pool_refused_total 3$/m);
   assert.match(text, /^toolkit_admission_cache_entries\{cache="parse"\} 3$/m);
   assert.match(text, /^toolkit_admission_cache_bytes\{cache="parse"\} 420$/m);
   assert.match(text, /^toolkit_admission_cache_max_entries\{cache="registry-client"\} 64$/m);

@@ -7,6 +7,12 @@
  * without closing anything: new connections get the new pair, open ones keep theirs. New files
  * that do not make a valid certificate and key are refused and logged; the old ones stay in use.
  *
+ * With a client CA (`clientCaFile`, the webhook's `--client-ca`), every client must present a
+ * certificate that chains to it: one without, or with a certificate of another CA, fails the TLS
+ * handshake, before a single byte of a request is read (the connection never reaches
+ * `http1.ts`). The CA file is reloaded like the pair, and a new one that holds no usable CA
+ * certificate is refused and logged, the old one staying in use.
+ *
  * Shutting down stops accepting, closes idle connections, answers the requests in progress
  * (with `Connection: close`), and resolves once every connection has closed. One interval timer
  * bounds every connection's time (`http1.ts`, {@linkcode Http1Limits}).
@@ -19,8 +25,13 @@ import { Http1Connection, type Http1Limits, type Routes } from "./http1.ts";
 
 /** What the server reports. */
 export type ServerEvent =
-  | { readonly type: "listening"; readonly address: string }
-  | { readonly type: "reloaded"; readonly address: string }
+  | { readonly type: "listening"; readonly address: string; readonly clientCa: boolean }
+  | {
+    readonly type: "reloaded";
+    readonly address: string;
+    /** What changed: the serving certificate and key, the client CA, or both. */
+    readonly files: "certificate" | "client CA" | "certificate and client CA";
+  }
   | { readonly type: "reload-failed"; readonly detail: string }
   /** The listener could not accept a connection (out of file descriptors, say); it keeps on. */
   | { readonly type: "accept-failed"; readonly detail: string };
@@ -31,6 +42,11 @@ export interface TlsServerOptions {
   readonly port: number;
   readonly certFile: string;
   readonly keyFile: string;
+  /**
+   * PEM CA certificate(s) a client's certificate must chain to (undefined: no client
+   * certificate is asked for). Reloaded with the pair.
+   */
+  readonly clientCaFile?: string | undefined;
   /** How often the files are checked, in ms. */
   readonly reloadIntervalMs: number;
   /** The bounds of each connection. */
@@ -66,12 +82,48 @@ interface Pair {
   readonly key: string;
 }
 
-async function readPair(options: TlsServerOptions): Promise<Pair> {
-  const [cert, key] = await Promise.all([
+/** The files as read: the serving pair and, when asked for, the client CA's text. */
+interface Files extends Pair {
+  readonly clientCa: string | undefined;
+}
+
+async function readFiles(options: TlsServerOptions): Promise<Files> {
+  const [cert, key, clientCa] = await Promise.all([
     Deno.readTextFile(options.certFile),
     Deno.readTextFile(options.keyFile),
+    options.clientCaFile === undefined ? undefined : Deno.readTextFile(options.clientCaFile),
   ]);
-  return { cert, key };
+  return { cert, key, clientCa };
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
+
+/**
+ * The CA certificates of a client-CA file, one PEM block each. Throws unless it holds at least
+ * one certificate and each is a CA's (a client certificate could never chain to anything else).
+ */
+export function clientCaCertificates(text: string): string[] {
+  const blocks = text.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) throw new Error("the client CA file holds no PEM certificate");
+  for (const [index, block] of blocks.entries()) {
+    let certificate;
+    try {
+      certificate = new X509Certificate(block);
+    } catch (error) {
+      throw new Error(
+        `certificate ${index + 1} of the client CA file cannot be read (${describe(error)})`,
+        { cause: error },
+      );
+    }
+    if (!certificate.ca) {
+      throw new Error(
+        `certificate ${index + 1} of the client CA file (${
+          certificate.subject.replaceAll("\n", ", ")
+        }) is not a CA certificate`,
+      );
+    }
+  }
+  return blocks;
 }
 
 /** Throws unless `pair` is a certificate and the private key of its public key. */
@@ -118,16 +170,22 @@ export async function startTlsServer(
   options: TlsServerOptions,
   routes: Routes,
 ): Promise<TlsServer> {
-  /** The files last read (may be a broken pair that was refused). */
-  let seen = await readPair(options);
+  /** The files last read (may hold a broken pair or CA that was refused). */
+  let seen = await readFiles(options);
   checkPair(seen);
+  /** The pair and client CA in use. */
+  let pair: Pair = seen;
+  let clientCa = seen.clientCa === undefined ? undefined : clientCaCertificates(seen.clientCa);
   const connections = new Set<Http1Connection>();
   let stopped = false;
 
   const server: Server = createServer(
     {
-      cert: seen.cert,
-      key: seen.key,
+      cert: pair.cert,
+      key: pair.key,
+      // With a client CA: a client certificate is asked for, and a client without one that
+      // chains to the CA fails the handshake (the connection callback below never runs).
+      ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: true } : {}),
       ALPNProtocols: ["http/1.1"],
       // Set on the accepted socket, before the handshake: no answer waits for a delayed ACK.
       noDelay: true,
@@ -161,7 +219,11 @@ export async function startTlsServer(
   });
   const address = server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
-  options.onEvent?.({ type: "listening", address: `${options.hostname}:${port}` });
+  options.onEvent?.({
+    type: "listening",
+    address: `${options.hostname}:${port}`,
+    clientCa: clientCa !== undefined,
+  });
   server.on("error", (error: unknown) => {
     options.onEvent?.({ type: "accept-failed", detail: describe(error) });
   });
@@ -177,9 +239,9 @@ export async function startTlsServer(
 
   async function reload(): Promise<boolean> {
     if (stopped) return false;
-    let next: Pair;
+    let next: Files;
     try {
-      next = await readPair(options);
+      next = await readFiles(options);
     } catch (error) {
       options.onEvent?.({
         type: "reload-failed",
@@ -187,19 +249,61 @@ export async function startTlsServer(
       });
       return false;
     }
-    if (next.cert === seen.cert && next.key === seen.key) return false;
+    const pairChanged = next.cert !== seen.cert || next.key !== seen.key;
+    const caChanged = next.clientCa !== seen.clientCa;
+    if (!pairChanged && !caChanged) return false;
     seen = next;
+    // Each of the pair and the CA is taken when it is good; a bad one leaves its old one in use.
+    let nextPair = pair;
+    let nextCa = clientCa;
+    if (pairChanged) {
+      try {
+        checkPair(next);
+        nextPair = next;
+      } catch (error) {
+        options.onEvent?.({
+          type: "reload-failed",
+          detail: `Cannot use the new certificate and key: ${describe(error)}`,
+        });
+      }
+    }
+    if (caChanged && next.clientCa !== undefined) {
+      try {
+        nextCa = clientCaCertificates(next.clientCa);
+      } catch (error) {
+        options.onEvent?.({
+          type: "reload-failed",
+          detail: `Cannot use the new client CA: ${describe(error)}`,
+        });
+      }
+    }
+    const tookPair = nextPair !== pair;
+    const tookCa = nextCa !== clientCa;
+    if (!tookPair && !tookCa) return false;
     try {
-      checkPair(next);
-      server.setSecureContext({ cert: next.cert, key: next.key });
+      server.setSecureContext({
+        cert: nextPair.cert,
+        key: nextPair.key,
+        ...(nextCa ? { ca: nextCa } : {}),
+      });
     } catch (error) {
       options.onEvent?.({
         type: "reload-failed",
-        detail: `Cannot use the new certificate and key: ${describe(error)}`,
+        detail: `Cannot use the new TLS files: ${describe(error)}`,
       });
       return false;
     }
-    options.onEvent?.({ type: "reloaded", address: `${options.hostname}:${port}` });
+    pair = nextPair;
+    clientCa = nextCa;
+    options.onEvent?.({
+      type: "reloaded",
+      address: `${options.hostname}:${port}`,
+      files: tookPair && tookCa
+        ? "certificate and client CA"
+        : tookPair
+        ? "certificate"
+        : "client CA",
+    });
     return true;
   }
 

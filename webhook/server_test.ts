@@ -188,3 +188,143 @@ Deno.test({
       assert.equal(closed, null, "the server closed the silent connection");
     }),
 });
+
+/**
+ * Sends `GET /` on a TLS connection presenting `client` (or no certificate) and returns what
+ * came back: the text of an answer, or `refused: …` when the handshake or the read failed.
+ */
+async function askWithCertificate(
+  port: number,
+  caPem: string,
+  client?: { certPem: string; keyPem: string },
+): Promise<string> {
+  let conn: Deno.TlsConn | undefined;
+  try {
+    conn = await Deno.connectTls({
+      hostname: "127.0.0.1",
+      port,
+      caCerts: [caPem],
+      ...(client ? { cert: client.certPem, key: client.keyPem } : {}),
+    });
+    await conn.handshake();
+    await conn.write(new TextEncoder().encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const buffer = new Uint8Array(4096);
+    const n = await conn.read(buffer);
+    return n === null ? "refused: closed" : new TextDecoder().decode(buffer.subarray(0, n));
+  } catch (error) {
+    return `refused: ${(error as Error).message}`;
+  } finally {
+    try {
+      conn?.close();
+    } catch {
+      // already closed by the server
+    }
+  }
+}
+
+Deno.test({
+  name:
+    "startTlsServer() with a client CA refuses at the handshake every client without a certificate from it",
+  ignore: e2eSkipReason(["openssl"]) !== undefined,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tls-client-ca-" });
+    try {
+      const serving = await makeCA(dir, "serving-ca");
+      const pair = await issueCert(dir, serving, { name: "s", cn: "s", sans: LOOPBACK_SANS });
+      const clients = await makeCA(dir, "client-ca");
+      const other = await makeCA(dir, "other-ca");
+      const apiServer = await issueCert(dir, clients, {
+        name: "apiserver",
+        cn: "kube-apiserver",
+        client: true,
+      });
+      const stranger = await issueCert(dir, other, { name: "x", cn: "x", client: true });
+      const caFile = `${dir}/client-ca.crt`;
+      await Deno.writeTextFile(caFile, clients.certPem);
+      let requests = 0;
+      const events: ServerEvent[] = [];
+      await using server = await startTlsServer({
+        hostname: "127.0.0.1",
+        port: 0,
+        certFile: pair.certFile,
+        keyFile: pair.keyFile,
+        clientCaFile: caFile,
+        reloadIntervalMs: 3_600_000,
+        limits: { maxBodyBytes: 1024 },
+        onEvent: (e) => events.push(e),
+      }, (request) => {
+        requests++;
+        return hello(request);
+      });
+      assert.deepEqual(events[0], {
+        type: "listening",
+        address: `127.0.0.1:${server.port}`,
+        clientCa: true,
+      });
+      assert.match(await askWithCertificate(server.port, serving.certPem), /^refused: /);
+      assert.match(
+        await askWithCertificate(server.port, serving.certPem, stranger),
+        /^refused: /,
+        "a certificate from another CA is refused",
+      );
+      assert.equal(requests, 0, "no request of a refused client reached the routes");
+      assert.match(
+        await askWithCertificate(server.port, serving.certPem, apiServer),
+        /^HTTP\/1\.1 200 OK\r\n[\s\S]*hello \/$/,
+      );
+      assert.equal(requests, 1);
+
+      // A new CA file is taken; one that is not a CA certificate, or no certificate, is not.
+      await Deno.writeTextFile(caFile, other.certPem + clients.certPem);
+      assert.equal(await server.reload(), true);
+      assert.equal(events.at(-1)?.type, "reloaded");
+      assert.match(JSON.stringify(events.at(-1)), /"files":"client CA"/);
+      assert.match(await askWithCertificate(server.port, serving.certPem, stranger), /200 OK/);
+      await Deno.writeTextFile(caFile, apiServer.certPem);
+      assert.equal(await server.reload(), false);
+      assert.match(JSON.stringify(events.at(-1)), /reload-failed.*is not a CA certificate/);
+      await Deno.writeTextFile(caFile, "garbage");
+      assert.equal(await server.reload(), false);
+      assert.match(JSON.stringify(events.at(-1)), /holds no PEM certificate/);
+      assert.match(
+        await askWithCertificate(server.port, serving.certPem, stranger),
+        /200 OK/,
+        "the CA in use stays",
+      );
+      assert.match(await askWithCertificate(server.port, serving.certPem), /^refused: /);
+      await Deno.writeTextFile(caFile, clients.certPem);
+      assert.equal(await server.reload(), true);
+      assert.match(await askWithCertificate(server.port, serving.certPem, stranger), /^refused/);
+      assert.match(await askWithCertificate(server.port, serving.certPem, apiServer), /200 OK/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "startTlsServer() refuses to start with a client CA file that holds no CA",
+  ignore: e2eSkipReason(["openssl"]) !== undefined,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tls-client-ca-bad-" });
+    try {
+      const ca = await makeCA(dir, "ca");
+      const pair = await issueCert(dir, ca, { name: "s", cn: "s", sans: LOOPBACK_SANS });
+      await assert.rejects(
+        () =>
+          startTlsServer({
+            hostname: "127.0.0.1",
+            port: 0,
+            certFile: pair.certFile,
+            keyFile: pair.keyFile,
+            clientCaFile: pair.certFile,
+            reloadIntervalMs: 3_600_000,
+            limits: { maxBodyBytes: 1024 },
+          }, hello),
+        /is not a CA certificate/,
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -3,11 +3,13 @@
  * list; `%s` stands for the URL, else it is appended) found on the `PATH`, else `xdg-open`
  * (Linux and BSD), `open` (macOS) or `cmd /c start` (Windows). When there is none, or it fails,
  * or `--print` is given, the URL is printed to stdout instead. The command and the environment
- * come from the command's IO, so tests see exactly what would run.
+ * come from the command's IO, and the program is started by the context's process runner, so
+ * tests see exactly what would run.
  *
  * @module
  */
 import type { CliIO } from "../io.ts";
+import type { CommandContext } from "../command.ts";
 
 /** What {@linkcode openUrl} did. */
 export type OpenOutcome =
@@ -73,21 +75,16 @@ export function browserCommand(
   return undefined;
 }
 
-function definedEnv(env: CliIO["env"]): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
-  );
-}
-
 /**
  * Opens `url` in the default browser, or prints it to stdout when asked to (`print`), when
  * there is no browser, or when the browser command fails. Messages go to stderr.
  */
 export async function openUrl(
-  io: CliIO,
+  ctx: Pick<CommandContext, "io" | "processes">,
   url: string,
   options: OpenOptions = {},
 ): Promise<OpenOutcome> {
+  const { io } = ctx;
   const label = options.label ? `${options.label}: ` : "";
   const print = () => options.printed || io.stdout.write(`${url}\n`);
   if (options.print) {
@@ -103,15 +100,12 @@ export async function openUrl(
   io.stderr.write(`Opening ${label}${url}\n`);
   const [program, ...args] = command;
   try {
-    const child = new Deno.Command(program!, {
+    const child = ctx.processes.start(program!, {
       args,
-      env: definedEnv(io.env),
+      env: io.env,
       clearEnv: true,
       cwd: io.cwd,
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    });
     // xdg-open and open return at once; a browser started directly keeps running, so wait a
     // little for a failure and then let it be.
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -34,11 +34,16 @@ export function checkNamespaceName(name: string, what = "namespace"): string {
 }
 
 /**
- * The namespace to work in: `-n`, else the context's namespace, else `default` (as kubectl
- * does; igc treated a context namespace of `default` as not set).
+ * The namespace to work in, its name checked: `-n`, else `fallback`, a namespace or a cluster
+ * whose context's namespace it is (else `default`, as kubectl does; igc treated a context
+ * namespace of `default` as not set). The one reading of `-n` (flags.ts, `NAMESPACE`).
  */
-export function namespaceOf(given: string | undefined, client: KubeClient): string {
-  return checkNamespaceName(given || client.namespace || "default");
+export function namespaceOf(
+  given: string | undefined,
+  fallback: Pick<KubeClient, "namespace"> | string,
+): string {
+  const absent = typeof fallback === "string" ? fallback : fallback.namespace || "default";
+  return checkNamespaceName(given || absent);
 }
 
 /**

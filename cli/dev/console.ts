@@ -27,5 +27,5 @@ export async function run(
 ): Promise<void> {
   using client = await ctx.kube(options);
   const url = await findConsoleUrl(client);
-  await openUrl(ctx.io, url, { print: options.print, label: "console" });
+  await openUrl(ctx, url, { print: options.print, label: "console" });
 }

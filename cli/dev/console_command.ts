@@ -10,6 +10,7 @@ import { KUBE_FLAGS } from "../flags.ts";
 /** `console`. */
 export const CONSOLE = defineCommand({
   usage: "console",
+  withoutOutput: "it opens one URL (--print prints it)",
   describe: "Launch the Kubernetes or OpenShift admin console",
   flags: {
     print: { type: "boolean", describe: "Print the URL instead of opening it" },

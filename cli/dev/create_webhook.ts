@@ -4,6 +4,8 @@
  * (`--jenkinsUrl`/`JENKINS_URL`, `--gitUsername`/`USER_NAME`, `--gitToken`/`API_TOKEN`,
  * `--gitUrl`/`GIT_URL`), plus `--jobName` (GitLab's hook calls the job itself: igc sent
  * `/project/undefined`), `--webhookUrl`, `--secret`, `--git-host-type`, `--git-ca-file` and `-o`.
+ * The token also comes from `--git-token-file` or `$TOOLKIT_GIT_TOKEN`, the secret from
+ * `--secret-file`, and either from stdin (`--gitToken -`, `--secret -`): `cli/secret_flag.ts`.
  *
  * Every flavour's hook gets a URL (igc sent none to Gitea, Gogs and Bitbucket) pointing at the
  * Jenkins plugin for that host (`lib/jenkins/hook_url.ts`), and a secret. A hook to the same URL is
@@ -13,7 +15,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
-import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
+import { clientTimeoutMs, observedContextFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { CREATE_WEBHOOK } from "./create_webhook_command.ts";
 import { formatData } from "../output.ts";
@@ -27,6 +29,7 @@ import {
 } from "../../lib/githost/mod.ts";
 import { hookNeedsJob, jenkinsHookUrl, type JenkinsJobRef } from "../../lib/jenkins/mod.ts";
 import { makeLogger, readCaFile, resolveDir } from "./common.ts";
+import { GIT_TOKEN_ENV, resolveSecret } from "../secret_flag.ts";
 
 type CreateWebhookOptions = OptionsOf<typeof CREATE_WEBHOOK>;
 
@@ -58,8 +61,31 @@ export async function run(options: CreateWebhookOptions, ctx: CommandContext): P
     if (error instanceof InvalidGitUrlError) throw new UsageError(error.message);
     throw error;
   }
-  const token = options.gitToken || git.password;
-  if (!token) throw new UsageError("Missing the git token: pass --gitToken (or API_TOKEN)");
+  if (options.gitToken === "-" && options.secret === "-") {
+    throw new UsageError("Only one of --gitToken and --secret can be read from stdin (-)");
+  }
+  const givenToken = await resolveSecret({
+    what: "git token",
+    flag: "--gitToken",
+    value: options.gitToken,
+    fileFlag: "--git-token-file",
+    file: options.gitTokenFile,
+    env: [GIT_TOKEN_ENV, "API_TOKEN"],
+  }, ctx);
+  const givenSecret = await resolveSecret({
+    what: "webhook secret",
+    flag: "--secret",
+    value: options.secret,
+    fileFlag: "--secret-file",
+    file: options.secretFile,
+    env: ["WEBHOOK_SECRET"],
+  }, ctx);
+  const token = givenToken?.value || git.password;
+  if (!token) {
+    throw new UsageError(
+      "Missing the git token: pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN (or API_TOKEN) or give --gitToken - (stdin)",
+    );
+  }
   const username = options.gitUsername || git.username || "";
   if (!options.webhookUrl && !options.jenkinsUrl) {
     throw new UsageError(
@@ -76,7 +102,7 @@ export async function run(options: CreateWebhookOptions, ctx: CommandContext): P
   const host = await ctx.gitHost(git, {
     credentials: { username, password: token },
     timeoutMs: clientTimeoutMs(options),
-    fetch: observedGlobalFetch(io, options),
+    fetch: observedContextFetch(ctx, options),
     ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
     ...(caCertificates ? { caCertificates } : {}),
     ...(options.gitApiUrl
@@ -95,7 +121,7 @@ export async function run(options: CreateWebhookOptions, ctx: CommandContext): P
         `${name}'s hook calls the Jenkins job itself: pass --jobName <folder>/<job>`,
       );
     }
-    const secret = options.secret || newWebhookSecret();
+    const secret = givenSecret?.value || newWebhookSecret();
     const url = webhookUrl || jenkinsHookUrl(host.flavour, jenkinsUrl!, job, secret);
     if (url.startsWith("http:")) {
       log.warn(`${url.replace(/token=[^&]*/, "token=…")} is plain http: the host may refuse it`);
@@ -105,9 +131,9 @@ export async function run(options: CreateWebhookOptions, ctx: CommandContext): P
       url,
       secret,
       // A secret given on the command line is set on an existing hook too.
-      secretChanged: Boolean(options.secret),
+      secretChanged: givenSecret !== undefined,
     });
-    const madeUpSecret = !options.secret && action !== "unchanged";
+    const madeUpSecret = givenSecret === undefined && action !== "unchanged";
     if (options.output) {
       io.stdout.write(formatData({
         id: hook.id,
@@ -123,8 +149,10 @@ export async function run(options: CreateWebhookOptions, ctx: CommandContext): P
     }
     if (madeUpSecret) {
       log.info(`The webhook's secret (give it to Jenkins where its plugin checks one): ${secret}`);
-    } else if (action === "unchanged" && !options.secret) {
-      log.info("The hook exists and was kept with its secret (pass --secret to set a new one)");
+    } else if (action === "unchanged" && givenSecret === undefined) {
+      log.info(
+        "The hook exists and was kept with its secret (pass --secret-file to set a new one)",
+      );
     }
     return 0;
   } finally {

@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { GIT_HOST_FLAGS } from "../flags.ts";
+import { GIT_HOST_FLAGS, GIT_TOKEN_FILE } from "../flags.ts";
 
 /** `create-webhook`: igc's flags (and environment variables), and what users expect beyond. */
 export const CREATE_WEBHOOK = defineCommand({
@@ -13,7 +13,7 @@ export const CREATE_WEBHOOK = defineCommand({
   describe: "Create a git webhook for a given Jenkins pipeline (or any listener)",
   examples: [
     [
-      "create-webhook --gitUrl https://github.com/org/app --gitToken $TOKEN --jenkinsUrl https://jenkins.example.com",
+      "create-webhook --gitUrl https://github.com/org/app --git-token-file ~/.git-token --jenkinsUrl https://jenkins.example.com",
       "GitHub calls Jenkins' GitHub plugin on every push",
     ],
     [
@@ -37,9 +37,10 @@ export const CREATE_WEBHOOK = defineCommand({
     gitToken: {
       type: "string",
       alias: "API_TOKEN",
-      env: "API_TOKEN",
-      describe: "The personal access token for git",
+      describe:
+        "The personal access token for git; - reads it from stdin. As a value it shows in ps and shell history: prefer --git-token-file, or $TOOLKIT_GIT_TOKEN (igc's $API_TOKEN works too)",
     },
+    ...GIT_TOKEN_FILE,
     gitUrl: { type: "string", alias: "GIT_URL", env: "GIT_URL", describe: "The git repo url" },
     jobName: {
       type: "string",
@@ -51,8 +52,12 @@ export const CREATE_WEBHOOK = defineCommand({
     },
     secret: {
       type: "string",
-      env: "WEBHOOK_SECRET",
-      describe: "The webhook secret (default: a new random one for a new hook)",
+      describe:
+        "The webhook secret (default: a new random one for a new hook); - reads it from stdin. As a value it shows in ps and shell history: prefer --secret-file or $WEBHOOK_SECRET",
+    },
+    "secret-file": {
+      type: "string",
+      describe: "File holding the webhook secret (one line); $WEBHOOK_SECRET may hold it instead",
     },
     ...GIT_HOST_FLAGS,
     output: {

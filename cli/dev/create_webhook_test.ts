@@ -36,7 +36,7 @@ Deno.test("create-webhook makes one hook to Jenkins' plugin, keeps it, and sets 
   const again = await cli.run([...args], { env: { JENKINS_URL: JENKINS } });
   assert.equal(again.status, 0, again.err);
   assert.match(again.out, /^Webhook unchanged: /);
-  assert.match(again.err, /kept with its secret \(pass --secret to set a new one\)/);
+  assert.match(again.err, /kept with its secret \(pass --secret-file to set a new one\)/);
   assert.equal(host.hooks.length, 1);
   assert.equal(host.hooks[0]!.secret, secret);
 
@@ -128,4 +128,77 @@ Deno.test("create-webhook: a host that refuses the token fails (exit 1) without 
   assert.equal(r.status, 1, r.err);
   assert.doesNotMatch(r.err + r.out, /wrong-token-123/);
   assert.deepEqual(host.hooks, []);
+});
+
+Deno.test("create-webhook takes the token and the secret from files, the environment or stdin, and warns for each given as a value", async () => {
+  await using cli = await fakeCli();
+  await using host = standIn("ghe");
+  await Deno.writeTextFile(`${cli.dir}/token`, `${TOKEN}\n`);
+  await Deno.writeTextFile(`${cli.dir}/secret`, "s3cret-from-file\n");
+  const base = ["create-webhook", "--gitUrl", `${host.origin}/octo/app`, "--jenkinsUrl", JENKINS];
+  const runs: [string[], { env?: Record<string, string>; stdin?: string }, string][] = [
+    [[...base, "--git-token-file", "token", "--secret-file", "secret"], {}, "s3cret-from-file"],
+    [[...base], { env: { TOOLKIT_GIT_TOKEN: TOKEN, WEBHOOK_SECRET: "s3cret-env" } }, "s3cret-env"],
+    [[...base, "--gitToken", "-", "--secret-file", "secret"], { stdin: TOKEN }, "s3cret-from-file"],
+    [
+      [...base, "--secret", "-"],
+      { env: { API_TOKEN: TOKEN }, stdin: "s3cret-stdin\n" },
+      "s3cret-stdin",
+    ],
+  ];
+  for (const [args, options, secret] of runs) {
+    const r = await cli.run([...args, "-v"], options);
+    assert.equal(r.status, 0, `${args.join(" ")}: ${r.err}`);
+    assert.doesNotMatch(r.err, /warning: the/, args.join(" "));
+    assert.ok(!(r.out + r.err).includes(TOKEN) && !(r.out + r.err).includes(secret), r.err);
+    assert.equal(host.hooks[0]!.secret, secret);
+  }
+  assert.equal(host.hooks.length, 1);
+
+  const values = await cli.run([...base, "--gitToken", TOKEN, "--secret", "s3t-value"]);
+  assert.equal(values.status, 0, values.err);
+  assert.equal(values.err.match(/warning: the git token given as --gitToken's value/g)?.length, 1);
+  assert.equal(
+    values.err.match(
+      /warning: the webhook secret given as --secret's value .* pass --secret-file FILE, set WEBHOOK_SECRET, or give --secret -/g,
+    )?.length,
+    1,
+    values.err,
+  );
+  assert.ok(!values.err.includes(TOKEN) && !values.err.includes("s3t-value"));
+
+  const refused: [string[], Record<string, string>, number, RegExp][] = [
+    [
+      [...base, "--gitToken", "-", "--secret", "-"],
+      { API_TOKEN: "x" },
+      2,
+      /Only one of --gitToken and --secret can be read from stdin/,
+    ],
+    [
+      [...base, "--git-token-file", "token"],
+      { API_TOKEN: TOKEN },
+      2,
+      /Give the git token once: both --git-token-file and \$API_TOKEN give it/,
+    ],
+    [
+      [...base, "--gitToken", TOKEN],
+      { TOOLKIT_GIT_TOKEN: TOKEN },
+      2,
+      /both --gitToken and \$TOOLKIT_GIT_TOKEN/,
+    ],
+    [[...base, "--git-token-file", "nope"], {}, 1, /Cannot read --git-token-file "nope"/],
+    [
+      [...base, "--gitToken", TOKEN, "--secret-file", "secret"],
+      { WEBHOOK_SECRET: "x" },
+      2,
+      /Give the webhook secret once/,
+    ],
+  ];
+  for (const [args, env, status, says] of refused) {
+    const r = await cli.run(args, { env });
+    assert.equal(r.status, status, `${args.join(" ")}: ${r.err}`);
+    assert.match(r.err, says);
+    assert.ok(!(r.out + r.err).includes(TOKEN));
+  }
+  assert.equal(host.hooks.length, 1);
 });

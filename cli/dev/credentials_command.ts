@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { KUBE_FLAGS } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE, namespaceAlsoSpelled } from "../flags.ts";
 
 /** `credentials`. */
 export const CREDENTIALS = defineCommand({
@@ -13,8 +13,9 @@ export const CREDENTIALS = defineCommand({
   describe: "List the urls and credentials for the tools deployed to the cluster",
   flags: {
     namespace: {
-      type: "string",
-      alias: ["n", "CLUSTER_NAMESPACE"],
+      // igc's: also $CLUSTER_NAMESPACE; the default, tools, is the command's (its help says it).
+      ...namespaceAlsoSpelled(NAMESPACE.tools, "CLUSTER_NAMESPACE"),
+      default: undefined,
       env: "CLUSTER_NAMESPACE",
       describe: "The namespace where the credentials are stored (default: tools)",
     },

@@ -68,5 +68,5 @@ export async function run(
   const namespace = namespaceOf(options.namespace, client);
   const url = await findDashboardUrl(client, namespace);
   if (!url) throw new DashboardNotFoundError(namespace);
-  await openUrl(ctx.io, url, { print: options.print, label: "Developer Dashboard" });
+  await openUrl(ctx, url, { print: options.print, label: "Developer Dashboard" });
 }

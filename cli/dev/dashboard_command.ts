@@ -5,17 +5,16 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { KUBE_FLAGS } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE } from "../flags.ts";
 
 /** `dashboard`. */
 export const DASHBOARD = defineCommand({
   usage: "dashboard",
+  withoutOutput: "it opens one URL (--print prints it)",
   describe: "Open the Developer Dashboard in the default browser",
   flags: {
     namespace: {
-      type: "string",
-      alias: "n",
-      default: "tools",
+      ...NAMESPACE.tools,
       describe: "The namespace where the Dashboard has been deployed",
     },
     print: { type: "boolean", describe: "Print the URL instead of opening it" },

@@ -74,5 +74,5 @@ export async function run(
   }
   const picked = endpoints[Number(choice)]!;
   io.stdout.write(`${picked.url}\n`);
-  await openUrl(io, picked.url, { label: picked.name, printed: true });
+  await openUrl(ctx, picked.url, { label: picked.name, printed: true });
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { KUBE_FLAGS, OUTPUT } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE, OUTPUT } from "../flags.ts";
 
 /** `endpoints`. */
 export const ENDPOINTS = defineCommand({
@@ -13,7 +13,7 @@ export const ENDPOINTS = defineCommand({
   aliases: ["ingress", "endpoint", "ingresses"],
   describe: "List the ingress and route URLs of the apps in a namespace",
   flags: {
-    namespace: { type: "string", alias: "n", describe: "The namespace (default: the context's)" },
+    namespace: NAMESPACE.current,
     print: { type: "boolean", describe: "Print the list instead of showing a menu" },
     ...OUTPUT,
     ...KUBE_FLAGS,

@@ -20,6 +20,6 @@ export async function run(
 ): Promise<void> {
   const remote = options.remote;
   const dir = resolveDir(ctx.io, options.workingDir);
-  const parsed = parseGitUrl(await readRemoteUrl(dir, remote));
-  await openUrl(ctx.io, parsed.url, { print: options.print, label: "git repo" });
+  const parsed = parseGitUrl(await readRemoteUrl(ctx.processes, dir, remote));
+  await openUrl(ctx, parsed.url, { print: options.print, label: "git repo" });
 }

@@ -9,6 +9,7 @@ import { defineCommand } from "../command.ts";
 /** `git`. */
 export const GIT = defineCommand({
   usage: "git [remote]",
+  withoutOutput: "it opens one URL (--print prints it)",
   describe: "Open the web page of the git repository of a remote (default origin)",
   positionals: { remote: { type: "string", default: "origin", describe: "The git remote" } },
   flags: {

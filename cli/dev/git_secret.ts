@@ -6,7 +6,8 @@
  *   `origin` remote and checked-out branch of the repository in `-d` (default: the current
  *   directory).
  * - Secret `git-credentials` (type `kubernetes.io/basic-auth`): `username` and `password`
- *   (`-u`, `-p`, the URL's own credentials, or a prompt on a terminal), plus the attributes
+ *   (`-u`; the token from `--git-token-file`, `$TOOLKIT_GIT_TOKEN`, `-p -` (stdin) or `-p`
+ *   (`cli/secret_flag.ts`); the URL's own credentials; or a prompt on a terminal), plus the attributes
  *   of `--values FILE`. Labelled `jenkins.io/credentials-type=usernamePassword`, and annotated
  *   `build.openshift.io/source-secret-match-uri-1` and `tekton.dev/git-0` with the
  *   repository's real scheme and host (igc always wrote `https`).
@@ -34,6 +35,7 @@ import {
   readRemoteUrl,
 } from "../../lib/githost/mod.ts";
 import { readValuesFile } from "./values_file.ts";
+import { GIT_TOKEN_ENV, resolveSecret, warnSecretArgument } from "../secret_flag.ts";
 import {
   GIT_SECRET_NAME,
   gitSecret,
@@ -65,6 +67,14 @@ async function repository(
       if (error instanceof InvalidGitUrlError) throw new UsageError(error.message);
       throw error;
     }
+    if (git.password) {
+      warnSecretArgument(
+        ctx.io,
+        "git token",
+        "the URL's user:token@",
+        "give the URL without it, and the token with --git-token-file FILE, TOOLKIT_GIT_TOKEN or -p -",
+      );
+    }
     const branch = git.branch ??
       await ctx.terminal.askText({
         message: "Provide the git branch that should be used:",
@@ -74,8 +84,8 @@ async function repository(
     return { git, branch };
   }
   const dir = resolveDir(ctx.io, options.workingDir);
-  const git = parseGitUrl(await readRemoteUrl(dir));
-  const branch = git.branch ?? await currentBranch(dir) ??
+  const git = parseGitUrl(await readRemoteUrl(ctx.processes, dir));
+  const branch = git.branch ?? await currentBranch(ctx.processes, dir) ??
     await ctx.terminal.askText({
       message: "Provide the git branch that should be used:",
       missing: `The branch is not known: HEAD is detached in "${dir}"; check out a branch`,
@@ -89,6 +99,15 @@ function runFor(
 ): (options: GitSecretOptions, ctx: CommandContext) => Promise<void> {
   return async (options, ctx) => {
     const log = makeLogger(options, ctx.io);
+    // First: two sources at once are a usage error before anything is read or reached.
+    const token = await resolveSecret({
+      what: "git token",
+      flag: "-p/--gitPat",
+      value: options.gitPat,
+      fileFlag: "--git-token-file",
+      file: options.gitTokenFile,
+      env: [GIT_TOKEN_ENV],
+    }, ctx);
     let replace = options.replace;
     const positional = gitops ? undefined : options.name;
     const configName = gitops ? GITOPS_CONFIG_NAME : positional && normalizeName(positional);
@@ -108,7 +127,7 @@ function runFor(
     await requireNamespace(client, namespace);
 
     const givenUser = options.gitUsername || git.username;
-    const givenPass = options.gitPat || git.password;
+    const givenPass = token?.value || git.password;
     const { object: stored, username: storedUser, password: storedPass } =
       await readStoredCredentials(client, namespace);
 
@@ -138,7 +157,8 @@ function runFor(
       const password = givenPass ?? (stored ? storedPass : undefined) ??
         await ctx.terminal.askText({
           message: "Provide the git password or personal access token:",
-          missing: "The git password or token is missing: pass -p/--gitPat",
+          missing:
+            "The git password or token is missing: pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN or give -p - (stdin)",
           secret: true,
         });
       secretBody = gitSecret(namespace, git, username, password, values);

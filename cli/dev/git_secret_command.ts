@@ -7,7 +7,7 @@
  */
 import { defineCommand } from "../command.ts";
 import type { FlagSpec } from "../options.ts";
-import { KUBE_FLAGS, RESULT_OUTPUT } from "../flags.ts";
+import { GIT_TOKEN_FILE, KUBE_FLAGS, NAMESPACE, RESULT_OUTPUT } from "../flags.ts";
 
 /** The flags of `git-secret` and `gitops` (each has its own positional and `-n` help). */
 const GIT_SECRET_FLAGS = {
@@ -21,7 +21,13 @@ const GIT_SECRET_FLAGS = {
     describe: "Directory of the git repository (default: the current directory)",
   },
   gitUsername: { type: "string", alias: "u", describe: "Git username" },
-  gitPat: { type: "string", alias: "p", describe: "Git personal access token" },
+  gitPat: {
+    type: "string",
+    alias: "p",
+    describe:
+      "Git personal access token; - reads it from stdin (asked without echo on a terminal). As a value it shows in ps and shell history: prefer --git-token-file",
+  },
+  ...GIT_TOKEN_FILE,
   replace: { type: "boolean", describe: "Replace the secret if it already exists" },
   ...RESULT_OUTPUT,
   ...KUBE_FLAGS,
@@ -40,8 +46,7 @@ export const GIT_SECRET = defineCommand({
   },
   flags: {
     namespace: {
-      type: "string",
-      alias: "n",
+      ...NAMESPACE.current,
       describe:
         "The namespace of the Secret git-credentials and the ConfigMap (default: the context's)",
     },
@@ -63,8 +68,7 @@ export const GITOPS = defineCommand({
   },
   flags: {
     namespace: {
-      type: "string",
-      alias: "n",
+      ...NAMESPACE.current,
       describe:
         "The namespace whose gitops repository it is: where the ConfigMap gitops-repo and the Secret git-credentials go (default: the context's)",
     },

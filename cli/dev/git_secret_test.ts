@@ -1,5 +1,6 @@
 /**
- * `toolkit git-secret` and `toolkit gitops` in-process, against the in-memory API server of
+ * `toolkit git-secret` (and what it shares with `toolkit gitops`, whose own tests are
+ * `gitops_test.ts`) in-process, against the in-memory API server of
  * `tests/fakes/kube_api.ts` and real git repositories: their flags, their bad input, the
  * questions asked on a terminal and the result of each object. The end-to-end test against a real
  * API server is `tests/cli_dev/git_secret_test.ts`.
@@ -7,7 +8,8 @@
 import assert from "node:assert/strict";
 import { CONFIG_MAPS, NAMESPACES, SECRETS } from "../../lib/kube/mod.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
-import { type FakeCli, fakeCli } from "../../tests/fakes/cli.ts";
+import { type FakeCli, fakeCli, type RunOptions } from "../../tests/fakes/cli.ts";
+import { canary } from "../../tests/fakes/secret_canary.ts";
 import { gitRepo } from "../../tests/env/git_repo.ts";
 import { CANCEL } from "../../tests/fakes/terminal.ts";
 
@@ -130,34 +132,6 @@ Deno.test("git-secret asks for what is missing on a terminal, and only there", a
   assert.doesNotMatch(r.err + r.out, /s3cret/);
 });
 
-Deno.test("gitops registers gitops-repo from a URL (asking for its branch) or from the repository", async () => {
-  const { cli, repo } = await setUp("dev4");
-  await using _ = cli;
-  let r = await cli.run(
-    ["gitops", "git@github.com:org/gitops-config.git#dev", "-n", "dev4", "-u", "g", "-p", "t"],
-  );
-  assert.equal(r.status, 0, r.err);
-  let cm = configData(cli, "dev4", "gitops-repo");
-  assert.equal(cm.url, "https://github.com/org/gitops-config");
-  assert.equal(cm.branch, "dev");
-  r = await cli.run(["gitops", "-n", "dev4", "-d", repo]);
-  assert.equal(r.status, 0, r.err);
-  assert.match(r.err, /ConfigMap "dev4\/gitops-repo" updated/);
-  assert.equal(configData(cli, "dev4", "gitops-repo").repo, "My.Repo");
-  r = await cli.run(["gitops", "-n", "dev4", "-d", repo]);
-  assert.match(r.err, /nothing changed/);
-  r = await cli.run(["gitops", "https://github.com/org/other", "-n", "dev4"], {
-    answers: ["release"],
-  });
-  assert.equal(r.status, 0, r.err);
-  assert.deepEqual(r.asked, ["Provide the git branch that should be used:"]);
-  cm = configData(cli, "dev4", "gitops-repo");
-  assert.equal(cm.branch, "release");
-  r = await cli.run(["gitops", "https://github.com/org/other", "-n", "dev4"]);
-  assert.equal(r.status, 2);
-  assert.match(r.err, /The branch is not known: give the URL as URL#branch/);
-});
-
 Deno.test("git-secret and gitops: a write the API server refuses fails the command", async () => {
   const { cli, repo } = await setUp("dev");
   await using _ = cli;
@@ -175,7 +149,10 @@ Deno.test("git-secret and gitops: bad input fails with a clear message and write
   assert.match(r.err, /The git username is missing: pass -u\/--gitUsername \(there is no terminal/);
   r = await cli.run(["git-secret", "-n", "dev5", "-u", "x", "-d", repo]);
   assert.equal(r.status, 2);
-  assert.match(r.err, /The git password or token is missing: pass -p\/--gitPat/);
+  assert.match(
+    r.err,
+    /The git password or token is missing: pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN or give -p - \(stdin\)/,
+  );
   r = await cli.run(["git-secret", "Not a name!", "-n", "dev5", "-d", repo]);
   assert.equal(r.status, 2);
   r = await cli.run(["git-secret", "-n", "nope", "-u", "x", "-p", "y", "-d", repo]);
@@ -250,4 +227,101 @@ Deno.test("git-secret's and gitops' --help say what they do", async () => {
   assert.equal(g.status, 0, g.err);
   assert.ok(cli.kube.get(CONFIG_MAPS, "ops", "gitops-repo"), "-n is where gitops-repo goes");
   assert.ok(cli.kube.get(SECRETS, "ops", "git-credentials"));
+});
+
+Deno.test("git-secret and gitops take the token from --git-token-file, TOOLKIT_GIT_TOKEN or -p -, and warn once for -p TOKEN", async () => {
+  const { cli, repo } = await setUp("dev", "ops");
+  await using _ = cli;
+  const token = canary();
+  await Deno.writeTextFile(`${cli.dir}/token`, `${token}\n`);
+  const base = ["git-secret", "-n", "dev", "-u", "alice", "-d", repo, "--replace", "-v"];
+  const sources: [string, string[], RunOptions][] = [
+    ["--git-token-file", [...base, "--git-token-file", "token"], {}],
+    ["TOOLKIT_GIT_TOKEN", base, { env: { TOOLKIT_GIT_TOKEN: token } }],
+    ["-p - (stdin)", [...base, "-p", "-"], { stdin: `${token}\n` }],
+    ["-p - (terminal)", [...base, "-p", "-"], { answers: [token] }],
+    [
+      "gitops --gitPat -",
+      ["gitops", "https://github.com/org/ops#main", "-n", "ops", "-u", "bob", "--gitPat", "-"],
+      { stdin: token },
+    ],
+  ];
+  for (const [what, argv, options] of sources) {
+    const r = await cli.run(argv, options);
+    assert.equal(r.status, 0, `${what}: ${r.err}`);
+    assert.doesNotMatch(r.err, /warning: the git token/, what);
+    assert.ok(!(r.out + r.err).includes(token), `${what}: the token was printed`);
+    if (options.answers) assert.deepEqual(r.asked, ["The git token:"]);
+    const ns = argv[0] === "gitops" ? "ops" : "dev";
+    assert.equal(secretData(cli, ns).password, token, what);
+    if (ns === "dev") {
+      await cli.run(["git-secret", "-n", "dev", "-u", "x", "-p", "y", "-d", repo, "--replace"]);
+    }
+  }
+
+  const url = await cli.run([
+    "gitops",
+    `https://bob:${token}@github.com/org/ops#main`,
+    "-n",
+    "ops",
+    "--replace",
+  ]);
+  assert.equal(url.status, 0, url.err);
+  assert.equal(url.err.match(/warning: the git token given as the URL's user:token@/g)?.length, 1);
+  assert.ok(!(url.out + url.err).includes(token), url.err);
+  assert.equal(secretData(cli, "ops").password, token);
+
+  const argument = await cli.run([...base, "-p", token]);
+  assert.equal(argument.status, 0, argument.err);
+  assert.equal(argument.err.match(/warning: the git token/g)?.length, 1, argument.err);
+  assert.match(
+    argument.err,
+    /given as -p\/--gitPat's value .* pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN, or give -p - to read it/,
+  );
+  assert.ok(!(argument.out + argument.err).includes(token));
+  assert.equal(secretData(cli, "dev").password, token);
+});
+
+Deno.test("git-secret: two token sources, an unreadable token file or a terminal on stdin are refused before anything is reached", async () => {
+  const { cli, repo } = await setUp("dev");
+  await using _ = cli;
+  const token = canary();
+  await Deno.writeTextFile(`${cli.dir}/token`, token);
+  await Deno.writeTextFile(`${cli.dir}/empty`, "\n");
+  const base = ["git-secret", "-n", "dev", "-u", "alice", "-d", repo, "-v"];
+  const cases: [string[], RunOptions, number, RegExp][] = [
+    [
+      [...base, "-p", token, "--git-token-file", "token"],
+      {},
+      2,
+      /Give the git token once: both -p\/--gitPat and --git-token-file give it/,
+    ],
+    [
+      [...base, "-p", "-"],
+      { env: { TOOLKIT_GIT_TOKEN: token }, stdin: token },
+      2,
+      /both -p\/--gitPat - and \$TOOLKIT_GIT_TOKEN/,
+    ],
+    [
+      [...base, "--git-token-file", "empty"],
+      {},
+      1,
+      /Cannot use --git-token-file "empty": it is empty/,
+    ],
+    [[...base, "--git-token-file", "nope"], {}, 1, /Cannot read --git-token-file "nope"/],
+    [
+      [...base, "-p", "-"],
+      { stdinIsTerminal: true },
+      2,
+      /-p - reads the git token from standard input, which is a terminal/,
+    ],
+    [[...base, "-p", "-"], { stdin: "" }, 1, /Cannot use standard input: it is empty/],
+  ];
+  for (const [argv, options, status, says] of cases) {
+    const r = await cli.run(argv, options);
+    assert.equal(r.status, status, `${argv.join(" ")}\n${r.err}`);
+    assert.match(r.err, says);
+    assert.ok(!(r.out + r.err).includes(token), r.err);
+  }
+  assert.deepEqual(cli.kube.requests, [], "the API server was not reached");
 });

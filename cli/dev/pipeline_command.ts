@@ -5,7 +5,14 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { GIT_HOST_FLAGS, KUBE_FLAGS, THROTTLE_FLAG } from "../flags.ts";
+import {
+  GIT_HOST_FLAGS,
+  GIT_TOKEN_FILE,
+  KUBE_FLAGS,
+  NAMESPACE,
+  namespaceAlsoSpelled,
+  THROTTLE_FLAG,
+} from "../flags.ts";
 
 /** `pipeline`: igc's flags, and what users expect beyond them. */
 export const PIPELINE = defineCommand({
@@ -15,6 +22,10 @@ export const PIPELINE = defineCommand({
     [
       "pipeline https://github.com/org/app#main --tekton -n dev",
       "Run the matching template pipeline of `tools` on every push to main",
+    ],
+    [
+      "pipeline https://github.com/org/app#main --tekton -n dev -u alice --git-token-file ~/.git-token",
+      "The same, with the git token read from a file (or $TOOLKIT_GIT_TOKEN, or -P - from stdin)",
     ],
     ["pipeline --tekton -n dev --dry-run -o yaml", "Print what would be created"],
     [
@@ -31,8 +42,7 @@ export const PIPELINE = defineCommand({
   },
   flags: {
     pipelineNamespace: {
-      type: "string",
-      alias: ["n", "namespace"],
+      ...namespaceAlsoSpelled(NAMESPACE.current, "namespace"),
       describe: "The namespace the pipeline runs in (default: the context's)",
     },
     templateNamespace: {
@@ -53,7 +63,13 @@ export const PIPELINE = defineCommand({
       describe: "A parameter of the pipeline as name=value (repeatable; split at the first =)",
     },
     username: { type: "string", alias: "u", describe: "The git user name" },
-    password: { type: "string", alias: "P", describe: "The git password or personal access token" },
+    password: {
+      type: "string",
+      alias: "P",
+      describe:
+        "The git password or personal access token; - reads it from stdin (asked without echo on a terminal). As a value it shows in ps and shell history: prefer --git-token-file",
+    },
+    ...GIT_TOKEN_FILE,
     replaceGitSecret: {
       type: "boolean",
       alias: "g",

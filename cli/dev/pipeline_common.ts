@@ -7,10 +7,9 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
-import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
+import { clientTimeoutMs, observedContextFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { PIPELINE } from "./pipeline_command.ts";
-import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { type ApplyResult, type KubeClient, SECRETS } from "../../lib/kube/mod.ts";
@@ -38,6 +37,7 @@ import {
 import { gitSecret, readStoredCredentials, type StoredCredentials } from "./git_repository.ts";
 import { type GitCredentials, resolveGitCredentials } from "./pipeline_input.ts";
 import { readValuesFile } from "./values_file.ts";
+import { GIT_TOKEN_ENV, resolveSecret, warnSecretArgument } from "../secret_flag.ts";
 
 /** `pipeline`'s options. */
 export type PipelineOptions = OptionsOf<typeof PIPELINE>;
@@ -55,11 +55,20 @@ export interface RepositorySource {
 /** The repository of `gitUrl`, or of the local clone in the current directory. */
 export async function repositorySource(
   options: PipelineOptions,
-  io: CliIO,
+  ctx: Pick<CommandContext, "io" | "processes">,
 ): Promise<RepositorySource> {
+  const { io } = ctx;
   if (options.gitUrl) {
     try {
       const git = parseGitUrl(options.gitUrl);
+      if (git.password) {
+        warnSecretArgument(
+          io,
+          "git token",
+          "the URL's user:token@",
+          "give the URL without it, and the token with --git-token-file FILE, TOOLKIT_GIT_TOKEN or -P -",
+        );
+      }
       return { git, branch: git.branch };
     } catch (error) {
       if (error instanceof InvalidGitUrlError) throw new UsageError(error.message);
@@ -67,8 +76,8 @@ export async function repositorySource(
     }
   }
   const dir = resolveDir(io, undefined);
-  const git = parseGitUrl(await readRemoteUrl(dir));
-  return { git, branch: git.branch ?? await currentBranch(dir), localDir: dir };
+  const git = parseGitUrl(await readRemoteUrl(ctx.processes, dir));
+  return { git, branch: git.branch ?? await currentBranch(ctx.processes, dir), localDir: dir };
 }
 
 function checkApiUrl(value: string): string {
@@ -105,7 +114,16 @@ export async function setUpPipeline(
   log: Logger,
 ): Promise<PipelineSetup> {
   const { io } = ctx;
-  const source = await repositorySource(options, io);
+  // First: two sources at once are a usage error before anything is read or reached.
+  const token = await resolveSecret({
+    what: "git token",
+    flag: "-P/--password",
+    value: options.password,
+    fileFlag: "--git-token-file",
+    file: options.gitTokenFile,
+    env: [GIT_TOKEN_ENV],
+  }, ctx);
+  const source = await repositorySource(options, ctx);
   const { git } = source;
   const values = options.values ? await readValuesFile(resolveDir(io, options.values)) : {};
   const caCertificates = options.gitCaFile
@@ -125,7 +143,7 @@ export async function setUpPipeline(
     await requireTemplateNamespace(client, templateNamespace);
     const stored = await readStoredCredentials(client, namespace);
     const credentials = await resolveGitCredentials({
-      flags: { username: options.username, password: options.password },
+      flags: { username: options.username, password: token?.value },
       url: git,
       stored,
       replace: options.replaceGitSecret,
@@ -133,7 +151,7 @@ export async function setUpPipeline(
     const host = await ctx.gitHost(git, {
       credentials: { username: credentials.username, password: credentials.password },
       timeoutMs: clientTimeoutMs(options),
-      fetch: observedGlobalFetch(ctx.io, options),
+      fetch: observedContextFetch(ctx, options),
       ...(options.gitHostType ? { flavour: options.gitHostType } : {}),
       ...(caCertificates ? { caCertificates } : {}),
       ...(options.gitApiUrl ? { apiBaseUrl: checkApiUrl(options.gitApiUrl) } : {}),

@@ -1,7 +1,8 @@
 /**
  * What `toolkit pipeline` takes from its user before it touches anything: the kind of pipeline
  * (`--tekton`/`--jenkins`, else a menu on a terminal), the `-p name=value` parameters, and the git
- * credentials. Credentials follow one rule: what the command line says (`-u`/`-P`, then the
+ * credentials. Credentials follow one rule: what the command line says (`-u` and the token of
+ * `--git-token-file`, `$TOOLKIT_GIT_TOKEN`, `-P -` or `-P`, then the
  * URL's own `user:token@`) wins over what is stored in the namespace's `git-credentials` Secret,
  * and a prompt asks (on a terminal only) for what is still missing; `-g` asks again instead of
  * using the stored ones. Nothing stored ever silently replaces a value given on the command line.
@@ -65,7 +66,7 @@ export interface GitCredentials {
 
 /** What {@linkcode resolveGitCredentials} chooses from. */
 export interface CredentialSources {
-  /** `-u` and `-P`. */
+  /** `-u`, and the token of `-P` or its file, environment or stdin (`cli/secret_flag.ts`). */
   readonly flags: {
     readonly username?: string | undefined;
     readonly password?: string | undefined;
@@ -105,7 +106,8 @@ export async function resolveGitCredentials(
     (asked = true,
       await ctx.terminal.askText({
         message: "Provide the git password or personal access token:",
-        missing: "The git password or personal access token is missing: pass -P/--password",
+        missing:
+          "The git password or personal access token is missing: pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN or give -P - (stdin)",
         secret: true,
       }));
   const source = asked

@@ -60,6 +60,8 @@ Deno.test("resolveGitCredentials() without a terminal names the flag of what is 
       { flags: { username: "a" }, url: {}, stored: { password: "old" }, replace: true },
       ctx,
     ),
-    (e: unknown) => e instanceof UsageError && /pass -P\/--password/.test(e.message),
+    (e: unknown) =>
+      e instanceof UsageError &&
+      /pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN or give -P - \(stdin\)/.test(e.message),
   );
 });

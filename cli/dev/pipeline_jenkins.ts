@@ -20,7 +20,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
-import { clientTimeoutMs, observedGlobalFetch } from "../network.ts";
+import { clientTimeoutMs, observedContextFetch } from "../network.ts";
 import { ToolkitError } from "../../lib/errors.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { applyObject, type KubeObject, SECRETS } from "../../lib/kube/mod.ts";
@@ -149,7 +149,7 @@ export async function runJenkins(
     apiToken: access.apiToken,
     crumb: options.generateCrumb,
     timeoutMs: clientTimeoutMs(options),
-    fetch: observedGlobalFetch(ctx.io, options),
+    fetch: observedContextFetch(ctx, options),
   });
   const webhookSecretName = `${name}-jenkins-webhook`;
   const { value: secret, fresh } = await webhookSecretValue(client, namespace, webhookSecretName);

@@ -350,6 +350,86 @@ Deno.test("pipeline: bad input fails clearly, without quoting the token, and wri
   }
 });
 
+Deno.test("pipeline takes the git token from --git-token-file, TOOLKIT_GIT_TOKEN or -P -, and warns once for -P TOKEN", async () => {
+  const s = await setUp();
+  try {
+    const { cli, host, args } = s;
+    const at = args.indexOf("-P");
+    const without = [...args.slice(0, at), ...args.slice(at + 2)];
+    const dryRun = ["--ingress-host", "el.example.com", "--dry-run", "-o", "json", "-v"];
+    await Deno.writeTextFile(`${cli.dir}/token`, `${TOKEN}\n`);
+    const sources: [string, string[], { env?: Record<string, string>; stdin?: string }][] = [
+      ["--git-token-file", [...without, "--git-token-file", "token"], {}],
+      ["TOOLKIT_GIT_TOKEN", without, { env: { TOOLKIT_GIT_TOKEN: TOKEN } }],
+      ["-P - (stdin)", [...without, "-P", "-"], { stdin: `${TOKEN}\n` }],
+      ["--password=- (stdin)", [...without, "--password=-"], { stdin: TOKEN }],
+    ];
+    for (const [what, argv, options] of sources) {
+      const r = await cli.run([...argv, ...dryRun], options);
+      // The git host stand-in answers 401 to any other token: it was read and used.
+      assert.equal(r.status, 0, `${what}: ${r.err}`);
+      assert.doesNotMatch(r.err, /warning: the git token/, what);
+      assert.ok(!(r.out + r.err).includes(TOKEN), `${what}: the token was printed`);
+    }
+    const argument = await cli.run([...args, ...dryRun]);
+    assert.equal(argument.status, 0, argument.err);
+    assert.equal(argument.err.match(/warning: the git token/g)?.length, 1, argument.err);
+    assert.match(
+      argument.err,
+      /warning: the git token given as -P\/--password's value can be read by every user of this machine \(ps\) and stays in your shell's history: pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN, or give -P - to read it from standard input/,
+    );
+    assert.ok(!(argument.out + argument.err).includes(TOKEN));
+
+    // The URL's own user:token@ works, and warns once too.
+    const inUrl = [...without];
+    inUrl[1] = inUrl[1]!.replace("://", `://alice:${TOKEN}@`);
+    const url = await cli.run([...inUrl, ...dryRun]);
+    assert.equal(url.status, 0, url.err);
+    assert.equal(url.err.match(/warning: the git token/g)?.length, 1, url.err);
+    assert.match(
+      url.err,
+      /warning: the git token given as the URL's user:token@ can be read by every user of this machine \(ps\) .*: give the URL without it, and the token with --git-token-file FILE, TOOLKIT_GIT_TOKEN or -P -/,
+    );
+    assert.ok(!(url.out + url.err).includes(TOKEN));
+
+    // Two sources, an empty file, a file that is not there: nothing is reached or written.
+    await Deno.writeTextFile(`${cli.dir}/empty`, "");
+    const refused: [string[], Record<string, string>, number, RegExp][] = [
+      [
+        [...args, "--git-token-file", "token"],
+        {},
+        2,
+        /Give the git token once: both -P\/--password and --git-token-file give it/,
+      ],
+      [
+        [...without, "--git-token-file", "token"],
+        { TOOLKIT_GIT_TOKEN: TOKEN },
+        2,
+        /both --git-token-file and \$TOOLKIT_GIT_TOKEN/,
+      ],
+      [
+        [...without, "--git-token-file", "empty"],
+        {},
+        1,
+        /Cannot use --git-token-file "empty": it is empty/,
+      ],
+      [[...without, "--git-token-file", "gone"], {}, 1, /Cannot read --git-token-file "gone"/],
+    ];
+    const before = cli.kube.requests.length;
+    for (const [argv, env, status, says] of refused) {
+      const r = await cli.run([...argv, "-v"], { env });
+      assert.equal(r.status, status, `${argv.join(" ")}\n${r.err}`);
+      assert.match(r.err, says);
+      assert.ok(!(r.out + r.err).includes(TOKEN));
+    }
+    assert.equal(cli.kube.requests.length, before, "the API server was not reached");
+    assert.deepEqual(cli.kube.writes(), []);
+    assert.deepEqual(host.hooks, []);
+  } finally {
+    await dispose(s);
+  }
+});
+
 /** What setup-signing leaves in the template namespace: the Secret and the signing Task. */
 function seedSigning(cli: FakeCli, namespace = "tools", task = true): void {
   cli.kube.seedObjects(

@@ -4,7 +4,8 @@
  *
  * - ConfigMap `<name>-config` with `url` and `<NAME>_URL` (with `--url`);
  * - Secret `<name>-access` (Opaque) with `<NAME>_USER` and `<NAME>_PASSWORD` (with
- *   `--username` and `--password`, which go together);
+ *   `--username` and the password, which go together; the password from `--password-file`,
+ *   `$TOOLKIT_TOOL_PASSWORD`, `--password -` (stdin) or `--password`: `cli/secret_flag.ts`);
  * - both labelled `group=catalyst-tools` (what `sync` copies) and
  *   `grouping=garage-cloud-native-toolkit` (what `credentials` reads); igc wrote only the first.
  *
@@ -28,6 +29,10 @@ import {
   SECRETS,
 } from "../../lib/kube/mod.ts";
 import { makeLogger, namespaceOf, printReport, requireNamespace, toolLabels } from "./common.ts";
+import { resolveSecret } from "../secret_flag.ts";
+
+/** The environment variable of the tool's password. */
+export const TOOL_PASSWORD_ENV = "TOOLKIT_TOOL_PASSWORD";
 
 /** The tool name as used in object names: lower case, `_` turned into `-`. */
 export function toolName(input: string): string {
@@ -52,9 +57,18 @@ export async function run(
   if (problem) throw new UsageError(`Invalid tool name "${input}": ${problem}`);
   const url = options.url || undefined;
   const username = options.username || undefined;
-  const password = options.password || undefined;
+  const password = (await resolveSecret({
+    what: "tool password",
+    flag: "--password",
+    value: options.password,
+    fileFlag: "--password-file",
+    file: options.passwordFile,
+    env: [TOOL_PASSWORD_ENV],
+  }, ctx))?.value;
   if ((username === undefined) !== (password === undefined)) {
-    throw new UsageError("--username and --password go together: give both or neither");
+    throw new UsageError(
+      "--username and --password go together: give both or neither (the password from --password-file, $TOOLKIT_TOOL_PASSWORD or --password -)",
+    );
   }
   if (url === undefined && username === undefined) {
     throw new UsageError(

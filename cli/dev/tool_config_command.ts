@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { KUBE_FLAGS, RESULT_OUTPUT } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE, RESULT_OUTPUT } from "../flags.ts";
 
 /** `tool-config`. */
 export const TOOL_CONFIG = defineCommand({
@@ -13,10 +13,19 @@ export const TOOL_CONFIG = defineCommand({
   describe: "Create the config map and secret for a tool configured in the environment",
   positionals: { name: { type: "string", describe: "The tool's name" } },
   flags: {
-    namespace: { type: "string", alias: "n", default: "tools", describe: "The namespace" },
+    namespace: NAMESPACE.tools,
     url: { type: "string", describe: "The url of the tool" },
     username: { type: "string", describe: "The name of the user for the tool" },
-    password: { type: "string", describe: "The password for the user for the tool" },
+    password: {
+      type: "string",
+      describe:
+        "The password for the user for the tool; - reads it from stdin (asked without echo on a terminal). As a value it shows in ps and shell history: prefer --password-file",
+    },
+    "password-file": {
+      type: "string",
+      describe:
+        "File holding the tool's password (one line); $TOOLKIT_TOOL_PASSWORD may hold it instead",
+    },
     replace: {
       type: "boolean",
       describe:

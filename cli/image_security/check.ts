@@ -10,7 +10,7 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
-import { clientTimeoutMs, networkAdvice, observedGlobalFetch } from "../network.ts";
+import { clientTimeoutMs, networkAdvice, observedContextFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { CHECK } from "./check_command.ts";
 import { printData } from "../output.ts";
@@ -202,7 +202,7 @@ export async function run(options: OptionsOf<typeof CHECK>, ctx: CommandContext)
     registriesD,
     flightTimeoutMs: budgetMs,
     requestTimeoutMs: clientTimeoutMs(options),
-    fetch: observedGlobalFetch(ctx.io, options),
+    fetch: observedContextFetch(ctx, options),
     verdictCache: { ttlMs: 60_000, maxEntries: 100 },
     digestCache: { ttlMs: 60_000, maxEntries: 100 },
   });

@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { OUTPUT, REGISTRY_FLAGS } from "../flags.ts";
+import { NAMESPACE, OUTPUT, REGISTRY_FLAGS } from "../flags.ts";
 
 /** `image-security check`. */
 export const CHECK = defineCommand({
@@ -25,12 +25,7 @@ export const CHECK = defineCommand({
       describe: "Policy and key Secret manifests",
       demandOption: true,
     },
-    namespace: {
-      type: "string",
-      alias: "n",
-      default: "default",
-      describe: "The namespace the images would run in",
-    },
+    namespace: NAMESPACE.workload,
     "no-match": {
       type: "string",
       choices: ["deny", "allow", "warn"],

@@ -17,6 +17,7 @@ import { printData } from "../output.ts";
 import { resolvePath } from "./files.ts";
 import { describeError } from "../../lib/errors.ts";
 import { loadRegistriesD, type RegistriesD } from "../../lib/lookaside/mod.ts";
+import type { ProcessRunner } from "../../lib/process.ts";
 
 /** One finding. */
 export interface DoctorFinding {
@@ -79,9 +80,13 @@ export function lookasideFindings(dir: string, config: RegistriesD): DoctorFindi
   return findings;
 }
 
-async function toolVersion(command: string, args: string[]): Promise<string | undefined> {
+async function toolVersion(
+  processes: ProcessRunner,
+  command: string,
+  args: string[],
+): Promise<string | undefined> {
   try {
-    const out = await new Deno.Command(command, { args, stdout: "piped", stderr: "null" }).output();
+    const out = await processes.output(command, { args });
     return out.success ? new TextDecoder().decode(out.stdout).split("\n")[0]?.trim() : undefined;
   } catch {
     return undefined;
@@ -107,7 +112,7 @@ export async function run(
       ["skopeo", ["--version"], "needed to copy and sign images"],
     ] as const
   ) {
-    const version = await toolVersion(tool, [...versionArgs]);
+    const version = await toolVersion(ctx.processes, tool, [...versionArgs]);
     findings.push(
       version
         ? { level: "ok", check: tool, message: version }

@@ -17,13 +17,15 @@ import {
   type WriteReport,
 } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
-import { type KubeObject, namespaceNameProblem } from "../../lib/kube/mod.ts";
+import type { KubeObject } from "../../lib/kube/mod.ts";
+import { namespaceOf } from "../dev/common.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { clientTimeoutMs } from "../network.ts";
 import { parseExemptLabel } from "../../lib/admission/mod.ts";
 import {
   type AppliedObject,
   applyManifests,
+  CLIENT_CA_SECRET_NAME,
   type DefaultAction,
   defaultInstallOptions,
   installationStatus,
@@ -43,15 +45,19 @@ import {
   type WebhookTls,
 } from "../../lib/install/mod.ts";
 import { resolvePath } from "./files.ts";
+import {
+  apiServerReportData,
+  clientAuthFlags,
+  prepareApiServerFiles,
+  writeApiServerAdvice,
+} from "./enable_client_auth.ts";
 import { writeFilesSafely } from "../../lib/file_write.ts";
 
 type EnableOptions = OptionsOf<typeof ENABLE_ENFORCEMENT>;
 
-function namespaceOf(options: { readonly controllerNamespace: string }): string {
-  const namespace = options.controllerNamespace || "toolkit-system";
-  const problem = namespaceNameProblem(namespace);
-  if (problem) throw new UsageError(`Cannot use the namespace "${namespace}": ${problem}`);
-  return namespace;
+/** The controller's namespace of `--controller-namespace`/`-n`. */
+function controllerNamespace(options: { readonly controllerNamespace: string }): string {
+  return namespaceOf(options.controllerNamespace, "toolkit-system");
 }
 
 /** The install options from `enable`'s flags. */
@@ -91,7 +97,7 @@ export function installOptionsFromFlags(flags: EnableOptions): InstallOptions {
     },
   );
   return defaultInstallOptions({
-    namespace: namespaceOf(flags),
+    namespace: controllerNamespace(flags),
     ...(flags.image ? { image: flags.image } : {}),
     replicas,
     defaultAction,
@@ -101,6 +107,7 @@ export function installOptionsFromFlags(flags: EnableOptions): InstallOptions {
     exemptNamespaces: [...flags.exemptNamespace],
     timeoutSeconds: timeout,
     lookaside,
+    clientAuth: flags.clientAuth === true || Boolean(flags.clientCa),
   });
 }
 
@@ -124,12 +131,14 @@ function tlsDirOf(
  * Writes the serving certificate into `dir` (`tls.crt`, `tls.key` readable by the owner only,
  * `ca.crt`) for a webhook run outside the cluster (`--webhook-url`). The key is written first,
  * each file by a rename (lib/file_write.ts: through symbolic links, nothing renamed before all
- * three are written beside), so a webhook watching the files never reads half a file.
+ * three are written beside), so a webhook watching the files never reads half a file. With client
+ * authentication, the client CA too (`client-ca.crt`, the webhook's `--client-ca`).
  */
 export async function writeTlsDir(
   ctx: CommandContext,
   dir: string,
   tls: WebhookTls,
+  clientCaPem?: string,
 ): Promise<void> {
   const path = resolvePath(ctx.io.cwd, dir);
   await Deno.mkdir(path, { recursive: true, mode: 0o700 }).catch((error) => {
@@ -139,8 +148,15 @@ export async function writeTlsDir(
     { path: `${path}/tls.key`, data: tls.keyPem, mode: 0o600, exactMode: true },
     { path: `${path}/tls.crt`, data: tls.certPem, mode: 0o644 },
     { path: `${path}/ca.crt`, data: tls.caCertPem, mode: 0o644 },
+    ...(clientCaPem !== undefined
+      ? [{ path: `${path}/${CLIENT_CA_FILE}`, data: clientCaPem, mode: 0o644 }]
+      : []),
   ].map((file) => ({ ...file, name: `${dir}/${file.path.slice(path.length + 1)}` })));
-  ctx.io.stderr.write(`Serving certificate written to ${dir} (tls.crt, tls.key, ca.crt)\n`);
+  ctx.io.stderr.write(
+    `Serving certificate written to ${dir} (tls.crt, tls.key, ca.crt${
+      clientCaPem !== undefined ? `, ${CLIENT_CA_FILE}` : ""
+    })\n`,
+  );
 }
 
 /** An installation's results in the one shape of results (docs/cli.md). */
@@ -180,16 +196,29 @@ function caBundleOf(hook: KubeObject): string | undefined {
   return bundle ? decodeBase64Text(bundle) : undefined;
 }
 
+/** The client CA file `--tls-dir` holds with client authentication. */
+const CLIENT_CA_FILE = "client-ca.crt";
+
 /** Exactly what must serve `--webhook-url`, and how to make it do so. */
 function restartAdvice(options: InstallOptions, tlsDir: string | undefined): string {
   return tlsDir !== undefined
-    ? `start (or restart) the webhook serving ${options.webhookUrl} with --tls-cert-file ${tlsDir}/tls.crt --tls-key-file ${tlsDir}/tls.key (a running one reloads them within its --tls-reload-interval, 5s by default)`
-    : `serve ${options.webhookUrl} with the certificate of Secret "${options.namespace}/${TLS_SECRET_NAME}" (tls.crt, tls.key; --tls-dir DIR writes them to files) and restart the webhook there`;
+    ? `start (or restart) the webhook serving ${options.webhookUrl} with --tls-cert-file ${tlsDir}/tls.crt --tls-key-file ${tlsDir}/tls.key${
+      options.clientAuth ? ` --client-ca ${tlsDir}/${CLIENT_CA_FILE}` : ""
+    } (a running one reloads them within its --tls-reload-interval, 5s by default)`
+    : `serve ${options.webhookUrl} with the certificate of Secret "${options.namespace}/${TLS_SECRET_NAME}" (tls.crt, tls.key; --tls-dir DIR writes them to files)${
+      options.clientAuth
+        ? ` and --client-ca with the ca.crt of Secret "${options.namespace}/${CLIENT_CA_SECRET_NAME}"`
+        : ""
+    } and restart the webhook there`;
 }
 
 /** Runs `enable`. */
 export async function runEnable(flags: EnableOptions, ctx: CommandContext): Promise<number> {
-  const options = installOptionsFromFlags(flags);
+  const auth = await clientAuthFlags(ctx, flags);
+  const options: InstallOptions = {
+    ...installOptionsFromFlags(flags),
+    clientCaPem: auth.givenCaPem,
+  };
   const tlsDir = tlsDirOf(flags, options);
   const waitTimeout = flags.waitTimeout;
   if (!Number.isFinite(waitTimeout) || waitTimeout <= 0) {
@@ -200,7 +229,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
   const now = new Date(ctx.clock.now());
   if (flags.dryRun) {
     const format = flags.output ?? "yaml";
-    const { objects } = await prepareInstall(undefined, options, { now });
+    const { objects } = await prepareInstall(undefined, options, { now, clientCa: auth.active });
     if (format === "json") {
       ctx.io.stdout.write(formatData({ apiVersion: "v1", kind: "List", items: objects }, "json"));
     } else if (format === "yaml") {
@@ -221,8 +250,13 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
     );
     await waitUntilDeleted(client, "Namespace", undefined, options.namespace, ctx.clock);
   }
-  const { objects, tlsRenewed, tls } = await prepareInstall(client, options, { now });
+  const { objects, tlsRenewed, tls, clientCa, clientCaRenewed } = await prepareInstall(
+    client,
+    options,
+    { now, clientCa: auth.active },
+  );
   if (tlsRenewed) ctx.io.stderr.write(`Making a new serving certificate: ${tlsRenewed}\n`);
+  if (clientCaRenewed) ctx.io.stderr.write(`Making a new client CA: ${clientCaRenewed}\n`);
   // The webhook configuration is last: it is applied once the webhook can answer. In text,
   // each object is printed as it is applied (a wait that fails leaves the list of what was).
   const format = flags.output ?? "text";
@@ -239,7 +273,12 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
     printReport(ctx.io, format, installReport(results), { namespace: options.namespace });
     throw failure;
   }
-  if (tlsDir !== undefined && tls) await writeTlsDir(ctx, tlsDir, tls);
+  if (tlsDir !== undefined && tls) {
+    await writeTlsDir(ctx, tlsDir, tls, options.clientAuth ? clientCa?.caCertPem : undefined);
+  }
+  const apiServer = clientCa
+    ? await prepareApiServerFiles(ctx, auth, options, clientCa)
+    : undefined;
   const restart = options.webhookUrl ? restartAdvice(options, tlsDir) : "";
   const caPem = options.webhookUrl ? caBundleOf(hook) : undefined;
   if (options.webhookUrl && flags.verifyUrl && caPem !== undefined) {
@@ -257,6 +296,10 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
         ...ctx.clock,
         timeoutMs: flags.wait ? waitTimeout * 1000 : 0,
         requestTimeoutMs: clientTimeoutMs(flags),
+        fetch: ctx.fetch,
+        ...(options.clientAuth && apiServer?.certificate
+          ? { clientCertificate: apiServer.certificate }
+          : {}),
         onProgress: (probe) => ctx.io.stderr.write(`  ${probe.why}: waiting; ${restart}\n`),
       },
     );
@@ -272,7 +315,10 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
     ctx.io.stderr.write(`  ${ready.available}/${ready.desired} replicas available\n`);
   }
   results.push(...show(await applyManifests(client, [hook])));
-  printReport(ctx.io, format, installReport(results), { namespace: options.namespace });
+  printReport(ctx.io, format, installReport(results), {
+    namespace: options.namespace,
+    ...(apiServer ? apiServerReportData(apiServer) : {}),
+  });
   const hookFailure = failedObjects(results, "Image signature enforcement is not switched on");
   if (hookFailure) throw hookFailure;
   const changed = results.filter((r) => r.outcome !== "unchanged").length;
@@ -286,6 +332,7 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
       `The API server calls ${options.webhookUrl}, not checked (--no-verify-url): ${restart}.\n`,
     );
   }
+  if (apiServer) writeApiServerAdvice(ctx, auth, apiServer, format);
   const advice = await signingKeysAdvice(client, options);
   if (advice) ctx.io.stderr.write(`Warning: ${advice}\n`);
   return 0;
@@ -298,7 +345,11 @@ export async function runStatus(
 ): Promise<number> {
   const format = options.output;
   using client = await ctx.kube(options);
-  const status = await installationStatus(client, namespaceOf(options), new Date(ctx.clock.now()));
+  const status = await installationStatus(
+    client,
+    controllerNamespace(options),
+    new Date(ctx.clock.now()),
+  );
   const data = {
     ...status,
     objects: status.objects.map((o) => ({ ...objectData(o), present: o.present })),
@@ -355,7 +406,7 @@ export async function runDisable(
   ctx: CommandContext,
 ): Promise<number> {
   using client = await ctx.kube(options);
-  const namespace = namespaceOf(options);
+  const namespace = controllerNamespace(options);
   const results = await uninstall(client, namespace, { purge: options.purge });
   if (options.output) {
     printReport(ctx.io, options.output, installReport(results), { namespace });
@@ -390,7 +441,11 @@ export async function runRotateCerts(
 ): Promise<number> {
   using client = await ctx.kube(options);
   const tlsDir = tlsDirOf(options);
-  const result = await rotateCertificates(client, namespaceOf(options), new Date(ctx.clock.now()));
+  const result = await rotateCertificates(
+    client,
+    controllerNamespace(options),
+    new Date(ctx.clock.now()),
+  );
   if (tlsDir !== undefined) await writeTlsDir(ctx, tlsDir, result.tls);
   const format = options.output;
   printData(

@@ -6,20 +6,14 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import type { FlagSpec } from "../options.ts";
-import { KUBE_FLAGS, OUTPUT, RESULT_OUTPUT } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE, OUTPUT, RESULT_OUTPUT } from "../flags.ts";
 
 /**
  * The namespace of the enforcement controller. The commands that work in it (enable, status,
  * disable, rotate-certs) also take it as `-n/--namespace`; `check`, whose `-n` is the namespace
  * the images would run in, takes only the long name.
  */
-const CONTROLLER_NAMESPACE = {
-  type: "string",
-  alias: ["n", "namespace"],
-  default: "toolkit-system",
-  describe: "The controller's namespace",
-} as const satisfies FlagSpec;
+const CONTROLLER_NAMESPACE = NAMESPACE.controller;
 
 /** `image-security enable`. */
 export const ENABLE_ENFORCEMENT = defineCommand({
@@ -31,6 +25,10 @@ export const ENABLE_ENFORCEMENT = defineCommand({
     [
       "image-security enable --webhook-url https://10.0.0.5:8443/admit --tls-dir ./tls",
       "Call a webhook run outside the cluster with the certificate in ./tls",
+    ],
+    [
+      "image-security enable --client-auth --api-server-config-dir ./apiserver",
+      "Admit only the API server's calls; write its admission configuration and client certificate",
     ],
   ],
   flags: {
@@ -61,6 +59,26 @@ export const ENABLE_ENFORCEMENT = defineCommand({
     "cert-manager": {
       type: "boolean",
       describe: "Let cert-manager issue the serving certificate and inject the CA",
+    },
+    "client-auth": {
+      type: "boolean",
+      describe:
+        "The webhook refuses, at the TLS handshake, every client without the API server's client certificate (from a client CA toolkit makes); kube-apiserver then needs the configuration of --api-server-config-dir",
+    },
+    "client-ca": {
+      type: "string",
+      describe:
+        "With --client-auth: trust the API server's client certificates from this PEM CA instead of one toolkit makes (you issue the certificate)",
+    },
+    "api-server-config-dir": {
+      type: "string",
+      describe:
+        "Write what kube-apiserver needs to call the webhook with a client certificate: the AdmissionConfiguration (--admission-control-config-file), its kubeconfig, client.crt and client.key (0600); without --client-auth the webhook does not require it yet",
+    },
+    "api-server-config-path": {
+      type: "string",
+      describe:
+        "Where kube-apiserver reads those files, named inside them (default: --api-server-config-dir, else /etc/kubernetes/toolkit)",
     },
     "exempt-namespace": {
       type: "array",

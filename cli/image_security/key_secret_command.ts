@@ -6,7 +6,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { KUBE_FLAGS } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE } from "../flags.ts";
 
 /** `image-security key-secret`. */
 export const KEY_SECRET = defineCommand({
@@ -19,7 +19,7 @@ export const KEY_SECRET = defineCommand({
       describe: "Public key file: armoured OpenPGP keys (signedBy) or PEM keys (sigstoreSigned)",
       demandOption: true,
     },
-    namespace: { type: "string", alias: "n", describe: "The namespace (default: the context's)" },
+    namespace: NAMESPACE.current,
     replace: {
       type: "boolean",
       describe:

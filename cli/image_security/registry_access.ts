@@ -18,14 +18,13 @@ export type RegistryOptions = Omit<
   "verbose" | "quiet" | "requestTimeout"
 >;
 import { resolvePath } from "./files.ts";
-import type { CliIO } from "../io.ts";
-import { clientTimeoutMs, type NetworkOptions, observedGlobalFetch } from "../network.ts";
+import { clientTimeoutMs, type NetworkOptions, observedContextFetch } from "../network.ts";
+import type { CommandContext } from "../command.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { readSecretDir } from "../../lib/signing/mod.ts";
 import type { ImageReference } from "../../lib/image/mod.ts";
 import {
   createKeyring,
-  createRegistryClient,
   type CredentialEntry,
   type CredentialStore,
   parseCreds,
@@ -185,23 +184,22 @@ function stagingConfig(dir: string): RegistriesD {
 }
 
 /**
- * Builds registry access for `ref` from the command's flags: each request within
- * `--request-timeout`, and told on `io`'s stderr with `-v`.
+ * Builds registry access for `ref` from the command's flags, with the context's registry client:
+ * each request within `--request-timeout`, and told on stderr with `-v`.
  */
 export async function registryAccess(
   ref: ImageReference,
   options: RegistryOptions & NetworkOptions,
-  cwd: string,
+  ctx: Pick<CommandContext, "io" | "fetch" | "registry">,
   signing: SigningRegistryOptions = {},
-  io?: CliIO,
 ): Promise<RegistryAccess> {
-  const flags = await registryFlags(ref, options, cwd, signing);
-  const client = createRegistryClient({
+  const flags = await registryFlags(ref, options, ctx.io.cwd, signing);
+  const client = await ctx.registry({
     ...(flags.credentials ? { credentials: flags.credentials } : {}),
     insecureRegistries: flags.insecureRegistries,
     ...(flags.caCerts.length ? { caCerts: flags.caCerts } : {}),
     timeoutMs: clientTimeoutMs(options),
-    ...(io ? { fetch: observedGlobalFetch(io, options) } : {}),
+    fetch: observedContextFetch(ctx, options),
   });
   return {
     client,
@@ -211,6 +209,7 @@ export async function registryAccess(
         reference: ref,
         mode: "write",
         registriesD: flags.registriesD,
+        fetch: observedContextFetch(ctx, options),
       });
       if (choice === undefined) {
         // --lookaside-staging (or --registries.d) on the command line fixes it: a usage error.

@@ -41,7 +41,14 @@ import {
   toolLabels,
 } from "../dev/common.ts";
 import { cosignPassword } from "./cosign_password.ts";
-import { apiKeyOf, connectVault, type KeyInMemory, readKey, type Vault } from "./vault_access.ts";
+import {
+  connectVault,
+  type KeyInMemory,
+  readKey,
+  type Vault,
+  type VaultCredentials,
+  vaultCredentials,
+} from "./vault_access.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
   applyObject,
@@ -111,7 +118,7 @@ export async function run(options: SetupOptions, ctx: CommandContext): Promise<n
   const flags = await checkFlags(options, ctx);
   using client = await ctx.kube(options);
   const cluster = await checkCluster(client, flags);
-  const vault = await connectVault(options, ctx);
+  const vault = await connectVault(options, ctx, {}, flags.credentials);
   log.step(`Vault: ${vault.where}`);
 
   const current = await currentSetup(client, flags);
@@ -222,6 +229,8 @@ interface Flags {
   readonly keyName: string;
   readonly format: SigningFormat;
   readonly apiKey: string;
+  /** The vault credentials, read once (a file, the environment, stdin or a flag). */
+  readonly credentials: VaultCredentials;
   readonly mutateImage: boolean;
   readonly retireOldKeys: boolean;
 }
@@ -257,11 +266,12 @@ async function checkFlags(options: SetupOptions, ctx: CommandContext): Promise<F
   if (format === "cosign" && options.keyType !== "rsa") {
     throw new UsageError("--key-type is for OpenPGP keys (--format simple)");
   }
-  const apiKey = await apiKeyOf(options, ctx.io.cwd);
+  const credentials = await vaultCredentials(options, ctx);
+  const apiKey = credentials.apiKey;
   if (apiKey === undefined) {
     throw new UsageError(
       "Missing the IAM API key the pipelines sign in with: pass --api-key-file FILE (or " +
-        "--api-key, or set IBMCLOUD_API_KEY); a --token expires, so it cannot be stored",
+        "set IBMCLOUD_API_KEY, or give --api-key -); a --token expires, so it cannot be stored",
     );
   }
   return {
@@ -274,6 +284,7 @@ async function checkFlags(options: SetupOptions, ctx: CommandContext): Promise<F
     keyName,
     format,
     apiKey,
+    credentials,
     mutateImage: options.mutateImage,
     retireOldKeys: options.retireOldKeys === true,
   };

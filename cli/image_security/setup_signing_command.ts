@@ -6,7 +6,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { KUBE_FLAGS, templateNamespace, VAULT_FLAGS } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE, templateNamespace, VAULT_FLAGS } from "../flags.ts";
 
 /** `image-security setup-signing`. */
 export const SETUP_SIGNING = defineCommand({
@@ -38,12 +38,7 @@ export const SETUP_SIGNING = defineCommand({
       describe:
         "The template namespace: where the image-signing Secret and the signing Task go (toolkit sync and pipeline copy them from there)",
     },
-    namespace: {
-      type: "string",
-      alias: "n",
-      describe:
-        "Write an ImagePolicy in this namespace (with the key Secret) instead of a ClusterImagePolicy",
-    },
+    namespace: NAMESPACE.policy,
     "controller-namespace": {
       type: "string",
       default: "toolkit-system",

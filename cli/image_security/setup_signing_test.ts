@@ -422,3 +422,22 @@ Deno.test("setup-signing --format cosign: an ECDSA key in the vault, its PEM key
   assert.equal(other.status, 2, "a usage error: --replace on the command line replaces it");
   assert.match(other.err, /its key is a cosign key\. Pass --replace/);
 });
+
+Deno.test("setup-signing reads the API key once: from stdin (--api-key -), or a value that warns once", async () => {
+  await using s = await setUp();
+  const { cli, args } = s;
+  const r = await cli.run([...args, "--api-key", "-", "--dry-run"], { stdin: `${API_KEY}\n` });
+  assert.equal(r.status, 0, r.err);
+  assert.doesNotMatch(r.err, /warning/);
+  assert.ok(!(r.out + r.err).includes(API_KEY));
+  const value = await cli.run([...args, "--api-key", API_KEY, "--dry-run"]);
+  assert.equal(value.status, 0, value.err);
+  assert.equal(value.err.match(/warning: the IAM API key given as --api-key's value/g)?.length, 1);
+  assert.ok(!(value.out + value.err).includes(API_KEY));
+  const both = await cli.run([...args, "--api-key", API_KEY, "--dry-run"], { env: s.env });
+  assert.equal(both.status, 2, both.err);
+  assert.match(
+    both.err,
+    /Give the IAM API key once: both --api-key and \$IBMCLOUD_API_KEY give it/,
+  );
+});

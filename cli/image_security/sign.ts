@@ -206,7 +206,7 @@ async function signSimple(
       ? ref
       : withDefaultTag({ ...ref, digest: undefined }),
   );
-  using access = await registryAccess(ref, options, ctx.io.cwd, options, ctx.io);
+  using access = await registryAccess(ref, options, ctx, options);
   ctx.io.stderr.write(`Resolving ${formatReference(ref)}…\n`);
   const digest = await access.client.resolveDigest(ref);
   if (ref.digest !== undefined && ref.digest !== digest) {
@@ -314,7 +314,7 @@ async function signCosign(
   ctx: CommandContext,
 ): Promise<number> {
   const { io } = ctx;
-  using access = await registryAccess(ref, options, io.cwd, options, io);
+  using access = await registryAccess(ref, options, ctx, options);
   const subject = await resolveSubject(access, ref, ctx);
   const digest = subject.digest;
   const repository = { ...ref, tag: undefined, digest: undefined };
@@ -344,7 +344,7 @@ async function signCosign(
     const bundle = await signCosignBundle(signer, digest);
     const pushed = await pushCosignBundle(access.client, repository, subject, bundle, {
       predicateType: COSIGN_SIGN_PREDICATE_TYPE,
-      created: new Date(),
+      created: new Date(ctx.clock.now()),
     });
     where = `${ref.domain}/${ref.path}@${pushed.manifestDigest}`;
     stored = {

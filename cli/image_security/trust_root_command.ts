@@ -6,7 +6,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { KUBE_FLAGS } from "../flags.ts";
+import { KUBE_FLAGS, NAMESPACE } from "../flags.ts";
 
 /** `image-security trust-root`. */
 export const TRUST_ROOT = defineCommand({
@@ -20,7 +20,7 @@ export const TRUST_ROOT = defineCommand({
       describe: "The sigstore trusted_root.json (e.g. from `cosign trusted-root create`)",
       demandOption: true,
     },
-    namespace: { type: "string", alias: "n", describe: "The namespace (default: the context's)" },
+    namespace: NAMESPACE.current,
     replace: {
       type: "boolean",
       describe:

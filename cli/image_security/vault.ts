@@ -17,6 +17,7 @@ import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
 import { isCosignPrivateKey } from "../../lib/signature/mod.ts";
+import type { ProcessRunner } from "../../lib/process.ts";
 import {
   aliasProblem,
   describeKey,
@@ -235,7 +236,7 @@ export async function runVaultFetch(
   }
   let fingerprints: string[] = [];
   if (importIntoGpg) {
-    fingerprints = await gpgImport(key.payload, name, io);
+    fingerprints = await gpgImport(key.payload, name, io, ctx.processes);
     if (!options.output) {
       for (const fingerprint of fingerprints) io.stdout.write(`${fingerprint}\n`);
     }
@@ -317,19 +318,22 @@ async function exists(path: string): Promise<boolean> {
  * Imports the key into gpg (`gpg --batch --import`, the key on stdin, `GNUPGHOME` from the
  * environment) and returns the fingerprints of the secret keys gpg reported as imported.
  */
-async function gpgImport(payload: Uint8Array, name: string, io: CliIO): Promise<string[]> {
+async function gpgImport(
+  payload: Uint8Array,
+  name: string,
+  io: CliIO,
+  processes: ProcessRunner,
+): Promise<string[]> {
   const action = `Cannot import key "${name}" into gpg`;
   const env: Record<string, string> = {};
   if (io.env.GNUPGHOME) env.GNUPGHOME = io.env.GNUPGHOME;
-  let child: Deno.ChildProcess;
+  let output;
   try {
-    child = new Deno.Command("gpg", {
+    output = await processes.output("gpg", {
       args: ["--batch", "--status-fd", "1", "--import"],
       env,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+      stdin: payload,
+    });
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new ToolkitError(`${action}: gpg is not installed (GnuPG 2.2 or later is needed)`, {
@@ -340,10 +344,6 @@ async function gpgImport(payload: Uint8Array, name: string, io: CliIO): Promise<
       cause: error,
     });
   }
-  const writer = child.stdin.getWriter();
-  await writer.write(payload).catch(() => {}); // gpg may exit early; its status says why
-  await writer.close().catch(() => {});
-  const output = await child.output();
   const status = new TextDecoder().decode(output.stdout);
   const messages = new TextDecoder().decode(output.stderr).trim();
 
@@ -354,7 +354,7 @@ async function gpgImport(payload: Uint8Array, name: string, io: CliIO): Promise<
     const match = /^\[GNUPG:\] IMPORT_OK \d+ ([0-9A-F]+)/.exec(line.trim());
     if (match && !fingerprints.includes(match[1]!)) fingerprints.push(match[1]!);
   }
-  const secrets = fingerprints.length > 0 ? await secretFingerprints(env) : [];
+  const secrets = fingerprints.length > 0 ? await secretFingerprints(processes, env) : [];
   const imported = fingerprints.filter((f) => secrets.includes(f));
   if (!output.success || imported.length === 0) {
     const why = output.success
@@ -367,14 +367,14 @@ async function gpgImport(payload: Uint8Array, name: string, io: CliIO): Promise<
 }
 
 /** The fingerprints of the primary keys gpg has secrets for. */
-async function secretFingerprints(env: Record<string, string>): Promise<string[]> {
-  const output = await new Deno.Command("gpg", {
+async function secretFingerprints(
+  processes: ProcessRunner,
+  env: Record<string, string>,
+): Promise<string[]> {
+  const output = await processes.output("gpg", {
     args: ["--batch", "--with-colons", "--list-secret-keys"],
     env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).output();
+  });
   const fingerprints: string[] = [];
   let inPrimary = false;
   for (const line of new TextDecoder().decode(output.stdout).split("\n")) {

@@ -1,8 +1,9 @@
 /**
  * Reaching the vault from the vault flags (`VAULT_FLAGS` of `cli/flags.ts`), for `vault store`,
  * `vault fetch`, `sign --vault-key` and `setup-signing`: the URL, instance and key ring checked,
- * the credentials (a bearer token, or an IAM API key from `--api-key`, `--api-key-file` or
- * `IBMCLOUD_API_KEY` exchanged at `--iam-url`), each attempt traced with `-v` (a retry always),
+ * the credentials (a bearer token from `--token-file`, `KMS_TOKEN` or `--token`, or an IAM API key
+ * from `--api-key-file`, `IBMCLOUD_API_KEY` or `--api-key`, exchanged at `--iam-url`; each `-`
+ * reads stdin), each attempt traced with `-v` (a retry always),
  * and a key's material read into memory (lib/vault's `resolveKey` and `fetchKeyMaterial`). Every
  * mistake in the flags is a usage error naming the flag; no message ever holds a token or an API
  * key.
@@ -13,7 +14,7 @@ import type { CommandContext } from "../command.ts";
 import { clientTimeoutMs } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VAULT_FLAGS } from "../flags.ts";
-import { readUserFile } from "./files.ts";
+import { resolveSecret } from "../secret_flag.ts";
 import { UsageError } from "../../lib/errors.ts";
 import {
   DEFAULT_IAM_URL,
@@ -64,22 +65,42 @@ export interface VaultDefaults {
   readonly keyRing?: string | undefined;
 }
 
+/** The vault's credentials as given: a bearer token, an IAM API key, each from one source. */
+export interface VaultCredentials {
+  readonly token: string | undefined;
+  readonly apiKey: string | undefined;
+}
+
 /**
- * The API key of `--api-key` (or `IBMCLOUD_API_KEY`) or `--api-key-file`; undefined when none is
- * given. Both at once are a usage error.
+ * The bearer token (`--token-file`, `KMS_TOKEN`, `--token -` or `--token`) and the IAM API key
+ * (`--api-key-file`, `IBMCLOUD_API_KEY`, `--api-key -` or `--api-key`), each from one source
+ * (`cli/secret_flag.ts`: two are a usage error, a value on the command line warns once). Read once
+ * per run: a command that needs them twice passes them on.
  */
-export async function apiKeyOf(options: VaultOptions, cwd: string): Promise<string | undefined> {
-  const given = blankless(options.apiKey);
-  const file = blankless(options.apiKeyFile);
-  if (file === undefined) return given;
-  if (given !== undefined) {
-    throw new UsageError(
-      "Give the API key once: --api-key-file, or --api-key (or IBMCLOUD_API_KEY), not both",
-    );
+export async function vaultCredentials(
+  options: VaultOptions,
+  ctx: Pick<CommandContext, "io" | "terminal">,
+): Promise<VaultCredentials> {
+  if (options.token?.trim() === "-" && options.apiKey?.trim() === "-") {
+    throw new UsageError("Only one of --token and --api-key can be read from stdin (-)");
   }
-  const key = new TextDecoder().decode(await readUserFile(cwd, file, "--api-key-file")).trim();
-  if (key === "") throw new UsageError(`Cannot use --api-key-file "${file}": the file is empty`);
-  return key;
+  const token = await resolveSecret({
+    what: "bearer token",
+    flag: "--token",
+    value: blankless(options.token),
+    fileFlag: "--token-file",
+    file: blankless(options.tokenFile),
+    env: ["KMS_TOKEN"],
+  }, ctx);
+  const apiKey = await resolveSecret({
+    what: "IAM API key",
+    flag: "--api-key",
+    value: blankless(options.apiKey),
+    fileFlag: "--api-key-file",
+    file: blankless(options.apiKeyFile),
+    env: ["IBMCLOUD_API_KEY"],
+  }, ctx);
+  return { token: token?.value.trim(), apiKey: apiKey?.value.trim() };
 }
 
 /** Checks the connection flags and makes the client; every mistake is a UsageError. */
@@ -87,6 +108,7 @@ export async function connectVault(
   options: VaultOptions,
   ctx: CommandContext,
   defaults: VaultDefaults = {},
+  given?: VaultCredentials,
 ): Promise<Vault> {
   const kmsUrl = blankless(options.kmsUrl) ?? blankless(defaults.kmsUrl);
   if (kmsUrl === undefined) {
@@ -104,12 +126,13 @@ export async function connectVault(
   }
   const instanceId = instanceIdOf(instanceFlag);
 
-  const tokenFlag = blankless(options.token);
-  const apiKey = await apiKeyOf(options, ctx.io.cwd) ?? blankless(defaults.apiKey);
+  const credentials = given ?? await vaultCredentials(options, ctx);
+  const tokenFlag = credentials.token;
+  const apiKey = credentials.apiKey ?? blankless(defaults.apiKey);
   if (tokenFlag === undefined && apiKey === undefined) {
     throw new UsageError(
-      "Missing credentials: pass --token (or set KMS_TOKEN) with an IAM access token, " +
-        "or --api-key, --api-key-file (or set IBMCLOUD_API_KEY) to get one from IAM",
+      "Missing credentials: pass --token-file (or set KMS_TOKEN) with an IAM access token, " +
+        "or --api-key-file (or set IBMCLOUD_API_KEY) to get one from IAM",
     );
   }
   const iamUrl = checkUrl(
@@ -119,6 +142,7 @@ export async function connectVault(
   const keyRing = blankless(options.keyRing) ?? blankless(defaults.keyRing);
   // Every attempt with -v; a retry always, so a slow vault is not silent.
   const transport = {
+    fetch: ctx.fetch,
     now: ctx.clock.now,
     sleep: ctx.clock.sleep,
     timeoutMs: clientTimeoutMs(options),

@@ -21,7 +21,7 @@
  */
 import { makeLogger } from "../dev/common.ts";
 import type { CommandContext } from "../command.ts";
-import { clientTimeoutMs, networkAdvice, observedGlobalFetch } from "../network.ts";
+import { clientTimeoutMs, networkAdvice, observedContextFetch } from "../network.ts";
 import type { OptionsOf } from "../options.ts";
 import type { VERIFY } from "./verify_command.ts";
 import { printData } from "../output.ts";
@@ -244,7 +244,7 @@ async function verifyImage(
     caCerts: flags.caCerts,
     registriesD: flags.registriesD,
     requestTimeoutMs: clientTimeoutMs(options),
-    fetch: observedGlobalFetch(ctx.io, options),
+    fetch: observedContextFetch(ctx, options),
     flightTimeoutMs: 120_000,
     verdictCache: { ttlMs: 60_000, maxEntries: 1 },
     digestCache: { ttlMs: 60_000, maxEntries: 1 },

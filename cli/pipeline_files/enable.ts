@@ -334,7 +334,7 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
   if (!options.force && !options.dryRun) {
     let status: string | undefined;
     try {
-      status = await runGit(dir, ["status", "--porcelain"]);
+      status = await runGit(ctx.processes, dir, ["status", "--porcelain"]);
     } catch {
       status = undefined; // not a git repository: nothing to protect
     }
@@ -345,7 +345,7 @@ export async function run(options: OptionsOf<typeof ENABLE>, ctx: CommandContext
     }
   }
   const base = options.repo.replace(/\/+$/, "");
-  const fetcher = networkFetch(io, options);
+  const fetcher = networkFetch(ctx, options);
   log.info(`Looking up pipelines from repository: ${base}`);
   const indexText = new TextDecoder().decode(
     await fetchBytes(fetcher, `${base}/index.yaml`, "the pipeline index", MAX_INDEX_BYTES),

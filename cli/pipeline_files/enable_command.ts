@@ -10,6 +10,7 @@ import { REQUEST_TIMEOUT } from "../flags.ts";
 /** `enable`. */
 export const ENABLE = defineCommand({
   usage: "enable",
+  withoutOutput: "its -o is json alone, as igc's enable",
   describe: "Enable the current repository with pipeline logic",
   examples: [
     ["enable -p nodejs", "Add the stable Node.js pipeline's files to this repository"],

@@ -7,6 +7,7 @@
  * @module
  */
 import { ToolkitError } from "../../lib/errors.ts";
+import type { ProcessRunner } from "../../lib/process.ts";
 
 /** What a command printed and returned. */
 export interface CommandResult {
@@ -15,7 +16,7 @@ export interface CommandResult {
   readonly stderr: string;
 }
 
-/** Runs `ibmcloud` with arguments and environment (injected in tests). */
+/** Runs `ibmcloud` with arguments and environment. */
 export type IbmcloudRunner = (
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
@@ -30,37 +31,27 @@ export class IbmcloudError extends ToolkitError {
   }
 }
 
-/** Runs the real `ibmcloud` found on the environment's PATH. */
-export async function runIbmcloud(
-  args: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<CommandResult> {
-  try {
-    const out = await new Deno.Command("ibmcloud", {
-      args: [...args],
-      env: Object.fromEntries(
-        Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
-      ),
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-    return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
+/** Runs `ibmcloud` through `processes` (the command context's), with `env` alone. */
+export function ibmcloudRunner(processes: ProcessRunner): IbmcloudRunner {
+  return async (args, env) => {
+    try {
+      const out = await processes.output("ibmcloud", { args, env, clearEnv: true });
+      const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+      return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new IbmcloudError(
+          "Cannot find the ibmcloud CLI on PATH: install it (https://cloud.ibm.com/docs/cli) and log in with ibmcloud login",
+        );
+      }
       throw new IbmcloudError(
-        "Cannot find the ibmcloud CLI on PATH: install it (https://cloud.ibm.com/docs/cli) and log in with ibmcloud login",
+        `Cannot run ibmcloud: ${error instanceof Error ? error.message : error}`,
+        {
+          cause: error,
+        },
       );
     }
-    throw new IbmcloudError(
-      `Cannot run ibmcloud: ${error instanceof Error ? error.message : error}`,
-      {
-        cause: error,
-      },
-    );
-  }
+  };
 }
 
 /** Runs `ibmcloud ARGS --output json` and parses what it prints. */

@@ -20,7 +20,7 @@ import { UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
 import { type Logger, makeLogger, resolveDir } from "../dev/common.ts";
 import { formatData } from "../output.ts";
-import { IbmcloudError, ibmcloudJson, type IbmcloudRunner, runIbmcloud } from "./ibmcloud.ts";
+import { IbmcloudError, ibmcloudJson, type IbmcloudRunner, ibmcloudRunner } from "./ibmcloud.ts";
 
 /** A VLAN as `ibmcloud ks vlan ls --output json` lists it. */
 interface VlanRecord {
@@ -193,9 +193,9 @@ export function vlanOutput(
 export async function run(
   options: OptionsOf<typeof VLAN>,
   ctx: CommandContext,
-  runner: IbmcloudRunner = runIbmcloud,
 ): Promise<number> {
   const { io } = ctx;
+  const runner = ibmcloudRunner(ctx.processes);
   const log = makeLogger(options, io);
   const output = vlanOutput(options, log);
   if (options.provider !== "classic") {

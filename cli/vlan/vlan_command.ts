@@ -9,6 +9,7 @@ import { defineCommand } from "../command.ts";
 /** `vlan`. */
 export const VLAN = defineCommand({
   usage: "vlan",
+  withoutOutput: "its -o chooses among text, tfvars, json and yaml, and takes igc's -o FILE",
   describe: "Print the VLANs of an IBM Cloud classic zone for terraform (from ibmcloud)",
   examples: [
     ["vlan", "The target region's VLANs, chosen on a terminal when there are several"],

@@ -30,6 +30,7 @@ const COMMANDS = [
 /** `yq`: YAML reading and editing that keeps comments, order and quoting. */
 export const YQ = defineCommand({
   usage: "yq <command>",
+  withoutOutput: "yq's commands print YAML as yq v3 does",
   describe:
     "Read and change YAML files as yq v3 does, keeping their comments, key order and quoting",
   examples: [

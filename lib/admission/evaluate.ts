@@ -7,8 +7,11 @@
  *
  * The work of a review is bounded before it starts: a review naming more distinct images than
  * `maxImagesPerReview` is denied before any parsing or registry work, and the verifications of
- * all reviews share one semaphore of `maxVerificationsInFlight` slots (waiting counts against
- * the review's budget). Only valid references are cached, in a cache bounded by bytes.
+ * all reviews share `maxVerificationsInFlight` slots, fairly by namespace and registry host
+ * (`fair_slots.ts`): a verification takes one only for registry work no cache answers, waits
+ * for it under its review's signal (waiting counts against the review's budget) and gives it
+ * back when its review stops waiting. Only valid references are cached, in a cache bounded by
+ * bytes.
  *
  * The answer is a deny unless every image was explicitly allowed. A failure (a registry that
  * cannot be reached, a missing key Secret, the budget running out, a bug) denies with its
@@ -25,7 +28,7 @@ import { type PullCredentials, pullCredentials } from "./credentials.ts";
 import { DeadlineScheduler } from "./deadline.ts";
 import { type Deadline, DeadlineExceededError, raceSignal } from "./errors.ts";
 import type { AdmissionRequest, JsonPatchOperation } from "./review.ts";
-import { Semaphore } from "./semaphore.ts";
+import { FairSlots } from "./fair_slots.ts";
 import type { PolicySource } from "./source.ts";
 import {
   DENIAL_PREFIX,
@@ -54,7 +57,8 @@ export interface AdmissionSettings {
   /** The most distinct images one review may name. @default {@linkcode MAX_IMAGES_PER_REVIEW} */
   readonly maxImagesPerReview?: number;
   /**
-   * The most verifications in flight, across all reviews; the others wait under their review's
+   * The most verifications in flight, across all reviews, shared fairly by namespace and
+   * registry host (no host more than three quarters); the others wait under their review's
    * deadline. @default {@linkcode MAX_VERIFICATIONS_IN_FLIGHT}
    */
   readonly maxVerificationsInFlight?: number;
@@ -139,8 +143,13 @@ export interface AdmissionEvaluator {
   /**
    * Decides one request. Never throws: failures are denials with a reason. The decision itself
    * when nothing had to be waited for (every image's verdict known), else a promise of it.
+   * `signal` aborts when nobody waits for the answer any more (the client has gone): the
+   * review's verifications then end as they do at its deadline.
    */
-  evaluate(request: AdmissionRequest): AdmissionDecision | Promise<AdmissionDecision>;
+  evaluate(
+    request: AdmissionRequest,
+    signal?: AbortSignal,
+  ): AdmissionDecision | Promise<AdmissionDecision>;
   /** Its caches and limits. */
   bounds?(): EvaluatorBounds;
 }
@@ -203,7 +212,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
   const deadlines = deps.deadlines ?? new DeadlineScheduler();
   const turns = deps.turns ?? new TurnScheduler();
   const maxImages = settings.maxImagesPerReview ?? MAX_IMAGES_PER_REVIEW;
-  const inFlight = new Semaphore(settings.maxVerificationsInFlight ?? MAX_VERIFICATIONS_IN_FLIGHT);
+  const inFlight = new FairSlots(settings.maxVerificationsInFlight ?? MAX_VERIFICATIONS_IN_FLIGHT);
   let selections = new WeakMap<PolicySet, TtlCache<string, PolicyMatch | NoPolicyMatch>>();
 
   function parse(image: string): Parsed {
@@ -251,6 +260,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
   function decide(
     request: AdmissionRequest,
     workload: WorkloadImages,
+    gone: AbortSignal | undefined,
   ): AdmissionDecision | Promise<AdmissionDecision> {
     const namespace = request.namespace;
     const policies = source.policies();
@@ -289,6 +299,8 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     const pending: Pending[] = [];
     const problem = source.policyProblem?.(namespace) ?? policies.problem(namespace);
     let deadline: Deadline | undefined;
+    /** The deadline's signal, or that of the client gone too. */
+    let signal: AbortSignal | undefined;
     const sites = workload.sites;
 
     /** Adds `site` with its policy: a verdict known already, or a verification started. */
@@ -316,15 +328,20 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           namespace,
           credentials: credentialsOnce,
           credentialsKey: credentialsKeyOnce(),
+          slots: inFlight.for({ tenant: namespace, host: ref.domain }),
         };
         // A verdict known already is used as it is: no deadline, no slot, no promise.
         const known = verifier.known?.(task);
         verdicts.push(known);
         if (known === undefined) {
-          deadline ??= deadlines.start(settings.budgetMs);
-          const signal = deadline.signal;
+          if (deadline === undefined) {
+            deadline = deadlines.start(settings.budgetMs);
+            signal = gone === undefined
+              ? deadline.signal
+              : AbortSignal.any([deadline.signal, gone]);
+          }
           running.push(
-            inFlight.run(() => verifier.verify(task, signal), signal).then(
+            verifier.verify(task, signal).then(
               (verdict) => void (verdicts[index] = verdict),
               (error) =>
                 void (verdicts[index] = {
@@ -483,7 +500,10 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     }
   }
 
-  function evaluate(request: AdmissionRequest): AdmissionDecision | Promise<AdmissionDecision> {
+  function evaluate(
+    request: AdmissionRequest,
+    signal?: AbortSignal,
+  ): AdmissionDecision | Promise<AdmissionDecision> {
     let kind = request.kind.kind;
     const failed = (error: unknown) => {
       const line = denialLine(
@@ -544,7 +564,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         const line = denialLine("Cannot check images: the policies have not been loaded yet");
         return simple(false, "deny", kind, "not ready", [line]);
       }
-      const decision = decide(request, workload);
+      const decision = decide(request, workload, signal);
       return decision instanceof Promise ? decision.catch(failed) : decision;
     } catch (error) {
       return failed(error);

@@ -26,6 +26,12 @@ spec:
         simple: { requirements: [{ type: signedBy, keySecret: signer }] }
     - name: "docker.io/library/*"
       policy: {}
+    - name: "silent.example/*"
+      policy:
+        simple: { requirements: [{ type: signedBy, keySecret: signer }] }
+    - name: "other.example/*"
+      policy:
+        simple: { requirements: [{ type: signedBy, keySecret: signer }] }
 ---
 apiVersion: toolkit.dev/v1
 kind: ImagePolicy
@@ -41,13 +47,40 @@ kind: Namespace
 metadata: { name: sandbox, labels: { toolkit.dev/image-security: exempt } }
 `;
 
-/** A verifier that answers from a table: images whose path contains "unsigned" are denied. */
+/**
+ * A verifier that answers from a table: images whose path contains "unsigned" are denied; images
+ * of `silent.example` are never answered (until the review's signal aborts). Like the real one,
+ * it takes a slot of the task for an image with requirements, and gives it back when it ends.
+ */
 class TableVerifier implements ImageVerifier {
   readonly calls: VerifyTask[] = [];
   delayMs = 0;
-  verify(task: VerifyTask): Promise<ImageVerdict> {
-    this.calls.push(task);
+  /** Verifications holding a slot now, and at most. */
+  running = 0;
+  most = 0;
+  known?: (task: VerifyTask) => ImageVerdict | undefined;
+  async verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict> {
     const requirements = task.match.policy.simple?.requirements ?? [];
+    using _slot = requirements.length > 0 ? await task.slots?.acquire(signal) : undefined;
+    this.calls.push(task);
+    this.most = Math.max(this.most, ++this.running);
+    try {
+      return await this.#answer(task, requirements, signal);
+    } finally {
+      this.running--;
+    }
+  }
+
+  async #answer(
+    task: VerifyTask,
+    requirements: readonly unknown[],
+    signal?: AbortSignal,
+  ): Promise<ImageVerdict> {
+    if (task.reference.domain === "silent.example") {
+      return await new Promise<never>((_, reject) =>
+        signal?.addEventListener("abort", () => reject(signal.reason))
+      );
+    }
     const verdict: ImageVerdict = requirements.length === 0
       ? { allowed: true }
       : task.reference.path.includes("unsigned")
@@ -57,8 +90,8 @@ class TableVerifier implements ImageVerifier {
         reason: "A signature was required, but no signature exists",
       }
       : { allowed: true, digest: DIGEST };
-    if (this.delayMs === 0) return Promise.resolve(verdict);
-    return new Promise((resolve) => setTimeout(() => resolve(verdict), this.delayMs));
+    if (this.delayMs === 0) return verdict;
+    return await new Promise((resolve) => setTimeout(() => resolve(verdict), this.delayMs));
   }
 }
 
@@ -440,17 +473,6 @@ Deno.test("evaluate() caches valid references only, within its byte bound, and q
 Deno.test("evaluate() runs at most maxVerificationsInFlight verifications across reviews", async () => {
   const { evaluator, verifier } = setup({ maxVerificationsInFlight: 2 });
   verifier.delayMs = 20;
-  let running = 0;
-  let most = 0;
-  const verify = verifier.verify.bind(verifier);
-  verifier.verify = async (task) => {
-    most = Math.max(most, ++running);
-    try {
-      return await verify(task);
-    } finally {
-      running--;
-    }
-  };
   const reviews = [0, 1, 2].map((r) =>
     evaluator.evaluate(pod([0, 1, 2].map((i) => `registry.example.com/app:r${r}-${i}`)))
   );
@@ -462,7 +484,7 @@ Deno.test("evaluate() runs at most maxVerificationsInFlight verifications across
   assert.ok(evaluator.bounds!().verificationsWaiting > 0);
   const decisions = await Promise.all(reviews);
   assert.ok(decisions.every((d) => d.allowed));
-  assert.equal(most, 2);
+  assert.equal(verifier.most, 2);
   assert.equal(verifier.calls.length, 9);
   assert.equal(evaluator.bounds!().verificationsInFlight, 0);
 });
@@ -476,6 +498,75 @@ Deno.test("evaluate(): waiting for a verification slot counts against the review
   assert.equal(decision.allowed, false);
   assert.ok(decision.reasons.some((r) => r.includes("within the time budget of 100ms")));
   assert.ok(verifier.calls.length < 4, "the images still waiting at the deadline were not checked");
+});
+
+Deno.test("evaluate(): a namespace whose registry never answers leaves slots to another registry's images", async () => {
+  const { evaluator } = setup({ maxVerificationsInFlight: 8, budgetMs: 300 });
+  const flood = evaluator.evaluate(
+    pod(Array.from({ length: 40 }, (_, i) => `silent.example/app:${i}`), { namespace: "flood" }),
+  );
+  for (let i = 0; i < 100 && evaluator.bounds!().verificationsInFlight < 6; i++) {
+    await Promise.resolve();
+  }
+  // No host holds more than three quarters of the slots, even alone.
+  assert.equal(evaluator.bounds!().verificationsInFlight, 6);
+  const victims = await Promise.all(
+    [0, 1, 2].map((i) =>
+      evaluator.evaluate(pod([`other.example/app:${i}`], { namespace: "victim" }))
+    ),
+  );
+  assert.ok(victims.every((d) => d.allowed), "admitted while the flood waits");
+  // Same namespace, other host: served as well.
+  const mixed = await evaluator.evaluate(
+    pod(["registry.example.com/app:1"], { namespace: "flood" }),
+  );
+  assert.equal(mixed.allowed, true);
+  const denied = await flood;
+  assert.equal(denied.allowed, false);
+  assert.match(denied.reasons[0]!, /within the time budget of 300ms/);
+  // The review's deadline reached its verifications: every slot is back.
+  assert.deepEqual(
+    [evaluator.bounds!().verificationsInFlight, evaluator.bounds!().verificationsWaiting],
+    [0, 0],
+  );
+});
+
+Deno.test("evaluate(): a client gone ends the review's verifications and returns their slots", async () => {
+  const { evaluator } = setup({ maxVerificationsInFlight: 4, budgetMs: 60_000 });
+  const gone = new AbortController();
+  const review = evaluator.evaluate(
+    pod(Array.from({ length: 10 }, (_, i) => `silent.example/app:${i}`)),
+    gone.signal,
+  );
+  for (let i = 0; i < 100 && evaluator.bounds!().verificationsWaiting < 7; i++) {
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  assert.equal(evaluator.bounds!().verificationsInFlight, 3);
+  assert.equal(evaluator.bounds!().verificationsWaiting, 7);
+  gone.abort(new Error("client gone"));
+  const decision = await review;
+  assert.equal(decision.allowed, false);
+  assert.deepEqual(
+    [evaluator.bounds!().verificationsInFlight, evaluator.bounds!().verificationsWaiting],
+    [0, 0],
+  );
+});
+
+Deno.test("evaluate(): a verdict the verifier knows takes no slot, even when all are held", async () => {
+  const { evaluator, verifier } = setup({ maxVerificationsInFlight: 1, budgetMs: 300 });
+  verifier.known = (task: VerifyTask) =>
+    task.reference.path === "known" ? { allowed: true, digest: DIGEST, cached: true } : undefined;
+  const review = pod(["registry.example.com/known:1"]);
+  assert.equal((await evaluator.evaluate(review)).allowed, true); // its policy chosen
+  const flood = evaluator.evaluate(pod(["silent.example/a:1", "other.example/b:1"]));
+  for (let i = 0; i < 100 && evaluator.bounds!().verificationsWaiting < 1; i++) {
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  assert.equal(evaluator.bounds!().verificationsInFlight, 1);
+  const decision = evaluator.evaluate(review);
+  assert.ok(!(decision instanceof Promise), "answered at once");
+  assert.equal(decision.allowed, true);
+  assert.equal((await flood).allowed, false);
 });
 
 Deno.test("evaluate() admits only on a verdict that is explicitly allowed", async () => {

@@ -9,7 +9,14 @@
  * @module
  */
 import { computeDigest } from "../registry/mod.ts";
-import { keyFingerprint, type PublicKey, readPublicKeys } from "../signature/mod.ts";
+import {
+  InvalidKeyError,
+  type KeyBounds,
+  keyFingerprint,
+  KeyNotAcceptedError,
+  type PublicKey,
+  readPublicKeys,
+} from "../signature/mod.ts";
 import { cachedPromise, type CacheStats, TtlCache } from "./cache.ts";
 import { PolicyConfigError } from "./errors.ts";
 import { type PolicySource, secretText } from "./source.ts";
@@ -36,10 +43,16 @@ export interface KeySource {
 /** The data entry of a key Secret that holds the keys (Portieris's name). */
 export const KEY_SECRET_ENTRY = "key";
 
-/** Reads and caches the keys of key Secrets. */
+/**
+ * Reads and caches the keys of key Secrets. Every key and subkey is checked when it is read
+ * (`readPublicKeys`: RSA size and exponent within {@linkcode KeyBounds}, no DSA or ElGamal,
+ * accepted curves), so that no key a Secret holds makes a signature check costly; a Secret
+ * holding one that is not accepted makes its requirement unusable, naming the key.
+ */
 export class KeyStore implements KeySource {
   readonly #source: PolicySource;
-  readonly #parsed = new TtlCache<string, Promise<TrustedKeys>>({
+  readonly #bounds: KeyBounds;
+  readonly #parsed = new TtlCache<string, Promise<ParsedKeys>>({
     name: "key",
     ttlMs: 24 * 3600_000,
     maxEntries: 256,
@@ -53,16 +66,18 @@ export class KeyStore implements KeySource {
     return this.#parsed.stats();
   }
 
-  /** Creates a store reading Secrets from `source`. */
-  constructor(source: PolicySource) {
+  /** Creates a store reading Secrets from `source`, accepting keys within `bounds`. */
+  constructor(source: PolicySource, bounds: KeyBounds = {}) {
     this.#source = source;
+    this.#bounds = bounds;
   }
 
   /**
    * The keys of Secret `namespace/name`.
    *
    * @throws {PolicyConfigError} when the Secret does not exist, has no `key` entry, or holds
-   * no usable public key; {@linkcode PolicySourceError} when it cannot be read.
+   * no usable public key or one that is not accepted (the message names the Secret and the
+   * key's fingerprint); {@linkcode PolicySourceError} when it cannot be read.
    */
   async keys(namespace: string, name: string): Promise<TrustedKeys> {
     const where = `${namespace}/${name}`;
@@ -76,30 +91,41 @@ export class KeyStore implements KeySource {
         `Cannot use key Secret "${where}": it has no "${KEY_SECRET_ENTRY}" entry`,
       );
     }
-    return await cachedPromise(
+    const parsed = await cachedPromise(
       this.#parsed,
       raw,
-      () => parse(secretText(secret, KEY_SECRET_ENTRY), where),
+      () => parse(secretText(secret, KEY_SECRET_ENTRY), this.#bounds),
+    );
+    if ("trusted" in parsed) return parsed.trusted;
+    const error = parsed.refused;
+    throw new PolicyConfigError(
+      error instanceof KeyNotAcceptedError
+        ? `Cannot use key Secret "${where}": ${error.key}: ${error.problem}`
+        : `Cannot use key Secret "${where}": ${error.message}`,
+      { cause: error },
     );
   }
 }
 
-async function parse(text: string | undefined, where: string): Promise<TrustedKeys> {
+/**
+ * The keys of a Secret's content, or why they are refused: a refusal is remembered as keys are
+ * (the content alone decides it), so a Secret holding a key that is not accepted is read once,
+ * not once per review.
+ */
+type ParsedKeys = { readonly trusted: TrustedKeys } | { readonly refused: Error };
+
+async function parse(text: string | undefined, bounds: KeyBounds): Promise<ParsedKeys> {
   if (text === undefined) {
-    throw new PolicyConfigError(
-      `Cannot use key Secret "${where}": its "${KEY_SECRET_ENTRY}" entry is not base64`,
-    );
+    return { refused: new Error(`its "${KEY_SECRET_ENTRY}" entry is not base64`) };
   }
   let keys: PublicKey[];
   try {
-    keys = await readPublicKeys(text);
+    keys = await readPublicKeys(text, bounds);
   } catch (error) {
-    throw new PolicyConfigError(
-      `Cannot use key Secret "${where}": ${error instanceof Error ? error.message : error}`,
-      { cause: error },
-    );
+    if (error instanceof InvalidKeyError) return { refused: error };
+    throw error;
   }
-  return await trustedKeys(keys);
+  return { trusted: await trustedKeys(keys) };
 }
 
 /** Parsed keys with their fingerprints and the id of their material. */

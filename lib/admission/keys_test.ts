@@ -1,8 +1,16 @@
 import assert from "node:assert/strict";
 import * as openpgp from "openpgp";
-import { generateKeyPair } from "../signature/mod.ts";
+import { generateKeyPair, KeyNotAcceptedError } from "../signature/mod.ts";
+import {
+  oddNumberOfBits,
+  pgpPublicKey,
+  rsaKey,
+  rsaSpkiPem,
+} from "../../tests/fakes/hostile_keys.ts";
+import { PolicyConfigError } from "./errors.ts";
 import { filePolicySource } from "./file_source.ts";
 import { KeyStore } from "./keys.ts";
+import { SigstoreMaterialStore } from "./sigstore_material.ts";
 import type { SecretData } from "./source.ts";
 
 function keySecret(name: string, namespace: string, armored: string): SecretData {
@@ -42,4 +50,53 @@ Deno.test("KeyStore identifies a key set by its exact material, revocations incl
   assert.deepEqual(r!.fingerprints, a!.fingerprints);
   assert.notEqual(r!.id, a!.id);
   assert.notEqual(both!.id, a!.id);
+});
+
+Deno.test("KeyStore refuses a key too large to check, naming the Secret and the key, once per content", async () => {
+  // The key of issue #33: a 24,576-bit modulus and exponent.
+  const huge = oddNumberOfBits(24576);
+  const hostile = await pgpPublicKey(rsaKey(huge, huge));
+  const source = filePolicySource({
+    policies: [],
+    secrets: [keySecret("key", "a", hostile.armored), keySecret("copy", "b", hostile.armored)],
+    serviceAccounts: [],
+    namespaces: [],
+  });
+  const store = new KeyStore(source, { maxRsaBits: 4096, maxRsaBitsSetting: "--max-rsa-key-bits" });
+  for (const [namespace, name] of [["a", "key"], ["b", "copy"], ["a", "key"]] as const) {
+    const error = await store.keys(namespace, name).then(
+      () => assert.fail("the hostile key was accepted"),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof PolicyConfigError);
+    assert.equal(
+      error.message,
+      `Cannot use key Secret "${namespace}/${name}": key "${hostile.fingerprint}": RSA modulus of 24576 bits, more than 4096 (--max-rsa-key-bits)`,
+    );
+    assert.ok(error.cause instanceof KeyNotAcceptedError);
+  }
+  // The refusal is remembered by content: one entry for both Secrets.
+  assert.equal(store.stats().entries, 1);
+});
+
+Deno.test("SigstoreMaterialStore refuses a PEM key too large to check, naming the Secret and the key", async () => {
+  const huge = oddNumberOfBits(24576);
+  const source = filePolicySource({
+    policies: [],
+    secrets: [keySecret("key", "a", rsaSpkiPem(huge, huge))],
+    serviceAccounts: [],
+    namespaces: [],
+  });
+  const store = new SigstoreMaterialStore(source, { maxRsaBitsSetting: "--max-rsa-key-bits" });
+  await assert.rejects(
+    store.sigstoreKeys("a", "key"),
+    (error: unknown) => {
+      assert.ok(error instanceof PolicyConfigError);
+      assert.match(
+        error.message,
+        /^Cannot use key Secret "a\/key" \(keySecret of a sigstoreSigned requirement\): key "sha256:[0-9a-f]{64}" \(PEM block 1\): RSA modulus of 24576 bits, more than 4096 \(--max-rsa-key-bits\)$/,
+      );
+      return true;
+    },
+  );
 });

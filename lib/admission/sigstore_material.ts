@@ -13,6 +13,7 @@
  */
 import type { TrustRootRef } from "../policy/mod.ts";
 import { computeDigest } from "../registry/mod.ts";
+import { InvalidKeyError, type KeyBounds, KeyNotAcceptedError } from "../signature/mod.ts";
 import {
   loadTrustRootParser,
   readSigstorePublicKeys,
@@ -48,11 +49,22 @@ export async function sigstoreKeySet(keys: readonly SigstorePublicKey[]): Promis
   };
 }
 
-/** Reads and caches the keys and trust roots of `sigstoreSigned` requirements. */
+/**
+ * The keys of a Secret's content, or why they are refused: remembered alike (the content alone
+ * decides), so a Secret holding a key that is not accepted is read once, not once per review.
+ */
+type ParsedKeys = { readonly keys: SigstoreKeys } | { readonly refused: Error };
+
+/**
+ * Reads and caches the keys and trust roots of `sigstoreSigned` requirements. Keys are checked
+ * when they are read (`readSigstorePublicKeys`: type, curve, RSA size and exponent within
+ * {@linkcode KeyBounds}).
+ */
 export class SigstoreMaterialStore implements SigstoreKeySource {
   readonly #source: PolicySource;
+  readonly #bounds: KeyBounds;
   // Keyed by the content read: the parsed form takes about as much again.
-  readonly #keys = new TtlCache<string, Promise<SigstoreKeys>>({
+  readonly #keys = new TtlCache<string, Promise<ParsedKeys>>({
     name: "sigstore-key",
     ttlMs: 24 * 3600_000,
     maxEntries: 256,
@@ -67,9 +79,10 @@ export class SigstoreMaterialStore implements SigstoreKeySource {
     sizeOf: (raw) => 4 * raw.length,
   });
 
-  /** Creates a store reading Secrets and ConfigMaps from `source`. */
-  constructor(source: PolicySource) {
+  /** Creates a store reading Secrets and ConfigMaps from `source`, keys within `bounds`. */
+  constructor(source: PolicySource, bounds: KeyBounds = {}) {
     this.#source = source;
+    this.#bounds = bounds;
   }
 
   /** The caches' sizes and bounds, for metrics. */
@@ -81,7 +94,8 @@ export class SigstoreMaterialStore implements SigstoreKeySource {
    * The PEM public keys of Secret `namespace/name`.
    *
    * @throws {PolicyConfigError} naming the Secret and `keySecret` when it does not exist, has no
-   * `key` entry, or holds something that is not an accepted PEM public key.
+   * `key` entry, or holds something that is not an accepted PEM public key (then naming the
+   * key too).
    */
   async sigstoreKeys(namespace: string, name: string): Promise<SigstoreKeys> {
     const where = `key Secret "${namespace}/${name}" (keySecret of a sigstoreSigned requirement)`;
@@ -93,22 +107,26 @@ export class SigstoreMaterialStore implements SigstoreKeySource {
     if (typeof raw !== "string" || raw === "") {
       throw new PolicyConfigError(`Cannot use ${where}: it has no "${KEY_SECRET_ENTRY}" entry`);
     }
-    return await cachedPromise(this.#keys, raw, async () => {
+    const parsed = await cachedPromise(this.#keys, raw, async (): Promise<ParsedKeys> => {
       const text = secretText(secret, KEY_SECRET_ENTRY);
       if (text === undefined) {
-        throw new PolicyConfigError(
-          `Cannot use ${where}: its "${KEY_SECRET_ENTRY}" entry is not base64`,
-        );
+        return { refused: new Error(`its "${KEY_SECRET_ENTRY}" entry is not base64`) };
       }
       try {
-        return await sigstoreKeySet(await readSigstorePublicKeys(text));
+        return { keys: await sigstoreKeySet(await readSigstorePublicKeys(text, this.#bounds)) };
       } catch (error) {
-        throw new PolicyConfigError(
-          `Cannot use ${where}: ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error },
-        );
+        if (error instanceof InvalidKeyError) return { refused: error };
+        throw error;
       }
     });
+    if ("keys" in parsed) return parsed.keys;
+    const error = parsed.refused;
+    throw new PolicyConfigError(
+      error instanceof KeyNotAcceptedError
+        ? `Cannot use ${where}: ${error.key}: ${error.problem}`
+        : `Cannot use ${where}: ${error.message}`,
+      { cause: error },
+    );
   }
 
   /**

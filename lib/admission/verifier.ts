@@ -20,7 +20,7 @@
  * 5. Every `signedBy` requirement must be met by one signature that verifies with one of the
  *    keys of its Secret, for that digest, under its `signedIdentity` rule.
  * 6. Every `sigstoreSigned` requirement must be met by one cosign signature of that digest,
- *    read from the image's registry in either storage format (`readCosignSignatures` of
+ *    read from the image's registry in either storage format (`openCosignSignatures` of
  *    lib/registry: the `.sig` tag, OCI referrers) and verified by lib/sigstore against the keys
  *    of its Secret or, keyless, the Fulcio CAs and identities of its trust root, with the log
  *    and timestamp evidence it asks for. No store needs to be configured for it, and nothing
@@ -31,6 +31,15 @@
  * `sigstore_material.ts`), the identities and log rules, and identity rules, with a TTL and a
  * size bound; a verdict is never kept beyond the expiry of a signature or key it relied on.
  * Failures are never cached. Concurrent checks of the same image share one verification.
+ *
+ * What the caches answer (a tag's digest, a verified verdict) needs no slot. Registry work
+ * does: a check takes one slot of {@linkcode VerifyTask.slots} before its first tag resolution or
+ * verification that no cache answers, and gives it back when it ends. The review's signal
+ * reaches every wait: when it aborts, the check leaves the tag resolution and verification it
+ * shares with other reviews (`shared_flight.ts`), which are aborted, requests and read
+ * reservations with them, once no review waits for them; each also ends at `flightTimeoutMs`.
+ * Renewing a remembered verdict fills the caches for reviews to come and nobody waits for it:
+ * it runs only when a slot is free and no review waits for one.
  *
  * It is the one image verification of toolkit: the webhook, `toolkit image-security check` (through
  * the evaluator) and `toolkit image-security verify` (a policy of one `signedBy` requirement
@@ -50,7 +59,7 @@ import {
   createRegistryClient,
   createTokenCache,
   type FetchFunction,
-  readCosignSignatures,
+  openCosignSignatures,
   type RegistryClient,
   type RetryPolicy,
   selectSignatureStore,
@@ -67,6 +76,7 @@ import {
 import { type SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
 import {
   type IdentityRule,
+  type KeyBounds,
   NO_SIGNATURE_REASON,
   noSignatureAccepted,
   parseIdentityRule,
@@ -75,13 +85,16 @@ import {
 } from "../signature/mod.ts";
 import { MemoryPool, type MemoryPoolStats, type ReadBudget } from "../read_budget.ts";
 import type { RegistriesD } from "../lookaside/mod.ts";
-import { type CacheStats, SingleFlight, TtlCache } from "./cache.ts";
+import { type CacheStats, TtlCache } from "./cache.ts";
 import type { PullCredentials } from "./credentials.ts";
 import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from "./errors.ts";
+import type { Slot, SlotSource } from "./fair_slots.ts";
+import { SharedFlights } from "./shared_flight.ts";
 import { type KeySource, KeyStore, type TrustedKeys } from "./keys.ts";
 import { type PolicySource, secretText } from "./source.ts";
 import { VerdictMemo } from "./verdict_memo.ts";
 import { basicAuthorization } from "../base64.ts";
+import { ToolkitError } from "../errors.ts";
 import { TurnScheduler } from "../turns.ts";
 
 /** The outcome of checking one image. */
@@ -126,14 +139,22 @@ export interface VerifyTask {
    * is remembered for tasks that have one (see {@linkcode ImageVerifier.known}).
    */
   readonly credentialsKey?: string;
+  /**
+   * Where the verification takes its slot (`fair_slots.ts`), once, just before its first
+   * registry work (a tag resolution or a signature verification that no cache answers), and
+   * gives it back when the call ends. None: no bound (the CLI's one image).
+   */
+  readonly slots?: SlotSource;
 }
 
 /** Checks images against policies. */
 export interface ImageVerifier {
   /**
-   * Checks one image; resolves with a verdict (failures are denials). `signal` is the review's
-   * deadline: the caller stops waiting when it aborts, while work shared with other reviews
-   * goes on to its own deadline.
+   * Checks one image; resolves with a verdict (failures are denials). What the caches know is
+   * answered without a slot; registry work waits for one from {@linkcode VerifyTask.slots}.
+   * `signal` is the review's (its deadline, its client gone): when it aborts, the call rejects
+   * with its reason at once, gives its slot back and leaves the work it shared with other
+   * reviews, which is aborted when no review waits for it any more.
    */
   verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict>;
   /**
@@ -199,6 +220,11 @@ export interface VerifierOptions {
    */
   readonly sigstoreKeys?: SigstoreKeySource;
   /**
+   * What the keys of key Secrets may be (the largest RSA modulus, and the flag that raises it):
+   * a key outside them makes its requirement unusable. @default 4096-bit RSA at most
+   */
+  readonly keyBounds?: KeyBounds;
+  /**
    * Adds to allowed verdicts that were not cached where the signatures were read and the
    * signatures accepted (`image-security verify` prints them).
    */
@@ -263,6 +289,21 @@ export function noSignatureStore(registry: string): string {
   return `A signature was required, but no signature store is configured for "${registry}" (set storeURL or a registries.d lookaside)`;
 }
 
+/** One call of `verify`: the review's signal, and the slot it takes before registry work. */
+interface Call {
+  readonly signal: AbortSignal | undefined;
+  /** Takes the call's slot (once; nothing when the task has no slots). */
+  slot(): Promise<void>;
+}
+
+/** A renewal found no free slot (reviews wait for them): it is skipped. */
+class NoFreeSlotError extends ToolkitError {
+  constructor() {
+    super("Cannot renew the verdict now: every verification slot is needed by reviews");
+    this.name = "NoFreeSlotError";
+  }
+}
+
 /** A verified verdict kept in the cache, and until when its signatures and keys are valid. */
 interface CachedVerdict {
   readonly signers: readonly string[];
@@ -306,9 +347,9 @@ function deny(reason: string, cause: "policy" | "error", digest?: string): Image
 export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const now = options.now ?? Date.now;
   const clock = options.clock ?? (() => new Date(now()));
-  const keyStore = new KeyStore(options.source);
+  const keyStore = new KeyStore(options.source, options.keyBounds);
   const keySource: KeySource = options.keys ?? keyStore;
-  const sigstoreMaterial = new SigstoreMaterialStore(options.source);
+  const sigstoreMaterial = new SigstoreMaterialStore(options.source, options.keyBounds);
   const turns = options.turns ?? new TurnScheduler();
   const sigstoreKeys: SigstoreKeySource = options.sigstoreKeys ?? sigstoreMaterial;
   const identityLists = new Map<string, { matcher: IdentityMatcher; id: string }>();
@@ -346,8 +387,8 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     now,
   });
   const tokens: TokenCache = createTokenCache(now);
-  const resolving = new SingleFlight<string, string>();
-  const verifying = new SingleFlight<
+  const resolving = new SharedFlights<string, string>();
+  const verifying = new SharedFlights<
     string,
     { verdict: ImageVerdict; validUntil?: number | undefined }
   >();
@@ -487,35 +528,45 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
    * The digest of the image: the reference's own, else its tag resolved. A digest known already
    * is returned as it is, not as a promise: a warm review waits for nothing it does not need.
    */
-  function resolveDigest(task: VerifyTask, credentials: PullCredentials): string | Promise<string> {
+  function resolveDigest(
+    task: VerifyTask,
+    credentials: PullCredentials,
+    call: Call,
+  ): string | Promise<string> {
     const ref = task.reference;
     if (ref.digest !== undefined) return ref.digest;
-    return resolveTag(ref, credentials);
+    return resolveTag(ref, credentials, call);
   }
 
   /**
    * Resolves the tag (`latest` when none) of a reference without a digest, through the cache
-   * (a cached digest is returned as it is).
+   * (a cached digest is returned as it is, without a slot). Else the call takes its slot and
+   * joins the resolution of the tag shared by the reviews that wait for it.
    */
   function resolveTag(
     tagged: ImageReference,
     credentials: PullCredentials,
+    call: Call,
   ): string | Promise<string> {
     const ref = withDefaultTag({ ...tagged, digest: undefined });
     const text = formatReference(ref);
     const key = `${credentials.id}|${text}`;
     const cached = digests.get(key);
     if (cached !== undefined) return cached;
-    return resolving.run(key, async () => {
-      using deadline = startDeadline(options.flightTimeoutMs);
-      using budget = await memory.pool.reserve(memory.imageReadBytes, deadline.signal);
-      const digest = await clientFor(credentials).resolveDigest(ref, {
-        signal: deadline.signal,
-        budget,
-      });
-      digests.set(key, digest);
-      return digest;
-    });
+    return (async () => {
+      await call.slot();
+      // Resolved by another review while this one waited for its slot.
+      const meanwhile = digests.get(key);
+      if (meanwhile !== undefined) return meanwhile;
+      return await resolving.join(key, async (abandoned) => {
+        using deadline = startDeadline(options.flightTimeoutMs);
+        const signal = AbortSignal.any([abandoned, deadline.signal]);
+        using budget = await memory.pool.reserve(memory.imageReadBytes, signal);
+        const digest = await clientFor(credentials).resolveDigest(ref, { signal, budget });
+        digests.set(key, digest);
+        return digest;
+      }, call.signal);
+    })();
   }
 
   /** The policy's `storeURL`, with Basic auth from its `storeSecret`. */
@@ -585,16 +636,18 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     signal: AbortSignal,
     budget: ReadBudget,
   ): Promise<{ denial: string } | { accepted: VerifiedCosignSignature[] }> {
-    const [{ verifyCosignSignature }, stored] = await Promise.all([
-      loadSigstoreVerification(),
-      readCosignSignatures(clientFor(credentials), task.reference, digest, { signal, budget }),
-    ]);
+    // Read as they are checked: the first that meets each requirement ends the reading.
+    using stored = openCosignSignatures(clientFor(credentials), task.reference, digest, {
+      signal,
+      budget,
+    });
+    const { verifyCosignSignature } = await loadSigstoreVerification();
     const reference = withDefaultTag(task.reference);
     const accepted: VerifiedCosignSignature[] = [];
     for (const plan of plans) {
       const reasons: string[] = [];
       let found: VerifiedCosignSignature | undefined;
-      for (const signature of stored.signatures) {
+      for await (const signature of stored.signatures()) {
         // One signature's checks take a few milliseconds at most: the next waits for a turn
         // once the process's shared slice is spent.
         if (reasons.length > 0 && turns.due()) await turns.next();
@@ -669,20 +722,24 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   async function verifySigned(
     task: VerifyTask,
     requirements: readonly Requirement[],
+    call: Call,
   ): Promise<{ verdict: ImageVerdict; validUntil?: number | undefined }> {
-    // The review's deadline bounds the wait (the evaluator races it). Registry work is shared
-    // by the reviews that need it and runs to its own deadline, flightTimeoutMs.
+    // The review's signal bounds every wait. Registry work is shared by the reviews that wait
+    // for it, runs at most flightTimeoutMs, and is aborted when none of them waits any more.
     // What the requirements trust first (from the cluster, cached): a key Secret or trust root
     // that cannot be used is reported as such, whatever the registry answers.
     const signedBy = requirements.filter((r) => r.type === "signedBy");
     const sigstoreSigned = requirements.filter((r) => r.type === "sigstoreSigned");
     const [plans, sigstorePlans] = sigstoreSigned.length === 0
-      ? [await plan(task, signedBy), []]
+      ? [await raceSignal(plan(task, signedBy), call.signal), []]
       : signedBy.length === 0
-      ? [[], await planSigstore(task, sigstoreSigned)]
-      : await Promise.all([plan(task, signedBy), planSigstore(task, sigstoreSigned)]);
-    const credentials = await task.credentials();
-    const resolved = resolveDigest(task, credentials);
+      ? [[], await raceSignal(planSigstore(task, sigstoreSigned), call.signal)]
+      : await raceSignal(
+        Promise.all([plan(task, signedBy), planSigstore(task, sigstoreSigned)]),
+        call.signal,
+      );
+    const credentials = await raceSignal(task.credentials(), call.signal);
+    const resolved = resolveDigest(task, credentials, call);
     const digest = typeof resolved === "string" ? resolved : await resolved;
     if (signedBy.length === 0 && sigstoreSigned.length === 0) {
       return { verdict: { allowed: true, digest } }; // insecureAcceptAnything
@@ -691,21 +748,31 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}|${
       sigstorePlans.map((p) => p.id).join("|")
     }`;
-    const cached = verdicts.get(key);
-    if (cached !== undefined && (cached.validUntil ?? Infinity) > clock().getTime()) {
+    const fromCache = () => {
+      const cached = verdicts.get(key);
+      if (cached === undefined || (cached.validUntil ?? Infinity) <= clock().getTime()) {
+        return undefined;
+      }
+      return { verdict: servedFromMemory(digest, cached.signers), validUntil: cached.validUntil };
+    };
+    // A verdict known already never waits for a slot; one found while waiting is used too.
+    let known = fromCache();
+    if (known === undefined) {
+      await call.slot();
+      known = fromCache();
+    }
+    if (known !== undefined) {
       observer.cacheHit?.();
-      return {
-        verdict: servedFromMemory(digest, cached.signers),
-        validUntil: cached.validUntil,
-      };
+      return known;
     }
     observer.cacheMiss?.();
-    const flight = verifying.run(key, async () => {
+    return await verifying.join(key, async (abandoned) => {
       using deadline = startDeadline(options.flightTimeoutMs);
-      using budget = await memory.pool.reserve(memory.imageReadBytes, deadline.signal);
+      const signal = AbortSignal.any([abandoned, deadline.signal]);
+      using budget = await memory.pool.reserve(memory.imageReadBytes, signal);
       const { verdict, validUntil } = await raceSignal(
-        verifySignatures(task, credentials, digest, plans, sigstorePlans, deadline.signal, budget),
-        deadline.signal,
+        verifySignatures(task, credentials, digest, plans, sigstorePlans, signal, budget),
+        signal,
       );
       if (verdict.allowed) {
         // Never beyond the expiry of a signature or key the verdict relied on.
@@ -713,8 +780,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
         verdicts.set(key, { signers: verdict.signers ?? [], validUntil }, remaining);
       }
       return { verdict, validUntil };
-    });
-    return await flight;
+    }, call.signal);
   }
 
   /**
@@ -722,12 +788,13 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
    * must resolve to the digest, or the policy of one image would admit another. Undefined when
    * they agree or the tag did not matter.
    */
-  async function tagMismatch(task: VerifyTask): Promise<ImageVerdict | undefined> {
+  async function tagMismatch(task: VerifyTask, call: Call): Promise<ImageVerdict | undefined> {
     const ref = task.reference;
     if (!task.match.matchedByTag || ref.tag === undefined || ref.digest === undefined) {
       return undefined;
     }
-    const resolved = await resolveTag(ref, await task.credentials());
+    const credentials = await raceSignal(task.credentials(), call.signal);
+    const resolved = await resolveTag(ref, credentials, call);
     if (resolved === ref.digest) return undefined;
     return deny(
       `The tag "${ref.tag}" of "${
@@ -761,16 +828,59 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       // Verified again after this review's answer has gone (a timer runs after the current
       // turn's I/O), so that the next review of the image finds a fresh entry; a renewal that
       // fails or denies leaves the entry to expire, and the next review verifies in full.
+      // It fills the caches for reviews to come and nobody waits for it: it takes a slot only
+      // when one is free and no review waits (else it is skipped), and runs at most
+      // flightTimeoutMs.
       entry.renewing = true;
       renewals++;
       setTimeout(() => {
-        verify(task).catch(() => {}).finally(() => renewals--);
+        const deadline = startDeadline(options.flightTimeoutMs);
+        check(task, deadline.signal, true).catch(() => {}).finally(() => {
+          deadline.clear();
+          renewals--;
+        });
       }, 0);
     }
     return entry.verdict;
   }
 
-  async function verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict> {
+  function verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict> {
+    return check(task, signal, false);
+  }
+
+  /**
+   * `verify`; in the `background` (a renewal nobody waits for) the slot is taken only when one
+   * is free and no review waits for one.
+   */
+  async function check(
+    task: VerifyTask,
+    signal: AbortSignal | undefined,
+    background: boolean,
+  ): Promise<ImageVerdict> {
+    let slot: Slot | undefined;
+    let taking: Promise<void> | undefined;
+    const takeSlot = async () => {
+      if (task.slots === undefined) return;
+      if (!background) {
+        slot = await task.slots.acquire(signal);
+        return;
+      }
+      slot = task.slots.tryAcquire();
+      if (slot === undefined) throw new NoFreeSlotError();
+    };
+    const call: Call = { signal, slot: () => taking ??= takeSlot() };
+    try {
+      return await checkImage(task, signal, call);
+    } finally {
+      slot?.release();
+    }
+  }
+
+  async function checkImage(
+    task: VerifyTask,
+    signal: AbortSignal | undefined,
+    call: Call,
+  ): Promise<ImageVerdict> {
     const policy = task.match.policy;
     const image = formatReference(task.reference);
     if (policy.trust?.enabled) {
@@ -791,7 +901,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     }
     try {
       if (task.match.matchedByTag) {
-        const mismatch = await tagMismatch(task);
+        const mismatch = await tagMismatch(task, call);
         if (mismatch !== undefined) return mismatch;
       }
       if (requirements.length === 0) return { allowed: true };
@@ -804,7 +914,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
         return { allowed: true };
       }
       const generation = memo?.generation();
-      const { verdict, validUntil } = await verifySigned(task, requirements);
+      const { verdict, validUntil } = await verifySigned(task, requirements, call);
       if (
         verdict.allowed && memo !== undefined && generation !== undefined &&
         task.credentialsKey !== undefined
@@ -818,7 +928,10 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       return verdict;
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;
-      if (!(error instanceof PolicyConfigError) && !(error instanceof PolicySourceError)) {
+      if (
+        !(error instanceof PolicyConfigError) && !(error instanceof PolicySourceError) &&
+        !(error instanceof NoFreeSlotError)
+      ) {
         observer.registryError?.(error);
       }
       return deny(errorMessage(error), "error");

@@ -18,7 +18,8 @@ import { githubHost } from "./github.ts";
 import { gitlabHost } from "./gitlab.ts";
 import type { GitHost } from "./host.ts";
 import type { FetchFunction } from "./http.ts";
-import { timeoutOr } from "../fetch.ts";
+import { timedFetch, timeoutOr } from "../fetch.ts";
+import { jsonLimitsForLength, parseJsonWithin } from "../json_shape.ts";
 import type { GitUrl } from "./url.ts";
 
 /** How to reach a repository's host. */
@@ -52,11 +53,11 @@ async function probeJson(
 ): Promise<{ status: number; headers: Headers; body: unknown } | undefined> {
   const origin = url.replace(/^(https?:\/\/[^/]+).*$/, "$1");
   try {
-    const response = await fetcher(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await timedFetch(fetcher, timeoutMs)(url, { headers });
     const text = await response.text();
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = parseJsonWithin(text, jsonLimitsForLength(text.length, 64), "the answer");
     } catch {
       body = undefined;
     }

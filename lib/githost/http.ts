@@ -12,7 +12,13 @@ import {
   GitHostNotFoundError,
   GitHostUnreachableError,
 } from "./errors.ts";
-import { type FetchFunction, timeoutOr } from "../fetch.ts";
+import { type FetchFunction, RequestTimeoutError, timedFetch, timeoutOr } from "../fetch.ts";
+import { jsonLimitsForLength, parseJsonWithin } from "../json_shape.ts";
+
+/** Parses a Git host's answer within a shape proportional to its length. */
+function parseAnswer(text: string): unknown {
+  return parseJsonWithin(text, jsonLimitsForLength(text.length, 64), "the answer");
+}
 
 export type { FetchFunction } from "../fetch.ts";
 
@@ -112,21 +118,19 @@ export class GitHostHttp {
     if (options.body !== undefined) headers["Content-Type"] = "application/json";
     let response: Response;
     const timeoutMs = this.#options.timeoutMs ?? 30_000;
-    const signal = AbortSignal.timeout(timeoutMs);
     const origin = new URL(url).origin;
     try {
-      response = await this.#fetch(url, {
+      response = await timedFetch(this.#fetch, timeoutMs)(url, {
         method,
         headers,
         ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-        signal,
       });
     } catch (error) {
       throw new GitHostUnreachableError(this.#options.host, timeoutOr(error, origin, timeoutMs));
     }
     const text = await response.text().catch((error) => {
-      if (signal.aborted) {
-        throw new GitHostUnreachableError(this.#options.host, timeoutOr(error, origin, timeoutMs));
+      if (error instanceof RequestTimeoutError) {
+        throw new GitHostUnreachableError(this.#options.host, error);
       }
       return "";
     });
@@ -148,7 +152,7 @@ export class GitHostHttp {
     let body: unknown = text;
     if (!options.text && text !== "") {
       try {
-        body = JSON.parse(text);
+        body = parseAnswer(text);
       } catch {
         body = text;
       }
@@ -172,7 +176,7 @@ export class GitHostHttp {
 /** The message of an error body (`{"message": …}`, `{"error": {"message": …}}`) or its text. */
 export function errorMessage(text: string): string {
   try {
-    const body = JSON.parse(text) as Record<string, unknown>;
+    const body = parseAnswer(text) as Record<string, unknown>;
     const nested = body.error as Record<string, unknown> | string | undefined;
     const message = body.message ?? (typeof nested === "object" ? nested?.message : nested) ??
       body.errors;

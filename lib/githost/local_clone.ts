@@ -1,10 +1,11 @@
 /**
- * The local clone of a repository, read by running the real `git`: its remote URL and its
- * checked-out branch.
+ * The local clone of a repository, read by running `git` (through the {@linkcode ProcessRunner}
+ * the caller passes: the CLI's context's): its remote URL and its checked-out branch.
  *
  * @module
  */
 import { ToolkitError } from "../errors.ts";
+import type { ProcessRunner } from "../process.ts";
 
 /** Running git failed, or the directory is not a git repository. */
 export class GitError extends ToolkitError {
@@ -16,16 +17,17 @@ export class GitError extends ToolkitError {
 }
 
 /** Runs git in `dir` and returns its trimmed stdout; a failure throws {@linkcode GitError}. */
-export async function runGit(dir: string, args: readonly string[]): Promise<string> {
-  let output: Deno.CommandOutput;
+export async function runGit(
+  processes: ProcessRunner,
+  dir: string,
+  args: readonly string[],
+): Promise<string> {
+  let output;
   try {
-    output = await new Deno.Command("git", {
+    output = await processes.output("git", {
       args: ["-C", dir, ...args],
       env: { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    });
   } catch (error) {
     throw new GitError(`Cannot run git: ${error instanceof Error ? error.message : error}`, {
       cause: error,
@@ -49,10 +51,14 @@ export async function runGit(dir: string, args: readonly string[]): Promise<stri
 }
 
 /** The push URL of `remote` in the repository at `dir`. */
-export async function readRemoteUrl(dir: string, remote = "origin"): Promise<string> {
-  await runGit(dir, ["rev-parse", "--git-dir"]);
+export async function readRemoteUrl(
+  processes: ProcessRunner,
+  dir: string,
+  remote = "origin",
+): Promise<string> {
+  await runGit(processes, dir, ["rev-parse", "--git-dir"]);
   try {
-    return await runGit(dir, ["remote", "get-url", "--push", remote]);
+    return await runGit(processes, dir, ["remote", "get-url", "--push", remote]);
   } catch (error) {
     if (error instanceof GitError && /no such remote/i.test(error.message)) {
       throw new GitError(`Cannot read git remote "${remote}" in "${dir}": there is no such remote`);
@@ -62,9 +68,12 @@ export async function readRemoteUrl(dir: string, remote = "origin"): Promise<str
 }
 
 /** The checked-out branch at `dir`, or undefined when HEAD is detached. */
-export async function currentBranch(dir: string): Promise<string | undefined> {
+export async function currentBranch(
+  processes: ProcessRunner,
+  dir: string,
+): Promise<string | undefined> {
   try {
-    return (await runGit(dir, ["symbolic-ref", "--short", "-q", "HEAD"])) || undefined;
+    return (await runGit(processes, dir, ["symbolic-ref", "--short", "-q", "HEAD"])) || undefined;
   } catch (error) {
     if (error instanceof GitError && /not a git repository|no such directory/.test(error.message)) {
       throw error;

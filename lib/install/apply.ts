@@ -56,6 +56,7 @@ import {
 } from "./tls.ts";
 
 import { InstallError } from "./install_error.ts";
+import { CLIENT_CA_SECRET_NAME, type ClientCa, ensureClientCa } from "./client_auth.ts";
 import { pollUntil } from "../poll.ts";
 import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d_config_map.ts";
 
@@ -236,6 +237,11 @@ export interface PrepareOptions {
   readonly now: Date;
   /** Make a new certificate even if the installed one is good. */
   readonly renewTls?: boolean;
+  /**
+   * Make (or keep) the client CA even when the webhook does not require client certificates yet
+   * (`options.clientAuth` always does): the control plane can be given its certificate first.
+   */
+  readonly clientCa?: boolean;
 }
 
 /** The objects to apply and, when one was made, why the certificate is new. */
@@ -246,6 +252,10 @@ export interface PreparedInstall {
   readonly tlsRenewed: string | undefined;
   /** The serving certificate installed (undefined with cert-manager). */
   readonly tls?: WebhookTls;
+  /** The client CA installed (with `clientAuth`). */
+  readonly clientCa?: ClientCa;
+  /** Why a client CA was made, or undefined when the installed (or given) one is kept. */
+  readonly clientCaRenewed?: string | undefined;
 }
 
 /**
@@ -257,8 +267,23 @@ export async function prepareInstall(
   options: InstallOptions,
   prepare: PrepareOptions,
 ): Promise<PreparedInstall> {
+  const ensuredClientCa = options.clientAuth || prepare.clientCa
+    ? await ensureClientCa(
+      client
+        ? await client.read(installedType("Secret"), options.namespace, CLIENT_CA_SECRET_NAME)
+        : undefined,
+      { now: prepare.now, given: options.clientCaPem },
+    )
+    : undefined;
+  const clientCa = ensuredClientCa
+    ? { clientCa: ensuredClientCa.ca, clientCaRenewed: ensuredClientCa.renewed }
+    : {};
   if (options.tlsMode === "cert-manager") {
-    return { objects: installManifests(options, undefined), tlsRenewed: undefined };
+    return {
+      objects: installManifests(options, undefined, ensuredClientCa?.ca),
+      tlsRenewed: undefined,
+      ...clientCa,
+    };
   }
   const existing = client
     ? await client.read(installedType("Secret"), options.namespace, TLS_SECRET_NAME)
@@ -269,9 +294,10 @@ export async function prepareInstall(
     force: prepare.renewTls ?? false,
   });
   return {
-    objects: installManifests(options, ensured),
+    objects: installManifests(options, ensured, ensuredClientCa?.ca),
     tlsRenewed: ensured.renewed,
     tls: ensured.tls,
+    ...clientCa,
   };
 }
 
@@ -450,7 +476,9 @@ async function deleteOne(
 
 /**
  * Removes an installation, the webhook configuration first (so nothing is sent to a webhook
- * that is going away). Policies, key Secrets, the namespace and the CRDs stay unless `purge`.
+ * that is going away). Policies, key Secrets, the namespace and the CRDs stay unless `purge`, and
+ * so does the client CA (`client_auth.ts`): the control plane's AdmissionConfiguration holds a
+ * certificate from it, which a later `enable` keeps valid.
  * An object the API server refuses to delete is reported `failed` and the rest still go, except
  * the webhook configuration: when it cannot be deleted, nothing else is (removing the webhook
  * behind a configuration that stays would make the API server refuse every Pod).

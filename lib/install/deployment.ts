@@ -1,6 +1,7 @@
 /**
  * The webhook's workload: the Namespace, the Deployment (three spread replicas, system-critical
- * priority, locked-down security context, HTTPS probes, the TLS Secret and registries.d mounted), a
+ * priority, locked-down security context, HTTPS probes, the TLS Secret and registries.d mounted;
+ * with client authentication, the client CA mounted and the probes on the probe port), a
  * PodDisruptionBudget selecting the pods' real labels, and the Service the API server calls.
  *
  * @module
@@ -14,6 +15,7 @@ import {
   WEBHOOK_NAME,
   WEBHOOK_PORT,
 } from "./options.ts";
+import { CLIENT_CA_MOUNT_PATH, clientCaVolume, PROBE_PORT } from "./client_auth.ts";
 import {
   REGISTRIES_D_CHECKSUM_ANNOTATION,
   REGISTRIES_D_CONFIG_MAP_NAME,
@@ -46,13 +48,19 @@ export function webhookArgs(options: InstallOptions): string[] {
     // Below the webhook's timeoutSeconds, so a slow registry yields a reasoned answer.
     `--budget=${Math.max(1, options.timeoutSeconds - 2)}s`,
     `--registries.d=${REGISTRIES_D_MOUNT_PATH}`,
+    ...(options.clientAuth
+      ? [`--client-ca=${CLIENT_CA_MOUNT_PATH}/ca.crt`, `--probe-port=${PROBE_PORT}`]
+      : []),
   ];
 }
 
 /** The Deployment of the webhook. */
 export function deploymentManifest(options: InstallOptions): KubeObject {
+  // With client authentication the webhook's port refuses the kubelet (it has no client
+  // certificate): the probes go to the probe listener, which serves only them and /metrics.
+  const probePort = options.clientAuth ? "probes" : "https";
   const probe = (path: string) => ({
-    httpGet: { path, port: "https", scheme: "HTTPS" },
+    httpGet: { path, port: probePort, scheme: "HTTPS" },
     initialDelaySeconds: 2,
     periodSeconds: 10,
     timeoutSeconds: 5,
@@ -107,7 +115,12 @@ export function deploymentManifest(options: InstallOptions): KubeObject {
               },
               { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
             ],
-            ports: [{ name: "https", containerPort: WEBHOOK_PORT, protocol: "TCP" }],
+            ports: [
+              { name: "https", containerPort: WEBHOOK_PORT, protocol: "TCP" },
+              ...(options.clientAuth
+                ? [{ name: "probes", containerPort: PROBE_PORT, protocol: "TCP" }]
+                : []),
+            ],
             livenessProbe: probe("/healthz"),
             readinessProbe: probe("/readyz"),
             resources: {
@@ -123,12 +136,16 @@ export function deploymentManifest(options: InstallOptions): KubeObject {
               { name: "tls", mountPath: TLS_MOUNT_PATH, readOnly: true },
               { name: "registries-d", mountPath: REGISTRIES_D_MOUNT_PATH, readOnly: true },
               { name: "tmp", mountPath: "/tmp" },
+              ...(options.clientAuth
+                ? [{ name: "client-ca", mountPath: CLIENT_CA_MOUNT_PATH, readOnly: true }]
+                : []),
             ],
           }],
           volumes: [
             { name: "tls", secret: { secretName: TLS_SECRET_NAME } },
             { name: "registries-d", configMap: { name: REGISTRIES_D_CONFIG_MAP_NAME } },
             { name: "tmp", emptyDir: { sizeLimit: "64Mi" } },
+            ...(options.clientAuth ? [clientCaVolume()] : []),
           ],
         },
       },
@@ -146,7 +163,10 @@ export function podDisruptionBudgetManifest(options: InstallOptions): KubeObject
   };
 }
 
-/** The Service the API server calls: 443 → the container's 8443. */
+/**
+ * The Service the API server calls: 443 → the container's 8443; with client authentication also
+ * the probe port (`/healthz`, `/readyz`, `/metrics` for Prometheus, no client certificate).
+ */
 export function serviceManifest(options: InstallOptions): KubeObject {
   return {
     apiVersion: "v1",
@@ -155,7 +175,12 @@ export function serviceManifest(options: InstallOptions): KubeObject {
     spec: {
       type: "ClusterIP",
       selector: selectorLabels(),
-      ports: [{ name: "https", port: 443, targetPort: "https", protocol: "TCP" }],
+      ports: [
+        { name: "https", port: 443, targetPort: "https", protocol: "TCP" },
+        ...(options.clientAuth
+          ? [{ name: "probes", port: PROBE_PORT, targetPort: "probes", protocol: "TCP" }]
+          : []),
+      ],
     },
   };
 }

@@ -8,6 +8,7 @@
 import { policyCrds } from "../policy/mod.ts";
 import type { KubeObject } from "../kube/mod.ts";
 import { certificateManifest, issuerManifest } from "./cert_manager.ts";
+import { type ClientCa, clientCaSecretManifest } from "./client_auth.ts";
 import {
   deploymentManifest,
   namespaceManifest,
@@ -28,11 +29,14 @@ export function crdManifests(): KubeObject[] {
 
 /**
  * All the objects of an installation. `tls` is the certificate toolkit made (ignored with
- * cert-manager); `caBundle` the base64 PEM the webhook configuration trusts.
+ * cert-manager); `caBundle` the base64 PEM the webhook configuration trusts; `clientCa` the
+ * client CA the API server's certificate comes from (the webhook requires it with
+ * `options.clientAuth`; without, it is kept ready for the control plane's configuration).
  */
 export function installManifests(
   options: InstallOptions,
   tls: { tls: WebhookTls; caBundle: string } | undefined,
+  clientCa?: ClientCa,
 ): KubeObject[] {
   const objects: KubeObject[] = [namespaceManifest(options), ...crdManifests()];
   objects.push(
@@ -44,6 +48,9 @@ export function installManifests(
     objects.push(issuerManifest(options), certificateManifest(options));
   } else if (tls) {
     objects.push(tlsSecretManifest(options.namespace, tls.tls));
+  }
+  if (clientCa) {
+    objects.push(clientCaSecretManifest(options.namespace, clientCa));
   }
   objects.push(
     releaseKeySecretManifest(options),

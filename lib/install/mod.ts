@@ -21,6 +21,7 @@ export * from "./policies.ts";
 export * from "./release_key.ts";
 export * from "./cert_manager.ts";
 export * from "./tls.ts";
+export * from "./client_auth.ts";
 export * from "./manifests.ts";
 export * from "./install_error.ts";
 export * from "./registries_d_config_map.ts";

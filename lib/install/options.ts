@@ -45,6 +45,16 @@ export interface InstallOptions {
   readonly timeoutSeconds: number;
   /** Lookaside signature stores the in-cluster webhook reads (besides toolkit's own). */
   readonly lookaside: readonly LookasideEntry[];
+  /**
+   * Whether the webhook requires the API server's client certificate (`--client-ca`), its
+   * probes then on the probe port (`lib/install/client_auth.ts`).
+   */
+  readonly clientAuth: boolean;
+  /**
+   * The client CA certificate(s) the administrator gives (PEM), instead of a CA toolkit makes
+   * (with `clientAuth` only).
+   */
+  readonly clientCaPem?: string | undefined;
 }
 
 export { TOOLKIT_IMAGE_REPOSITORY } from "../images.ts";
@@ -112,6 +122,7 @@ export function defaultInstallOptions(overrides: Partial<InstallOptions> = {}): 
     exemptNamespaces: [],
     timeoutSeconds: 10,
     lookaside: [],
+    clientAuth: false,
     ...overrides,
   };
 }

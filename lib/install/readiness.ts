@@ -11,6 +11,7 @@ import { installedType } from "./apply.ts";
 import { InstallError } from "./install_error.ts";
 import { WEBHOOK_NAME } from "./options.ts";
 import { pollUntil, type WaitOptions } from "../poll.ts";
+import { type FetchFunction, RequestTimeoutError, timedFetch } from "../fetch.ts";
 
 /** The replicas of the webhook's Deployment, as its status reports them. */
 export interface WebhookReplicas {
@@ -95,33 +96,43 @@ export type WebhookUrlProbe =
 
 /**
  * Probes `url` as the API server would call it: over TLS, trusting only `caPem` (the
- * configuration's `caBundle`), the host name checked against the certificate. Any HTTP answer
- * means the certificate is right; a refused connection, a certificate the CA did not sign, or
- * no answer within `timeoutMs` is not.
+ * configuration's `caBundle`), the host name checked against the certificate, presenting
+ * `clientCertificate` when the webhook requires the API server's (`client_auth.ts`). Any HTTP
+ * answer means the certificate is right; a refused connection, a certificate the CA did not sign,
+ * or no answer within `timeoutMs` is not. Without a client certificate to present, a webhook that
+ * asks for one (the `CertificateRequired` alert, sent once the client has checked the server's
+ * certificate) counts as right.
  */
 export async function probeWebhookUrl(
   url: string,
   caPem: string,
   timeoutMs: number,
+  clientCertificate?: { readonly certPem: string; readonly keyPem: string },
+  fetcher: FetchFunction = (input, init) => fetch(input, init),
 ): Promise<WebhookUrlProbe> {
-  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  const client = Deno.createHttpClient({
+    caCerts: [caPem],
+    ...(clientCertificate
+      ? { cert: clientCertificate.certPem, key: clientCertificate.keyPem }
+      : {}),
+  });
   try {
-    const response = await fetch(url, {
+    const response = await timedFetch(fetcher, timeoutMs)(url, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: "{}",
       client,
-      signal: AbortSignal.timeout(timeoutMs),
     });
     await response.body?.cancel();
     return { ok: true };
   } catch (error) {
-    if (error instanceof DOMException && error.name === "TimeoutError") {
+    if (error instanceof RequestTimeoutError) {
       return { ok: false, why: `no answer within ${timeoutMs / 1000} s`, certificate: false };
     }
     const detail = error instanceof Error
       ? (error.cause instanceof Error ? error.cause.message : error.message)
       : String(error);
+    if (clientCertificate === undefined && /CertificateRequired/.test(detail)) return { ok: true };
     return describeProbeFailure(detail, url);
   } finally {
     client.close();
@@ -158,6 +169,10 @@ export interface WebhookUrlWaitOptions extends WaitOptions {
   readonly requestTimeoutMs: number;
   /** Told of each failed probe whose reason differs from the last one. */
   readonly onProgress?: (probe: Extract<WebhookUrlProbe, { ok: false }>) => void;
+  /** The API server's client certificate, presented when the webhook requires it. */
+  readonly clientCertificate?: { readonly certPem: string; readonly keyPem: string };
+  /** The fetch of the probes (default: the global one). */
+  readonly fetch?: FetchFunction;
 }
 
 /**
@@ -175,7 +190,13 @@ export async function waitForWebhookUrl(
   let last: Extract<WebhookUrlProbe, { ok: false }> | undefined;
   await pollUntil(
     async () => {
-      const probe = await probeWebhookUrl(url, caPem, options.requestTimeoutMs);
+      const probe = await probeWebhookUrl(
+        url,
+        caPem,
+        options.requestTimeoutMs,
+        options.clientCertificate,
+        options.fetch,
+      );
       if (probe.ok) return true;
       if (probe.why !== last?.why) options.onProgress?.(probe);
       last = probe;

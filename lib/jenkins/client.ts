@@ -10,7 +10,8 @@
  */
 import { basicAuthorization } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
-import { timeoutOr } from "../fetch.ts";
+import { timedFetch, timeoutOr } from "../fetch.ts";
+import { parseJsonWithin } from "../json_shape.ts";
 import { pollUntil, type WaitOptions } from "../poll.ts";
 import { type JenkinsJobRef, jobPath } from "./hook_url.ts";
 
@@ -85,12 +86,13 @@ export class JenkinsClient {
     let response: Response;
     const timeoutMs = this.#options.timeoutMs ?? 30_000;
     try {
-      response = await (this.#options.fetch ?? fetch)(`${this.#base}${path}`, {
+      const base = this.#options.fetch ?? fetch;
+      const timed = timedFetch((input, options) => base(String(input), options), timeoutMs);
+      response = await timed(`${this.#base}${path}`, {
         method,
         headers,
         ...(init.body !== undefined ? { body: init.body } : {}),
         redirect: "manual",
-        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
       const cause = timeoutOr(error, new URL(this.#base).origin, timeoutMs);
@@ -126,7 +128,15 @@ export class JenkinsClient {
         await response.body?.cancel();
         return {}; // CSRF protection is off
       }
-      const body = await response.json() as { crumbRequestField?: string; crumb?: string };
+      // `{"_class", "crumb", "crumbRequestField"}`: counted before it is parsed.
+      const body = parseJsonWithin(
+        await response.text(),
+        { maxValues: 256, maxDepth: 8 },
+        "the crumb",
+      ) as {
+        crumbRequestField?: string;
+        crumb?: string;
+      };
       return body.crumbRequestField && body.crumb ? { [body.crumbRequestField]: body.crumb } : {};
     })();
     this.#crumb.catch(() => (this.#crumb = undefined));

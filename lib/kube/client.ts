@@ -38,6 +38,13 @@ import { unauthorized } from "./auth_errors.ts";
 import { ApiDiscovery } from "./discovery.ts";
 import { inClusterContext } from "./in_cluster.ts";
 import { USER_AGENT } from "../version.ts";
+import { checkJsonShape, jsonLimitsForLength } from "../json_shape.ts";
+
+/**
+ * How deep an answer of the API server may nest: objects are a few dozen levels deep, but a
+ * CustomResourceDefinition's schema nests two levels for each of its own.
+ */
+export const KUBE_JSON_MAX_DEPTH = 256;
 import { parseJson } from "../errors.ts";
 
 /** How to connect: the kubeconfig options plus transport and throttling choices. */
@@ -254,6 +261,7 @@ export class KubeClient {
     if (status >= 400) {
       let body: KubeStatus = { message: text.trim() || undefined };
       try {
+        checkJsonShape(text, jsonLimitsForLength(text.length), "the error answer");
         const parsed = JSON.parse(text);
         if (typeof parsed === "object" && parsed !== null) body = parsed as KubeStatus;
       } catch {
@@ -263,6 +271,8 @@ export class KubeClient {
     }
     if (text === "") return undefined;
     try {
+      // Counted before it is parsed (a value per 4 bytes at most, 256 deep: CRDs' schemas nest).
+      checkJsonShape(text, jsonLimitsForLength(text.length, KUBE_JSON_MAX_DEPTH), "the answer");
       // A list of Secrets is secret: a body cut short must not be quoted by the parser's error.
       return parseJson(text);
     } catch (error) {

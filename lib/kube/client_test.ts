@@ -42,3 +42,20 @@ Deno.test("KubeClient.open() hands over the answer unread, with the query", asyn
   assert.equal(await response.text(), "a\nb\n");
   assert.deepEqual(seen, ["https://api.test/api/v1/secrets?watch=1"]);
 });
+
+Deno.test("KubeClient refuses an answer past its shape before parsing it, quoting none of it", async () => {
+  const secret = canary();
+  const deep = `{"items":[{"data":{"k":"${secret}"}}],"pad":"${"x".repeat(4000)}","x":${
+    "[".repeat(300)
+  }${"]".repeat(300)}}`;
+  const wide = `{"items":[${"[],".repeat(50_000)}{"data":{"k":"${secret}"}}]}`;
+  for (
+    const [text, bound] of [[deep, /nested more than 256 levels/], [wide, /more than \d+ JSON/]]
+  ) {
+    const client = fakeKubeClient(() => new Response(text as string));
+    const error = await rejection(client.list(SECRETS, "team"));
+    assert.ok(error instanceof KubeAnswerError);
+    assert.match(error.message, bound as RegExp);
+    assertNoCanary(error, secret);
+  }
+});

@@ -24,6 +24,7 @@
  */
 import { encodeBase64 } from "../base64.ts";
 import { parseJson } from "../errors.ts";
+import { checkJsonShape } from "../json_shape.ts";
 import { ExecPluginError } from "./auth_errors.ts";
 import type { ResolvedContext } from "./kubeconfig.ts";
 
@@ -253,6 +254,8 @@ export class ExecCredentialPlugin {
   #parse(stdout: string): ExecCredential {
     let doc: unknown;
     try {
+      // An ExecCredential: a few dozen values (its status, maybe the cluster it was asked for).
+      checkJsonShape(stdout, { maxValues: 4096, maxDepth: 16 }, "the output");
       doc = parseJson(stdout);
     } catch (error) {
       throw this.#fail("printed output that is not JSON", error);

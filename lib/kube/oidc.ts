@@ -20,6 +20,7 @@
  */
 import { decodeBase64, decodeBase64Text } from "../base64.ts";
 import { parseJson } from "../errors.ts";
+import { checkJsonShape, jsonLimitsForLength } from "../json_shape.ts";
 import { KubeAuthenticationError } from "./auth_errors.ts";
 import type { ResolvedContext } from "./kubeconfig.ts";
 
@@ -165,6 +166,7 @@ export class OidcTokenSource {
     const text = await response.text();
     let body: unknown;
     try {
+      checkJsonShape(text, jsonLimitsForLength(text.length, 32), "the issuer's answer");
       body = parseJson(text);
     } catch (error) {
       if (response.ok) throw this.#fail(`got ${what} that is not JSON`, error);

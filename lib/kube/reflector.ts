@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { KubeClient } from "./client.ts";
+import { KUBE_JSON_MAX_DEPTH, type KubeClient } from "./client.ts";
 import {
   apiVersionOf,
   type KubeList,
@@ -15,6 +15,7 @@ import {
   type ResourceType,
 } from "./resources.ts";
 import { parseJson, safeExcerpt } from "../errors.ts";
+import { checkJsonShape, jsonLimitsForLength } from "../json_shape.ts";
 
 /** What to watch. */
 export interface ReflectorOptions {
@@ -187,6 +188,8 @@ export class Reflector {
         const line = buffer.slice(0, newline).trim();
         buffer = buffer.slice(newline + 1);
         if (line === "") continue;
+        // One object a line: its shape counted before it is parsed, as any answer's.
+        checkJsonShape(line, jsonLimitsForLength(line.length, KUBE_JSON_MAX_DEPTH), "the event");
         const event = parseJson(line) as { type?: string; object?: KubeObject };
         const object = event.object ?? { metadata: { name: "" } };
         if (event.type === "ERROR") {

@@ -29,6 +29,7 @@ import { TtlCache } from "../cache.ts";
 import { DEFAULT_TOKEN_LIFETIME_SECONDS, type TokenCache, type TokenKey } from "./token_cache.ts";
 import type { HttpRequest, HttpResponse, Transport } from "./transport.ts";
 import { safeExcerpt } from "../errors.ts";
+import { parseJsonWithin } from "../json_shape.ts";
 
 /** An action on a repository, as used in token scopes. */
 export type RepositoryAction = "pull" | "push";
@@ -280,9 +281,13 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     }
     let body: unknown;
     try {
-      body = JSON.parse(new TextDecoder().decode(response.body));
+      // `{"token", "access_token", "expires_in", "issued_at", "refresh_token"}` and a few more.
+      body = parseJsonWithin(response.body, { maxValues: 256, maxDepth: 8 }, "the token answer");
     } catch {
-      return new TokenRefused(`the token service "${realmName}" answered with invalid JSON`, 502);
+      return new TokenRefused(
+        `the token service "${realmName}" answered with invalid JSON or too many values`,
+        502,
+      );
     }
     const record = typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
     const value = typeof record.token === "string" && record.token !== ""

@@ -31,6 +31,7 @@
 import type { ReadBudget } from "../read_budget.ts";
 import { canonicalDomain, formatReference, type ImageReference, isDigest } from "../image/mod.ts";
 import { TtlCache } from "../cache.ts";
+import { parseJsonWithin } from "../json_shape.ts";
 import {
   type AuthTarget,
   createRegistryAuth,
@@ -58,6 +59,7 @@ import {
   type TransportOptions,
 } from "./transport.ts";
 import { safeExcerpt } from "../errors.ts";
+import { JsonShapeError, JsonShapeScanner } from "../json_shape.ts";
 
 /** The default limit of a manifest body: 4 MiB, as containers/image uses. */
 export const DEFAULT_MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
@@ -96,6 +98,44 @@ const REFERRERS_ACCEPT = "application/vnd.oci.image.index.v1+json";
 
 /** The most pages of a referrers answer followed (`Link: <…>; rel="next"`). */
 export const MAX_REFERRERS_PAGES = 8;
+
+/**
+ * How {@linkcode RegistryClient.getReferrers} reads a referrers answer. Each page's JSON values
+ * are counted before it is parsed (lib/json_shape.ts: one linear pass, nothing allocated), so an
+ * answer of a million bytes of `{},{},…` is refused for its count, not parsed into a third of a
+ * million objects; each page's parsed list is dropped, but for what `select` keeps of it, before
+ * the next page is asked for.
+ */
+export interface ReferrersOptions<T> extends RequestOptions {
+  /** The most bytes read, all pages together. */
+  readonly maxBytes: number;
+  /** The most JSON values parsed (object keys included), all pages together. */
+  readonly maxValues: number;
+  /**
+   * Asks the registry to list only referrers of this artifact type (`?artifactType=`, OCI
+   * distribution spec 1.1). A registry that applied it says so (`OCI-Filters-Applied:
+   * artifactType`, reported as {@linkcode Referrers.filtered}); one that did not lists them all,
+   * and `select` is what filters then.
+   */
+  readonly artifactType?: string;
+  /** What to keep of one descriptor of the index (undefined: nothing). */
+  readonly select: (descriptor: unknown) => T | undefined;
+}
+
+/** What {@linkcode RegistryClient.getReferrers} returns. */
+export interface Referrers<T> {
+  /** What `select` kept, in the registry's order. */
+  readonly manifests: T[];
+  /** The descriptors listed, kept or not. */
+  readonly listed: number;
+  /** Bytes read, all pages together. */
+  readonly bytes: number;
+  /** Whether the registry said it applied the `artifactType` filter (to every page). */
+  readonly filtered: boolean;
+}
+
+/** The nesting of a referrers index: index, `manifests`, descriptor, annotations, and slack. */
+const REFERRERS_MAX_DEPTH = 8;
 
 /** A manifest's identity, as a HEAD tells it. */
 export interface ManifestDescriptor {
@@ -180,15 +220,16 @@ export interface RegistryClient extends Disposable {
   ): Promise<Uint8Array>;
   /**
    * Returns the OCI 1.1 referrers of a manifest (`GET /v2/<name>/referrers/<digest>`): the
-   * `manifests` of the index, pages followed up to {@linkcode MAX_REFERRERS_PAGES}, with at most
-   * `maxBytes` read in all (`bytes`); undefined when the registry has no referrers API (it
-   * answers 404, 405 or 400, as registries without the API do).
+   * `manifests` of the index that `select` keeps, pages followed up to
+   * {@linkcode MAX_REFERRERS_PAGES}, with at most `maxBytes` read and `maxValues` JSON values
+   * parsed in all (see {@linkcode ReferrersOptions}); undefined when the registry has no
+   * referrers API (it answers 404, 405 or 400, as registries without the API do).
    */
-  getReferrers(
+  getReferrers<T>(
     ref: ImageReference,
     digest: string,
-    options: RequestOptions & { readonly maxBytes: number },
-  ): Promise<{ readonly manifests: unknown[]; readonly bytes: number } | undefined>;
+    options: ReferrersOptions<T>,
+  ): Promise<Referrers<T> | undefined>;
   /**
    * Returns the digest of the top-level manifest (an index for a multi-platform image): HEAD,
    * with a GET when the HEAD answer has no `Docker-Content-Digest` or is an error that a GET
@@ -263,6 +304,9 @@ export function nextPage(link: string | null, base: string): string | undefined 
   return url.pathname === base ? `${url.pathname}${url.search}` : undefined;
 }
 
+/** An error list's shape: a few errors of a code, a message and a detail. */
+const ERROR_LIST_JSON_LIMITS = { maxValues: 1024, maxDepth: 16 };
+
 /** An error code of the distribution spec's error list. */
 const ERROR_CODE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
@@ -273,7 +317,8 @@ const ERROR_CODE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 export function parseErrorBody(body: Uint8Array): { code: string; message: string }[] {
   if (body.byteLength === 0) return [];
   try {
-    const doc: unknown = JSON.parse(new TextDecoder().decode(body));
+    // A list of a few errors: its shape is bounded before it is parsed (else: no list).
+    const doc = parseJsonWithin(body, ERROR_LIST_JSON_LIMITS, "the registry's error list");
     const list = typeof doc === "object" && doc !== null
       ? (doc as Record<string, unknown>).errors
       : undefined;
@@ -609,19 +654,24 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     return response.body;
   }
 
-  async function getReferrers(
+  async function getReferrers<T>(
     ref: ImageReference,
     digest: string,
-    opts: RequestOptions & { readonly maxBytes: number },
-  ): Promise<{ manifests: unknown[]; bytes: number } | undefined> {
+    opts: ReferrersOptions<T>,
+  ): Promise<Referrers<T> | undefined> {
     const action = "read referrers of";
     const subject = `${ref.domain}/${ref.path}@${digest}`;
     const target = { registry: ref.domain, repository: ref.path };
     if (!isDigest(digest)) fail(action, subject, target, "invalid digest");
     const first = `/v2/${repositoryPath(ref, action)}/referrers/${digest}`;
-    const descriptors: unknown[] = [];
+    const kept: T[] = [];
+    let listed = 0;
+    let filtered = true;
     let remaining = opts.maxBytes;
-    let path: string | undefined = first;
+    let values = 0;
+    let path: string | undefined = opts.artifactType === undefined
+      ? first
+      : `${first}?artifactType=${encodeURIComponent(opts.artifactType)}`;
     for (let page = 0; path !== undefined; page++) {
       if (page >= MAX_REFERRERS_PAGES) {
         fail(action, subject, target, `more than ${MAX_REFERRERS_PAGES} pages of referrers`);
@@ -644,22 +694,49 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
         throw registryErrorFromResponse(action, subject, target, response);
       }
       remaining -= response.body.byteLength;
-      let index: unknown;
+      filtered &&= opts.artifactType !== undefined &&
+        (response.headers.get("oci-filters-applied") ?? "").split(",")
+          .some((f) => f.trim().toLowerCase() === "artifacttype");
+      // Counted before it is parsed: the values of all pages together within maxValues.
+      const scanner = new JsonShapeScanner(
+        { maxValues: opts.maxValues - values, maxDepth: REFERRERS_MAX_DEPTH },
+        "the referrers answer",
+      );
+      let manifests: unknown;
       try {
-        index = JSON.parse(new TextDecoder().decode(response.body));
-      } catch {
+        scanner.feed(response.body);
+        const index: unknown = JSON.parse(new TextDecoder().decode(response.body));
+        manifests = typeof index === "object" && index !== null
+          ? (index as Record<string, unknown>).manifests
+          : undefined;
+      } catch (error) {
+        if (error instanceof JsonShapeError) {
+          fail(
+            action,
+            subject,
+            target,
+            error.bound === "values"
+              ? `the referrers answer holds more than ${opts.maxValues} JSON values${
+                page > 0 ? ` (${page + 1} pages)` : ""
+              }`
+              : error.message,
+          );
+        }
         fail(action, subject, target, "the referrers answer is not JSON");
       }
-      const manifests = typeof index === "object" && index !== null
-        ? (index as Record<string, unknown>).manifests
-        : undefined;
+      values += scanner.values;
       if (!Array.isArray(manifests)) {
         fail(action, subject, target, "the referrers answer is not an image index");
       }
-      descriptors.push(...manifests);
+      listed += manifests.length;
+      for (const descriptor of manifests) {
+        const selected = opts.select(descriptor);
+        if (selected !== undefined) kept.push(selected);
+      }
+      manifests = undefined;
       path = nextPage(response.headers.get("link"), first);
     }
-    return { manifests: descriptors, bytes: opts.maxBytes - remaining };
+    return { manifests: kept, listed, bytes: opts.maxBytes - remaining, filtered };
   }
 
   function ping(registry: string, opts: RequestOptions = {}): Promise<PingResult> {

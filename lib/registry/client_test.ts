@@ -10,7 +10,7 @@ import {
 } from "../../tests/env/oci_layout.ts";
 import { fakeSleep, serve } from "../../tests/fakes/loopback_server.ts";
 import { MAX_REGISTRY_HOSTS } from "./auth.ts";
-import { createRegistryClient, insecureRegistryEntry, nextPage } from "./client.ts";
+import { createRegistryClient, insecureRegistryEntry, nextPage, parseErrorBody } from "./client.ts";
 import { credentialsFromSecret, type SecretLike } from "./credentials.ts";
 import { computeDigest } from "./digest.ts";
 import {
@@ -555,4 +555,85 @@ Deno.test("nextPage() follows only a next link to the same API path, keeping its
   assert.equal(nextPage(`</v2/other/referrers/x?p=2>; rel="next"`, base), undefined);
   assert.equal(nextPage(`<${base}?p=2>; rel="prev"`, base), undefined);
   assert.equal(nextPage(null, base), undefined);
+});
+
+Deno.test("getReferrers() asks for an artifact type, reports whether the registry applied it, and keeps what select keeps of each page", async () => {
+  const digest = `sha256:${"ab".repeat(32)}`;
+  const entry = (i: number, artifactType: string) => ({
+    mediaType: OCI_MANIFEST,
+    digest: `sha256:${i.toString(16).padStart(64, "0")}`,
+    size: 10,
+    artifactType,
+  });
+  let applied = true;
+  await using server = serve((request) => {
+    const url = new URL(request.url);
+    const page = Number(url.searchParams.get("page") ?? "0");
+    const headers: Record<string, string> = { "content-type": OCI_INDEX };
+    if (applied) headers["oci-filters-applied"] = "artifactType";
+    if (page === 0) headers.link = `<${url.pathname}?page=1>; rel="next"`;
+    return Response.json(
+      { manifests: [entry(page * 2, "a/b"), entry(page * 2 + 1, "c/d")] },
+      { headers },
+    );
+  });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  const ref = parseReference(`${server.host}/team/app`);
+  const read = () =>
+    client.getReferrers(ref, digest, {
+      maxBytes: 64 * 1024,
+      maxValues: 1000,
+      artifactType: "a/b",
+      select: (d) => {
+        const { artifactType, digest } = d as { artifactType: string; digest: string };
+        return artifactType === "a/b" ? digest.slice(-1) : undefined;
+      },
+    });
+  const first = await read();
+  assert.deepEqual(first?.manifests, ["0", "2"]);
+  assert.equal(first?.listed, 4);
+  assert.equal(first?.filtered, true);
+  assert.equal(server.requests[0]!.path, `/v2/team/app/referrers/${digest}?artifactType=a%2Fb`);
+  applied = false;
+  assert.equal((await read())?.filtered, false);
+});
+
+Deno.test("getReferrers() counts the JSON values of all pages before parsing each, and refuses past maxValues", async () => {
+  const digest = `sha256:${"ab".repeat(32)}`;
+  await using server = serve((request) => {
+    const url = new URL(request.url);
+    const page = Number(url.searchParams.get("page") ?? "0");
+    // 3 + 100 values a page.
+    const body = `{"manifests":[${Array(100).fill("{}").join(",")}]}`;
+    return new Response(body, {
+      headers: {
+        "content-type": OCI_INDEX,
+        ...(page < 7 ? { link: `<${url.pathname}?page=${page + 1}>; rel="next"` } : {}),
+      },
+    });
+  });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  const ref = parseReference(`${server.host}/team/app`);
+  const read = (maxValues: number) =>
+    client.getReferrers(ref, digest, { maxBytes: 64 * 1024, maxValues, select: () => 1 });
+  assert.equal((await read(8 * 103))?.manifests.length, 800);
+  await assert.rejects(
+    read(5 * 103),
+    /Cannot read referrers of .*: the referrers answer holds more than 515 JSON values \(6 pages\)/,
+  );
+  await assert.rejects(
+    client.getReferrers(ref, digest, { maxBytes: 64 * 1024, maxValues: 50, select: () => 1 }),
+    /the referrers answer holds more than 50 JSON values$/,
+  );
+});
+
+Deno.test("parseErrorBody() reads no error list past its shape", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  assert.deepEqual(parseErrorBody(encode(`{"errors":[{"code":"DENIED","message":"no"}]}`)), [
+    { code: "DENIED", message: "no" },
+  ]);
+  const crowded = `{"errors":[{"code":"DENIED","message":"no","detail":[${
+    "[],".repeat(2000)
+  }[]]}]}`;
+  assert.deepEqual(parseErrorBody(encode(crowded)), []);
 });

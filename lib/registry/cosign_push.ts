@@ -27,7 +27,8 @@ import type { ImageReference } from "../image/mod.ts";
 import type { ManifestDescriptor, RegistryClient, RequestOptions } from "./client.ts";
 import { computeDigest } from "./digest.ts";
 import { RegistryError } from "./errors.ts";
-import { DOCKER_MANIFEST, OCI_INDEX, OCI_MANIFEST } from "./media_types.ts";
+import { DOCKER_MANIFEST, MANIFEST_JSON_LIMITS, OCI_INDEX, OCI_MANIFEST } from "./media_types.ts";
+import { parseJsonWithin } from "../json_shape.ts";
 import { getTaggedManifest, hasReferrersApi, pushBlob, pushManifest } from "./push.ts";
 import {
   COSIGN_SIGNATURE_ANNOTATION,
@@ -104,7 +105,7 @@ function refuse(ref: ImageReference, action: string, what: string, detail: strin
 
 function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {
-    const doc: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    const doc = parseJsonWithin(bytes, MANIFEST_JSON_LIMITS, "the manifest");
     return typeof doc === "object" && doc !== null && !Array.isArray(doc)
       ? doc as Record<string, unknown>
       : undefined;

@@ -7,23 +7,38 @@
  *   one signature (its blob the payload, its annotations the signature and, keyless, the
  *   certificate, chain, Rekor bundle and timestamp). No such tag: no legacy signature.
  * - **bundle** (cosign v3): OCI 1.1 referrers of the image, from `GET /v2/<name>/referrers/<digest>`
- *   and from the fallback tag `sha256-<hex>` (an index the signer keeps where the registry has no
- *   referrers API; both are read, and a referrer found twice counts once). The index's
- *   `artifactType` is not trusted to select signatures (go-containerregistry's registry reports
- *   the config media type there): every referrer that may be a signature (artifact type the
- *   bundle's, the empty config's, or none; no other predicate type announced) is read, and only a
- *   manifest whose own `subject` is the image and whose layer is a sigstore bundle v0.3 is kept.
+ *   (asked with `?artifactType=application/vnd.dev.sigstore.bundle.v0.3+json`, which a registry
+ *   may apply or ignore) and from the fallback tag `sha256-<hex>` (an index the signer keeps where
+ *   the registry has no referrers API; both are read, and a referrer found twice counts once).
  *
- * The three reads go out together, with a fourth: the blob of the payload `cosign sign` writes
- * for this image when it is given no annotations (its digest is known in advance), so that a
- * legacy signature usually costs one round trip after the tag is resolved, like a simple
- * signature; a bundle costs two more (the referrer's manifest, then its blob).
+ * Referrers are chosen before they cost. A listed referrer is a **candidate** only when its
+ * descriptor may be a cosign signature: an image manifest whose artifact type is the bundle's,
+ * the empty config's (go-containerregistry's registry reports the config media type there) or
+ * none, and that announces no other predicate type. Anything else (SBOMs, attestations, indexes)
+ * is passed over as the list is parsed, and costs nothing more. Candidates whose descriptor names
+ * them a signature (the bundle's artifact type, or the predicate type of `cosign sign`) come
+ * before those that only do not say otherwise, each newest first
+ * (`org.opencontainers.image.created`, when they carry it), and the first
+ * {@linkcode CosignReadBounds.maxSignatures} of them are read; a candidate's manifest is fetched
+ * only when the reader gets that far, and its blob only when the manifest is a sigstore bundle
+ * referrer (its `subject` the image, its artifact type or config the bundle's, one layer of the
+ * bundle type).
  *
- * Everything is bounded before it is read: the referrers index and each manifest by bytes, the
- * number of signature layers and of candidate referrers (more denies, rather than reading a
- * chosen few), each blob by its descriptor's size, and all bytes read for one image by the
- * caller's budget (lib/read_budget.ts, charged before each chunk is kept). What cannot be a
- * signature of the image is reported in `skipped`, so a denial can say why.
+ * {@linkcode openCosignSignatures} yields the signatures one by one, the legacy ones first,
+ * reading as it is asked, so a verifier that stops at the first signature meeting its
+ * requirement reads no referrer's manifest when the `.sig` tag holds one. Junk therefore only
+ * spends budget: a referrer that is not a bundle, a fallback-index entry that no longer exists
+ * (`MANIFEST_UNKNOWN`), a manifest or blob over its bound, even a referrers list that cannot be
+ * read, is that entry (or list) skipped, with its reason in `skipped` for the denial; it never
+ * hides a valid signature that is read. Past the bound, the candidates not read are named in
+ * `skipped` too, so a denial says which bound it met.
+ *
+ * Everything is bounded before it is read or parsed: the referrers answers (all pages) and the
+ * fallback index by bytes and by JSON values (counted in one linear pass before `JSON.parse`,
+ * lib/json_shape.ts), each manifest likewise, the number of signature layers, each blob by its
+ * descriptor's size, and all bytes read for one image by the caller's budget (lib/read_budget.ts,
+ * charged before each chunk is kept). A list is reduced to its candidates as soon as it is parsed:
+ * nothing parsed is held while another answer is awaited.
  *
  * @module
  */
@@ -36,6 +51,7 @@ import {
   cosignDockerReference,
   cosignLegacyPayload,
   cosignSignatureTag,
+  OCI_CREATED_ANNOTATION,
   OCI_EMPTY_MEDIA_TYPE,
   referrersFallbackTag,
   SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION,
@@ -43,6 +59,10 @@ import {
 } from "../signature/mod.ts";
 import type { RegistryClient, RequestOptions } from "./client.ts";
 import { RegistryError } from "./errors.ts";
+import { ToolkitError } from "../errors.ts";
+import { BudgetExceededError } from "../read_budget.ts";
+import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
+import { OCI_MANIFEST } from "./media_types.ts";
 import { computeDigest } from "./digest.ts";
 
 /*
@@ -79,14 +99,45 @@ export interface StoredCosignSignatures {
   readonly skipped: readonly string[];
 }
 
+/** The signatures of an image, read as asked for (see {@linkcode openCosignSignatures}). */
+export interface CosignSignatureSource extends Disposable {
+  /**
+   * The signatures, legacy layers first, then bundles (in the candidates' order), each read
+   * when the iteration gets to it. Iterating again replays what was read, then reads on. Throws
+   * what the legacy read throws (the `.sig` tag cannot be read, over its bounds); every bundle referrer
+   * and referrers list that cannot be used is skipped instead.
+   */
+  signatures(): AsyncIterableIterator<StoredCosignSignature>;
+  /** Why stored things were not used, so far: every reason a denial may need. */
+  readonly skipped: readonly string[];
+}
+
 /** How much of a registry the cosign signatures of one image may take. */
 export interface CosignReadBounds {
-  /** Signature layers of the `.sig` manifest, and bundle referrers, each. @default 64 */
+  /**
+   * Signature layers of the `.sig` manifest (more is refused), and bundle referrers read (the
+   * first candidates in their order; the others are not read, and named in the denial).
+   * @default 64
+   */
   readonly maxSignatures: number;
   /** Bytes of a `.sig` manifest or referrer manifest. @default 256 KiB */
   readonly maxManifestBytes: number;
-  /** Bytes of the referrers answers (all pages) and of the fallback index. @default 1 MiB */
+  /**
+   * Bytes of the referrers answers (all pages) and of the fallback index: more than
+   * `maxJsonValues` take in cosign's descriptors (some 240, of 400 bytes each). Each answer is
+   * held whole until it is counted, 64 verifications at once: at 1 MiB, 128 images answered with
+   * a million bytes of `{}` took the webhook to 265 MiB, at 256 KiB to about 200.
+   * @default 128 KiB
+   */
   readonly maxIndexBytes: number;
+  /**
+   * JSON values (object keys included) of the referrers answers (all pages together), of the
+   * fallback index and of each manifest, counted before they are parsed. A cosign referrer's
+   * descriptor is about 17 values, so the default leaves room for the 64 candidates three times
+   * over, or for some 200 other artifacts listed beside them where the registry does not apply
+   * the `artifactType` filter. @default 4096
+   */
+  readonly maxJsonValues: number;
   /** Bytes of one payload or bundle blob. @default 256 KiB */
   readonly maxBlobBytes: number;
   /** Blobs and manifests read at the same time. @default 8 */
@@ -97,10 +148,14 @@ export interface CosignReadBounds {
 export const DEFAULT_COSIGN_READ_BOUNDS: CosignReadBounds = Object.freeze({
   maxSignatures: 64,
   maxManifestBytes: 256 * 1024,
-  maxIndexBytes: 1024 * 1024,
+  maxIndexBytes: 128 * 1024,
+  maxJsonValues: 4096,
   maxBlobBytes: 256 * 1024,
   concurrency: 8,
 });
+
+/** The deepest nesting of a manifest or index read here (they need 4). */
+const MAX_JSON_DEPTH = 16;
 
 /**
  * Options of {@linkcode readCosignSignatures}; its `budget` (lib/read_budget.ts) is charged for
@@ -141,43 +196,127 @@ function descriptor(value: unknown): Descriptor | undefined {
   };
 }
 
+/** A listed referrer that may be a signature: what is kept of it (nothing of the parsed list). */
+interface Candidate {
+  readonly digest: string;
+  /**
+   * Its descriptor says it is a cosign signature (the bundle's artifact type, or the predicate
+   * type of `cosign sign` announced), rather than only not saying otherwise.
+   */
+  readonly named: boolean;
+  /** `org.opencontainers.image.created` in ms, when it carries a valid one. */
+  readonly created: number | undefined;
+}
+
+/**
+ * The candidate a referrers list's entry is, or undefined when its descriptor says it cannot be
+ * a cosign signature: not an image manifest (a listed index, …), an artifact type other than the
+ * bundle's, the empty config's or none, or another predicate type announced.
+ */
+function candidate(value: unknown): Candidate | undefined {
+  const d = descriptor(value);
+  if (d === undefined) return undefined;
+  if (d.mediaType !== "" && d.mediaType !== OCI_MANIFEST) return undefined;
+  const type = d.artifactType;
+  if (
+    type !== undefined && type !== "" && type !== SIGSTORE_BUNDLE_V03_MEDIA_TYPE &&
+    type !== OCI_EMPTY_MEDIA_TYPE
+  ) {
+    return undefined;
+  }
+  const predicate = d.annotations[SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION];
+  if (predicate !== undefined && predicate !== COSIGN_SIGN_PREDICATE_TYPE) return undefined;
+  const created = d.annotations[OCI_CREATED_ANNOTATION];
+  const time = created === undefined ? NaN : Date.parse(created);
+  return {
+    digest: d.digest,
+    named: type === SIGSTORE_BUNDLE_V03_MEDIA_TYPE || predicate === COSIGN_SIGN_PREDICATE_TYPE,
+    created: Number.isFinite(time) ? time : undefined,
+  };
+}
+
+/**
+ * The candidates of both lists, each once, in the order they are read: those whose descriptor
+ * names them a cosign signature first, then those that only do not say otherwise; within each,
+ * newest first by their creation time, then those without one, in the order listed (the
+ * referrers API's first).
+ */
+function newestFirst(lists: readonly (readonly Candidate[])[]): Candidate[] {
+  const seen = new Set<string>();
+  const all: Candidate[] = [];
+  for (const list of lists) {
+    for (const c of list) {
+      if (seen.has(c.digest)) continue;
+      seen.add(c.digest);
+      all.push(c);
+    }
+  }
+  // Array.prototype.sort is stable: equal times keep their listed order.
+  const time = (c: Candidate) => c.created ?? -Infinity;
+  return all.sort((a, b) =>
+    a.named !== b.named ? (a.named ? -1 : 1) : time(a) === time(b) ? 0 : time(b) - time(a)
+  );
+}
+
 /** Whether a registry error means "no such manifest". */
 function isNotFound(error: unknown): boolean {
   return error instanceof RegistryError && error.status === 404;
 }
 
-/** Reads every cosign signature of `ref`'s `digest` (legacy layers, then bundles). */
-export async function readCosignSignatures(
+/** Whether the read budget of the image is what `error` met. */
+function isBudgetSpent(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; depth++) {
+    if (e instanceof BudgetExceededError) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
+/**
+ * Opens the cosign signatures of `ref`'s `digest`: the `.sig` tag, the referrers API and the
+ * fallback index are asked at once (with a guess at the legacy payload, see below); the
+ * signatures are then read as {@linkcode CosignSignatureSource.signatures} is iterated. Dispose
+ * of the source when done: what is still being read is aborted.
+ */
+export function openCosignSignatures(
   client: RegistryClient,
   ref: ImageReference,
   digest: string,
   options: CosignReadOptions = {},
-): Promise<StoredCosignSignatures> {
+): CosignSignatureSource {
   const bounds: CosignReadBounds = { ...DEFAULT_COSIGN_READ_BOUNDS, ...options.bounds };
   const subject = `${ref.domain}/${ref.path}@${digest}`;
-  const { signal, budget } = options;
+  const stop = new AbortController();
+  const signal = options.signal === undefined
+    ? stop.signal
+    : AbortSignal.any([options.signal, stop.signal]);
+  const { budget } = options;
   const repository: ImageReference = { domain: ref.domain, path: ref.path };
   const skipped: string[] = [];
+  const jsonLimits = { maxValues: bounds.maxJsonValues, maxDepth: MAX_JSON_DEPTH };
+
+  /** Whether `error` is to be skipped (a registry's answer), not thrown (an abort, a bug). */
+  function skippable(error: unknown): boolean {
+    return !signal.aborted && error instanceof ToolkitError;
+  }
 
   async function manifestJson(tag: string | undefined, at: string | undefined, limit: number) {
     const target: ImageReference = tag !== undefined
       ? { ...repository, tag }
       : { ...repository, digest: at };
+    const manifest = await client.getManifest(target, { signal, budget, maxBytes: limit });
+    const what = formatReference(target);
     try {
-      const manifest = await client.getManifest(target, { signal, budget, maxBytes: limit });
-      const json: unknown = JSON.parse(new TextDecoder().decode(manifest.bytes));
+      const json = parseJsonWithin(manifest.bytes, jsonLimits, what);
       if (!isObject(json)) throw new SyntaxError("not an object");
       return { json, digest: manifest.digest };
     } catch (error) {
-      if (error instanceof SyntaxError) {
-        throw new RegistryError(
-          `Cannot read signatures of "${subject}": ${
-            formatReference(target)
-          } is not a JSON manifest`,
-          { registry: ref.domain, repository: ref.path },
-        );
-      }
-      throw error;
+      throw new RegistryError(
+        `Cannot read signatures of "${subject}": ${
+          error instanceof JsonShapeError ? error.message : `${what} is not a JSON manifest`
+        }`,
+        { registry: ref.domain, repository: ref.path },
+      );
     }
   }
 
@@ -254,63 +393,45 @@ export async function readCosignSignatures(
     return read.filter((s) => s !== undefined);
   }
 
-  /** The referrers from the API, or undefined when the registry has none. */
-  async function apiReferrers(): Promise<unknown[] | undefined> {
-    const answer = await client.getReferrers(repository, digest, {
-      signal,
-      budget,
-      maxBytes: bounds.maxIndexBytes,
-    });
-    return answer?.manifests;
+  /** The candidates the referrers API lists (none when the registry has no such API). */
+  async function apiCandidates(): Promise<Candidate[]> {
+    try {
+      const answer = await client.getReferrers(repository, digest, {
+        signal,
+        budget,
+        maxBytes: bounds.maxIndexBytes,
+        maxValues: bounds.maxJsonValues,
+        artifactType: SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
+        select: candidate,
+      });
+      return answer?.manifests ?? [];
+    } catch (error) {
+      if (!skippable(error)) throw error;
+      skipped.push(`the referrers list was not used: ${(error as Error).message}`);
+      return [];
+    }
   }
 
-  async function tagReferrers(): Promise<unknown[]> {
+  /** The candidates the fallback index lists (none when there is no such tag). */
+  async function tagCandidates(): Promise<Candidate[]> {
+    const tag = referrersFallbackTag(digest);
     try {
-      const index = await manifestJson(
-        referrersFallbackTag(digest),
-        undefined,
-        bounds.maxIndexBytes,
-      );
-      return Array.isArray(index.json.manifests) ? index.json.manifests : [];
+      const index = await manifestJson(tag, undefined, bounds.maxIndexBytes);
+      const manifests = Array.isArray(index.json.manifests) ? index.json.manifests : [];
+      return manifests.map(candidate).filter((c) => c !== undefined);
     } catch (error) {
       if (isNotFound(error)) return [];
-      throw error;
+      if (!skippable(error)) throw error;
+      skipped.push(`the fallback index ${tag} was not used: ${(error as Error).message}`);
+      return [];
     }
   }
 
-  /** Whether a referrer may be a signature, from what its index entry says. */
-  function mayBeSignature(d: Descriptor): boolean {
-    const type = d.artifactType;
-    if (
-      type !== undefined && type !== SIGSTORE_BUNDLE_V03_MEDIA_TYPE && type !== OCI_EMPTY_MEDIA_TYPE
-    ) {
-      return false;
-    }
-    const predicate = d.annotations[SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION];
-    return predicate === undefined || predicate === COSIGN_SIGN_PREDICATE_TYPE;
-  }
-
-  async function bundles(
-    api: Promise<unknown[] | undefined>,
-    fallback: Promise<unknown[]>,
-  ): Promise<StoredCosignSignature[]> {
-    const entries = [...(await api) ?? [], ...await fallback];
-    const seen = new Set<string>();
-    const candidates = entries.map(descriptor).filter((d): d is Descriptor => {
-      if (d === undefined || seen.has(d.digest) || !mayBeSignature(d)) return false;
-      seen.add(d.digest);
-      return true;
-    });
-    if (candidates.length > bounds.maxSignatures) {
-      throw new RegistryError(
-        `Cannot read signatures of "${subject}": it has ${candidates.length} referrers that may be signatures, more than ${bounds.maxSignatures}`,
-        { registry: ref.domain, repository: ref.path },
-      );
-    }
-    const read = await mapLimit(candidates, bounds.concurrency, async (d) => {
-      const where = `referrer ${d.digest}`;
-      const manifest = await manifestJson(undefined, d.digest, bounds.maxManifestBytes);
-      const json = manifest.json;
+  /** The bundle of one candidate, or undefined (the reason in `skipped`). */
+  async function bundleOf(c: Candidate): Promise<StoredCosignSignature | undefined> {
+    const where = `referrer ${c.digest}`;
+    try {
+      const { json } = await manifestJson(undefined, c.digest, bounds.maxManifestBytes);
       const manifestSubject = descriptor(json.subject);
       if (manifestSubject?.digest !== digest) {
         skipped.push(
@@ -329,18 +450,115 @@ export async function readCosignSignatures(
       }
       const bytes = await blob(layer, where);
       return bytes === undefined ? undefined : { format: "bundle" as const, bundle: bytes, where };
-    });
-    return read.filter((s) => s !== undefined);
+    } catch (error) {
+      if (!skippable(error)) throw error;
+      if (isBudgetSpent(error)) budgetSpent = true;
+      skipped.push(
+        isNotFound(error)
+          ? `${where} is listed but no longer exists: ${(error as Error).message}`
+          : `${where}: ${(error as Error).message}`,
+      );
+      return undefined;
+    }
   }
 
-  // The three lookups go out together; each waits for its own answer.
-  const api = apiReferrers();
-  const fallback = tagReferrers();
-  api.catch(() => {});
-  fallback.catch(() => {});
-  const [legacySignatures, bundleSignatures] = await Promise.all([
-    legacy(),
-    bundles(api, fallback),
-  ]);
-  return { signatures: [...legacySignatures, ...bundleSignatures], skipped };
+  let budgetSpent = false;
+
+  /**
+   * The bundles of the first `maxSignatures` candidates, in order, at most `concurrency` read
+   * at once and none before the iteration is near it.
+   */
+  async function* bundles(candidates: readonly Candidate[]) {
+    const chosen = candidates.slice(0, bounds.maxSignatures);
+    if (candidates.length > chosen.length) {
+      skipped.push(
+        `it has ${candidates.length} referrers that may be signatures, more than ${bounds.maxSignatures}: ` +
+          `${chosen.length} were read (those naming a signature first, newest first), ` +
+          `the other ${candidates.length - chosen.length} were not`,
+      );
+    }
+    const window: Promise<StoredCosignSignature | undefined>[] = [];
+    let next = 0;
+    const fill = () => {
+      while (window.length < bounds.concurrency && next < chosen.length && !budgetSpent) {
+        const read = bundleOf(chosen[next++]!);
+        read.catch(() => {}); // awaited below, or abandoned with the source
+        window.push(read);
+      }
+    };
+    fill();
+    while (window.length > 0) {
+      const signature = await window.shift()!;
+      fill();
+      if (signature !== undefined) yield signature;
+    }
+    if (next < chosen.length) {
+      skipped.push(
+        `${
+          chosen.length - next
+        } referrers that may be signatures were not read: the read budget of the image was spent`,
+      );
+    }
+  }
+
+  async function* produce(): AsyncGenerator<StoredCosignSignature> {
+    yield* await legacyRead;
+    const lists = await Promise.all([apiRead, tagRead]);
+    yield* bundles(newestFirst(lists));
+  }
+
+  // The three lookups go out together; each list is reduced to its candidates as it arrives.
+  const legacyRead = legacy();
+  const apiRead = apiCandidates();
+  const tagRead = tagCandidates();
+  for (const p of [legacyRead, apiRead, tagRead]) p.catch(() => {});
+
+  const producer = produce();
+  const read: StoredCosignSignature[] = [];
+  let finished = false;
+  let failure: { error: unknown } | undefined;
+  let pulling: Promise<void> | undefined;
+  /** Reads one more signature into `read` (one pull at a time, however many iterate). */
+  function pull(): Promise<void> {
+    pulling ??= producer.next().then(
+      (result) => {
+        if (result.done) finished = true;
+        else read.push(result.value);
+      },
+      (error) => {
+        failure = { error };
+      },
+    ).finally(() => {
+      pulling = undefined;
+    });
+    return pulling;
+  }
+
+  async function* signatures(): AsyncGenerator<StoredCosignSignature> {
+    for (let i = 0;;) {
+      if (i < read.length) {
+        yield read[i++]!;
+        continue;
+      }
+      if (failure !== undefined) throw failure.error;
+      if (finished) return;
+      await pull();
+    }
+  }
+
+  const dispose = () => stop.abort(new DOMException("the signatures were read", "AbortError"));
+  return { signatures, skipped, [Symbol.dispose]: dispose };
+}
+
+/** Reads every cosign signature of `ref`'s `digest` (legacy layers, then bundles). */
+export async function readCosignSignatures(
+  client: RegistryClient,
+  ref: ImageReference,
+  digest: string,
+  options: CosignReadOptions = {},
+): Promise<StoredCosignSignatures> {
+  using source = openCosignSignatures(client, ref, digest, options);
+  const signatures: StoredCosignSignature[] = [];
+  for await (const signature of source.signatures()) signatures.push(signature);
+  return { signatures, skipped: [...source.skipped] };
 }

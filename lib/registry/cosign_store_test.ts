@@ -5,15 +5,19 @@ import { SIGSTORE_BUNDLE_V03_MEDIA_TYPE } from "../signature/cosign_media_types.
 import type { StoredCosignSignature } from "./cosign_store.ts";
 import {
   cosignLayout,
+  junkReferrers,
+  mergeLayouts,
   pushCosignSignatures,
   serveReferrersRegistry,
   unrelatedReferrer,
 } from "../../tests/fakes/cosign_registry.ts";
 import { buildOciLayout, skopeoPush } from "../../tests/env/oci_layout.ts";
 import { createRegistryClient } from "./client.ts";
-import { readCosignSignatures } from "./cosign_store.ts";
+import { openCosignSignatures, readCosignSignatures } from "./cosign_store.ts";
+import { OCI_MANIFEST } from "./media_types.ts";
 import { cosignDockerReference } from "../signature/cosign_payloads.ts";
 import { DigestMismatchError } from "./errors.ts";
+import { serve } from "../../tests/fakes/loopback_server.ts";
 import { readBudget } from "../read_budget.ts";
 
 const encoder = new TextEncoder();
@@ -83,7 +87,15 @@ Deno.test("readCosignSignatures() finds bundles through the referrers API whatev
     DIGEST,
   );
   assert.equal(read.signatures.length, 1);
-  assert.ok(server.requests.some((r) => r.path === `/v2/team/app/referrers/${DIGEST}`));
+  // Asked for bundles only; this registry ignores the filter, the reader filters itself.
+  assert.ok(
+    server.requests.some((r) =>
+      r.path ===
+        `/v2/team/app/referrers/${DIGEST}?artifactType=${
+          encodeURIComponent(SIGSTORE_BUNDLE_V03_MEDIA_TYPE)
+        }`
+    ),
+  );
 });
 
 Deno.test("readCosignSignatures() skips referrers of another subject listed for the image", async () => {
@@ -106,41 +118,213 @@ Deno.test("readCosignSignatures() skips referrers of another subject listed for 
   assert.match(read.skipped[0]!, new RegExp(`its subject is ${other}, not the image`));
 });
 
-Deno.test("readCosignSignatures() refuses thousands of referrers that may be signatures, without reading them", async () => {
-  const layout = await cosignLayout(DIGEST, [bundle(1)]);
-  const many = Array.from({ length: 3000 }, (_, i) => unrelatedReferrer(i));
+Deno.test("readCosignSignatures() refuses a referrers answer of thousands of candidates by its count of values, without reading one, and still reads the .sig", async () => {
+  const layout = await cosignLayout(DIGEST, [legacy(1), bundle(1)]);
+  // 400 × 13 values in some 110 KB: within the bytes, over the values.
+  const many = Array.from({ length: 400 }, (_, i) => unrelatedReferrer(i));
   await using server = serveReferrersRegistry({ layout, referrers: () => many });
   using client = createRegistryClient({ insecureRegistries: [server.host] });
-  await assert.rejects(
-    readCosignSignatures(client, parseReference(`${server.host}/team/app`), DIGEST),
-    /it has 3000 referrers that may be signatures, more than 64/,
+  const read = await readCosignSignatures(
+    client,
+    parseReference(`${server.host}/team/app`),
+    DIGEST,
   );
-  // Only the three lookups were made: no referrer manifest was read.
-  assert.ok(server.requests.length <= 4, `${server.requests.length} requests`);
+  assert.deepEqual(read.signatures.map((s) => s.format), ["legacy"]);
+  assert.match(
+    read.skipped.join("\n"),
+    /the referrers list was not used: .*the referrers answer holds more than 4096 JSON values/,
+  );
+  // No referrer manifest was read: the lookups and the .sig's blobs only.
+  assert.equal(server.requests.filter((r) => r.path.includes("/manifests/sha256:")).length, 0);
 });
 
-Deno.test("readCosignSignatures() passes over referrers of other artifact types, and refuses an index over its bound", async () => {
-  const layout = await cosignLayout(DIGEST, [bundle(1)]);
-  const sboms = Array.from(
-    { length: 3000 },
-    (_, i) => unrelatedReferrer(i, "application/spdx+json"),
+Deno.test("readCosignSignatures() refuses {},{},… by its bytes, or in one linear pass by its values, without parsing them", async () => {
+  const layout = await cosignLayout(DIGEST, [legacy(1)]);
+  let count = 333_260; // 999,887 bytes
+  await using server = serveReferrersRegistry({
+    layout,
+    referrersBody: () => `{"manifests":[${"{},".repeat(count - 1)}{}]}`,
+  });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  const ref = parseReference(`${server.host}/team/app`);
+  const huge = await readCosignSignatures(client, ref, DIGEST);
+  assert.equal(huge.signatures.length, 1);
+  assert.match(huge.skipped.join("\n"), /the referrers list was not used: .*larger than/);
+  count = 43_000; // 129,016 bytes, under the 128 KiB
+  const many = await readCosignSignatures(client, ref, DIGEST);
+  assert.equal(many.signatures.length, 1);
+  assert.match(many.skipped.join("\n"), /holds more than 4096 JSON values/);
+});
+
+Deno.test("openCosignSignatures() reads no referrer while the .sig signature is all the verifier needs", async () => {
+  const junk = await junkReferrers(DIGEST, 70, "garbage-bundle");
+  const layout = mergeLayouts(await cosignLayout(DIGEST, [legacy(1)]), junk);
+  await using server = serveReferrersRegistry({ layout });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  {
+    using source = openCosignSignatures(
+      client,
+      parseReference(`${server.host}/team/app`),
+      DIGEST,
+    );
+    for await (const signature of source.signatures()) {
+      assert.equal(signature.format, "legacy");
+      break;
+    }
+  }
+  // No junk manifest was read, nor its blob: the .sig's payload (guessed, then listed) only.
+  const referrerReads = server.requests.filter((r) => r.path.includes("/manifests/sha256:"));
+  assert.equal(referrerReads.length, 0, referrerReads.map((r) => r.path).join(", "));
+  assert.ok(server.requests.filter((r) => r.path.includes("/blobs/")).length <= 2);
+});
+
+Deno.test("readCosignSignatures() finds a bundle among junk referrers: other types passed over, garbage bundles skipped, the bound named", async () => {
+  const valid = await cosignLayout(DIGEST, [bundle(7)]);
+  // Junk of other types the registry lists as "may be a signature" (go-containerregistry
+  // reports the empty config type): read after every referrer named a signature.
+  const other = await junkReferrers(DIGEST, 80, "other-type", { created: "2099-01-01T00:00:00Z" });
+  const garbage = await junkReferrers(DIGEST, 30, "garbage-bundle");
+  const notBundle = await junkReferrers(DIGEST, 5, "not-a-bundle");
+  const layout = mergeLayouts(mergeLayouts(mergeLayouts(valid, other), garbage), notBundle);
+  await using server = serveReferrersRegistry({ layout });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  const read = await readCosignSignatures(
+    client,
+    parseReference(`${server.host}/team/app`),
+    DIGEST,
   );
+  const texts = read.signatures.map((s) =>
+    new TextDecoder().decode(s.format === "bundle" ? s.bundle : s.payload)
+  );
+  assert.ok(texts.includes('{"bundle":7}'), texts.join(", "));
+  assert.equal(read.signatures.length, 31); // the valid one and 30 garbage bundles, for the verifier
+  assert.match(
+    read.skipped.join("\n"),
+    /it has 116 referrers that may be signatures, more than 64: 64 were read \(those naming a signature first, newest first\), the other 52 were not/,
+  );
+  assert.equal(read.skipped.filter((r) => /not a sigstore bundle referrer/.test(r)).length, 33);
+});
+
+Deno.test("readCosignSignatures() with a registry that applies the artifactType filter reads only what it lists", async () => {
+  const valid = await cosignLayout(DIGEST, [bundle(7)]);
+  const other = await junkReferrers(DIGEST, 200, "other-type");
+  const layout = mergeLayouts(valid, other);
+  const listed = [...layout.manifests].map(([digest, object]) => {
+    const doc = JSON.parse(new TextDecoder().decode(object.bytes));
+    return {
+      mediaType: OCI_MANIFEST,
+      digest,
+      size: object.bytes.byteLength,
+      artifactType: doc.artifactType,
+      annotations: doc.annotations,
+    };
+  });
+  await using server = serveReferrersRegistry({
+    layout,
+    referrers: () => listed,
+    applyFilter: true,
+  });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  const read = await readCosignSignatures(
+    client,
+    parseReference(`${server.host}/team/app`),
+    DIGEST,
+  );
+  assert.equal(read.signatures.length, 1);
+  assert.deepEqual(read.skipped, []);
+  const manifestReads = server.requests.filter((r) => r.path.includes("/manifests/sha256:"));
+  assert.equal(manifestReads.length, 1);
+});
+
+Deno.test("readCosignSignatures() denies naming the bound when junk newer than the signature fills it", async () => {
+  const valid = await cosignLayout(DIGEST, [bundle(7)], { distinct: false });
+  const garbage = await junkReferrers(DIGEST, 65, "garbage-bundle", {
+    created: "2099-01-01T00:00:00Z",
+  });
+  await using server = serveReferrersRegistry({ layout: mergeLayouts(valid, garbage) });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  const read = await readCosignSignatures(
+    client,
+    parseReference(`${server.host}/team/app`),
+    DIGEST,
+  );
+  assert.equal(read.signatures.length, 64);
+  assert.match(read.skipped.join("\n"), /it has 66 referrers that may be signatures, more than 64/);
+});
+
+Deno.test("readCosignSignatures() skips a fallback-index entry that no longer exists, that entry only", async () => {
+  const both = await cosignLayout(DIGEST, [bundle(1), bundle(2)], { fallbackTag: true });
+  // The first bundle's referrer manifest was deleted; the index still lists it.
+  const deleted =
+    [...both.manifests].find(([, o]) =>
+      o.tag === undefined && new TextDecoder().decode(o.bytes).includes(
+        [...both.blobs].find(([, b]) => new TextDecoder().decode(b) === '{"bundle":1}')![0],
+      )
+    )![0];
+  both.manifests.delete(deleted);
+  await using server = serveReferrersRegistry({ layout: both, referrers: "unsupported" });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  const read = await readCosignSignatures(
+    client,
+    parseReference(`${server.host}/team/app`),
+    DIGEST,
+  );
+  assert.deepEqual(
+    read.signatures.map((s) => new TextDecoder().decode((s as { bundle: Uint8Array }).bundle)),
+    ['{"bundle":2}'],
+  );
+  assert.equal(read.skipped.length, 1);
+  assert.match(
+    read.skipped[0]!,
+    new RegExp(`referrer ${deleted} is listed but no longer exists: .*MANIFEST_UNKNOWN`),
+  );
+});
+
+Deno.test("readCosignSignatures() stops reading junk once the image's read budget is spent, and says so", async () => {
+  const valid = await cosignLayout(DIGEST, [legacy(1)]);
+  const garbage = await junkReferrers(DIGEST, 60, "garbage-bundle");
+  await using server = serveReferrersRegistry({ layout: mergeLayouts(valid, garbage) });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  const read = await readCosignSignatures(
+    client,
+    parseReference(`${server.host}/team/app`),
+    DIGEST,
+    { budget: readBudget(48 * 1024) },
+  );
+  assert.equal(read.signatures[0]!.format, "legacy");
+  assert.match(read.skipped.join("\n"), /passed the limit of 48 KiB read for one image/);
+  assert.match(read.skipped.join("\n"), /were not read: the read budget of the image was spent/);
+});
+
+Deno.test("readCosignSignatures() passes over referrers of other artifact types, and skips a list over its bounds", async () => {
+  const layout = await cosignLayout(DIGEST, [bundle(1)]);
+  const sboms = (n: number) =>
+    Array.from({ length: n }, (_, i) => unrelatedReferrer(i, "application/spdx+json"));
   const signature = [...layout.manifests].map(([digest, object]) => ({
     mediaType: object.mediaType,
     digest,
     size: object.bytes.byteLength,
   }));
+  let listed = sboms(200);
   await using server = serveReferrersRegistry({
     layout,
-    referrers: () => [...sboms, ...signature],
+    referrers: () => [...listed, ...signature],
   });
   using client = createRegistryClient({ insecureRegistries: [server.host] });
   const ref = parseReference(`${server.host}/team/app`);
   assert.equal((await readCosignSignatures(client, ref, DIGEST)).signatures.length, 1);
-  await assert.rejects(
-    readCosignSignatures(client, ref, DIGEST, { bounds: { maxIndexBytes: 64 * 1024 } }),
-    /larger than/,
-  );
+  // Only the signature's manifest was read.
+  assert.equal(server.requests.filter((r) => r.path.includes("/manifests/sha256:")).length, 1);
+  const small = await readCosignSignatures(client, ref, DIGEST, {
+    bounds: { maxIndexBytes: 16 * 1024 },
+  });
+  assert.equal(small.signatures.length, 0);
+  assert.match(small.skipped.join("\n"), /the referrers list was not used: .*larger than/);
+  // Hundreds of other artifacts on a registry that does not filter: more values than counted.
+  listed = sboms(400);
+  const many = await readCosignSignatures(client, ref, DIGEST);
+  assert.equal(many.signatures.length, 0);
+  assert.match(many.skipped.join("\n"), /holds more than 4096 JSON values/);
 });
 
 Deno.test("readCosignSignatures() follows referrers pages on the same registry", async () => {
@@ -225,4 +409,45 @@ Deno.test("readCosignSignatures() reads the payload cosign writes beside the .si
     const blobs = server.requests.filter((r) => r.path.includes("/blobs/"));
     assert.equal(blobs.length, blobReads, `${named}: ${blobs.map((b) => b.path).join(", ")}`);
   }
+});
+
+Deno.test("openCosignSignatures() aborts what it still reads once disposed of", async () => {
+  const layout = await cosignLayout(DIGEST, [legacy(1)]);
+  let aborted = 0;
+  let waiting = 0;
+  await using server = serve(async (request) => {
+    const url = new URL(request.url);
+    if (
+      url.pathname.includes("/referrers/") || url.pathname.endsWith(`sha256-${"ab".repeat(32)}`)
+    ) {
+      // Never answered: the referrers list and the fallback index wait for the client.
+      waiting++;
+      await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
+      aborted++;
+      return new Response(null, { status: 504 });
+    }
+    const parts = url.pathname.split("/");
+    const reference = decodeURIComponent(parts.at(-1)!);
+    if (parts.at(-2) === "blobs") {
+      const bytes = layout.blobs.get(reference);
+      return bytes ? new Response(bytes as BodyInit) : new Response(null, { status: 404 });
+    }
+    const object = [...layout.manifests.values()].find((o) => o.tag === reference);
+    return object
+      ? new Response(object.bytes as BodyInit, { headers: { "content-type": OCI_MANIFEST } })
+      : Response.json({ errors: [{ code: "MANIFEST_UNKNOWN" }] }, { status: 404 });
+  });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  {
+    using source = openCosignSignatures(client, parseReference(`${server.host}/team/app`), DIGEST);
+    for await (const signature of source.signatures()) {
+      assert.equal(signature.format, "legacy");
+      break;
+    }
+    for (let i = 0; i < 500 && waiting < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(waiting, 2);
+  }
+  // Both unanswered requests were given up when the source was disposed of.
+  for (let i = 0; i < 100 && aborted < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(aborted, 2);
 });

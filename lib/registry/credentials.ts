@@ -16,6 +16,7 @@
 
 import { decodeBase64 as decodeBytes } from "../base64.ts";
 import { CredentialsError } from "./errors.ts";
+import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
 
 /** A username and password for a registry. */
 export interface Credential {
@@ -77,12 +78,21 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Parses JSON, failing with a message that does not quote the text. */
+/**
+ * The shape of a credentials file or pull Secret, bounded before it is parsed: 4,096 registries
+ * of a few fields each, 16 levels deep.
+ */
+const CREDENTIALS_JSON_LIMITS = { maxValues: 65_536, maxDepth: 16 };
+
+/** Parses JSON within its shape, failing with a message that does not quote the text. */
 function parseJson(text: string, source: string, what: string): unknown {
   try {
-    return JSON.parse(text);
-  } catch {
-    throw new CredentialsError(source, `${what} is not valid JSON`);
+    return parseJsonWithin(text, CREDENTIALS_JSON_LIMITS, what);
+  } catch (error) {
+    throw new CredentialsError(
+      source,
+      error instanceof JsonShapeError ? error.message : `${what} is not valid JSON`,
+    );
   }
 }
 

@@ -20,6 +20,7 @@ import { formatReference, type ImageReference, isDigest } from "../image/mod.ts"
 import type { RegistryClient, RequestOptions } from "./client.ts";
 import { registryErrorFromResponse } from "./client.ts";
 import { RegistryError } from "./errors.ts";
+import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
 import {
   collectSignatures,
   type SignatureReadOptions,
@@ -32,6 +33,12 @@ export const EXTENSION_SIGNATURE_SCHEMA_VERSION = 2;
 export const EXTENSION_SIGNATURE_TYPE = "atomic";
 /** The largest signature list read: 4 MiB, as containers/image uses. */
 export const DEFAULT_MAX_SIGNATURE_LIST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The shape of a signature list, bounded before it is parsed: 1,024 signatures of 9 values
+ * (`{"schemaVersion", "type", "name", "content"}`) and room to spare, 8 levels deep.
+ */
+const SIGNATURE_LIST_JSON_LIMITS = { maxValues: 16_384, maxDepth: 8 };
 
 /** One signature object of the extension API. */
 export interface ExtensionSignature {
@@ -134,10 +141,12 @@ export function createExtensionSignatureStore(
     }
     let doc: unknown;
     try {
-      doc = JSON.parse(new TextDecoder().decode(response.body));
-    } catch {
+      doc = parseJsonWithin(response.body, SIGNATURE_LIST_JSON_LIMITS, "the signature list");
+    } catch (error) {
       throw new RegistryError(
-        `Cannot ${action} "${subject(ref, digest)}": the signature list is not valid JSON`,
+        `Cannot ${action} "${subject(ref, digest)}": ${
+          error instanceof JsonShapeError ? error.message : "the signature list is not valid JSON"
+        }`,
         { ...target, status: response.status },
       );
     }

@@ -8,6 +8,15 @@
  *
  * @module
  */
+import type { JsonShapeLimits } from "../json_shape.ts";
+import { parseJsonWithin } from "../json_shape.ts";
+
+/**
+ * The shape of a manifest or an index, bounded before it is parsed: one of 127 layers or of 256
+ * platforms, each with a few annotations, has about 3,000 values and is 5 levels deep; these
+ * bounds hold 8,192 values (at most about 512 KiB of heap) nested 16 deep.
+ */
+export const MANIFEST_JSON_LIMITS: JsonShapeLimits = { maxValues: 8192, maxDepth: 16 };
 
 /** An OCI image index (multi-platform image). */
 export const OCI_INDEX = "application/vnd.oci.image.index.v1+json";
@@ -62,7 +71,7 @@ export function manifestMediaType(contentType: string | null, bytes?: Uint8Array
   }
   if (bytes === undefined) return declared;
   try {
-    const doc: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    const doc = parseJsonWithin(bytes, MANIFEST_JSON_LIMITS, "the manifest");
     if (typeof doc !== "object" || doc === null) return declared;
     const record = doc as Record<string, unknown>;
     if (typeof record.mediaType === "string") return record.mediaType;
@@ -70,7 +79,8 @@ export function manifestMediaType(contentType: string | null, bytes?: Uint8Array
     if (Array.isArray(record.manifests)) return OCI_INDEX;
     if (typeof record.config === "object" && record.config !== null) return OCI_MANIFEST;
   } catch {
-    // not JSON: keep what the server said
+    // not JSON (or past its shape, which the reading of the manifest refuses): keep what the
+    // server said
   }
   return declared;
 }

@@ -46,3 +46,12 @@ Deno.test("isIndexMediaType() and isSchema1MediaType() classify media types", ()
   assert.equal(isSchema1MediaType(DOCKER_SCHEMA1_SIGNED), true);
   assert.equal(isSchema1MediaType(DOCKER_MANIFEST), false);
 });
+
+Deno.test("manifestMediaType() keeps what the server said for a document past a manifest's shape", () => {
+  const crowded = new TextEncoder().encode(
+    `{"mediaType":"${OCI_INDEX}","manifests":[${"{},".repeat(9000)}{}]}`,
+  );
+  assert.equal(manifestMediaType("application/json", crowded), "application/json");
+  const index = new TextEncoder().encode(`{"mediaType":"${OCI_INDEX}","manifests":[]}`);
+  assert.equal(manifestMediaType("application/json", index), OCI_INDEX);
+});

@@ -25,6 +25,7 @@ import { decodeBase64, encodeBase64 } from "../base64.ts";
 import { decodePem, encodePem, PemSyntaxError } from "../pem.ts";
 import { InvalidKeyError, KeyGenerationError } from "./keys.ts";
 import { PUBLIC_KEY_PEM_LABEL } from "./cosign_media_types.ts";
+import { parseJsonWithin } from "../json_shape.ts";
 
 /** The PEM label cosign v2+ writes for its encrypted private keys. */
 export const SIGSTORE_PRIVATE_KEY_PEM_LABEL = "ENCRYPTED SIGSTORE PRIVATE KEY";
@@ -214,9 +215,14 @@ function parseSealedKey(body: Uint8Array): SealedKey {
   };
   let doc: unknown;
   try {
-    doc = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
+    // `{"kdf": {"name", "params": {"N", "r", "p"}, "salt"}, "cipher": {…}, "ciphertext"}`.
+    doc = parseJsonWithin(
+      new TextDecoder("utf-8", { fatal: true }).decode(body),
+      { maxValues: 256, maxDepth: 8 },
+      "its body",
+    );
   } catch {
-    return bad("its body is not JSON");
+    return bad("its body is not JSON of a sealed key");
   }
   const kdf = field(doc, "kdf");
   const params = field(kdf, "params");

@@ -8,7 +8,14 @@
  */
 
 import * as openpgp from "openpgp";
-import { ToolkitError } from "../errors.ts";
+import { InvalidKeyError, KeyGenerationError } from "./key_errors.ts";
+import {
+  checkKeyTextSize,
+  type KeyBounds,
+  KeyNotAcceptedError,
+  MAX_OPENPGP_KEYS,
+  rsaKeyProblem,
+} from "./key_bounds.ts";
 import { OPENPGP_CONFIG, OPENPGP_FULL_CONFIG } from "./_config.ts";
 
 /** An OpenPGP public key (an openpgp.js key object), as {@linkcode readPublicKeys} returns. */
@@ -17,30 +24,7 @@ export type PublicKey = openpgp.PublicKey;
 /** An OpenPGP private key (an openpgp.js key object), decrypted and ready to sign. */
 export type PrivateKey = openpgp.PrivateKey;
 
-/** Key material that cannot be read or used. */
-export class InvalidKeyError extends ToolkitError {
-  /**
-   * True when the key is of the right kind but its passphrase or password is wrong (or the key
-   * damaged); false when the key is not what was asked for (a public key for a private one).
-   */
-  readonly wrongSecret: boolean;
-
-  /** Creates the error; the message says what is wrong. */
-  constructor(message: string, options?: ErrorOptions & { readonly wrongSecret?: boolean }) {
-    super(message, options);
-    this.name = "InvalidKeyError";
-    this.wrongSecret = options?.wrongSecret ?? false;
-  }
-}
-
-/** A key pair that could not be generated. */
-export class KeyGenerationError extends ToolkitError {
-  /** Creates the error; the message says what is wrong. */
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "KeyGenerationError";
-  }
-}
+export { InvalidKeyError, KeyGenerationError } from "./key_errors.ts";
 
 const ARMOR_BLOCK_REGEXP = /-----BEGIN PGP ([A-Z ]+?)-----[\s\S]*?-----END PGP \1-----/g;
 const ARMOR_BEGIN_REGEXP = /-----BEGIN PGP ([A-Z ,/0-9]+?)-----/;
@@ -64,36 +48,93 @@ function armouredText(input: Uint8Array): string | undefined {
   }
 }
 
-/** Whether a key packet can make signatures with an algorithm toolkit accepts. */
-function describeSigningAlgorithm(info: openpgp.AlgorithmInfo): string | undefined {
+/** The smallest RSA modulus accepted: "2048-bit" keys sometimes have 2047 bits. */
+const MIN_OPENPGP_RSA_BITS = 2047;
+
+/**
+ * The curves of ECDSA keys accepted: those openpgp.js verifies with the runtime's WebCrypto
+ * (brainpool and secp256k1 would be JavaScript arithmetic, several milliseconds a check).
+ */
+const ECDSA_CURVES: ReadonlySet<string> = new Set(["nistP256", "nistP384", "nistP521"]);
+
+/** The key algorithms that can make signatures (the others only encrypt). */
+const SIGNING_ALGORITHMS: ReadonlySet<string> = new Set([
+  "rsaEncryptSign",
+  "rsaSign",
+  "ecdsa",
+  "eddsaLegacy",
+  "ed25519",
+]);
+
+/** What the check reads of a key or subkey packet. */
+type KeyPacket = Pick<openpgp.PublicKeyPacket, "getAlgorithmInfo" | "publicParams">;
+
+/** What is wrong with a key or subkey packet; undefined when toolkit accepts it. */
+function packetProblem(packet: KeyPacket, bounds: KeyBounds): string | undefined {
+  const info = packet.getAlgorithmInfo();
   switch (info.algorithm) {
     case "rsaEncryptSign":
     case "rsaSign":
-      return (info.bits ?? 0) >= 2047 ? undefined : `RSA ${info.bits ?? 0}-bit (too weak)`;
+    case "rsaEncrypt": {
+      const { e } = packet.publicParams as { e?: Uint8Array };
+      return rsaKeyProblem(info.bits ?? 0, e ?? new Uint8Array(0), bounds, MIN_OPENPGP_RSA_BITS);
+    }
     case "ecdsa":
-      return info.curve === "secp256k1" ? "ECDSA on secp256k1 (not accepted)" : undefined;
+      return ECDSA_CURVES.has(String(info.curve))
+        ? undefined
+        : `ECDSA on ${info.curve ?? "an unknown curve"} is not accepted (P-256, P-384 or P-521)`;
     case "eddsaLegacy":
+      return info.curve === "ed25519Legacy"
+        ? undefined
+        : `EdDSA on ${info.curve ?? "an unknown curve"} is not accepted (Ed25519)`;
     case "ed25519":
-    case "ed448":
+    // Encryption keys never verify anything: any curve openpgp.js reads.
+    case "ecdh":
+    case "x25519":
+    case "x448":
       return undefined;
+    case "dsa":
+      return "DSA keys are not accepted (use RSA, ECDSA or Ed25519)";
+    case "elgamal":
+      return "ElGamal keys are not accepted (use RSA, ECDSA or Ed25519)";
+    case "ed448":
+      return "Ed448 keys are not accepted (their checks are JavaScript arithmetic; use Ed25519)";
     default:
-      return `${info.algorithm} (cannot verify signatures or is not accepted)`;
+      return `${info.algorithm} keys are not accepted (use RSA, ECDSA or Ed25519)`;
   }
 }
 
-/** Throws unless the key has a primary key or subkey that can verify signatures. */
-function checkUsable(key: PublicKey): void {
-  const problems: string[] = [];
-  for (const packet of [key, ...key.subkeys]) {
-    const problem = describeSigningAlgorithm(packet.getAlgorithmInfo());
-    if (problem === undefined) return;
-    problems.push(problem);
+/**
+ * Checks every key and subkey of `key` against toolkit's accepted algorithms, curves and
+ * {@linkcode KeyBounds}, and that one of them can verify signatures.
+ *
+ * @throws {KeyNotAcceptedError} naming the first key or subkey that is not accepted, by
+ * fingerprint.
+ */
+export function checkPublicKey(key: openpgp.Key, bounds: KeyBounds = {}): void {
+  const fingerprint = keyFingerprint(key);
+  const primaryProblem = packetProblem(key.keyPacket, bounds);
+  if (primaryProblem !== undefined) {
+    throw new KeyNotAcceptedError(`key "${fingerprint}"`, primaryProblem);
   }
-  throw new InvalidKeyError(
-    `Cannot use public key "${keyFingerprint(key)}": it has no key that can verify signatures (${
-      problems.join(", ")
-    })`,
+  for (const subkey of key.subkeys) {
+    const problem = packetProblem(subkey.keyPacket, bounds);
+    if (problem !== undefined) {
+      throw new KeyNotAcceptedError(
+        `key "${fingerprint}" subkey "${subkey.getFingerprint().toUpperCase()}"`,
+        problem,
+      );
+    }
+  }
+  const algorithms = [key.keyPacket, ...key.subkeys.map((s) => s.keyPacket)].map((p) =>
+    p.getAlgorithmInfo().algorithm
   );
+  if (!algorithms.some((a) => SIGNING_ALGORITHMS.has(a))) {
+    throw new KeyNotAcceptedError(
+      `key "${fingerprint}"`,
+      `it has no key that can verify signatures (${algorithms.join(", ")} only encrypt)`,
+    );
+  }
 }
 
 async function readBlock(block: string | Uint8Array, where: string): Promise<openpgp.Key[]> {
@@ -112,13 +153,21 @@ async function readBlock(block: string | Uint8Array, where: string): Promise<ope
 /**
  * Reads every public key in `input`: an armoured `PGP PUBLIC KEY BLOCK` (which may hold several
  * keys), several such blocks one after the other (text around them is ignored), or binary key
- * packets (`gpg --export`). The same key given twice is merged into one. Each key must have a
- * primary key or subkey that can verify signatures with an accepted algorithm.
+ * packets (`gpg --export`). The same key given twice is merged into one. Every key and subkey
+ * must be of an accepted algorithm and within `bounds` ({@linkcode checkPublicKey}), and each
+ * key must have one that can verify signatures.
  *
- * @throws {InvalidKeyError} when the input is empty, holds no public key, holds a private key,
- * cannot be parsed, or holds a key that cannot verify signatures.
+ * @throws {KeyNotAcceptedError} naming the key or subkey that is not accepted (too large an RSA
+ * modulus or exponent, DSA, ElGamal, a curve not accepted, no key that can verify);
+ * {@linkcode InvalidKeyError} when the input is empty or larger than
+ * `MAX_PUBLIC_KEY_BYTES`, holds no public key or more than
+ * {@linkcode MAX_OPENPGP_KEYS}, holds a private key, or cannot be parsed.
  */
-export async function readPublicKeys(input: string | Uint8Array): Promise<PublicKey[]> {
+export async function readPublicKeys(
+  input: string | Uint8Array,
+  bounds: KeyBounds = {},
+): Promise<PublicKey[]> {
+  checkKeyTextSize(input);
   const text = typeof input === "string" ? input : armouredText(input);
   const blocks: Array<string | Uint8Array> = [];
   if (text === undefined) {
@@ -159,7 +208,7 @@ export async function readPublicKeys(input: string | Uint8Array): Promise<Public
           "Cannot read public keys: the input holds a private key; give the public key (gpg --armor --export)",
         );
       }
-      checkUsable(key);
+      checkPublicKey(key, bounds);
       const fingerprint = keyFingerprint(key);
       const seen = byFingerprint.get(fingerprint);
       if (seen === undefined) {
@@ -180,6 +229,11 @@ export async function readPublicKeys(input: string | Uint8Array): Promise<Public
   }
   if (keys.length === 0) {
     throw new InvalidKeyError("Cannot read public keys: the input holds no key");
+  }
+  if (keys.length > MAX_OPENPGP_KEYS) {
+    throw new InvalidKeyError(
+      `Cannot read public keys: the input holds ${keys.length} keys, more than ${MAX_OPENPGP_KEYS}`,
+    );
   }
   return keys;
 }

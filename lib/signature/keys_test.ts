@@ -8,6 +8,21 @@ import {
   readPrivateKey,
   readPublicKeys,
 } from "./keys.ts";
+import { KeyNotAcceptedError, MAX_RSA_EXPONENT, maxRsaBits } from "./key_bounds.ts";
+import {
+  curveKey,
+  dsaKey,
+  ed448Key,
+  elgamalKey,
+  mpi,
+  oddNumberOfBits,
+  oid,
+  PGP_ALGORITHM,
+  PGP_CURVE_OID,
+  type PgpKeySpec,
+  pgpPublicKey,
+  rsaKey,
+} from "../../tests/fakes/hostile_keys.ts";
 
 const CREATED = new Date("2026-03-01T10:00:00Z");
 const clock = () => CREATED;
@@ -160,9 +175,10 @@ Deno.test("readPublicKeys() rejects a key too weak to verify signatures", async 
     userIDs: [{ name: "Weak" }],
     config: { minRSABits: 1024 },
   });
+  await assert.rejects(readPublicKeys(weak.publicKey), KeyNotAcceptedError);
   await assert.rejects(
     readPublicKeys(weak.publicKey),
-    /no key that can verify signatures \(RSA 1024-bit \(too weak\)/,
+    /^KeyNotAcceptedError: Cannot use key "[0-9A-F]{40}": RSA modulus of 1024 bits \(too weak: at least 2047 bits\)$/,
   );
 });
 
@@ -189,4 +205,154 @@ Deno.test("readPrivateKey() decrypts a protected key with the passphrase", async
 Deno.test("readPrivateKey() rejects a public key and garbage", async () => {
   await assert.rejects(readPrivateKey(rsa.publicKeyArmored), InvalidKeyError);
   await assert.rejects(readPrivateKey("nothing"), InvalidKeyError);
+});
+
+/** What reading `primary` (with `subkeys`) throws, or "accepted". */
+async function refusal(
+  primary: PgpKeySpec,
+  subkeys: PgpKeySpec[] = [],
+  bounds: Parameters<typeof readPublicKeys>[1] = {},
+): Promise<{ key: string; problem: string } | "accepted"> {
+  const key = await pgpPublicKey(primary, subkeys);
+  try {
+    await readPublicKeys(key.armored, bounds);
+    return "accepted";
+  } catch (error) {
+    if (!(error instanceof KeyNotAcceptedError)) throw error;
+    assert.equal(error.message, `Cannot use ${error.key}: ${error.problem}`);
+    return {
+      key: error.key.replace(key.fingerprint, "PRIMARY").replace(
+        key.subkeyFingerprints[0] ?? "-",
+        "SUB",
+      ),
+      problem: error.problem,
+    };
+  }
+}
+
+Deno.test("readPublicKeys() refuses, by fingerprint, an RSA key too large to check in bounded time", async () => {
+  // The key of issue #33: a 24,576-bit modulus and exponent (18 s of the event loop per check).
+  const huge = oddNumberOfBits(24576);
+  assert.deepEqual(await refusal(rsaKey(huge, huge)), {
+    key: 'key "PRIMARY"',
+    problem: "RSA modulus of 24576 bits, more than 4096",
+  });
+  assert.deepEqual(
+    await refusal(rsaKey(huge, 65537n), [], {
+      maxRsaBits: 8192,
+      maxRsaBitsSetting: "--max-rsa-key-bits",
+    }),
+    {
+      key: 'key "PRIMARY"',
+      problem: "RSA modulus of 24576 bits, more than 8192 (--max-rsa-key-bits)",
+    },
+  );
+  // 8192 bits only when allowed.
+  const n8192 = oddNumberOfBits(8192);
+  assert.deepEqual(await refusal(rsaKey(n8192, 65537n)), {
+    key: 'key "PRIMARY"',
+    problem: "RSA modulus of 8192 bits, more than 4096",
+  });
+  assert.equal(await refusal(rsaKey(n8192, 65537n), [], { maxRsaBits: 8192 }), "accepted");
+  assert.equal(await refusal(rsaKey(oddNumberOfBits(4096), 65537n)), "accepted");
+});
+
+Deno.test("readPublicKeys() accepts RSA public exponents that are odd, from 3 to 2^32, and no other", async () => {
+  const n = oddNumberOfBits(4096);
+  for (const e of [3n, 17n, 65537n, MAX_RSA_EXPONENT - 1n]) {
+    assert.equal(await refusal(rsaKey(n, e)), "accepted", `e = ${e}`);
+  }
+  const refused: [bigint, string][] = [
+    [oddNumberOfBits(24576), "RSA public exponent of 24576 bits, more than 2^32 (65537 is usual)"],
+    [MAX_RSA_EXPONENT + 1n, "RSA public exponent 4294967297, more than 2^32 (65537 is usual)"],
+    [65536n, "RSA public exponent 65536 (not an odd number of at least 3; 65537 is usual)"],
+    [1n, "RSA public exponent 1 (not an odd number of at least 3; 65537 is usual)"],
+  ];
+  for (const [e, problem] of refused) {
+    assert.deepEqual(await refusal(rsaKey(n, e)), { key: 'key "PRIMARY"', problem });
+  }
+});
+
+Deno.test("readPublicKeys() checks every subkey, naming the one refused", async () => {
+  const good = rsaKey(oddNumberOfBits(3072), 65537n);
+  const huge = oddNumberOfBits(24576);
+  assert.deepEqual(await refusal(good, [rsaKey(huge, huge)]), {
+    key: 'key "PRIMARY" subkey "SUB"',
+    problem: "RSA modulus of 24576 bits, more than 4096",
+  });
+  // An encryption-only RSA subkey is bounded too.
+  assert.deepEqual(await refusal(good, [rsaKey(huge, 65537n, PGP_ALGORITHM.rsaEncrypt)]), {
+    key: 'key "PRIMARY" subkey "SUB"',
+    problem: "RSA modulus of 24576 bits, more than 4096",
+  });
+  assert.deepEqual(await refusal(good, [elgamalKey()]), {
+    key: 'key "PRIMARY" subkey "SUB"',
+    problem: "ElGamal keys are not accepted (use RSA, ECDSA or Ed25519)",
+  });
+  assert.deepEqual(await refusal(good, [dsaKey()]), {
+    key: 'key "PRIMARY" subkey "SUB"',
+    problem: "DSA keys are not accepted (use RSA, ECDSA or Ed25519)",
+  });
+  // ECDH (encryption) subkeys on any curve are accepted: they never verify anything.
+  assert.equal(
+    await refusal(good, [curveKey(PGP_CURVE_OID.curve25519Legacy, 33, PGP_ALGORITHM.ecdh)]),
+    "accepted",
+  );
+});
+
+Deno.test("readPublicKeys() refuses DSA, ElGamal, Ed448 and curves not verified natively", async () => {
+  const cases: [PgpKeySpec, string][] = [
+    [dsaKey(), "DSA keys are not accepted (use RSA, ECDSA or Ed25519)"],
+    [elgamalKey(), "ElGamal keys are not accepted (use RSA, ECDSA or Ed25519)"],
+    [
+      curveKey(PGP_CURVE_OID.secp256k1, 65),
+      "ECDSA on secp256k1 is not accepted (P-256, P-384 or P-521)",
+    ],
+    [
+      curveKey(PGP_CURVE_OID.brainpoolP512r1, 129),
+      "ECDSA on brainpoolP512r1 is not accepted (P-256, P-384 or P-521)",
+    ],
+    [
+      ed448Key(),
+      "Ed448 keys are not accepted (their checks are JavaScript arithmetic; use Ed25519)",
+    ],
+  ];
+  for (const [spec, problem] of cases) {
+    assert.deepEqual(await refusal(spec), { key: 'key "PRIMARY"', problem });
+  }
+  assert.equal(await refusal(curveKey(PGP_CURVE_OID.nistP521, 133)), "accepted");
+  assert.equal(
+    await refusal(curveKey(PGP_CURVE_OID.ed25519Legacy, 33, PGP_ALGORITHM.eddsaLegacy)),
+    "accepted",
+  );
+});
+
+Deno.test("maxRsaBits() allows a bound from 2048 to 8192 bits", () => {
+  assert.equal(maxRsaBits(), 4096);
+  assert.equal(maxRsaBits({ maxRsaBits: 8192 }), 8192);
+  for (const bits of [8193, 16384, 1024, 4096.5]) {
+    assert.throws(() => maxRsaBits({ maxRsaBits: bits }), RangeError);
+  }
+});
+
+Deno.test("readPublicKeys() reads at most 64 KiB of key text and 64 keys", async () => {
+  const key = await pgpPublicKey(rsaKey(oddNumberOfBits(3072), 65537n));
+  const padding = "x".repeat(64 * 1024);
+  await assert.rejects(
+    readPublicKeys(`${padding}\n${key.armored}`),
+    /^InvalidKeyError: Cannot read public keys: the text is 6\d{4} bytes, more than 65536 \(give only the signing keys/,
+  );
+  // 65 distinct Ed25519 keys (their points noise).
+  const many = await Promise.all(
+    Array.from({ length: 65 }, (_, i) =>
+      pgpPublicKey({
+        algorithm: PGP_ALGORITHM.eddsaLegacy,
+        fields: [oid(PGP_CURVE_OID.ed25519Legacy), mpi((0x40n << 256n) | BigInt(i + 1))],
+      })),
+  );
+  await assert.rejects(
+    readPublicKeys(many.map((k) => k.armored).join("")),
+    /holds 65 keys, more than 64$/,
+  );
+  assert.equal((await readPublicKeys(many.slice(1).map((k) => k.armored).join(""))).length, 64);
 });

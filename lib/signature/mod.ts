@@ -26,6 +26,7 @@
  */
 export * from "./identity.ts";
 export * from "./keys.ts";
+export * from "./key_bounds.ts";
 export * from "./payload.ts";
 export * from "./sign.ts";
 export * from "./verify.ts";

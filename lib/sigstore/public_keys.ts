@@ -4,10 +4,13 @@
  * ecdsa-p256` and `openssl pkey -pubout` write them, one or several in one text (a key Secret's
  * `key` entry may hold several; any one of them satisfies the requirement).
  *
- * Accepted: ECDSA on P-256 or P-384, Ed25519, RSA of 2048 bits or more. Everything else
- * (P-521, secp256k1, DSA, Ed448, short RSA keys, private keys, certificates, OpenPGP keys) is
- * refused by name, so that a Secret holding the wrong thing is a configuration error, not a key
- * that never verifies.
+ * Accepted: ECDSA on P-256 or P-384, Ed25519, RSA from 2048 to 4096 bits (the most the
+ * runtime's RSA takes; a smaller {@linkcode KeyBounds.maxRsaBits} lowers it) with an odd public
+ * exponent from 3 to 2^32. Everything else (P-521, secp256k1, DSA, Ed448, RSA keys too short or
+ * too large, private keys, certificates, OpenPGP keys) is refused by name, so that a Secret
+ * holding the wrong thing is a configuration error, not a key that never verifies. An RSA key's
+ * size and exponent are read from its DER before the runtime parses it, so that the message
+ * names what is wrong rather than "malformed".
  *
  * The digest each key signs with is the one cosign uses for it (sigstore's
  * `LoadDefaultVerifier`): SHA-256 for P-256 and RSA (PKCS #1 v1.5), SHA-384 for P-384, with
@@ -18,7 +21,15 @@
  */
 import nodeCrypto, { type KeyObject } from "node:crypto";
 import { decodePem, encodePem, PemSyntaxError } from "../pem.ts";
-import { InvalidKeyError, PUBLIC_KEY_PEM_LABEL } from "../signature/mod.ts";
+import {
+  checkKeyTextSize,
+  InvalidKeyError,
+  type KeyBounds,
+  KeyNotAcceptedError,
+  maxRsaBits,
+  PUBLIC_KEY_PEM_LABEL,
+  rsaKeyProblem,
+} from "../signature/mod.ts";
 
 /** The key types accepted. */
 export type SigstoreKeyAlgorithm = "ecdsa-p256" | "ecdsa-p384" | "ed25519" | "rsa";
@@ -40,6 +51,12 @@ export interface SigstorePublicKey {
 /** The smallest RSA modulus accepted, in bits. */
 export const MIN_RSA_BITS = 2048;
 
+/**
+ * The largest RSA modulus the runtime's RSA (`node:crypto` and WebCrypto in Deno) takes, in
+ * bits: larger keys are refused whatever {@linkcode KeyBounds.maxRsaBits} allows.
+ */
+export const MAX_NATIVE_RSA_BITS = 4096;
+
 /** The most keys one text may hold. */
 export const MAX_PUBLIC_KEYS = 64;
 
@@ -54,8 +71,17 @@ export function isPemPublicKey(text: string | Uint8Array): boolean {
   return /-----BEGIN (?!PGP )[A-Z0-9 ]{1,40}-----/.test(decoded);
 }
 
+/** {@linkcode KeyBounds} as far as the runtime's RSA can follow them. */
+function nativeBounds(bounds: KeyBounds): KeyBounds {
+  return maxRsaBits(bounds) <= MAX_NATIVE_RSA_BITS ? bounds : {
+    maxRsaBits: MAX_NATIVE_RSA_BITS,
+    maxRsaBitsSetting: "the most the runtime's RSA verifies, for cosign keys",
+  };
+}
+
 function describe(
   key: KeyObject,
+  bounds: KeyBounds = {},
 ): { algorithm?: SigstoreKeyAlgorithm; bits?: number; problem?: string } {
   const type = key.asymmetricKeyType;
   const details = key.asymmetricKeyDetails ?? {};
@@ -64,19 +90,85 @@ function describe(
       if (details.namedCurve === "prime256v1") return { algorithm: "ecdsa-p256" };
       if (details.namedCurve === "secp384r1") return { algorithm: "ecdsa-p384" };
       return {
-        problem: `ECDSA on ${details.namedCurve ?? "an unknown curve"} (use P-256 or P-384)`,
+        problem: `ECDSA on ${
+          details.namedCurve ?? "an unknown curve"
+        } is not accepted (P-256 or P-384)`,
       };
     case "ed25519":
       return { algorithm: "ed25519" };
     case "rsa": {
       const bits = details.modulusLength ?? 0;
-      return bits >= MIN_RSA_BITS
-        ? { algorithm: "rsa", bits }
-        : { problem: `RSA ${bits}-bit (too weak: at least ${MIN_RSA_BITS} bits)` };
+      const problem = rsaKeyProblem(
+        bits,
+        details.publicExponent ?? 0n,
+        nativeBounds(bounds),
+        MIN_RSA_BITS,
+      );
+      return problem === undefined ? { algorithm: "rsa", bits } : { problem };
     }
     default:
-      return { problem: `a ${type ?? "unknown"} key (use ECDSA P-256/P-384, Ed25519 or RSA)` };
+      return { problem: `${type ?? "unknown"} keys are not accepted (use ECDSA, Ed25519 or RSA)` };
   }
+}
+
+const RSA_ENCRYPTION_OID = "2a864886f70d010101";
+const DSA_OID = "2a8648ce380401";
+
+/** One DER element: its tag and where its contents are. */
+interface DerElement {
+  readonly tag: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The DER element at `offset` of `der`, within `limit`; undefined when it does not fit. */
+function derElement(der: Uint8Array, offset: number, limit: number): DerElement | undefined {
+  if (offset + 2 > limit) return undefined;
+  const tag = der[offset]!;
+  let length = der[offset + 1]!;
+  let start = offset + 2;
+  if (length & 0x80) {
+    const count = length & 0x7f;
+    if (count === 0 || count > 4 || start + count > limit) return undefined;
+    length = 0;
+    for (let i = 0; i < count; i++) length = length * 256 + der[start + i]!;
+    start += count;
+  }
+  return start + length > limit ? undefined : { tag, start, end: start + length };
+}
+
+function hexOf(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The algorithm OID (hex) of a SubjectPublicKeyInfo and, for RSA, its modulus's bits and its
+ * exponent's bytes, read without parsing the key; undefined when the DER is not shaped so (the
+ * runtime then says what is wrong).
+ */
+function spkiOutline(
+  der: Uint8Array,
+): { oid: string; rsa?: { bits: number; exponent: Uint8Array } } | undefined {
+  const spki = derElement(der, 0, der.length);
+  if (spki?.tag !== 0x30) return undefined;
+  const algorithm = derElement(der, spki.start, spki.end);
+  if (algorithm?.tag !== 0x30) return undefined;
+  const oid = derElement(der, algorithm.start, algorithm.end);
+  const bits = derElement(der, algorithm.end, spki.end);
+  if (oid?.tag !== 0x06 || bits?.tag !== 0x03) return undefined;
+  const outline = { oid: hexOf(der.subarray(oid.start, oid.end)) };
+  if (outline.oid !== RSA_ENCRYPTION_OID || der[bits.start] !== 0) return outline;
+  const sequence = derElement(der, bits.start + 1, bits.end);
+  if (sequence?.tag !== 0x30) return outline;
+  const n = derElement(der, sequence.start, sequence.end);
+  const e = n && derElement(der, n.end, sequence.end);
+  if (n?.tag !== 0x02 || e?.tag !== 0x02) return outline;
+  const modulus = der.subarray(n.start, n.end);
+  const first = modulus.findIndex((b) => b !== 0);
+  const modulusBits = first < 0
+    ? 0
+    : 8 * (modulus.length - first - 1) + (32 - Math.clz32(modulus[first]!));
+  return { ...outline, rsa: { bits: modulusBits, exponent: der.subarray(e.start, e.end) } };
 }
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
@@ -85,22 +177,37 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 }
 
 /**
- * Reads one DER SubjectPublicKeyInfo.
+ * Reads one DER SubjectPublicKeyInfo (`where` names it in messages, e.g. `PEM block 2`).
  *
- * @throws {InvalidKeyError} when it is not one or the key type is not accepted.
+ * @throws {KeyNotAcceptedError} when the key type, curve, RSA size or exponent is not accepted
+ * (checked before the runtime parses an RSA key), naming the key by the SHA-256 of its DER;
+ * {@linkcode InvalidKeyError} when it is not a public key.
  */
 export async function sigstorePublicKeyFromDer(
   der: Uint8Array,
   where = "the key",
+  bounds: KeyBounds = {},
 ): Promise<SigstorePublicKey> {
+  const refuse = async (problem: string): Promise<never> => {
+    throw new KeyNotAcceptedError(`key "sha256:${await sha256Hex(der)}" (${where})`, problem);
+  };
+  const outline = spkiOutline(der);
+  if (outline?.oid === DSA_OID) {
+    await refuse("DSA keys are not accepted (use ECDSA, Ed25519 or RSA)");
+  }
+  if (outline?.rsa) {
+    const { bits: modulusBits, exponent } = outline.rsa;
+    const problem = rsaKeyProblem(modulusBits, exponent, nativeBounds(bounds), MIN_RSA_BITS);
+    if (problem !== undefined) await refuse(problem);
+  }
   let key: KeyObject;
   try {
     key = nodeCrypto.createPublicKey({ key: der as Uint8Array, format: "der", type: "spki" });
   } catch (error) {
     throw new InvalidKeyError(`Cannot read ${where}: not a PKIX public key`, { cause: error });
   }
-  const { algorithm, bits, problem } = describe(key);
-  if (algorithm === undefined) throw new InvalidKeyError(`Cannot use ${where}: ${problem}`);
+  const { algorithm, bits, problem } = describe(key, bounds);
+  if (algorithm === undefined) return await refuse(problem!);
   // The DER as the runtime re-encodes it: the same key always has the same id.
   const canonical = new Uint8Array(key.export({ type: "spki", format: "der" }));
   return {
@@ -114,13 +221,18 @@ export async function sigstorePublicKeyFromDer(
 
 /**
  * Reads every PEM `PUBLIC KEY` block of `text` (text around the blocks is ignored; the same key
- * given twice counts once).
+ * given twice counts once), each within `bounds`.
  *
- * @throws {InvalidKeyError} when there is no block, a block is not a `PUBLIC KEY` (a private key,
- * a certificate, an OpenPGP key), does not decode, or holds a key type that is not accepted; the
- * message says which block.
+ * @throws {KeyNotAcceptedError} when a key's type, curve, RSA size or exponent is not accepted;
+ * {@linkcode InvalidKeyError} when the text is larger than `MAX_PUBLIC_KEY_BYTES`, there is no
+ * block, a block is not a `PUBLIC KEY` (a private key, a certificate, an OpenPGP key) or does
+ * not decode; the message says which block.
  */
-export async function readSigstorePublicKeys(text: string): Promise<SigstorePublicKey[]> {
+export async function readSigstorePublicKeys(
+  text: string,
+  bounds: KeyBounds = {},
+): Promise<SigstorePublicKey[]> {
+  checkKeyTextSize(text);
   if (text.includes("-----BEGIN PGP")) {
     throw new InvalidKeyError(
       "Cannot read public keys: this is an OpenPGP key, not a PEM public key (-----BEGIN PUBLIC KEY-----)",
@@ -148,7 +260,7 @@ export async function readSigstorePublicKeys(text: string): Promise<SigstorePubl
         }`,
       );
     }
-    const key = await sigstorePublicKeyFromDer(block.bytes, where);
+    const key = await sigstorePublicKeyFromDer(block.bytes, where, bounds);
     if (!keys.some((k) => k.id === key.id)) keys.push(key);
   }
   return keys;
@@ -184,7 +296,13 @@ export function verifyWithKey(key: KeyObject, data: Uint8Array, signature: Uint8
   });
 }
 
-/** The accepted type of a key from elsewhere (a certificate's), or undefined when not accepted. */
-export function keyAlgorithm(key: KeyObject): SigstoreKeyAlgorithm | undefined {
-  return describe(key).algorithm;
+/**
+ * The accepted type of a key from elsewhere (a certificate's), within `bounds`, or undefined
+ * when not accepted.
+ */
+export function keyAlgorithm(
+  key: KeyObject,
+  bounds: KeyBounds = {},
+): SigstoreKeyAlgorithm | undefined {
+  return describe(key, bounds).algorithm;
 }

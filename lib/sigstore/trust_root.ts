@@ -21,6 +21,13 @@
 import { TrustedRoot } from "@sigstore/protobuf-specs";
 import { toTrustMaterial, type TrustMaterial } from "@sigstore/verify";
 import { ToolkitError } from "../errors.ts";
+import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
+
+/**
+ * The shape of a trust root, bounded before it is parsed: the public-good instance's has about
+ * 300 values, 7 levels deep.
+ */
+const TRUST_ROOT_JSON_LIMITS = { maxValues: 16_384, maxDepth: 16 };
 import { computeDigest } from "../registry/mod.ts";
 
 /** The largest trust root read (the public-good one is about 7 KiB). */
@@ -100,9 +107,14 @@ export async function parseTrustRoot(text: string | Uint8Array, where: string): 
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    raw = parseJsonWithin(
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+      TRUST_ROOT_JSON_LIMITS,
+      "it",
+    );
   } catch (error) {
-    throw new InvalidTrustRootError(`Cannot use trust root ${where}: not JSON text`, {
+    const detail = error instanceof JsonShapeError ? error.message : "not JSON text";
+    throw new InvalidTrustRootError(`Cannot use trust root ${where}: ${detail}`, {
       cause: error,
     });
   }

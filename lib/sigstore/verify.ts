@@ -61,6 +61,13 @@ import {
   parsePayload,
 } from "../signature/mod.ts";
 import { installNodeDefaultDigest } from "./_node_default_digest.ts";
+import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
+
+/**
+ * The shape of a bundle (or an envelope in it), bounded before it is parsed: a bundle has about
+ * 100 values (its inclusion proof's hashes, at most 64, are most of them) and is 6 levels deep.
+ */
+const BUNDLE_JSON_LIMITS = { maxValues: 4096, maxDepth: 16 };
 import type { IdentityMatcher } from "./identities.ts";
 import { keyAlgorithm, type SigstorePublicKey, verifyWithKey } from "./public_keys.ts";
 import type { StoredCosignSignature } from "../registry/mod.ts";
@@ -178,9 +185,9 @@ function jsonObject(text: string, what: string): Record<string, unknown> {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
-    refuse(`its ${what} is not JSON`);
+    value = parseJsonWithin(text, BUNDLE_JSON_LIMITS, `its ${what}`);
+  } catch (error) {
+    refuse(error instanceof JsonShapeError ? error.message : `its ${what} is not JSON`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     refuse(`its ${what} is not a JSON object`);

@@ -13,7 +13,7 @@
 import { safeExcerpt } from "../errors.ts";
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from "../retry.ts";
 import { VaultError } from "./vault_error.ts";
-import { type FetchFunction, RequestTimeoutError } from "../fetch.ts";
+import { type FetchFunction, RequestTimeoutError, timedFetch } from "../fetch.ts";
 
 /** How vault and IAM requests are retried. */
 export interface VaultRetryPolicy extends RetryPolicy {
@@ -258,15 +258,12 @@ async function once(
   init: { method: string; headers: Record<string, string>; body?: string | URLSearchParams },
   context: RequestContext,
 ): Promise<Omit<Answer, "attempts" | "elapsedMs" | "stopped">> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), transport.timeoutMs);
   const origin = new URL(url).origin;
   try {
-    const response = await transport.fetch(url, {
+    const response = await timedFetch(transport.fetch, transport.timeoutMs)(url, {
       method: init.method,
       headers: init.headers,
       ...(init.body !== undefined ? { body: init.body } : {}),
-      signal: controller.signal,
     });
     const text = await response.text();
     return {
@@ -276,13 +273,10 @@ async function once(
       text,
     };
   } catch (error) {
-    if (controller.signal.aborted) {
+    if (error instanceof RequestTimeoutError) {
       throw new VaultError(
         `${context.action}: no answer from ${origin} within ${formatDuration(transport.timeoutMs)}`,
-        {
-          cause: new RequestTimeoutError(origin, transport.timeoutMs, { cause: error }),
-          messageTellsCause: true,
-        },
+        { cause: error, messageTellsCause: true },
       );
     }
     const detail = safeExcerpt(error instanceof Error ? error.message : String(error), {
@@ -290,8 +284,6 @@ async function once(
       maxChars: 500,
     });
     throw new VaultError(`${context.action}: cannot reach ${origin}: ${detail}`, { cause: error });
-  } finally {
-    clearTimeout(timer);
   }
 }
 

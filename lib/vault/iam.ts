@@ -15,6 +15,7 @@ import {
   type VaultTransportOptions,
 } from "./_http.ts";
 import { safeExcerpt } from "../errors.ts";
+import { parseJsonWithin } from "../json_shape.ts";
 import { VaultError } from "./vault_error.ts";
 
 /** The public IBM Cloud IAM token endpoint. */
@@ -83,7 +84,8 @@ export function iamTokenSource(options: IamTokenSourceOptions): () => Promise<st
 
     let body: unknown;
     try {
-      body = JSON.parse(answer.text);
+      // A token answer (`access_token`, `expires_in`, …) or an error: a few dozen values.
+      body = parseJsonWithin(answer.text, { maxValues: 1024, maxDepth: 16 }, "the IAM answer");
     } catch {
       body = undefined;
     }

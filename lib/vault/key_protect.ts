@@ -22,6 +22,7 @@ import {
   type VaultTransportOptions,
 } from "./_http.ts";
 import { safeExcerpt } from "../errors.ts";
+import { jsonLimitsForLength, parseJsonWithin } from "../json_shape.ts";
 import { VaultError, type VaultReason } from "./vault_error.ts";
 
 /** The media type of a key resource (request bodies, `type` of each key). */
@@ -217,7 +218,9 @@ export function createKeyProtectClient(options: KeyProtectClientOptions): KeyPro
     }, { action, secrets: [token], service: "Key Protect", correlationId });
     let body: unknown;
     try {
-      body = answer.text ? JSON.parse(answer.text) : undefined;
+      body = answer.text
+        ? parseJsonWithin(answer.text, jsonLimitsForLength(answer.text.length, 32), "the answer")
+        : undefined;
     } catch {
       body = undefined;
     }

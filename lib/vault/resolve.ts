@@ -27,10 +27,12 @@ import {
 } from "./key_protect.ts";
 import {
   AmbiguousKeyError,
+  KEY_NOT_FOUND,
   KeyNotActiveError,
   KeyNotFoundError,
   type KeySummary,
   VaultError,
+  vendorCode,
 } from "./vault_error.ts";
 import { isAliasShaped } from "./aliases.ts";
 
@@ -98,9 +100,11 @@ export async function resolveKey(client: KeyProtectClient, ref: string): Promise
   if (isKeyId(ref)) {
     const key = await metadataOrUndefined(client, ref);
     if (!key) {
-      throw new KeyNotFoundError(`${action}: no key has this id${where(client)}`, ref, {
-        status: 404,
-      });
+      throw new KeyNotFoundError(
+        `${action}: no key has this id${where(client)} ${vendorCode(KEY_NOT_FOUND)}`,
+        ref,
+        KEY_NOT_FOUND,
+      );
     }
     if (!isFetchable(key)) {
       throw new KeyNotActiveError(
@@ -165,9 +169,11 @@ export async function resolveKey(client: KeyProtectClient, ref: string): Promise
     );
   }
   throw new KeyNotFoundError(
-    `${action}: no key has this ${isAliasShaped(ref) ? "alias or name" : "name"}${where(client)}`,
+    `${action}: no key has this ${isAliasShaped(ref) ? "alias or name" : "name"}${where(client)} ${
+      vendorCode(KEY_NOT_FOUND)
+    }`,
     ref,
-    { status: 404 },
+    KEY_NOT_FOUND,
   );
 }
 

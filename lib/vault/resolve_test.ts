@@ -188,16 +188,17 @@ Deno.test("resolveKey() reports what is not there, naming the instance or key ri
     const error = await resolveKey(v.client(), ref).then(() => undefined, (e: unknown) => e);
     assert.ok(error instanceof KeyNotFoundError);
     assert.equal(error.status, 404);
+    assert.equal(error.code, "KEY_NOT_FOUND_ERR", "Key Protect's code, as IBM's tools say it");
     assert.equal(
       error.message,
-      `Cannot fetch key "${ref}": no key has this ${what} in instance ${INSTANCE}`,
+      `Cannot fetch key "${ref}": no key has this ${what} in instance ${INSTANCE} (KEY_NOT_FOUND_ERR, 404)`,
     );
   }
   const id = "6f0c8e0e-0000-4000-8000-000000000000";
   await assert.rejects(resolveKey(v.client("team-a"), id), {
     name: "KeyNotFoundError",
     message:
-      `Cannot fetch key "${id}": no key has this id in key ring "team-a" of instance ${INSTANCE}`,
+      `Cannot fetch key "${id}": no key has this id in key ring "team-a" of instance ${INSTANCE} (KEY_NOT_FOUND_ERR, 404)`,
   });
   await assert.rejects(resolveKey(v.client("no-ring"), id), (error: unknown) => {
     assert.ok(error instanceof VaultError && !(error instanceof KeyNotFoundError));

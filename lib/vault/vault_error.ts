@@ -106,6 +106,17 @@ export class KeyLookupError extends VaultError {
   }
 }
 
+/**
+ * Key Protect's code for a key that does not exist, with its status: IBM's tools and
+ * documentation name a missing key by it, so toolkit's words about one end with it.
+ */
+export const KEY_NOT_FOUND = { code: "KEY_NOT_FOUND_ERR", status: 404 } as const;
+
+/** `(KEY_NOT_FOUND_ERR, 404)`: the vendor's code and status, said beside toolkit's words. */
+export function vendorCode(options: { readonly code: string; readonly status: number }): string {
+  return `(${options.code}, ${options.status})`;
+}
+
 /** No key has the id, alias or name. */
 export class KeyNotFoundError extends KeyLookupError {
   /** Creates the error. */

@@ -29,6 +29,8 @@ import {
   type ScopeRule,
   VALID_KEYS,
 } from "./_fuzz_world.ts";
+import { checkJsonShape } from "../../lib/json_shape.ts";
+import { bodyShapeLimits } from "../../webhook/body_pool.ts";
 
 /** An image reference as the oracle reads it: canonical registry and repository. */
 export interface OracleReference {
@@ -512,7 +514,20 @@ function checkPatch(
   }
 }
 
-/** Checks the answer to a raw HTTP body: always an answer, 200 with the uid when readable. */
+/** Whether a body is within the shape the webhook reads (`webhook/body_pool.ts`). */
+function withinBodyShape(bytes: Uint8Array): boolean {
+  try {
+    checkJsonShape(bytes, bodyShapeLimits(bytes.byteLength), "the body");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks the answer to a raw HTTP body: always an answer, 200 with the uid when readable (within
+ * the size and the shape the webhook reads: 413 beyond).
+ */
 export function checkRawAnswer(
   bytes: Uint8Array,
   answer: HttpAnswer,
@@ -528,7 +543,9 @@ export function checkRawAnswer(
   } catch {
     body = undefined;
   }
-  const request = bytes.byteLength > limit ? undefined : readReview(body);
+  const request = bytes.byteLength > limit || !withinBodyShape(bytes)
+    ? undefined
+    : readReview(body);
   if (request === undefined) {
     if (answer.status !== 400 && answer.status !== 413) {
       failures.push({

@@ -95,7 +95,7 @@ Deno.test({
       assert.match(text, /^toolkit_admission_cache_max_bytes\{cache="parse"\} [1-9]\d*$/m);
       assert.match(text, /^toolkit_admission_limit\{limit="images_per_review"\} 256$/m);
       assert.match(text, /^toolkit_admission_limit\{limit="verifications_in_flight"\} 64$/m);
-      assert.match(text, /^toolkit_admission_limit\{limit="request_bytes"\} 8388608$/m);
+      assert.match(text, /^toolkit_admission_limit\{limit="request_bytes"\} 3145728$/m);
       assert.match(text, /^toolkit_admission_verifications_in_flight 0$/m);
       assert.match(text, /^toolkit_admission_limit\{limit="image_read_bytes"\} 1048576$/m);
       assert.match(text, /^toolkit_admission_read_pool_bytes\{state="capacity"\} 100663296$/m);

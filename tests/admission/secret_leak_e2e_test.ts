@@ -155,3 +155,99 @@ Deno.test("toolkit image-security check -f prints no Secret value from a broken 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("toolkit gitops and pipeline print no git token, from any source, with -v or when refused", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolkit-secret-leak-" });
+  const secret = canary();
+  // An API server that refuses connections: the token is resolved, then the command fails.
+  await Deno.writeTextFile(
+    `${dir}/kubeconfig`,
+    `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:9"}
+users:
+- name: u
+  user: {}
+contexts:
+- name: c
+  context: {cluster: c, user: u, namespace: dev}
+current-context: c
+`,
+  );
+  await Deno.writeTextFile(`${dir}/token`, `${secret}\n`);
+  await Deno.writeTextFile(`${dir}/empty`, "");
+  const toolkit = (
+    args: string[],
+    options: { env?: Record<string, string>; stdin?: string } = {},
+  ) =>
+    run(Deno.execPath(), ["run", "-A", CLI, ...args, "-v", "--request-timeout", "2s"], {
+      cwd: dir,
+      env: { HOME: dir, NO_COLOR: "1", KUBECONFIG: `${dir}/kubeconfig`, ...options.env },
+      ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+    });
+  const commands = [
+    ["gitops", "https://github.com/org/gitops#main", "-n", "dev", "-u", "robot"],
+    ["pipeline", "https://github.com/org/app#main", "--tekton", "-n", "dev", "-u", "robot"],
+  ];
+  const value = (command: string[]) => command[0] === "gitops" ? "-p" : "-P";
+  try {
+    for (const command of commands) {
+      const where = (what: string) => `toolkit ${command[0]}'s output (${what})`;
+      const sources: [string, string[], { env?: Record<string, string>; stdin?: string }][] = [
+        ["--git-token-file", [...command, "--git-token-file", "token"], {}],
+        ["TOOLKIT_GIT_TOKEN", command, { env: { TOOLKIT_GIT_TOKEN: secret } }],
+        ["stdin", [...command, value(command), "-"], { stdin: `${secret}\n` }],
+      ];
+      for (const [what, args, options] of sources) {
+        const r = await toolkit(args, options);
+        assert.equal(r.code, 1, `${what}: ${r.stderr}`);
+        assert.match(r.stderr, /→ GET https:\/\/127\.0\.0\.1:9\//, `${what}: -v told the request`);
+        assert.doesNotMatch(r.stderr, /warning: the git token/, what);
+        assertNoSecret(r.stdout + r.stderr, secret, where(what));
+      }
+      const argument = await toolkit([...command, value(command), secret]);
+      assert.equal(argument.code, 1, argument.stderr);
+      assert.equal(argument.stderr.match(/warning: the git token given as/g)?.length, 1);
+      assertNoSecret(argument.stdout + argument.stderr, secret, where("an argument"));
+      const refusals: [string[], Record<string, string>, number][] = [
+        [[...command, value(command), secret, "--git-token-file", "token"], {}, 2],
+        [[...command, "--git-token-file", "token"], { TOOLKIT_GIT_TOKEN: secret }, 2],
+        [[...command, "--git-token-file", "empty"], {}, 1],
+        [[...command, value(command), "-"], {}, 1],
+      ];
+      for (const [args, env, code] of refusals) {
+        const r = await toolkit(args, { env, stdin: `${secret}\n${secret}\n` });
+        assert.equal(r.code, code, `${args.join(" ")}: ${r.stderr}`);
+        assert.doesNotMatch(r.stderr, /→ GET/, "refused before anything is reached");
+        assertNoSecret(r.stdout + r.stderr, secret, where(args.slice(-2).join(" ")));
+      }
+      // Standard input is read up to its bound, not whole: toolkit stops reading and refuses.
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", CLI, ...command, value(command), "-", "--request-timeout", "2s"],
+        cwd: dir,
+        env: { HOME: dir, NO_COLOR: "1", KUBECONFIG: `${dir}/kubeconfig` },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      // The pipe is closed by toolkit once it has read its bound: the rest is not written.
+      await writer.write(new TextEncoder().encode(`${secret}${"x".repeat(4 << 20)}\n`))
+        .catch(() => {});
+      await writer.close().catch(() => {});
+      const output = await child.output();
+      const flood = {
+        code: output.code,
+        stdout: new TextDecoder().decode(output.stdout),
+        stderr: new TextDecoder().decode(output.stderr),
+      };
+      assert.equal(flood.code, 1, flood.stderr);
+      assert.match(flood.stderr, /standard input holds more than 65536 bytes/);
+      assertNoSecret(flood.stdout + flood.stderr, secret, where("4 MiB of stdin"));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -216,7 +216,10 @@ Deno.test({
       );
       r = await toolkit(["git-secret", "-n", "dev5", "-u", "x", "-d", repo], env);
       assert.equal(r.status, 2);
-      assert.match(r.err, /The git password or token is missing: pass -p\/--gitPat/);
+      assert.match(
+        r.err,
+        /The git password or token is missing: pass --git-token-file FILE, set TOOLKIT_GIT_TOKEN or give -p - \(stdin\)/,
+      );
       assert.equal(await getJson(cluster, ["configmap", "myorg-my-repo", "-n", "dev5"]), undefined);
 
       await Deno.mkdir(`${dir.path}/plain`);

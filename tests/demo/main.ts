@@ -524,6 +524,8 @@ try {
     () => startEventListenerSink(cluster, { namespace: "dev", eventListener: "tekton" }),
   );
   cleanups.push(() => sink.stop());
+  // The token from a file: as an argument it would show in `ps` (and toolkit would warn).
+  await Deno.writeTextFile(`${work}/git-token`, `${gitea.token}\n`, { mode: 0o600 });
   const pipelineArgs = [
     "pipeline",
     `${shopRepo.cloneUrl}#main`,
@@ -532,8 +534,8 @@ try {
     "dev",
     "-u",
     GITEA_ADMIN.username,
-    "-P",
-    gitea.token,
+    "--git-token-file",
+    "git-token",
     "--listener-url",
     sink.url,
     "--no-wait",

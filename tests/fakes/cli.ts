@@ -35,6 +35,10 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** The working directory (default: the temp directory). */
   readonly cwd?: string;
+  /** What standard input holds (default: nothing). */
+  readonly stdin?: string;
+  /** Standard input is a terminal (default: when the run is interactive). */
+  readonly stdinIsTerminal?: boolean;
   /** Replaces more of the context (the git host connection, the vault, …). */
   readonly context?: ContextOverrides;
 }
@@ -74,6 +78,10 @@ export async function fakeCli(
         env: { KUBECONFIG: kubeconfig, HOME: dir, ...runOptions.env },
         interactive,
         cwd: runOptions.cwd ?? dir,
+        ...(runOptions.stdin !== undefined ? { stdin: runOptions.stdin } : {}),
+        ...(runOptions.stdinIsTerminal !== undefined
+          ? { stdinIsTerminal: runOptions.stdinIsTerminal }
+          : {}),
       });
       const terminal: ScriptedTerminal | undefined = runOptions.answers
         ? scriptedTerminal(runOptions.answers)

@@ -215,6 +215,14 @@ export interface ReferrersRegistryOptions {
   readonly referrers?: "unsupported" | ((digest: string) => unknown[]);
   /** Descriptors per page; more follow a `Link: <…>; rel="next"` header. */
   readonly pageSize?: number;
+  /**
+   * Applies the `?artifactType=` filter (and says so with `OCI-Filters-Applied`), as a registry
+   * of the distribution spec 1.1 may; without it the filter is ignored, as
+   * go-containerregistry's registry does.
+   */
+  readonly applyFilter?: boolean;
+  /** The body of every referrers answer instead (a hostile registry's). */
+  readonly referrersBody?: () => BodyInit;
 }
 
 /** Starts the stand-in on a free loopback port. */
@@ -267,7 +275,20 @@ export function serveReferrersRegistry(options: ReferrersRegistryOptions): TestS
     }
     if (kind === "referrers") {
       if (options.referrers === "unsupported") return json({}, 404);
-      const all = options.referrers ? options.referrers(reference) : defaultReferrers(reference);
+      if (options.referrersBody) {
+        return new Response(options.referrersBody(), {
+          headers: { "content-type": OCI_INDEX },
+        });
+      }
+      const listed = options.referrers ? options.referrers(reference) : defaultReferrers(reference);
+      const wanted = url.searchParams.get("artifactType");
+      const filtered = options.applyFilter === true && wanted !== null;
+      const all = filtered
+        ? listed.filter((d) => (d as { artifactType?: string }).artifactType === wanted)
+        : listed;
+      const applied: Record<string, string> = filtered
+        ? { "oci-filters-applied": "artifactType" }
+        : {};
       const pageSize = options.pageSize ?? all.length;
       const start = Number(url.searchParams.get("page") ?? "0");
       const page = all.slice(start, start + Math.max(pageSize, 1));
@@ -275,7 +296,10 @@ export function serveReferrersRegistry(options: ReferrersRegistryOptions): TestS
       return json(
         { schemaVersion: 2, mediaType: OCI_INDEX, manifests: page },
         200,
-        more ? { link: `<${url.pathname}?page=${start + pageSize}>; rel="next"` } : {},
+        {
+          ...applied,
+          ...(more ? { link: `<${url.pathname}?page=${start + pageSize}>; rel="next"` } : {}),
+        },
       );
     }
     return json({}, 404);
@@ -291,5 +315,66 @@ export function unrelatedReferrer(index: number, artifactType = OCI_EMPTY_MEDIA_
     size: 500,
     artifactType,
     annotations: { "org.opencontainers.image.created": new Date(0).toISOString() },
+  };
+}
+
+/** What junk referrers {@linkcode junkReferrers} makes. */
+export type JunkKind =
+  /** An artifact of another type (an SBOM): its descriptor says it is no signature. */
+  | "other-type"
+  /** The bundle's artifact type, with a layer of the bundle type holding garbage. */
+  | "garbage-bundle"
+  /** The bundle's artifact type, but no bundle layer (found once its manifest is read). */
+  | "not-a-bundle";
+
+/**
+ * A layout of `count` junk referrers of `digest` of one kind, each distinct, for the attack of
+ * issue #33 (referrers that are not signatures, pushed to a signed image). `created` is their
+ * `org.opencontainers.image.created` annotation (default: now).
+ */
+export async function junkReferrers(
+  digest: string,
+  count: number,
+  kind: JunkKind,
+  options: { readonly created?: string; readonly subjectSize?: number } = {},
+): Promise<CosignLayout> {
+  const blobs = new Map<string, Uint8Array>([[OCI_EMPTY_CONFIG_DIGEST, OCI_EMPTY_CONFIG]]);
+  const manifests = new Map<string, StoredObject>();
+  const created = options.created ?? new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  for (let i = 0; i < count; i++) {
+    const content = encoder.encode(JSON.stringify({ junk: i, kind }));
+    const contentDigest = await computeDigest(content);
+    blobs.set(contentDigest, content);
+    const artifactType = kind === "other-type"
+      ? "application/spdx+json"
+      : SIGSTORE_BUNDLE_V03_MEDIA_TYPE;
+    const layerType = kind === "garbage-bundle"
+      ? SIGSTORE_BUNDLE_V03_MEDIA_TYPE
+      : "application/spdx+json";
+    const manifest = encoder.encode(JSON.stringify({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      artifactType,
+      config: { mediaType: OCI_EMPTY_MEDIA_TYPE, digest: OCI_EMPTY_CONFIG_DIGEST, size: 2 },
+      layers: [{ mediaType: layerType, digest: contentDigest, size: content.byteLength }],
+      subject: { mediaType: OCI_MANIFEST, digest, size: options.subjectSize ?? 0 },
+      annotations: {
+        "org.opencontainers.image.created": created,
+        ...(kind === "other-type" ? {} : {
+          [SIGSTORE_BUNDLE_CONTENT_ANNOTATION]: SIGSTORE_BUNDLE_CONTENT_DSSE,
+          [SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION]: COSIGN_SIGN_PREDICATE_TYPE,
+        }),
+      },
+    }));
+    manifests.set(await computeDigest(manifest), { bytes: manifest, mediaType: OCI_MANIFEST });
+  }
+  return { blobs, manifests };
+}
+
+/** The objects of both layouts in one (the second's win). */
+export function mergeLayouts(a: CosignLayout, b: CosignLayout): CosignLayout {
+  return {
+    blobs: new Map([...a.blobs, ...b.blobs]),
+    manifests: new Map([...a.manifests, ...b.manifests]),
   };
 }

@@ -414,6 +414,101 @@ Deno.test({
       assert.equal(volumes.find((v) => v.name === "tls")?.secret?.secretName, "corp-webhook-tls");
     });
 
+    await t.step("clientAuth = enable --client-auth (its client CA Secret aside)", async () => {
+      const chart = await renderChart(home.path, { clientAuth: { enabled: true } });
+      const enable = await renderEnable({ "client-auth": true });
+      const clientCaSecret = find(enable, "Secret", "toolkit-webhook-client-ca");
+      assert.deepEqual(Object.keys(clientCaSecret.data as Json).sort(), ["ca.crt", "ca.key"]);
+      assertSameObjects(
+        enable.filter((o) => key(o) !== key(clientCaSecret)),
+        chart,
+        "client authentication",
+      );
+      assertChartTls(chart);
+      const container = podSpecOf(chart).containers[0]!;
+      assert.ok((container.args as string[]).includes("--client-ca=/etc/toolkit/client-ca/ca.crt"));
+      assert.ok((container.args as string[]).includes("--probe-port=8444"));
+      for (const probe of ["livenessProbe", "readinessProbe"]) {
+        assert.equal(((container[probe] as Json).httpGet as Json).port, "probes", probe);
+      }
+      const service = find(chart, "Service", "toolkit-webhook").spec as { ports: Json[] };
+      assert.deepEqual(service.ports.map((p) => [p.name, p.port]), [["https", 443], [
+        "probes",
+        8444,
+      ]]);
+      assert.deepEqual(chart.filter((o) => o.kind === "NetworkPolicy"), []);
+
+      // The client CA from a ConfigMap, another entry and another probe port.
+      const fromConfigMap = podSpecOf(
+        await renderChart(home.path, {
+          clientAuth: {
+            enabled: true,
+            ca: { kind: "ConfigMap", name: "corp-api-server-ca", key: "bundle.pem" },
+            probePort: 9090,
+          },
+        }),
+      );
+      const volume = fromConfigMap.volumes.find((v) => v.name === "client-ca");
+      assert.deepEqual(volume, {
+        name: "client-ca",
+        configMap: {
+          name: "corp-api-server-ca",
+          items: [{ key: "bundle.pem", path: "ca.crt" }],
+        },
+      });
+      assert.ok((fromConfigMap.containers[0]!.args as string[]).includes("--probe-port=9090"));
+    });
+
+    await t.step("networkPolicy: the webhook port from the given peers only", async () => {
+      const apiServer = [{ ipBlock: { cidr: "10.0.0.0/24" } }];
+      const prometheus = [{ namespaceSelector: { matchLabels: { name: "monitoring" } } }];
+      const policyOf = async (values: Json) =>
+        find(await renderChart(home.path, values), "NetworkPolicy", "toolkit-webhook");
+      const withProbes = await policyOf({
+        clientAuth: { enabled: true },
+        networkPolicy: { enabled: true, webhookFrom: apiServer, probesFrom: prometheus },
+      });
+      assert.deepEqual(withProbes.spec, {
+        podSelector: { matchLabels: selectorLabels() },
+        policyTypes: ["Ingress"],
+        ingress: [
+          { ports: [{ port: 8443, protocol: "TCP" }], from: apiServer },
+          { ports: [{ port: 8444, protocol: "TCP" }], from: prometheus },
+        ],
+      });
+      const anyoneProbes = await policyOf({
+        clientAuth: { enabled: true },
+        networkPolicy: { enabled: true, webhookFrom: apiServer },
+      });
+      assert.deepEqual((anyoneProbes.spec as { ingress: Json[] }).ingress[1], {
+        ports: [{ port: 8444, protocol: "TCP" }],
+      });
+      const withoutClientAuth = await policyOf({
+        networkPolicy: { enabled: true, webhookFrom: apiServer },
+      });
+      assert.equal((withoutClientAuth.spec as { ingress: Json[] }).ingress.length, 1);
+      const missing = await helm(home.path, [
+        "template",
+        RELEASE,
+        CHART,
+        "--set",
+        "networkPolicy.enabled=true",
+      ]);
+      assert.notEqual(missing.code, 0);
+      assert.match(missing.stderr, /networkPolicy\.webhookFrom is required/);
+      for (
+        const [set, message] of [
+          ["clientAuth.ca.kind=Vault", /clientAuth\/ca\/kind.*one of 'Secret', 'ConfigMap'/],
+          ["clientAuth.probePort=8443", /probePort/],
+          ["clientAuth.probePort=0", /probePort.*minimum/],
+        ] as const
+      ) {
+        const result = await helm(home.path, ["template", RELEASE, CHART, "--set", set]);
+        assert.notEqual(result.code, 0, `--set ${set} was accepted`);
+        assert.match(result.stderr, message, `--set ${set}`);
+      }
+    });
+
     await t.step("values enable has no flag for", async () => {
       const digest = `sha256:${"ab".repeat(32)}`;
       const chart = await renderChart(home.path, {
@@ -445,6 +540,16 @@ Deno.test({
     });
   },
 });
+
+/** The pod spec of the chart's Deployment. */
+function podSpecOf(chart: readonly Obj[]): {
+  containers: Json[];
+  volumes: (Json & { name: string })[];
+} {
+  return ((find(chart, "Deployment", "toolkit-webhook").spec as Json).template as {
+    spec: { containers: Json[]; volumes: (Json & { name: string })[] };
+  }).spec;
+}
 
 async function servingTls(cluster: TestCluster): Promise<Record<string, string>> {
   const secret = JSON.parse(
@@ -530,6 +635,32 @@ Deno.test({
         }
       }
     });
+
+    await t.step(
+      "client authentication and the NetworkPolicy pass a server-side dry run",
+      async () => {
+        const renders = [
+          [
+            "chart",
+            await renderChartText(home.path, {
+              clientAuth: { enabled: true },
+              networkPolicy: {
+                enabled: true,
+                webhookFrom: [{ ipBlock: { cidr: "10.0.0.0/24" } }],
+                probesFrom: [{ namespaceSelector: {} }],
+              },
+            }),
+          ],
+          ["enable", await renderEnableText({ "client-auth": true })],
+        ] as const;
+        for (const [who, text] of renders) {
+          const result = await cluster.kubectl(["apply", "--dry-run=server", "-f", "-"], {
+            stdin: text,
+          });
+          assert.equal(result.code, 0, `${who}: ${result.stderr}`);
+        }
+      },
+    );
 
     const helmArgs = ["--kubeconfig", kubeconfig, "--namespace", NAMESPACE];
     let installedTls: Record<string, string> = {};
