@@ -10,7 +10,7 @@
 import { connectCluster } from "../../lib/kube/mod.ts";
 import { startCluster, startGpg, startRegistry } from "../env/mod.ts";
 import { type AttackFigures, eventLoopMaxStallMs, measureAttack } from "./_attack.ts";
-import { type AdmitAnswer, podReviewBody, postReview } from "./_hostile.ts";
+import { type AdmitAnswer, podReviewBody, postReview, processMemory } from "./_hostile.ts";
 import {
   CONTROLLER_NAMESPACE,
   createNamespaces,
@@ -24,6 +24,8 @@ import {
 const CHURN = "churn";
 /** The other namespace (`podReviewBody` reviews Pods there). */
 const OTHER = "dev";
+/** The webhook's runtime flags in the release (tools/compile.ts, the Dockerfile). */
+const RELEASE_RUNTIME_FLAGS = ["--v8-flags=--max-semi-space-size=4"];
 const REPOSITORIES = 512;
 const OTHER_REVIEWS = 20;
 /** PATCHes of the ImagePolicy in flight at once (more only make the API server retry conflicts). */
@@ -102,16 +104,20 @@ export async function policyChurnAttack(
     },
   });
 
-  await using webhook = await startWebhook([
-    "--kubeconfig",
-    cluster.kubeconfigPath,
-    "--namespace",
-    CONTROLLER_NAMESPACE,
-    "--insecure-registry",
-    registry.host,
-    "--registries.d",
-    gpg.registriesD,
-  ]);
+  await using webhook = await startWebhook(
+    [
+      "--kubeconfig",
+      cluster.kubeconfigPath,
+      "--namespace",
+      CONTROLLER_NAMESPACE,
+      "--insecure-registry",
+      registry.host,
+      "--registries.d",
+      gpg.registriesD,
+    ],
+    undefined,
+    { runtimeFlags: RELEASE_RUNTIME_FLAGS },
+  );
   const http = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   const review = (namespace: string, images: string[], uid: string) =>
     postReview(webhook, http, podReviewBody(uid, images).replaceAll(`"dev"`, `"${namespace}"`));
@@ -121,6 +127,7 @@ export async function policyChurnAttack(
     if (warm.allowed !== true) throw new Error(`the signed image is not admitted: ${warm.message}`);
 
     const stallBefore = await eventLoopMaxStallMs(webhook);
+    const rssBefore = processMemory(webhook.process.pid).rss;
     const cpuBefore = cpuSeconds(webhook.process.pid);
     const startedAt = performance.now();
     // Several writers at once: one alone is held to the API server's round trip.
@@ -180,7 +187,9 @@ export async function policyChurnAttack(
         otherNamespaceAdmitted: `${admitted}/${answers.length}`,
         note: `${versions} versions sent to the API server; the webhook at ${
           Math.round(core * 100)
-        } % of a core meanwhile; event-loop stall before the churn ${
+        } % of a core meanwhile; RSS before the churn ${
+          Math.round(rssBefore / (1024 * 1024))
+        } MiB; event-loop stall before the churn ${
           stallBefore === undefined ? "?" : Math.round(stallBefore)
         } ms`,
       },

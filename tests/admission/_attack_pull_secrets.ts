@@ -21,6 +21,8 @@ import {
   type TestWebhook,
 } from "./_webhook.ts";
 
+/** The webhook's runtime flags in the release (tools/compile.ts, the Dockerfile). */
+const RELEASE_RUNTIME_FLAGS = ["--v8-flags=--max-semi-space-size=4"];
 /** The tenant's namespace. */
 const NAMESPACE = "tenant";
 
@@ -120,12 +122,16 @@ async function prepare(cluster: TestCluster): Promise<void> {
 export async function pullSecretsAttack(): Promise<PullSecretsAttack> {
   await using cluster = await startCluster({ crds: ["toolkit"] });
   await prepare(cluster);
-  await using webhook: TestWebhook = await startWebhook([
-    "--kubeconfig",
-    cluster.kubeconfigPath,
-    "--namespace",
-    CONTROLLER_NAMESPACE,
-  ]);
+  await using webhook: TestWebhook = await startWebhook(
+    [
+      "--kubeconfig",
+      cluster.kubeconfigPath,
+      "--namespace",
+      CONTROLLER_NAMESPACE,
+    ],
+    undefined,
+    { runtimeFlags: RELEASE_RUNTIME_FLAGS },
+  );
   const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   try {
     const attack = (async () => {
