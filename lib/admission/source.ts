@@ -8,6 +8,8 @@
 import { UsageError } from "../errors.ts";
 import type { PolicySet } from "../policy/mod.ts";
 import { decodeBase64 } from "../base64.ts";
+import { formatBytes } from "../read_budget.ts";
+import { PolicySourceError } from "./errors.ts";
 
 /** The parts of a Secret the decision reads. */
 export interface SecretData {
@@ -40,6 +42,33 @@ export interface ServiceAccountData {
   readonly imagePullSecrets?: readonly { readonly name?: string }[];
 }
 
+/** How a Secret is read. */
+export interface SecretReadOptions {
+  /** The most bytes the Secret may take (see {@linkcode PolicySource.secret}). */
+  readonly maxBytes?: number;
+}
+
+/** An object read from the cluster was larger than the reader allows: it is not used. */
+export class ObjectTooLargeError extends PolicySourceError {
+  /** The limit in bytes. */
+  readonly limit: number;
+  /** Creates the error for `what` (`Secret "team/pull"`) over `limit` bytes. */
+  constructor(what: string, limit: number, options?: ErrorOptions) {
+    super(`Cannot read ${what}: it is larger than ${formatBytes(limit)}`, options);
+    this.name = "ObjectTooLargeError";
+    this.limit = limit;
+  }
+}
+
+/** The bytes of a Secret's data: its keys and base64 values (not its name or metadata). */
+export function secretDataBytes(secret: SecretData): number {
+  let bytes = 0;
+  for (const [key, value] of Object.entries(secret.data ?? {})) {
+    bytes += key.length + (typeof value === "string" ? value.length : 0);
+  }
+  return bytes;
+}
+
 /** The cluster state the admission decision needs. */
 export interface PolicySource {
   /** True once everything has been loaded (the watches have synced). */
@@ -62,11 +91,18 @@ export interface PolicySource {
    */
   policyProblem?(namespace: string): string | undefined;
   /**
-   * A Secret, or undefined when it does not exist.
+   * A Secret, or undefined when it does not exist. With `maxBytes`, a Secret larger than that
+   * (the API server's answer, counted as it is read, before it is parsed) is refused with
+   * {@linkcode ObjectTooLargeError}, read or found in a cache alike; a source that holds its
+   * objects already (files) may ignore it.
    *
    * @throws {PolicySourceError} when it cannot be read.
    */
-  secret(namespace: string, name: string): Promise<SecretData | undefined>;
+  secret(
+    namespace: string,
+    name: string,
+    options?: SecretReadOptions,
+  ): Promise<SecretData | undefined>;
   /**
    * A ConfigMap (a trust root of `sigstoreSigned`), or undefined when it does not exist.
    *

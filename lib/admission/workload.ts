@@ -184,9 +184,12 @@ export function podSpecImages(
       });
     }
     if (Array.isArray(spec.imagePullSecrets)) {
+      // Without repeats, in linear time: a request may name a great many.
+      const seen = new Set<string>();
       for (const ref of spec.imagePullSecrets) {
         if (isObject(ref) && typeof ref.name === "string" && ref.name !== "") {
-          if (!pullSecrets.includes(ref.name)) pullSecrets.push(ref.name);
+          if (!seen.has(ref.name)) pullSecrets.push(ref.name);
+          seen.add(ref.name);
         }
       }
     }

@@ -105,12 +105,22 @@ function better(c: Compiled, best: Compiled): boolean {
 
 /** The patterns of one group of policies (sorted by name), in their order. */
 function compileGroup(group: readonly ImagePolicy[]): Governing {
+  const steps = compiling(group);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** {@linkcode compileGroup}, pausing (yielding) after every {@linkcode PATTERNS_PER_SLICE} patterns. */
+function* compiling(group: readonly ImagePolicy[]): Generator<void, Governing> {
   const governing = new Governing();
   let order = 0;
   for (const p of group) {
     for (const r of p.repositories) {
       // Past the bound the set is a problem (see problem()); compiling more would only cost.
       if (governing.all.length > MAX_PATTERNS_PER_NAMESPACE) return governing;
+      if (order > 0 && order % PATTERNS_PER_SLICE === 0) yield;
       governing.add({
         pattern: parsePattern(r.name),
         policy: r.policy,
@@ -121,6 +131,42 @@ function compileGroup(group: readonly ImagePolicy[]): Governing {
     }
   }
   return governing;
+}
+
+/** The scope of a policy: `""` for a ClusterImagePolicy, else the ImagePolicy's namespace. */
+export function policyScope(policy: ImagePolicy): string {
+  return policy.kind === "ClusterImagePolicy" ? "" : policy.namespace ?? "default";
+}
+
+/** The order of ties, as ever: by name as the locale sorts it. */
+function byName(a: ImagePolicy, b: ImagePolicy): number {
+  return a.name.localeCompare(b.name);
+}
+
+const compiledScopes = new WeakMap<CompiledScope, Governing>();
+
+/**
+ * The policies of one scope (the cluster's, `""`, or one namespace's ImagePolicies), compiled
+ * apart from any set by {@linkcode PolicySet.compileScope}, to be put into one with
+ * {@linkcode PolicySet.withScope}.
+ */
+export class CompiledScope {
+  /** `""` for the cluster policies, else a namespace. */
+  readonly scope: string;
+  /** The policies, in their stable order. */
+  readonly policies: readonly ImagePolicy[];
+
+  private constructor(scope: string, policies: readonly ImagePolicy[]) {
+    this.scope = scope;
+    this.policies = policies;
+  }
+
+  /** @internal */
+  static of(scope: string, policies: readonly ImagePolicy[], governing: Governing): CompiledScope {
+    const compiled = new CompiledScope(scope, policies);
+    compiledScopes.set(compiled, governing);
+    return compiled;
+  }
 }
 
 function describe(p: ImagePolicy): string {
@@ -135,8 +181,7 @@ export class PolicySet {
   readonly #byNamespace = new Map<string, Governing>();
   /** The policies of each group (`""` for the cluster), as given: what a later set compares. */
   readonly #groups = new Map<string, ImagePolicy[]>();
-  /** The number of policies in the set. */
-  readonly size: number;
+  #size = 0;
 
   /**
    * Compiles the policies. With `previous`, a group (the cluster policies, or one namespace's
@@ -149,16 +194,15 @@ export class PolicySet {
     for (const p of policies) {
       size++;
       // A namespace with ImagePolicies is governed by them, even when they list nothing.
-      const key = p.kind === "ClusterImagePolicy" ? "" : p.namespace ?? "default";
+      const key = policyScope(p);
       const group = this.#groups.get(key);
       if (group) group.push(p);
       else this.#groups.set(key, [p]);
     }
-    this.size = size;
+    this.#size = size;
     this.#cluster = new Governing();
     for (const [key, group] of this.#groups) {
-      // The order of ties, as ever: by name as the locale sorts it.
-      group.sort((a, b) => a.name.localeCompare(b.name));
+      group.sort(byName);
       const before = previous === undefined ? undefined : previous.#groups.get(key);
       const same = before !== undefined && before.length === group.length &&
         before.every((p, i) => p === group[i]);
@@ -166,6 +210,56 @@ export class PolicySet {
       if (key === "") this.#cluster = governing;
       else this.#byNamespace.set(key, governing);
     }
+  }
+
+  /** The number of policies in the set. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Compiles the policies of one scope (`""`: they must all be ClusterImagePolicies; else all
+   * ImagePolicies of that namespace) apart from any set, cut into slices: every
+   * {@linkcode PATTERNS_PER_SLICE} patterns it asks `slicer.due()` whether its slice has taken
+   * long enough, and if so waits for `slicer.next()`.
+   */
+  static async compileScope(
+    scope: string,
+    policies: readonly ImagePolicy[],
+    slicer: Slicer,
+  ): Promise<CompiledScope> {
+    const group = [...policies].sort(byName);
+    const steps = compiling(group);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return CompiledScope.of(scope, group, step.value);
+      slicer.counter.steps += PATTERNS_PER_SLICE * 100;
+      if (slicer.due()) await slicer.next();
+    }
+  }
+
+  /**
+   * This set with the policies of one scope replaced by `compiled` (no policies: the scope has
+   * none any more, and a namespace is governed by the cluster policies again). The other scopes
+   * are shared, not compiled again: the cost is a copy of the set's index, whatever it holds.
+   */
+  withScope(compiled: CompiledScope): PolicySet {
+    const governing = compiledScopes.get(compiled)!;
+    const { scope, policies } = compiled;
+    const next = new PolicySet([]);
+    next.#cluster = scope === ""
+      ? (policies.length > 0 ? governing : new Governing())
+      : this.#cluster;
+    for (const [key, value] of this.#byNamespace) {
+      if (key !== scope) next.#byNamespace.set(key, value);
+    }
+    for (const [key, value] of this.#groups) if (key !== scope) next.#groups.set(key, value);
+    if (policies.length > 0) {
+      next.#groups.set(scope, [...policies]);
+      if (scope !== "") next.#byNamespace.set(scope, governing);
+    }
+    next.#size = this.#size - (this.#groups.get(scope)?.length ?? 0) + policies.length;
+    return next;
   }
 
   #governing(key: string): Governing {

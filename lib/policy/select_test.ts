@@ -164,3 +164,54 @@ Deno.test("PolicySet.problem() refuses a namespace governed by too many patterns
   assert.equal(set.problem("dev"), undefined, "other namespaces keep their policies");
   assert.equal(select(set, "dev", "nginx").pattern, "*");
 });
+
+/** A slicer that says every slice is due, and counts the turns it was asked to wait. */
+function everySlice() {
+  const slicer = {
+    counter: { steps: 0 },
+    turns: 0,
+    due: () => true,
+    next: () => {
+      slicer.turns++;
+      return Promise.resolve();
+    },
+  };
+  return slicer;
+}
+
+Deno.test("PolicySet.compileScope() compiles one scope in slices; withScope() swaps it in and shares the rest", async () => {
+  const base = new PolicySet([
+    cluster("c", [["*", signed("cluster")]]),
+    local("a", "p", [["icr.io/a/*", signed("a1")]]),
+    local("b", "p", [["icr.io/b/*", signed("b")]]),
+  ]);
+  const repos: [string, RepositoryPolicy][] = Array.from(
+    { length: 512 },
+    (_, i) => [`icr.io/a/app-${i}`, signed(`a2-${i}`)],
+  );
+  const slicer = everySlice();
+  const compiled = await PolicySet.compileScope(
+    "a",
+    [local("a", "z", repos), local("a", "p", [])],
+    slicer,
+  );
+  assert.equal(slicer.turns, 512 / 16 - 1);
+  assert.deepEqual(compiled.policies.map((p) => p.name), ["p", "z"]);
+  const next = base.withScope(compiled);
+  assert.equal(next.size, 4);
+  assert.equal(base.size, 3);
+  assert.equal(select(next, "a", "icr.io/a/app-7").policy, repos[7]![1]);
+  selectNone(next, "a", "icr.io/b/x");
+  // The old set is unchanged; the other scopes are the same compiled objects.
+  assert.equal(select(base, "a", "icr.io/a/app-7").pattern, "icr.io/a/*");
+  assert.equal(select(next, "b", "icr.io/b/x").policy, select(base, "b", "icr.io/b/x").policy);
+  assert.equal(select(next, "other", "x.io/y").policy, select(base, "other", "x.io/y").policy);
+  // A scope with no policies any more: its namespace falls back to the cluster policies.
+  const emptied = next.withScope(await PolicySet.compileScope("a", [], slicer));
+  assert.equal(emptied.hasImagePolicies("a"), false);
+  assert.equal(select(emptied, "a", "icr.io/a/app-7").pattern, "*");
+  assert.equal(emptied.size, 2);
+  const noCluster = emptied.withScope(await PolicySet.compileScope("", [], slicer));
+  selectNone(noCluster, "a", "icr.io/a/app-7");
+  assert.equal(noCluster.size, 1);
+});

@@ -19,6 +19,7 @@ import {
 } from "./crds.ts";
 import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
 import { patternProblem } from "./pattern.ts";
+import type { Slicer } from "../turns.ts";
 import type {
   ImagePolicy,
   KeylessIdentity,
@@ -359,11 +360,43 @@ function repositoryPolicy(c: Checker, raw: unknown, path: string): RepositoryPol
   return policy;
 }
 
+/** How many repositories {@linkcode validatePolicyInSlices} checks between two looks at the time. */
+export const REPOSITORIES_PER_SLICE = 16;
+
 /**
  * Validates a ClusterImagePolicy or ImagePolicy object (as parsed from YAML or returned by the
  * API server) of the given API group. Throws {@link InvalidPolicyError} listing every problem.
  */
 export function validatePolicy(raw: unknown, groups: readonly string[]): ImagePolicy {
+  const steps = validation(raw, groups);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * {@linkcode validatePolicy}, cut into slices: every {@linkcode REPOSITORIES_PER_SLICE}
+ * repositories it asks `slicer.due()` whether its slice has taken long enough, and if so waits
+ * for `slicer.next()` before it goes on, so that a policy of 512 repositories never holds the
+ * event loop in one piece.
+ */
+export async function validatePolicyInSlices(
+  raw: unknown,
+  groups: readonly string[],
+  slicer: Slicer,
+): Promise<ImagePolicy> {
+  const steps = validation(raw, groups);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    slicer.counter.steps += REPOSITORIES_PER_SLICE * 100;
+    if (slicer.due()) await slicer.next();
+  }
+}
+
+/** The validation, pausing (yielding) after every {@linkcode REPOSITORIES_PER_SLICE} repositories. */
+function* validation(raw: unknown, groups: readonly string[]): Generator<void, ImagePolicy> {
   const c = new Checker();
   if (!isObject(raw)) {
     throw new InvalidPolicyError("(not an object)", [{ path: "", message: "must be an object" }]);
@@ -393,21 +426,27 @@ export function validatePolicy(raw: unknown, groups: readonly string[]): ImagePo
       `has ${spec.repositories.length} entries; at most ${MAX_REPOSITORIES} are allowed`,
     );
   } else {
-    spec.repositories.forEach((r: unknown, i: number) => {
+    const list: unknown[] = spec.repositories;
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0 && i % REPOSITORIES_PER_SLICE === 0) yield;
+      const r = list[i];
       const path = `spec.repositories[${i}]`;
-      if (!isObject(r)) return c.fail(path, "must be an object");
+      if (!isObject(r)) {
+        c.fail(path, "must be an object");
+        continue;
+      }
       c.unknownKeys(r, ["name", "policy"], path);
       if (typeof r.name !== "string" || r.name === "") {
         c.fail(`${path}.name`, "is required");
-        return;
+        continue;
       }
       const problem = patternProblem(r.name);
       if (problem !== undefined) {
         c.fail(`${path}.name`, `"${quoteInput(r.name)}" ${problem}`);
-        return;
+        continue;
       }
       repositories.push({ name: r.name, policy: repositoryPolicy(c, r.policy, `${path}.policy`) });
-    });
+    }
   }
   if (c.problems.length > 0) throw new InvalidPolicyError(label, c.problems);
   return {

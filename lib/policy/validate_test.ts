@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { InvalidPolicyError, validatePolicy } from "./validate.ts";
+import { InvalidPolicyError, validatePolicy, validatePolicyInSlices } from "./validate.ts";
 import { API_GROUP, PORTIERIS_API_GROUP } from "./crds.ts";
 
 const groups = [API_GROUP];
@@ -233,5 +233,34 @@ Deno.test("validatePolicy() bounds the work of a keyless requirement's regular e
     [
       `${REQ}[0].keyless.identities: its regular expressions compile to N states; at most 8192 are allowed in all`,
     ],
+  );
+});
+
+Deno.test("validatePolicyInSlices() validates as validatePolicy() does, waiting between slices", async () => {
+  const raw = {
+    apiVersion: "toolkit.dev/v1",
+    kind: "ImagePolicy",
+    metadata: { name: "p", namespace: "dev" },
+    spec: {
+      repositories: Array.from({ length: 512 }, (_, i) => ({
+        name: `icr.io/team/app-${i}`,
+        policy: { simple: { requirements: [{ type: "signedBy", keySecret: "k" }] } },
+      })),
+    },
+  };
+  let turns = 0;
+  const slicer = {
+    counter: { steps: 0 },
+    due: () => true,
+    next: () => Promise.resolve(void turns++),
+  };
+  const policy = await validatePolicyInSlices(raw, ["toolkit.dev"], slicer);
+  assert.deepEqual(policy, validatePolicy(raw, ["toolkit.dev"]));
+  assert.equal(turns, 512 / 16 - 1);
+  const broken = structuredClone(raw);
+  broken.spec.repositories[300]!.name = "";
+  await assert.rejects(
+    validatePolicyInSlices(broken, ["toolkit.dev"], slicer),
+    /spec\.repositories\[300\]\.name: is required/,
   );
 });
