@@ -103,10 +103,16 @@ async function fileSource(config: WebhookConfig, log: JsonLog): Promise<SourceHa
   return { source, stop: () => Promise.resolve(clearInterval(timer)) };
 }
 
-async function kubeSource(config: WebhookConfig, log: JsonLog): Promise<SourceHandle> {
+async function kubeSource(
+  config: WebhookConfig,
+  log: JsonLog,
+  turns: TurnScheduler,
+): Promise<SourceHandle> {
   const client = await connectKube({ kubeconfig: config.kubeconfig, env: Deno.env.toObject() });
   const source = createKubePolicySource({
     client,
+    // Policy compiles take turns with the reviews' slices, in the one scheduler of the process.
+    turns,
     group: config.policyGroup,
     controllerNamespace: config.namespace,
     exemptLabel: config.exemptLabel,
@@ -158,7 +164,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
   const eventLoop = monitorEventLoop();
   const handle = config.policyFiles.length > 0
     ? await fileSource(config, log)
-    : await kubeSource(config, log);
+    : await kubeSource(config, log, turns);
   const registries = await registryFetch(config);
   const verifier = createImageVerifier({
     source: handle.source,

@@ -18,6 +18,8 @@ import { hugeReferrersAttack, junkReferrersAttack } from "../admission/_attack_r
 import { floodAttack } from "../admission/_attack_flood.ts";
 import { deepJsonAttack, heldBodiesAttack, wideJsonAttack } from "../admission/_attack_bodies.ts";
 import { hostileKeyAttack } from "../admission/_attack_hostile_key.ts";
+import { pullSecretsAttack } from "../admission/_attack_pull_secrets.ts";
+import { policyChurnAttack } from "../admission/_attack_policy_churn.ts";
 
 type Attack = () => Promise<AttackFigures | readonly AttackFigures[]>;
 
@@ -32,6 +34,8 @@ const ATTACKS: Record<string, Attack> = {
   "junk-referrers": () => junkReferrersAttack(),
   "flood": () => floodAttack(),
   "hostile-key": hostileKeyAttack,
+  "pull-secrets": async () => (await pullSecretsAttack()).figures,
+  "policy-churn": async () => (await policyChurnAttack()).figures,
 };
 
 function out(line: string): void {
