@@ -20,7 +20,7 @@ import {
   rsaKey,
   rsaSpkiPem,
 } from "../fakes/hostile_keys.ts";
-import { type AttackFigures, eventLoopMaxStallMs, measureAttack } from "./_attack.ts";
+import { type AttackFigures, eventLoopStalls, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, podReviewBody, postReview, signerSecretDocument } from "./_hostile.ts";
 import { startWebhook } from "./_webhook.ts";
 
@@ -110,7 +110,7 @@ export async function runHostileKeyAttack(
   const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   try {
     // The longest stall so far (starting up): the review's own shows only if it is longer.
-    const stallBefore = await eventLoopMaxStallMs(webhook, undefined, client);
+    const stallBefore = (await eventLoopStalls(webhook, undefined, client)).maxMs;
     const { result: answer, figures } = await measureAttack(
       `a ${bits}-bit RSA modulus and exponent in key Secrets (OpenPGP, signature "by" it; PEM)`,
       webhook,

@@ -9,7 +9,7 @@
  */
 import { connectCluster } from "../../lib/kube/mod.ts";
 import { startCluster, startGpg, startRegistry } from "../env/mod.ts";
-import { type AttackFigures, eventLoopMaxStallMs, measureAttack } from "./_attack.ts";
+import { type AttackFigures, eventLoopStalls, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, podReviewBody, postReview, processMemory } from "./_hostile.ts";
 import {
   CONTROLLER_NAMESPACE,
@@ -126,7 +126,7 @@ export async function policyChurnAttack(
     const warm = await review(OTHER, [image], "warm");
     if (warm.allowed !== true) throw new Error(`the signed image is not admitted: ${warm.message}`);
 
-    const stallBefore = await eventLoopMaxStallMs(webhook);
+    const stallBefore = (await eventLoopStalls(webhook)).maxMs;
     const rssBefore = processMemory(webhook.process.pid).rss;
     const cpuBefore = cpuSeconds(webhook.process.pid);
     const startedAt = performance.now();

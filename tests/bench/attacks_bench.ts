@@ -48,7 +48,9 @@ function row(figures: AttackFigures): string {
     figures.name,
     `${figures.peakRssMiB} MiB`,
     `${figures.healthzMaxMs} ms (${figures.healthzOk} ok)`,
-    figures.eventLoopMaxStallMs === undefined ? "—" : `${figures.eventLoopMaxStallMs} ms`,
+    figures.eventLoopMaxStallMs === undefined
+      ? "—"
+      : `${figures.eventLoopMaxStallMs} ms (own CPU ${figures.eventLoopMaxBusyStallMs ?? "?"} ms)`,
     figures.otherNamespaceAdmitted ?? "—",
     figures.note ?? "",
   ];
