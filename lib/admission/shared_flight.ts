@@ -9,6 +9,7 @@
  * @module
  */
 import { ToolkitError } from "../errors.ts";
+import { raceSignal } from "./errors.ts";
 
 /** The reason a flight's signal aborts with when nobody waits for it any more. */
 export class FlightAbandonedError extends ToolkitError {
@@ -52,23 +53,12 @@ export class SharedFlights<K, V> {
     flight.members++;
     const joined = flight;
     if (signal === undefined) return joined.promise;
-    return new Promise<V>((resolve, reject) => {
-      const onAbort = () => {
-        this.#leave(key, joined);
-        reject(signal.reason);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      joined.promise.then(
-        (value) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(value);
-        },
-        (error) => {
-          signal.removeEventListener("abort", onAbort);
-          reject(error);
-        },
-      );
-    });
+    // A caller whose signal aborts leaves the flight (the last one to leave aborts it).
+    const leave = () => this.#leave(key, joined);
+    signal.addEventListener("abort", leave, { once: true });
+    return raceSignal(joined.promise, signal).finally(() =>
+      signal.removeEventListener("abort", leave)
+    );
   }
 
   #start(key: K, start: (signal: AbortSignal) => Promise<V>): Flight<V> {
