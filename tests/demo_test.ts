@@ -33,6 +33,15 @@ Deno.test({
       text,
       /admission webhook "image-security\.toolkit\.dev" denied the request: policy denied the request: A signature was required, but no signature exists/,
     );
+    // Only the API server may call the webhook: restarted with its client certificate, it still
+    // reaches the webhook (the Pod is pinned), and a client without one gets no answer.
+    assert.match(text, /API server configuration written: apiserver\/client\.key/);
+    assert.match(text, /\$ toolkit-webhook .*--client-ca tls\/client-ca\.crt/);
+    assert.match(
+      text,
+      /\$ kubectl run web-again[^\n]*\n {6}127\.0\.0\.1:\d+\/demo\/app@sha256:[0-9a-f]{64}\n/,
+    );
+    assert.match(text, /no answer: refused at the TLS handshake/);
     // cosign: the real cosign signs with toolkit's key; sigstoreSigned admits it, pinned, and
     // denies an image signed by another key.
     assert.match(text, /\$ cosign sign --key cosign\.key /);

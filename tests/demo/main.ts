@@ -24,7 +24,12 @@
  * 9. that PipelineRun's signing step, run as its Pod would run it (Tekton's own code resolves the
  *    TaskRun and builds the Pod), signs the image the build pushed with the key read from the
  *    vault into memory, and a Pod of that image is admitted and pinned;
- * 10. `disable --purge`, and everything is torn down.
+ * 10. only the API server may call the webhook: `enable --api-server-config-dir` writes the
+ *    AdmissionConfiguration and the API server's client certificate, kube-apiserver is restarted
+ *    with them, `enable --client-auth` switches the webhook to `--client-ca`: a Pod is still
+ *    admitted through the API server, a client without the certificate is refused at the TLS
+ *    handshake;
+ * 11. `disable --purge`, and everything is torn down.
  *
  * Every command is shown as the reader would type it, with its real output. `--keep` leaves
  * the environment up after the tour until Ctrl-C.
@@ -120,9 +125,37 @@ try {
       "local stand-ins for the Key Protect API and for a registry's signature extension (cloud\n" +
       "services that cannot run here).",
   );
+  // kube-apiserver's flags are fixed when it starts: it starts with an admission configuration
+  // that names no client certificate yet; the last chapter writes the real one and restarts it.
+  const apiServerDir = `${work}/apiserver`;
+  await Deno.mkdir(apiServerDir);
+  await Deno.writeTextFile(
+    `${apiServerDir}/webhook-kubeconfig.yaml`,
+    "apiVersion: v1\nkind: Config\nusers: []\n",
+  );
+  await Deno.writeTextFile(
+    `${apiServerDir}/admission-configuration.yaml`,
+    [
+      "apiVersion: apiserver.config.k8s.io/v1",
+      "kind: AdmissionConfiguration",
+      "plugins:",
+      "  - name: MutatingAdmissionWebhook",
+      "    configuration:",
+      "      apiVersion: apiserver.config.k8s.io/v1",
+      "      kind: WebhookAdmissionConfiguration",
+      `      kubeConfigFile: ${apiServerDir}/webhook-kubeconfig.yaml`,
+      "",
+    ].join("\n"),
+  );
   const cluster = await tour.quietly(
     "etcd, kube-apiserver and kube-controller-manager are up",
-    () => startCluster({ crds: ["tekton"] }),
+    () =>
+      startCluster({
+        crds: ["tekton"],
+        apiServerFlags: [
+          `--admission-control-config-file=${apiServerDir}/admission-configuration.yaml`,
+        ],
+      }),
   );
   cleanups.push(() => cluster.stop());
   const kubectlBin = requireTool("kubectl");
@@ -277,16 +310,18 @@ try {
   ];
   // The webhook reads policies and keys from the cluster of $KUBECONFIG.
   tour.say(`    ${tour.bold("$")} toolkit-webhook ${webhookArgs.join(" ")} &`);
-  const webhook: ManagedProcess = await startProcess(deno, [
-    "run",
-    "--unstable-net",
-    "--allow-net",
-    "--allow-read",
-    "--allow-env",
-    "--allow-sys",
-    `${repo}webhook/main.ts`,
-    ...webhookArgs,
-  ], { logFile: `${work}/webhook.log`, cwd: work, env });
+  const startWebhook = (args: string[]) =>
+    startProcess(deno, [
+      "run",
+      "--unstable-net",
+      "--allow-net",
+      "--allow-read",
+      "--allow-env",
+      "--allow-sys",
+      `${repo}webhook/main.ts`,
+      ...args,
+    ], { logFile: `${work}/webhook.log`, cwd: work, env });
+  let webhook: ManagedProcess = await startWebhook(webhookArgs);
   cleanups.push(() => webhook.stop());
   const ca = await Deno.readTextFile(`${work}/tls/ca.crt`);
   await tour.quietly(
@@ -637,6 +672,75 @@ try {
     `--image=${shop}/shop-frontend:unsigned`,
     "--restart=Never",
   ], { expectFailure: true });
+
+  tour.chapter(
+    "Only the API server may call the webhook",
+    "Whoever reaches the webhook's port could send it reviews of their own. enable makes a client\n" +
+      "CA and a certificate for the API server, and writes the AdmissionConfiguration that makes\n" +
+      "kube-apiserver present it (--api-server-config-dir); the control plane is restarted with\n" +
+      "it, then enable --client-auth switches the webhook to refuse, at the TLS handshake, every\n" +
+      "client without a certificate from that CA. Probes and metrics move to a port of their own.",
+  );
+  const enableFlags = [
+    "image-security",
+    "enable",
+    "--webhook-url",
+    url,
+    "--tls-dir",
+    "tls",
+    "--replicas",
+    "1",
+    "--no-verify-url",
+  ];
+  await toolkit([...enableFlags, "--api-server-config-dir", "apiserver"]);
+  await tour.quietly(
+    "kube-apiserver restarted with --admission-control-config-file=apiserver/admission-configuration.yaml",
+    () => cluster.startApiServer(),
+  );
+  await toolkit([...enableFlags, "--client-auth"]);
+  const probePort = freePort();
+  const authenticatedArgs = [
+    ...webhookArgs,
+    "--client-ca",
+    "tls/client-ca.crt",
+    "--probe-port",
+    String(probePort),
+  ];
+  tour.say(`    ${tour.bold("$")} toolkit-webhook ${authenticatedArgs.join(" ")} &`);
+  await tour.quietly("the webhook restarted with --client-ca", async () => {
+    await webhook.stop();
+    webhook = await startWebhook(authenticatedArgs);
+    await waitFor("the webhook's probe port", () => webhookReady(probePort, ca), {
+      process: webhook,
+    });
+  });
+  await kubectl([
+    "run",
+    "web-again",
+    "-n",
+    "shop",
+    `--image=${app}`,
+    "--restart=Never",
+    "--dry-run=server",
+    "-o",
+    'jsonpath={.spec.containers[0].image}{"\\n"}',
+  ]);
+  {
+    const client = Deno.createHttpClient({ caCerts: [ca] });
+    let answer: string;
+    try {
+      const response = await fetch(url, { method: "POST", body: "{}", client });
+      answer = `HTTP ${response.status} (${(await response.text()).trim()})`;
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      answer = `no answer: refused at the TLS handshake (${
+        cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
+      })`;
+    } finally {
+      client.close();
+    }
+    tour.ran(`curl --cacert tls/ca.crt -X POST -d '{}' ${url}`, `${answer}\n`);
+  }
 
   if (keep) {
     tour.chapter("Explore", "The environment stays up until Ctrl-C.");
