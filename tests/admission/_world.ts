@@ -1,0 +1,168 @@
+/**
+ * The world of an admission end-to-end test, composed as the test needs: a cluster (API server
+ * and etcd, the toolkit CRDs), registries, a gpg home that signs and pushes images, and the
+ * webhook started on them, registered with the API server and waited for. One world is started
+ * per test file (never shared across files, so the files run in parallel as before), and
+ * everything in it is stopped by pid when the test ends, passed or failed (`await using`).
+ *
+ * ```ts
+ * await using world = await startWorld({ registries: { locked: { auth } } });
+ * const signer = await world.signer();
+ * await world.namespaces("dev");
+ * await world.keySecret("signer", signer.publicKeyArmored);
+ * await world.clusterPolicy([{ name: `${world.registry.host}/*`, policy }]);
+ * const webhook = await world.startWebhook({ probe: { namespace: "dev", image: unsigned } });
+ * ```
+ *
+ * @module
+ */
+import {
+  type ClusterOptions,
+  type GpgKey,
+  type RegistryOptions,
+  startCluster,
+  startGpg,
+  startRegistry,
+  type TestCluster,
+  type TestGpg,
+  type TestRegistry,
+} from "../env/mod.ts";
+import {
+  CONTROLLER_NAMESPACE,
+  createNamespaces,
+  dryRunPod,
+  eventually,
+  keySecretManifest,
+  kubectlOk,
+  startWebhook,
+  type TestWebhook,
+  WEBHOOK_NAME,
+  webhookConfiguration,
+} from "./_webhook.ts";
+
+/** What a world holds besides its cluster, its first registry and its gpg home. */
+export interface WorldOptions {
+  /** The cluster. Default: the toolkit CRDs. */
+  readonly cluster?: ClusterOptions;
+  /** More registries, by name (`world.registries[name]`), each with its options. */
+  readonly registries?: Readonly<Record<string, RegistryOptions>>;
+}
+
+/** How {@linkcode World.startWebhook} starts and registers the webhook. */
+export interface WorldWebhookOptions {
+  /**
+   * The `--insecure-registry` flags, in order. Default: the host of every registry of the
+   * world, the first registry first.
+   */
+  readonly insecureRegistries?: readonly string[];
+  /**
+   * A Pod the webhook denies: once a dry run of it is refused by the webhook, the API server
+   * calls the webhook (it picks the configuration up asynchronously).
+   */
+  readonly probe: { readonly namespace: string; readonly image: string };
+}
+
+/** A running world; stopped, last started first, with `await using`. */
+export interface World extends AsyncDisposable {
+  readonly cluster: TestCluster;
+  /** The first registry (plain HTTP, no authentication). */
+  readonly registry: TestRegistry;
+  /** The other registries, by the names of {@linkcode WorldOptions.registries}. */
+  readonly registries: Readonly<Record<string, TestRegistry>>;
+  readonly gpg: TestGpg;
+  /** A new ed25519 signing key of the world's gpg home. */
+  signer(): Promise<GpgKey>;
+  /** Creates the webhook's namespace and `names`, each with its `default` ServiceAccount. */
+  namespaces(...names: string[]): Promise<void>;
+  /** Applies a manifest (`kubectl apply -f -`). */
+  apply(manifest: string): Promise<void>;
+  /** Applies the key Secret `name` of `armored` keys, in the webhook's namespace by default. */
+  keySecret(name: string, armored: string, namespace?: string): Promise<void>;
+  /** Applies the ClusterImagePolicy `default` with these repositories. */
+  clusterPolicy(repositories: readonly unknown[]): Promise<void>;
+  /**
+   * Starts the webhook on the world (its kubeconfig and namespace, its registries, the gpg home's
+   * registries.d), registers it with the API server and waits until the API server calls it; it
+   * is stopped with the world, first.
+   */
+  startWebhook(options: WorldWebhookOptions): Promise<TestWebhook>;
+}
+
+/** Stops `items` last first, each even when another fails; throws the first failure. */
+async function disposeAll(items: AsyncDisposable[]): Promise<void> {
+  let failure: unknown;
+  for (const item of items.reverse()) {
+    try {
+      await item[Symbol.asyncDispose]();
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (failure !== undefined) throw failure;
+}
+
+/** Starts a world: its cluster, registries and gpg home at once. */
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
+  const named = Object.entries(options.registries ?? {});
+  const started = await Promise.allSettled([
+    startCluster(options.cluster ?? { crds: ["toolkit"] }),
+    startRegistry(),
+    ...named.map(([, registryOptions]) => startRegistry(registryOptions)),
+    startGpg(),
+  ]);
+  const running = started.flatMap((s) => s.status === "fulfilled" ? [s.value] : []);
+  const failed = started.find((s) => s.status === "rejected");
+  if (failed !== undefined) {
+    await disposeAll(running).catch(() => {});
+    throw failed.reason;
+  }
+  const [cluster, registry, ...rest] = running as [TestCluster, TestRegistry, ...unknown[]];
+  const gpg = rest.pop() as TestGpg;
+  const registries = Object.fromEntries(
+    named.map(([name], i) => [name, rest[i] as TestRegistry]),
+  );
+  const stack: AsyncDisposable[] = [...running];
+  const apply = async (manifest: string) => {
+    await kubectlOk(cluster, ["apply", "-f", "-"], manifest);
+  };
+  return {
+    cluster,
+    registry,
+    registries,
+    gpg,
+    signer: () => gpg.generateKey({ type: "ed25519" }),
+    namespaces: (...names) => createNamespaces(cluster, [CONTROLLER_NAMESPACE, ...names]),
+    apply,
+    keySecret: (name, armored, namespace = CONTROLLER_NAMESPACE) =>
+      apply(keySecretManifest(name, namespace, armored)),
+    clusterPolicy: (repositories) =>
+      apply(JSON.stringify({
+        apiVersion: "toolkit.dev/v1",
+        kind: "ClusterImagePolicy",
+        metadata: { name: "default" },
+        spec: { repositories },
+      })),
+    async startWebhook(webhookOptions) {
+      const insecure = webhookOptions.insecureRegistries ??
+        [registry.host, ...Object.values(registries).map((r) => r.host)];
+      const webhook = await startWebhook([
+        "--kubeconfig",
+        cluster.kubeconfigPath,
+        "--namespace",
+        CONTROLLER_NAMESPACE,
+        ...insecure.flatMap((host) => ["--insecure-registry", host]),
+        "--registries.d",
+        gpg.registriesD,
+      ]);
+      stack.push(webhook);
+      await apply(webhookConfiguration(webhook.url, webhook.ca));
+      const { namespace, image } = webhookOptions.probe;
+      await eventually("the API server to call the webhook", async () => {
+        const r = await dryRunPod(cluster, "probe", namespace, image);
+        return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+      });
+      return webhook;
+    },
+    [Symbol.asyncDispose]: () => disposeAll(stack),
+  };
+}
