@@ -60,6 +60,10 @@ export interface WorldWebhookOptions {
    * calls the webhook (it picks the configuration up asynchronously).
    */
   readonly probe: { readonly namespace: string; readonly image: string };
+  /** The `--registries.d` directory. Default: the gpg home's (its lookaside for every host). */
+  readonly registriesD?: string;
+  /** More webhook flags, after the world's. */
+  readonly args?: readonly string[];
 }
 
 /** A running world; stopped, last started first, with `await using`. */
@@ -86,6 +90,8 @@ export interface World extends AsyncDisposable {
    * is stopped with the world, first.
    */
   startWebhook(options: WorldWebhookOptions): Promise<TestWebhook>;
+  /** Stops `item` with the world, before everything started so far (a temporary directory). */
+  use<T extends AsyncDisposable>(item: T): T;
 }
 
 /** Stops `items` last first, each even when another fails; throws the first failure. */
@@ -152,7 +158,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         CONTROLLER_NAMESPACE,
         ...insecure.flatMap((host) => ["--insecure-registry", host]),
         "--registries.d",
-        gpg.registriesD,
+        webhookOptions.registriesD ?? gpg.registriesD,
+        ...webhookOptions.args ?? [],
       ]);
       stack.push(webhook);
       await apply(webhookConfiguration(webhook.url, webhook.ca));
@@ -162,6 +169,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
       });
       return webhook;
+    },
+    use(item) {
+      stack.push(item);
+      return item;
     },
     [Symbol.asyncDispose]: () => disposeAll(stack),
   };
