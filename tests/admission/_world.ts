@@ -46,6 +46,11 @@ export interface WorldOptions {
   readonly cluster?: ClusterOptions;
   /** More registries, by name (`world.registries[name]`), each with its options. */
   readonly registries?: Readonly<Record<string, RegistryOptions>>;
+  /**
+   * Whether the world has signed images: its first registry and a gpg home (default true). A
+   * world without them is a cluster and a webhook; `registry` and `gpg` then throw.
+   */
+  readonly images?: boolean;
 }
 
 /** How {@linkcode World.startWebhook} starts and registers the webhook. */
@@ -60,7 +65,10 @@ export interface WorldWebhookOptions {
    * calls the webhook (it picks the configuration up asynchronously).
    */
   readonly probe: { readonly namespace: string; readonly image: string };
-  /** The `--registries.d` directory. Default: the gpg home's (its lookaside for every host). */
+  /**
+   * The `--registries.d` directory. Default: the gpg home's (its lookaside for every host); none
+   * in a world without images.
+   */
   readonly registriesD?: string;
   /** More webhook flags, after the world's. */
   readonly args?: readonly string[];
@@ -110,11 +118,11 @@ async function disposeAll(items: AsyncDisposable[]): Promise<void> {
 /** Starts a world: its cluster, registries and gpg home at once. */
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const named = Object.entries(options.registries ?? {});
-  const started = await Promise.allSettled([
+  const images = options.images ?? true;
+  const started = await Promise.allSettled<AsyncDisposable>([
     startCluster(options.cluster ?? { crds: ["toolkit"] }),
-    startRegistry(),
     ...named.map(([, registryOptions]) => startRegistry(registryOptions)),
-    startGpg(),
+    ...(images ? [startRegistry(), startGpg()] : []),
   ]);
   const running = started.flatMap((s) => s.status === "fulfilled" ? [s.value] : []);
   const failed = started.find((s) => s.status === "rejected");
@@ -122,21 +130,30 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     await disposeAll(running).catch(() => {});
     throw failed.reason;
   }
-  const [cluster, registry, ...rest] = running as [TestCluster, TestRegistry, ...unknown[]];
-  const gpg = rest.pop() as TestGpg;
+  const cluster = running[0] as TestCluster;
   const registries = Object.fromEntries(
-    named.map(([name], i) => [name, rest[i] as TestRegistry]),
+    named.map(([name], i) => [name, running[1 + i] as TestRegistry]),
   );
+  const registry = images ? running[1 + named.length] as TestRegistry : undefined;
+  const gpg = images ? running[2 + named.length] as TestGpg : undefined;
+  const withImages = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`this world has no ${what} (images: false)`);
+    return value;
+  };
   const stack: AsyncDisposable[] = [...running];
   const apply = async (manifest: string) => {
     await kubectlOk(cluster, ["apply", "-f", "-"], manifest);
   };
   return {
     cluster,
-    registry,
+    get registry() {
+      return withImages(registry, "registry");
+    },
     registries,
-    gpg,
-    signer: () => gpg.generateKey({ type: "ed25519" }),
+    get gpg() {
+      return withImages(gpg, "gpg home");
+    },
+    signer: () => withImages(gpg, "gpg home").generateKey({ type: "ed25519" }),
     namespaces: (...names) => createNamespaces(cluster, [CONTROLLER_NAMESPACE, ...names]),
     apply,
     keySecret: (name, armored, namespace = CONTROLLER_NAMESPACE) =>
@@ -150,15 +167,15 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       })),
     async startWebhook(webhookOptions) {
       const insecure = webhookOptions.insecureRegistries ??
-        [registry.host, ...Object.values(registries).map((r) => r.host)];
+        [registry, ...Object.values(registries)].flatMap((r) => r === undefined ? [] : [r.host]);
+      const registriesD = webhookOptions.registriesD ?? gpg?.registriesD;
       const webhook = await startWebhook([
         "--kubeconfig",
         cluster.kubeconfigPath,
         "--namespace",
         CONTROLLER_NAMESPACE,
         ...insecure.flatMap((host) => ["--insecure-registry", host]),
-        "--registries.d",
-        webhookOptions.registriesD ?? gpg.registriesD,
+        ...(registriesD === undefined ? [] : ["--registries.d", registriesD]),
         ...webhookOptions.args ?? [],
       ]);
       stack.push(webhook);
