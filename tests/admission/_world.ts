@@ -22,6 +22,7 @@ import {
   type RegistryOptions,
   startCluster,
   startGpg,
+  startReferrersRegistry,
   startRegistry,
   type TestCluster,
   type TestGpg,
@@ -44,13 +45,30 @@ import {
 export interface WorldOptions {
   /** The cluster. Default: the toolkit CRDs. */
   readonly cluster?: ClusterOptions;
-  /** More registries, by name (`world.registries[name]`), each with its options. */
-  readonly registries?: Readonly<Record<string, RegistryOptions>>;
+  /**
+   * More registries, by name (`world.registries[name]`), each with its options: the distribution
+   * registry, or with `kind: "referrers"` the one that serves the OCI 1.1 referrers API.
+   */
+  readonly registries?: Readonly<Record<string, WorldRegistryOptions>>;
   /**
    * Whether the world has signed images: its first registry and a gpg home (default true). A
    * world without them is a cluster and a webhook; `registry` and `gpg` then throw.
    */
   readonly images?: boolean;
+}
+
+/** A registry of the world. */
+export type WorldRegistryOptions =
+  | RegistryOptions & { readonly kind?: "distribution" }
+  | Pick<RegistryOptions, "tls"> & { readonly kind: "referrers" };
+
+function startWorldRegistry(options: WorldRegistryOptions): Promise<TestRegistry> {
+  if (options.kind === "referrers") {
+    const { kind: _, ...rest } = options;
+    return startReferrersRegistry(rest);
+  }
+  const { kind: _, ...rest } = options;
+  return startRegistry(rest);
 }
 
 /** How {@linkcode World.startWebhook} starts and registers the webhook. */
@@ -121,7 +139,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const images = options.images ?? true;
   const started = await Promise.allSettled<AsyncDisposable>([
     startCluster(options.cluster ?? { crds: ["toolkit"] }),
-    ...named.map(([, registryOptions]) => startRegistry(registryOptions)),
+    ...named.map(([, registryOptions]) => startWorldRegistry(registryOptions)),
     ...(images ? [startRegistry(), startGpg()] : []),
   ]);
   const running = started.flatMap((s) => s.status === "fulfilled" ? [s.value] : []);
