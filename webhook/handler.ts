@@ -2,8 +2,9 @@
  * The webhook's routes, kept apart from the HTTP server: {@linkcode createRoutes} takes a
  * {@linkcode WebhookRequest} (a method, a path and a way to read the body) and gives a
  * {@linkcode WebhookAnswer} (status, content type, text), so the server of `server.ts` calls them
- * without building `Request` and `Response` objects, and {@linkcode createHandler} wraps them for
- * `Request` objects (the tests, the fuzz harness, `Deno.serve`). They are transport only: they
+ * (each connection an `Http1Connection` of `http1.ts`) without building `Request` and `Response`
+ * objects; the tests and the fuzz harness reach them the same way
+ * (`tests/fakes/webhook_loopback.ts`). They are transport only: they
  * read the AdmissionReview, ask the evaluator, and write the answer, a log line, the metrics and
  * (for denials) an Event.
  *
@@ -31,11 +32,9 @@ import {
   InvalidAdmissionReviewError,
   parseAdmissionReview,
 } from "../lib/admission/mod.ts";
-import { JsonShapeError, parseJsonWithin } from "../lib/mod.ts";
-import { bodyShapeLimits } from "./body_pool.ts";
+import { JsonShapeError } from "../lib/mod.ts";
 import type { JsonLog } from "./log.ts";
 import type { DecisionLabel, WebhookMetrics } from "./metrics.ts";
-import { oneWriteResponse } from "./response_body.ts";
 
 /** What the handler depends on. */
 export interface HandlerDeps {
@@ -129,57 +128,6 @@ export function pathOf(url: string): string {
   const hash = url.indexOf("#", start);
   if (hash >= 0 && hash < end) end = hash;
   return url.slice(start, end);
-}
-
-/**
- * The body of `request`, parsed as JSON within `bodyShapeLimits`. A declared length over `limit`
- * is refused before anything is read; the body is then read in chunks up to `limit`, its shape
- * counted, and parsed. Throws `SyntaxError` for a body that is not JSON.
- */
-async function readJson(request: Request, limit: number): Promise<unknown> {
-  const length = request.headers.get("content-length");
-  if (length !== null) {
-    const declared = Number(length);
-    if (!Number.isInteger(declared) || declared > limit) throw new RequestBodyTooLargeError();
-  }
-  if (request.body === null) return JSON.parse("");
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body) {
-    size += chunk.byteLength;
-    if (size > limit) throw new RequestBodyTooLargeError();
-    chunks.push(chunk);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.byteLength;
-  }
-  return parseJsonWithin(bytes, bodyShapeLimits(size), "the request body");
-}
-
-/**
- * The routes for `Request` objects: the tests, the fuzz harness and any `Deno.serve`-style
- * server. Answers of 1 KiB or more are sent as `response_body.ts` says.
- */
-export function createHandler(deps: HandlerDeps): (request: Request) => Promise<Response> {
-  const routes = createRoutes(deps);
-  return async (http: Request) => {
-    const answer = await routes({
-      method: http.method,
-      path: pathOf(http.url),
-      json: (limit) => readJson(http, limit),
-    });
-    const response = oneWriteResponse(answer.body, {
-      status: answer.status,
-      contentType: answer.contentType,
-    });
-    // The Response is not written yet, but nothing here can be done later: whoever awaits the
-    // handler (a test, the fuzz harness) sees the log and metrics as they will be.
-    answer.written?.();
-    return response;
-  };
 }
 
 /**

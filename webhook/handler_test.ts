@@ -5,12 +5,8 @@ import type {
   AdmissionRequest,
   EventRecorder,
 } from "../lib/admission/mod.ts";
-import {
-  createHandler,
-  createRoutes,
-  type HandlerDeps,
-  RequestBodyTooLargeError,
-} from "./handler.ts";
+import { createRoutes, type HandlerDeps, RequestBodyTooLargeError } from "./handler.ts";
+import { serveRoutes, type WebhookLoopback } from "../tests/fakes/webhook_loopback.ts";
 import { createJsonLog, type JsonLog, type LogRecord } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
 
@@ -48,7 +44,23 @@ function review(uid = "0d5e8a7c-1") {
   };
 }
 
-function setup(evaluate: (r: AdmissionRequest) => Promise<AdmissionDecision>, ready = true) {
+/**
+ * The routes of `deps` as production serves them (`Http1Connection` over `createRoutes`, with
+ * the body limit the webhook gives both), minus TLS; `handler` sends a `Request` to them.
+ */
+async function serve(
+  deps: HandlerDeps,
+): Promise<WebhookLoopback & { handler: WebhookLoopback["send"] }> {
+  const webhook = await serveRoutes(createRoutes(deps), {
+    maxBodyBytes: deps.maxBodyBytes ?? 3 * 1024 * 1024,
+  });
+  return Object.assign(webhook, { handler: (request: Request) => webhook.send(request) });
+}
+
+async function setup(
+  evaluate: (r: AdmissionRequest) => Promise<AdmissionDecision>,
+  ready = true,
+) {
   const records: LogRecord[] = [];
   const log: JsonLog = { write: (r) => records.push(r), flush() {} };
   const denied: string[] = [];
@@ -57,8 +69,10 @@ function setup(evaluate: (r: AdmissionRequest) => Promise<AdmissionDecision>, re
   let isReady = ready;
   const evaluator: AdmissionEvaluator = { evaluate };
   const deps: HandlerDeps = { evaluator, ready: () => isReady, metrics, log, events, guardMs: 200 };
+  const webhook = await serve(deps);
   return {
-    handler: createHandler(deps),
+    handler: webhook.handler,
+    [Symbol.asyncDispose]: () => webhook[Symbol.asyncDispose](),
     records,
     denied,
     metrics,
@@ -74,8 +88,9 @@ function post(body: unknown): Request {
   });
 }
 
-Deno.test("createHandler() answers an AdmissionReview with the uid and a base64 JSON patch", async () => {
-  const { handler, records } = setup(() => Promise.resolve(ALLOW));
+Deno.test("createRoutes() over HTTP/1.1 answers an AdmissionReview with the uid and a base64 JSON patch", async () => {
+  await using served = await setup(() => Promise.resolve(ALLOW));
+  const { handler, records } = served;
   const response = await handler(post(review()));
   assert.equal(response.status, 200);
   const body = await response.json();
@@ -99,8 +114,17 @@ Deno.test("createHandler() answers an AdmissionReview with the uid and a base64 
   assert.equal(JSON.stringify(records).includes('"spec"'), false, "the object is never logged");
 });
 
-Deno.test("createHandler() denies with every reason on its own line and records an Event", async () => {
-  const { handler, denied } = setup(() => Promise.resolve(DENY));
+Deno.test("createRoutes() over HTTP/1.1 reads a review after a byte order mark, as parseJsonWithin does", async () => {
+  await using served = await setup(() => Promise.resolve(ALLOW));
+  const { handler } = served;
+  const response = await handler(post(`\ufeff${JSON.stringify(review("bom-1"))}`));
+  assert.equal(response.status, 200);
+  assert.equal((await response.json()).response.uid, "bom-1");
+});
+
+Deno.test("createRoutes() over HTTP/1.1 denies with every reason on its own line and records an Event", async () => {
+  await using served = await setup(() => Promise.resolve(DENY));
+  const { handler, denied } = served;
   const body = await (await handler(post(review()))).json();
   assert.equal(body.response.allowed, false);
   assert.equal(body.response.status.code, 403);
@@ -109,8 +133,9 @@ Deno.test("createHandler() denies with every reason on its own line and records 
   assert.deepEqual(denied, ["0d5e8a7c-1"]);
 });
 
-Deno.test("createHandler() refuses a body that is not an AdmissionReview with 400", async () => {
-  const { handler } = setup(() => Promise.resolve(ALLOW));
+Deno.test("createRoutes() over HTTP/1.1 refuses a body that is not an AdmissionReview with 400", async () => {
+  await using served = await setup(() => Promise.resolve(ALLOW));
+  const { handler } = served;
   for (
     const body of ["{not json", { apiVersion: "v1", kind: "Pod" }, { ...review(), request: {} }]
   ) {
@@ -120,8 +145,9 @@ Deno.test("createHandler() refuses a body that is not an AdmissionReview with 40
   }
 });
 
-Deno.test("createHandler() denies with a generic message when the evaluator fails", async () => {
-  const { handler, metrics } = setup(() => Promise.reject(new Error("secret detail at line 12")));
+Deno.test("createRoutes() over HTTP/1.1 denies with a generic message when the evaluator fails", async () => {
+  await using served = await setup(() => Promise.reject(new Error("secret detail at line 12")));
+  const { handler, metrics } = served;
   const body = await (await handler(post(review()))).json();
   assert.equal(body.response.allowed, false);
   assert.doesNotMatch(JSON.stringify(body), /secret detail|line 12|at /);
@@ -129,16 +155,20 @@ Deno.test("createHandler() denies with a generic message when the evaluator fail
   assert.match(metrics.render(true), /toolkit_admission_reviews_total\{decision="error"\} 1/);
 });
 
-Deno.test("createHandler() denies when the evaluator does not answer in time", async () => {
+Deno.test("createRoutes() over HTTP/1.1 denies when the evaluator does not answer in time", async () => {
   let release!: () => void;
-  const { handler } = setup(() => new Promise((resolve) => (release = () => resolve(ALLOW))));
+  await using served = await setup(() =>
+    new Promise((resolve) => (release = () => resolve(ALLOW)))
+  );
+  const { handler } = served;
   const body = await (await handler(post(review()))).json();
   assert.equal(body.response.allowed, false);
   release();
 });
 
-Deno.test("createHandler() reports readiness, health and metrics", async () => {
-  const { handler, setReady } = setup(() => Promise.resolve(ALLOW), false);
+Deno.test("createRoutes() over HTTP/1.1 reports readiness, health and metrics", async () => {
+  await using served = await setup(() => Promise.resolve(ALLOW), false);
+  const { handler, setReady } = served;
   const notReady = await handler(new Request("https://webhook/readyz"));
   assert.equal(notReady.status, 503);
   await notReady.body?.cancel();
@@ -153,8 +183,9 @@ Deno.test("createHandler() reports readiness, health and metrics", async () => {
   assert.match(metrics, /^toolkit_admission_ready 1$/m);
 });
 
-Deno.test("createHandler() answers unknown paths with 404 and wrong methods with 405", async () => {
-  const { handler } = setup(() => Promise.resolve(ALLOW));
+Deno.test("createRoutes() over HTTP/1.1 answers unknown paths with 404 and wrong methods with 405", async () => {
+  await using served = await setup(() => Promise.resolve(ALLOW));
+  const { handler } = served;
   const cases: [Request, number][] = [
     [new Request("https://webhook/nope"), 404],
     [new Request("https://webhook/healthz", { method: "POST" }), 405],
@@ -167,9 +198,9 @@ Deno.test("createHandler() answers unknown paths with 404 and wrong methods with
   }
 });
 
-Deno.test("createHandler() refuses a body over the limit", async () => {
+Deno.test("createRoutes() over HTTP/1.1 refuses a body over the limit", async () => {
   const records: LogRecord[] = [];
-  const handler = createHandler({
+  await using served = await serve({
     evaluator: { evaluate: () => Promise.resolve(ALLOW) },
     ready: () => true,
     metrics: new WebhookMetrics(),
@@ -177,15 +208,16 @@ Deno.test("createHandler() refuses a body over the limit", async () => {
     guardMs: 100,
     maxBodyBytes: 10,
   });
+  const { handler } = served;
   const response = await handler(post(review()));
   assert.equal(response.status, 413);
   await response.body?.cancel();
 });
 
-Deno.test("createHandler() refuses a review past its shape with 413 before parsing it, naming the bound", async () => {
+Deno.test("createRoutes() over HTTP/1.1 refuses a review past its shape with 413 before parsing it, naming the bound", async () => {
   const records: LogRecord[] = [];
   let evaluated = 0;
-  const handler = createHandler({
+  await using served = await serve({
     evaluator: {
       evaluate: () => {
         evaluated++;
@@ -197,6 +229,7 @@ Deno.test("createHandler() refuses a review past its shape with 413 before parsi
     log: { write: (r) => records.push(r), flush() {} },
     guardMs: 100,
   });
+  const { handler } = served;
   const deep = await handler(post("[".repeat(65) + "]".repeat(65)));
   assert.equal(deep.status, 413);
   assert.match(await deep.text(), /nested more than 64 levels deep/);
@@ -209,15 +242,16 @@ Deno.test("createHandler() refuses a review past its shape with 413 before parsi
   assert.equal((await handler(post(review()))).status, 200);
 });
 
-Deno.test("createHandler() answers /healthz and /readyz while a huge review is in progress", async () => {
+Deno.test("createRoutes() over HTTP/1.1 answers /healthz and /readyz while a huge review is in progress", async () => {
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   let started = false;
-  const { handler } = setup(async () => {
+  await using served = await setup(async () => {
     started = true;
     await released;
     return DENY;
   });
+  const { handler } = served;
   const huge = review("huge-1");
   huge.request.object.spec.containers = Array.from(
     { length: 20_000 },
@@ -237,11 +271,12 @@ Deno.test("createHandler() answers /healthz and /readyz while a huge review is i
   assert.equal((await response.json()).response.uid, "huge-1");
 });
 
-Deno.test("createHandler() log lines quote a bounded prefix of a huge image", async () => {
+Deno.test("createRoutes() over HTTP/1.1 log lines quote a bounded prefix of a huge image", async () => {
   const huge = "A".repeat(2_900_000);
-  const { handler, records } = setup(() =>
+  await using served = await setup(() =>
     Promise.resolve({ ...DENY, reasons: [`policy denied the request: image "${huge}"`] })
   );
+  const { handler, records } = served;
   const response = await handler(post(review()));
   await response.body?.cancel();
   const logged: string[] = [];

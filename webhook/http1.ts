@@ -112,6 +112,7 @@ const REASONS: Record<number, string> = {
 };
 
 const TEXT_TYPE = "text/plain; charset=utf-8";
+const UTF8 = new TextDecoder();
 
 let dateSecond = 0;
 let dateText = "";
@@ -521,7 +522,8 @@ export class Http1Connection {
       json: (limit) => {
         if (body instanceof JsonShapeError) throw body;
         if (body === undefined || body.length > limit) throw new RequestBodyTooLargeError();
-        return JSON.parse(body.toString("utf8"));
+        // Decoded as `parseJsonWithin` decodes (a leading byte order mark is dropped).
+        return JSON.parse(UTF8.decode(body));
       },
     };
     const failed = () =>

@@ -10,16 +10,14 @@
  */
 import { computeDigest } from "../registry/mod.ts";
 import {
-  InvalidKeyError,
   type KeyBounds,
   keyFingerprint,
-  KeyNotAcceptedError,
   type PublicKey,
   readPublicKeys,
 } from "../signature/mod.ts";
-import { cachedPromise, type CacheStats, TtlCache } from "./cache.ts";
-import { PolicyConfigError } from "./errors.ts";
-import { type PolicySource, secretText } from "./source.ts";
+import type { CacheStats } from "./cache.ts";
+import { type KeySecretKind, KeySecretReader } from "./key_secret.ts";
+import type { PolicySource } from "./source.ts";
 
 /** The keys of a key Secret. */
 export interface TrustedKeys {
@@ -40,36 +38,26 @@ export interface KeySource {
   keys(namespace: string, name: string): Promise<TrustedKeys>;
 }
 
-/** The data entry of a key Secret that holds the keys (Portieris's name). */
-export const KEY_SECRET_ENTRY = "key";
+export { KEY_SECRET_ENTRY } from "./key_secret.ts";
 
 /**
- * Reads and caches the keys of key Secrets. Every key and subkey is checked when it is read
- * (`readPublicKeys`: RSA size and exponent within {@linkcode KeyBounds}, no DSA or ElGamal,
- * accepted curves), so that no key a Secret holds makes a signature check costly; a Secret
- * holding one that is not accepted makes its requirement unusable, naming the key.
+ * Reads and caches the keys of key Secrets (through {@linkcode KeySecretReader}). Every key and
+ * subkey is checked when it is read (`readPublicKeys`: RSA size and exponent within
+ * {@linkcode KeyBounds}, no DSA or ElGamal, accepted curves), so that no key a Secret holds makes
+ * a signature check costly; a Secret holding one that is not accepted makes its requirement
+ * unusable, naming the key.
  */
 export class KeyStore implements KeySource {
-  readonly #source: PolicySource;
-  readonly #bounds: KeyBounds;
-  readonly #parsed = new TtlCache<string, Promise<ParsedKeys>>({
-    name: "key",
-    ttlMs: 24 * 3600_000,
-    maxEntries: 256,
-    // Keyed by the Secret's content; the parsed keys take about as much again.
-    maxBytes: 16 * 1024 * 1024,
-    sizeOf: (raw) => 2 * raw.length,
-  });
+  readonly #reader: KeySecretReader<TrustedKeys>;
 
   /** The cache's size and bounds, for metrics. */
   stats(): CacheStats {
-    return this.#parsed.stats();
+    return this.#reader.stats();
   }
 
   /** Creates a store reading Secrets from `source`, accepting keys within `bounds`. */
   constructor(source: PolicySource, bounds: KeyBounds = {}) {
-    this.#source = source;
-    this.#bounds = bounds;
+    this.#reader = new KeySecretReader(source, OPENPGP_KEY_SECRET, bounds);
   }
 
   /**
@@ -79,54 +67,17 @@ export class KeyStore implements KeySource {
    * no usable public key or one that is not accepted (the message names the Secret and the
    * key's fingerprint); {@linkcode PolicySourceError} when it cannot be read.
    */
-  async keys(namespace: string, name: string): Promise<TrustedKeys> {
-    const where = `${namespace}/${name}`;
-    const secret = await this.#source.secret(namespace, name);
-    if (secret === undefined) {
-      throw new PolicyConfigError(`Cannot read key Secret "${where}": it does not exist`);
-    }
-    const raw = secret.data?.[KEY_SECRET_ENTRY];
-    if (typeof raw !== "string" || raw === "") {
-      throw new PolicyConfigError(
-        `Cannot use key Secret "${where}": it has no "${KEY_SECRET_ENTRY}" entry`,
-      );
-    }
-    const parsed = await cachedPromise(
-      this.#parsed,
-      raw,
-      () => parse(secretText(secret, KEY_SECRET_ENTRY), this.#bounds),
-    );
-    if ("trusted" in parsed) return parsed.trusted;
-    const error = parsed.refused;
-    throw new PolicyConfigError(
-      error instanceof KeyNotAcceptedError
-        ? `Cannot use key Secret "${where}": ${error.key}: ${error.problem}`
-        : `Cannot use key Secret "${where}": ${error.message}`,
-      { cause: error },
-    );
+  keys(namespace: string, name: string): Promise<TrustedKeys> {
+    return this.#reader.read(namespace, name, `key Secret "${namespace}/${name}"`);
   }
 }
 
-/**
- * The keys of a Secret's content, or why they are refused: a refusal is remembered as keys are
- * (the content alone decides it), so a Secret holding a key that is not accepted is read once,
- * not once per review.
- */
-type ParsedKeys = { readonly trusted: TrustedKeys } | { readonly refused: Error };
-
-async function parse(text: string | undefined, bounds: KeyBounds): Promise<ParsedKeys> {
-  if (text === undefined) {
-    return { refused: new Error(`its "${KEY_SECRET_ENTRY}" entry is not base64`) };
-  }
-  let keys: PublicKey[];
-  try {
-    keys = await readPublicKeys(text, bounds);
-  } catch (error) {
-    if (error instanceof InvalidKeyError) return { refused: error };
-    throw error;
-  }
-  return { trusted: await trustedKeys(keys) };
-}
+/** A key Secret of `signedBy`: armoured OpenPGP public keys, cached up to 16 MiB. */
+const OPENPGP_KEY_SECRET: KeySecretKind<TrustedKeys> = {
+  cacheName: "key",
+  maxCacheBytes: 16 * 1024 * 1024,
+  parse: async (text, bounds) => await trustedKeys(await readPublicKeys(text, bounds)),
+};
 
 /** Parsed keys with their fingerprints and the id of their material. */
 export async function trustedKeys(keys: readonly PublicKey[]): Promise<TrustedKeys> {

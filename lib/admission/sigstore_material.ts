@@ -13,7 +13,7 @@
  */
 import type { TrustRootRef } from "../policy/mod.ts";
 import { computeDigest } from "../registry/mod.ts";
-import { InvalidKeyError, type KeyBounds, KeyNotAcceptedError } from "../signature/mod.ts";
+import type { KeyBounds } from "../signature/mod.ts";
 import {
   loadTrustRootParser,
   readSigstorePublicKeys,
@@ -22,7 +22,7 @@ import {
 } from "../sigstore/mod.ts";
 import { cachedPromise, type CacheStats, TtlCache } from "./cache.ts";
 import { PolicyConfigError } from "./errors.ts";
-import { KEY_SECRET_ENTRY } from "./keys.ts";
+import { type KeySecretKind, KeySecretReader } from "./key_secret.ts";
 import { configMapText, type PolicySource, secretText } from "./source.ts";
 
 /** The keys of a sigstore key Secret. */
@@ -49,28 +49,21 @@ export async function sigstoreKeySet(keys: readonly SigstorePublicKey[]): Promis
   };
 }
 
-/**
- * The keys of a Secret's content, or why they are refused: remembered alike (the content alone
- * decides), so a Secret holding a key that is not accepted is read once, not once per review.
- */
-type ParsedKeys = { readonly keys: SigstoreKeys } | { readonly refused: Error };
+/** A key Secret of `sigstoreSigned`: PEM public keys, cached up to 8 MiB. */
+const SIGSTORE_KEY_SECRET: KeySecretKind<SigstoreKeys> = {
+  cacheName: "sigstore-key",
+  maxCacheBytes: 8 * 1024 * 1024,
+  parse: async (text, bounds) => await sigstoreKeySet(await readSigstorePublicKeys(text, bounds)),
+};
 
 /**
- * Reads and caches the keys and trust roots of `sigstoreSigned` requirements. Keys are checked
- * when they are read (`readSigstorePublicKeys`: type, curve, RSA size and exponent within
- * {@linkcode KeyBounds}).
+ * Reads and caches the keys (through {@linkcode KeySecretReader}) and trust roots of
+ * `sigstoreSigned` requirements. Keys are checked when they are read (`readSigstorePublicKeys`:
+ * type, curve, RSA size and exponent within {@linkcode KeyBounds}).
  */
 export class SigstoreMaterialStore implements SigstoreKeySource {
   readonly #source: PolicySource;
-  readonly #bounds: KeyBounds;
-  // Keyed by the content read: the parsed form takes about as much again.
-  readonly #keys = new TtlCache<string, Promise<ParsedKeys>>({
-    name: "sigstore-key",
-    ttlMs: 24 * 3600_000,
-    maxEntries: 256,
-    maxBytes: 8 * 1024 * 1024,
-    sizeOf: (raw) => 2 * raw.length,
-  });
+  readonly #keys: KeySecretReader<SigstoreKeys>;
   readonly #roots = new TtlCache<string, Promise<TrustRoot>>({
     name: "trust-root",
     ttlMs: 24 * 3600_000,
@@ -82,7 +75,7 @@ export class SigstoreMaterialStore implements SigstoreKeySource {
   /** Creates a store reading Secrets and ConfigMaps from `source`, keys within `bounds`. */
   constructor(source: PolicySource, bounds: KeyBounds = {}) {
     this.#source = source;
-    this.#bounds = bounds;
+    this.#keys = new KeySecretReader(source, SIGSTORE_KEY_SECRET, bounds);
   }
 
   /** The caches' sizes and bounds, for metrics. */
@@ -97,35 +90,11 @@ export class SigstoreMaterialStore implements SigstoreKeySource {
    * `key` entry, or holds something that is not an accepted PEM public key (then naming the
    * key too).
    */
-  async sigstoreKeys(namespace: string, name: string): Promise<SigstoreKeys> {
-    const where = `key Secret "${namespace}/${name}" (keySecret of a sigstoreSigned requirement)`;
-    const secret = await this.#source.secret(namespace, name);
-    if (secret === undefined) {
-      throw new PolicyConfigError(`Cannot read ${where}: it does not exist`);
-    }
-    const raw = secret.data?.[KEY_SECRET_ENTRY];
-    if (typeof raw !== "string" || raw === "") {
-      throw new PolicyConfigError(`Cannot use ${where}: it has no "${KEY_SECRET_ENTRY}" entry`);
-    }
-    const parsed = await cachedPromise(this.#keys, raw, async (): Promise<ParsedKeys> => {
-      const text = secretText(secret, KEY_SECRET_ENTRY);
-      if (text === undefined) {
-        return { refused: new Error(`its "${KEY_SECRET_ENTRY}" entry is not base64`) };
-      }
-      try {
-        return { keys: await sigstoreKeySet(await readSigstorePublicKeys(text, this.#bounds)) };
-      } catch (error) {
-        if (error instanceof InvalidKeyError) return { refused: error };
-        throw error;
-      }
-    });
-    if ("keys" in parsed) return parsed.keys;
-    const error = parsed.refused;
-    throw new PolicyConfigError(
-      error instanceof KeyNotAcceptedError
-        ? `Cannot use ${where}: ${error.key}: ${error.problem}`
-        : `Cannot use ${where}: ${error.message}`,
-      { cause: error },
+  sigstoreKeys(namespace: string, name: string): Promise<SigstoreKeys> {
+    return this.#keys.read(
+      namespace,
+      name,
+      `key Secret "${namespace}/${name}" (keySecret of a sigstoreSigned requirement)`,
     );
   }
 

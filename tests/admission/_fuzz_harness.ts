@@ -1,7 +1,8 @@
 /**
  * Runs the admission fuzz (test helper, not exported from `mod.ts`; used by `fuzz_test.ts` and
- * by `tests/bench/admission_fuzz.ts`): the real decision path in-process — the webhook's HTTP
- * handler, {@linkcode createAdmissionEvaluator}, {@linkcode createImageVerifier} with real keys
+ * by `tests/bench/admission_fuzz.ts`): the real decision path in-process — the webhook's routes
+ * behind its HTTP/1.1 connections (`Http1Connection` over `createRoutes`, as the webhook serves
+ * them, minus TLS), {@linkcode createAdmissionEvaluator}, {@linkcode createImageVerifier} with real keys
  * and signatures, policies from a file policy source — driven by the generator's reviews and raw
  * bodies, every answer judged by the oracle.
  *
@@ -11,7 +12,8 @@
  *
  * @module
  */
-import { createHandler } from "../../webhook/handler.ts";
+import { createRoutes } from "../../webhook/handler.ts";
+import { serveRoutes } from "../fakes/webhook_loopback.ts";
 import type { LogRecord } from "../../webhook/log.ts";
 import { WebhookMetrics } from "../../webhook/metrics.ts";
 import { type AdmissionEvaluator, createAdmissionEvaluator } from "../../lib/admission/evaluate.ts";
@@ -204,14 +206,18 @@ export async function runAdmissionFuzz(options: FuzzOptions): Promise<FuzzReport
   const real = createFuzzEvaluator(world, source);
   const evaluator = options.mutateEvaluator?.(real) ?? real;
   const logs: LogRecord[] = [];
-  const handler = createHandler({
-    evaluator,
-    ready: () => true,
-    metrics: new WebhookMetrics(),
-    log: { write: (r) => void logs.push(r), flush() {} },
-    guardMs: 9000,
-    maxBodyBytes: HANDLER_LIMIT,
-  });
+  await using webhook = await serveRoutes(
+    createRoutes({
+      evaluator,
+      ready: () => true,
+      metrics: new WebhookMetrics(),
+      log: { write: (r) => void logs.push(r), flush() {} },
+      guardMs: 9000,
+      maxBodyBytes: HANDLER_LIMIT,
+    }),
+    { maxBodyBytes: HANDLER_LIMIT },
+  );
+  const handler = (request: Request) => webhook.send(request);
 
   const failures: FuzzFailure[] = [];
   const failuresByClass = new Map<string, number>();

@@ -3,30 +3,18 @@
  * server and the webhook: each must be denied (or, for the matching defects, work).
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster, startGpg, startRegistry } from "../env/mod.ts";
-import {
-  CONTROLLER_NAMESPACE,
-  createNamespaces,
-  deploymentManifest,
-  dryRunPod,
-  eventually,
-  keySecretManifest,
-  kubectlOk,
-  podManifest,
-  startWebhook,
-  WEBHOOK_NAME,
-  webhookConfiguration,
-} from "./_webhook.ts";
+import { e2eSkipReason } from "../env/mod.ts";
+import { startWorld } from "./_world.ts";
+import { deploymentManifest, kubectlOk, podManifest } from "./_webhook.ts";
 
 Deno.test({
   name:
     "the webhook is not bypassed by spoofed hosts, zero replicas, fake owners, ephemeral or init containers",
   ignore: e2eSkipReason() !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
-    await using registry = await startRegistry();
-    await using gpg = await startGpg();
-    const signer = await gpg.generateKey({ type: "ed25519" });
+    await using world = await startWorld();
+    const { cluster, registry, gpg } = world;
+    const signer = await world.signer();
     const reg = registry.host;
     const app = `${reg}/trusted/app:1`;
     const appDigest = await gpg.pushImage(app, { signBy: signer.fingerprint });
@@ -38,46 +26,17 @@ Deno.test({
       content: "exact",
     });
 
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev"]);
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      keySecretManifest("signer", CONTROLLER_NAMESPACE, signer.publicKeyArmored),
-    );
+    await world.namespaces("dev");
+    await world.keySecret("signer", signer.publicKeyArmored);
     const signed = { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } };
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      JSON.stringify({
-        apiVersion: "toolkit.dev/v1",
-        kind: "ClusterImagePolicy",
-        metadata: { name: "default" },
-        spec: {
-          repositories: [
-            { name: `${reg}/trusted/*`, policy: signed },
-            { name: `${reg}/exact/app`, policy: signed },
-            // Allows anything from hosts under trusted.example.com, without checks.
-            { name: "*.trusted.example.com/*", policy: {} },
-            { name: "docker.io/library/*", policy: {} },
-          ],
-        },
-      }),
-    );
-    await using webhook = await startWebhook([
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--insecure-registry",
-      reg,
-      "--registries.d",
-      gpg.registriesD,
+    await world.clusterPolicy([
+      { name: `${reg}/trusted/*`, policy: signed },
+      { name: `${reg}/exact/app`, policy: signed },
+      // Allows anything from hosts under trusted.example.com, without checks.
+      { name: "*.trusted.example.com/*", policy: {} },
+      { name: "docker.io/library/*", policy: {} },
     ]);
-    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
-    await eventually("the API server to call the webhook", async () => {
-      const r = await dryRunPod(cluster, "probe", "dev", unsigned);
-      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
-    });
+    await world.startWebhook({ probe: { namespace: "dev", image: unsigned } });
     const create = (manifest: string) =>
       cluster.kubectl(["create", "-f", "-"], { stdin: manifest });
     const denied = async (manifest: string, pattern: RegExp) => {

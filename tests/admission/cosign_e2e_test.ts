@@ -11,26 +11,9 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { commandContext } from "../../cli/context.ts";
 import { bufferedIO } from "../../cli/io.ts";
-import {
-  e2eSkipReason,
-  pushTestImage,
-  REGISTRY_KINDS,
-  startCluster,
-  startCosign,
-  startRegistryOfKind,
-} from "../env/mod.ts";
-import {
-  CONTROLLER_NAMESPACE,
-  createNamespaces,
-  dryRunPod,
-  eventually,
-  keySecretManifest,
-  kubectlOk,
-  podManifest,
-  startWebhook,
-  WEBHOOK_NAME,
-  webhookConfiguration,
-} from "./_webhook.ts";
+import { e2eSkipReason, pushTestImage, REGISTRY_KINDS, startCosign } from "../env/mod.ts";
+import { startWorld } from "./_world.ts";
+import { dryRunPod, kubectlOk, podManifest } from "./_webhook.ts";
 
 const FORMATS = ["legacy", "bundle"] as const;
 
@@ -45,10 +28,15 @@ Deno.test({
     "skopeo",
   ]) !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
-    await using distribution = await startRegistryOfKind("distribution");
-    await using referrers = await startRegistryOfKind("referrers");
-    const registries = { distribution, referrers };
+    await using world = await startWorld({
+      images: false,
+      registries: { distribution: {}, referrers: { kind: "referrers" } },
+    });
+    const cluster = world.cluster;
+    const registries = {
+      distribution: world.registries.distribution!,
+      referrers: world.registries.referrers!,
+    };
     await using cosign = await startCosign();
     const dir = await Deno.makeTempDir({ prefix: "toolkit-cosign-e2e-" });
     await Deno.mkdir(`${dir}/signer`);
@@ -129,47 +117,17 @@ Deno.test({
       },
     );
 
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev"]);
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      keySecretManifest(
-        "cosign-pub",
-        CONTROLLER_NAMESPACE,
-        await Deno.readTextFile(signer.publicKeyFile),
-      ),
-    );
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      JSON.stringify({
-        apiVersion: "toolkit.dev/v1",
-        kind: "ClusterImagePolicy",
-        metadata: { name: "default" },
-        spec: {
-          repositories: REGISTRY_KINDS.map((kind) => ({
-            name: `${registries[kind].host}/signed/*`,
-            policy: {
-              simple: { requirements: [{ type: "sigstoreSigned", keySecret: "cosign-pub" }] },
-            },
-          })),
-        },
-      }),
-    );
-    await using webhook = await startWebhook([
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--insecure-registry",
-      distribution.host,
-      "--insecure-registry",
-      referrers.host,
-    ]);
-    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
-    await eventually("the API server to call the webhook", async () => {
-      const r = await dryRunPod(cluster, "probe", "dev", images.find((i) => !i.admit)!.image);
-      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+    await world.namespaces("dev");
+    await world.keySecret("cosign-pub", await Deno.readTextFile(signer.publicKeyFile));
+    await world.clusterPolicy(REGISTRY_KINDS.map((kind) => ({
+      name: `${registries[kind].host}/signed/*`,
+      policy: {
+        simple: { requirements: [{ type: "sigstoreSigned", keySecret: "cosign-pub" }] },
+      },
+    })));
+    await world.startWebhook({
+      insecureRegistries: [registries.distribution.host, registries.referrers.host],
+      probe: { namespace: "dev", image: images.find((i) => !i.admit)!.image },
     });
 
     for (const { name, image, digest, admit } of images) {

@@ -12,17 +12,9 @@
  * measured by `tests/bench/hostile_load.ts`).
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster } from "../env/mod.ts";
-import {
-  CONTROLLER_NAMESPACE,
-  createNamespaces,
-  dryRunPod,
-  eventually,
-  kubectlOk,
-  startWebhook,
-  WEBHOOK_NAME,
-  webhookConfiguration,
-} from "./_webhook.ts";
+import { e2eSkipReason } from "../env/mod.ts";
+import { startWorld } from "./_world.ts";
+import { dryRunPod, eventually, kubectlOk } from "./_webhook.ts";
 import { probeHealthWhile } from "./_hostile.ts";
 
 const BUDGET_MS = 4000;
@@ -49,8 +41,9 @@ Deno.test({
   name: "a namespace's ImagePolicy cannot freeze the webhook for other namespaces",
   ignore: e2eSkipReason() !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev", "evil", "evil2"]);
+    await using world = await startWorld({ images: false });
+    const { cluster } = world;
+    await world.namespaces("dev", "evil", "evil2");
     // dev: everything is admitted without checks (no registry needed).
     await kubectlOk(cluster, ["apply", "-f", "-"], imagePolicy("dev", "open", ["*"], {}));
 
@@ -83,18 +76,9 @@ Deno.test({
         Array.from({ length: 512 }, (_, i) => `*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*${i}b`),
       ),
     );
-    await using webhook = await startWebhook([
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--budget",
-      `${BUDGET_MS}ms`,
-    ]);
-    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
-    await eventually("the API server to call the webhook", async () => {
-      const r = await dryRunPod(cluster, "probe", "evil", "evil.io/probe:1");
-      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+    const webhook = await world.startWebhook({
+      args: ["--budget", `${BUDGET_MS}ms`],
+      probe: { namespace: "evil", image: "evil.io/probe:1" },
     });
 
     await t.step("the freezing pattern is decided at once, other namespaces go on", async () => {

@@ -5,19 +5,15 @@
  * volume in the denial, the Event and its log.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster, startGpg, startRegistry } from "../env/mod.ts";
+import { e2eSkipReason } from "../env/mod.ts";
+import { startWorld } from "./_world.ts";
 import {
-  CONTROLLER_NAMESPACE,
-  createNamespaces,
   deploymentManifest,
   dryRunPod,
   eventually,
-  keySecretManifest,
   kubectlOk,
   podManifest,
-  startWebhook,
   WEBHOOK_NAME,
-  webhookConfiguration,
 } from "./_webhook.ts";
 
 const EXEMPT_LABEL = "toolkit.dev/image-security";
@@ -26,10 +22,9 @@ Deno.test({
   name: "the webhook checks, pins and names images that Pods only mount as image volumes",
   ignore: e2eSkipReason() !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
-    await using registry = await startRegistry();
-    await using gpg = await startGpg();
-    const signer = await gpg.generateKey({ type: "ed25519" });
+    await using world = await startWorld();
+    const { cluster, registry, gpg } = world;
+    const signer = await world.signer();
     const reg = registry.host;
     const app = `${reg}/e2e/app:1`;
     const appDigest = await gpg.pushImage(app, { signBy: signer.fingerprint });
@@ -38,44 +33,15 @@ Deno.test({
     const unsigned = `${reg}/e2e/unsigned:1`;
     await gpg.pushImage(unsigned, { content: "unsigned" });
 
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev", "later"]);
+    await world.namespaces("dev", "later");
     // "later" is exempt at first, so a Pod with unpinned images can be stored there.
     await kubectlOk(cluster, ["label", "namespace", "later", `${EXEMPT_LABEL}=exempt`]);
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      keySecretManifest("signer", CONTROLLER_NAMESPACE, signer.publicKeyArmored),
-    );
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      JSON.stringify({
-        apiVersion: "toolkit.dev/v1",
-        kind: "ClusterImagePolicy",
-        metadata: { name: "default" },
-        spec: {
-          repositories: [{
-            name: `${reg}/e2e/*`,
-            policy: { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } },
-          }],
-        },
-      }),
-    );
-    await using webhook = await startWebhook([
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--insecure-registry",
-      reg,
-      "--registries.d",
-      gpg.registriesD,
-    ]);
-    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
-    await eventually("the API server to call the webhook", async () => {
-      const r = await dryRunPod(cluster, "probe", "dev", unsigned);
-      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
-    });
+    await world.keySecret("signer", signer.publicKeyArmored);
+    await world.clusterPolicy([{
+      name: `${reg}/e2e/*`,
+      policy: { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } },
+    }]);
+    const webhook = await world.startWebhook({ probe: { namespace: "dev", image: unsigned } });
 
     const create = (manifest: string) =>
       cluster.kubectl(["create", "-f", "-"], { stdin: manifest });

@@ -6,78 +6,39 @@
  * digest algorithm named like an Object property is denied as unsupported.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster, startGpg, startRegistry } from "../env/mod.ts";
-import {
-  CONTROLLER_NAMESPACE,
-  createNamespaces,
-  dryRunPod,
-  eventually,
-  keySecretManifest,
-  kubectlOk,
-  podManifest,
-  startWebhook,
-  WEBHOOK_NAME,
-  webhookConfiguration,
-} from "./_webhook.ts";
+import { e2eSkipReason } from "../env/mod.ts";
+import { startWorld } from "./_world.ts";
+import { dryRunPod, podManifest } from "./_webhook.ts";
 
 Deno.test({
   name: "every spelling of a guarded registry is held to its policy, not to a permissive *",
   ignore: e2eSkipReason() !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
-    await using registry = await startRegistry();
-    await using gpg = await startGpg();
-    const signer = await gpg.generateKey({ type: "ed25519" });
+    await using world = await startWorld();
+    const { cluster, registry, gpg } = world;
+    const signer = await world.signer();
     const reg = registry.host; // 127.0.0.1:PORT
     const port = reg.slice(reg.lastIndexOf(":") + 1);
     const app = `${reg}/team/app:1`;
     const appDigest = await gpg.pushImage(app, { signBy: signer.fingerprint });
     await gpg.pushImage(`${reg}/team/unsigned:1`, { content: "unsigned" });
 
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev"]);
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      keySecretManifest("signer", CONTROLLER_NAMESPACE, signer.publicKeyArmored),
-    );
+    await world.namespaces("dev");
+    await world.keySecret("signer", signer.publicKeyArmored);
     const signed = { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } };
     const rejected = { simple: { requirements: [{ type: "reject" }] } };
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      JSON.stringify({
-        apiVersion: "toolkit.dev/v1",
-        kind: "ClusterImagePolicy",
-        metadata: { name: "default" },
-        spec: {
-          repositories: [
-            { name: "*", policy: {} }, // anything else: admitted without checks
-            { name: `${reg}/*`, policy: signed },
-            { name: `localhost:${port}/*`, policy: signed },
-            // Registries this test cannot reach: their policy denies, so a spelling that
-            // reached "*" instead would be admitted.
-            { name: "docker.io/library/*", policy: rejected },
-            { name: "reg.example.com/*", policy: rejected },
-          ],
-        },
-      }),
-    );
-    await using webhook = await startWebhook([
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--insecure-registry",
-      "127.0.0.1",
-      "--insecure-registry",
-      "localhost",
-      "--registries.d",
-      gpg.registriesD,
+    await world.clusterPolicy([
+      { name: "*", policy: {} }, // anything else: admitted without checks
+      { name: `${reg}/*`, policy: signed },
+      { name: `localhost:${port}/*`, policy: signed },
+      // Registries this test cannot reach: their policy denies, so a spelling that
+      // reached "*" instead would be admitted.
+      { name: "docker.io/library/*", policy: rejected },
+      { name: "reg.example.com/*", policy: rejected },
     ]);
-    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
-    await eventually("the API server to call the webhook", async () => {
-      const r = await dryRunPod(cluster, "probe", "dev", `${reg}/team/unsigned:1`);
-      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+    await world.startWebhook({
+      insecureRegistries: ["127.0.0.1", "localhost"],
+      probe: { namespace: "dev", image: `${reg}/team/unsigned:1` },
     });
 
     const noSignature = /A signature was required, but no signature exists/;

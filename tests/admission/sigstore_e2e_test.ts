@@ -9,7 +9,8 @@
  * item 3 is denied with its reason.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster, startReferrersRegistry, startRegistry } from "../env/mod.ts";
+import { e2eSkipReason } from "../env/mod.ts";
+import { startWorld } from "./_world.ts";
 import { buildOciLayout, skopeoPush } from "../env/oci_layout.ts";
 import { cosignLayout, pushCosignSignatures, pushLayout } from "../fakes/cosign_registry.ts";
 import {
@@ -23,18 +24,7 @@ import {
   testTrustRoot,
 } from "../fakes/sigstore_instance.ts";
 import { COSIGN_CERTIFICATE_ANNOTATION } from "../../lib/signature/cosign_media_types.ts";
-import {
-  CONTROLLER_NAMESPACE,
-  createNamespaces,
-  dryRunPod,
-  eventually,
-  keySecretManifest,
-  kubectlOk,
-  podManifest,
-  startWebhook,
-  WEBHOOK_NAME,
-  webhookConfiguration,
-} from "./_webhook.ts";
+import { CONTROLLER_NAMESPACE, dryRunPod, kubectlOk, podManifest } from "./_webhook.ts";
 
 const ISSUER = "https://token.actions.githubusercontent.com";
 const SUBJECT = "https://github.com/team/app/.github/workflows/release.yml@refs/tags/v1";
@@ -43,11 +33,13 @@ Deno.test({
   name: "the webhook admits cosign-signed images in both formats and denies every attack class",
   ignore: e2eSkipReason() !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
-    await using registry = await startRegistry();
-    await using withReferrers = await startReferrersRegistry();
-    const reg = registry.host;
-    const ref = withReferrers.host;
+    await using world = await startWorld({
+      images: false,
+      registries: { plain: {}, withReferrers: { kind: "referrers" } },
+    });
+    const cluster = world.cluster;
+    const reg = world.registries.plain!.host;
+    const ref = world.registries.withReferrers!.host;
     const home = await Deno.makeTempDir({ prefix: "toolkit-sigstore-e2e-" });
     const digests: Record<string, string> = {};
     const push = async (path: string, host = reg) => {
@@ -210,12 +202,8 @@ Deno.test({
       }),
     ], { fallbackTag: true });
 
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev"]);
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      keySecretManifest("cosign-pub", CONTROLLER_NAMESPACE, signer.publicPem),
-    );
+    await world.namespaces("dev");
+    await world.keySecret("cosign-pub", signer.publicPem);
     await kubectlOk(
       cluster,
       ["apply", "-f", "-"],
@@ -263,20 +251,9 @@ Deno.test({
       }),
     );
 
-    await using webhook = await startWebhook([
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--insecure-registry",
-      reg,
-      "--insecure-registry",
-      ref,
-    ]);
-    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
-    await eventually("the API server to call the webhook", async () => {
-      const r = await dryRunPod(cluster, "probe", "dev", image("keyed/unsigned"));
-      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+    await world.startWebhook({
+      insecureRegistries: [reg, ref],
+      probe: { namespace: "dev", image: image("keyed/unsigned") },
     });
 
     const admittedAs = async (name: string, path: string, host = reg) => {

@@ -5,29 +5,20 @@
  * `reject` denies), and what needs a digest still fails closed.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, freePort, startCluster } from "../env/mod.ts";
-import {
-  CONTROLLER_NAMESPACE,
-  createNamespaces,
-  dryRunPod,
-  eventually,
-  kubectlOk,
-  startWebhook,
-  WEBHOOK_NAME,
-  webhookConfiguration,
-} from "./_webhook.ts";
+import { e2eSkipReason, freePort } from "../env/mod.ts";
+import { startWorld } from "./_world.ts";
+import { dryRunPod } from "./_webhook.ts";
 
 Deno.test({
   name: "the webhook decides reject and unpinned insecureAcceptAnything without the registry",
   ignore: e2eSkipReason() !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
+    await using world = await startWorld({ images: false });
+    const { cluster } = world;
     const mirror = `127.0.0.1:${freePort()}`; // nothing listens there
     const accept = [{ type: "insecureAcceptAnything" }];
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev"]);
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
+    await world.namespaces("dev");
+    await world.apply(
       JSON.stringify({
         apiVersion: "toolkit.dev/v1",
         kind: "ClusterImagePolicy",
@@ -47,18 +38,9 @@ Deno.test({
         },
       }),
     );
-    await using webhook = await startWebhook([
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--insecure-registry",
-      "127.0.0.1",
-    ]);
-    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
-    await eventually("the API server to call the webhook", async () => {
-      const r = await dryRunPod(cluster, "probe", "dev", `${mirror}/banned/app:1`);
-      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+    const webhook = await world.startWebhook({
+      insecureRegistries: ["127.0.0.1"],
+      probe: { namespace: "dev", image: `${mirror}/banned/app:1` },
     });
     const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
     const registryErrors = async () => {

@@ -6,18 +6,15 @@
  * configured for a registry.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster, startGpg, startRegistry } from "../env/mod.ts";
+import { e2eSkipReason } from "../env/mod.ts";
+import { startWorld } from "./_world.ts";
 import {
   CONTROLLER_NAMESPACE,
-  createNamespaces,
   dryRunPod,
   eventually,
   keySecretManifest,
   kubectlOk,
   podManifest,
-  startWebhook,
-  WEBHOOK_NAME,
-  webhookConfiguration,
 } from "./_webhook.ts";
 
 const signedBy = (keySecret: string) => ({
@@ -43,12 +40,11 @@ Deno.test({
     "the webhook's verdicts follow key revocation at once, resolve a policy's tag and say when there is no signature store",
   ignore: e2eSkipReason() !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
-    await using registry = await startRegistry();
-    await using unconfigured = await startRegistry();
-    await using gpg = await startGpg();
-    const rotating = await gpg.generateKey({ type: "ed25519" });
-    const team = await gpg.generateKey({ type: "ed25519" });
+    await using world = await startWorld({ registries: { unconfigured: {} } });
+    const { cluster, registry, gpg } = world;
+    const unconfigured = world.registries.unconfigured!;
+    const rotating = await world.signer();
+    const team = await world.signer();
     const reg = registry.host;
 
     const app = `${reg}/verdict/app:1`;
@@ -64,12 +60,12 @@ Deno.test({
     await gpg.pushImage(elsewhere, { signBy: rotating.fingerprint, content: "elsewhere" });
     const teamRevoked = await gpg.revokeKey(team.fingerprint);
 
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev", "team-a", "team-b"]);
-    const apply = (manifest: string) => kubectlOk(cluster, ["apply", "-f", "-"], manifest);
-    await apply(keySecretManifest("rotating", CONTROLLER_NAMESPACE, rotating.publicKeyArmored));
+    await world.namespaces("dev", "team-a", "team-b");
+    const apply = world.apply;
+    await world.keySecret("rotating", rotating.publicKeyArmored);
     // The same key in two namespaces: revoked in team-a, not (yet) in team-b.
-    await apply(keySecretManifest("team-key", "team-a", teamRevoked));
-    await apply(keySecretManifest("team-key", "team-b", team.publicKeyArmored));
+    await world.keySecret("team-key", teamRevoked, "team-a");
+    await world.keySecret("team-key", team.publicKeyArmored, "team-b");
     await apply(policyManifest("ClusterImagePolicy", "default", undefined, [
       { name: `${reg}/verdict/*`, policy: signedBy("rotating") },
       { name: `${unconfigured.host}/*`, policy: signedBy("rotating") },
@@ -92,28 +88,12 @@ Deno.test({
       `${registriesD}/only-one.yaml`,
       `docker:\n  ${reg}:\n    lookaside: file://${gpg.sigstore}\n`,
     );
-    await using _registriesD = {
-      [Symbol.asyncDispose]: () => Deno.remove(registriesD, { recursive: true }),
-    };
-    await using webhook = await startWebhook([
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--insecure-registry",
-      reg,
-      "--insecure-registry",
-      unconfigured.host,
-      "--registries.d",
+    world.use({ [Symbol.asyncDispose]: () => Deno.remove(registriesD, { recursive: true }) });
+    await world.startWebhook({
       registriesD,
       // Far longer than any wait here: only the key's state can end a cached verdict.
-      "--cache-ttl",
-      "1h",
-    ]);
-    await apply(webhookConfiguration(webhook.url, webhook.ca));
-    await eventually("the API server to call the webhook", async () => {
-      const r = await dryRunPod(cluster, "probe", "dev", unsigned);
-      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+      args: ["--cache-ttl", "1h"],
+      probe: { namespace: "dev", image: unsigned },
     });
 
     const admitted = async (namespace: string, image: string) => {

@@ -5,7 +5,8 @@
  * are applied with kubectl.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster, startGpg, startRegistry } from "../env/mod.ts";
+import { e2eSkipReason } from "../env/mod.ts";
+import { startWorld } from "./_world.ts";
 import {
   CONTROLLER_NAMESPACE,
   createNamespaces,
@@ -15,7 +16,6 @@ import {
   keySecretManifest,
   kubectlOk,
   podManifest,
-  startWebhook,
   WEBHOOK_NAME,
   webhookConfiguration,
 } from "./_webhook.ts";
@@ -38,13 +38,12 @@ Deno.test({
   name: "the webhook admits signed images, pins them and denies the rest through the API server",
   ignore: e2eSkipReason() !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
-    await using registry = await startRegistry();
     const auth = { username: "puller", password: "s3cret-pass" };
-    await using locked = await startRegistry({ auth });
-    await using gpg = await startGpg();
-    const signer = await gpg.generateKey({ type: "ed25519" });
-    const stranger = await gpg.generateKey({ type: "ed25519" });
+    await using world = await startWorld({ registries: { locked: { auth } } });
+    const { cluster, registry, gpg } = world;
+    const locked = world.registries.locked!;
+    const signer = await world.signer();
+    const stranger = await world.signer();
 
     const reg = registry.host;
     const app = `${reg}/e2e/app:1`;
@@ -62,22 +61,10 @@ Deno.test({
       content: "private",
     });
 
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev", "locked-down", "audit", "pulls"]);
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      keySecretManifest("signer", CONTROLLER_NAMESPACE, signer.publicKeyArmored),
-    );
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      keySecretManifest("stranger", CONTROLLER_NAMESPACE, stranger.publicKeyArmored),
-    );
-    await kubectlOk(
-      cluster,
-      ["apply", "-f", "-"],
-      keySecretManifest("audit-signer", "audit", signer.publicKeyArmored),
-    );
+    await world.namespaces("dev", "locked-down", "audit", "pulls");
+    await world.keySecret("signer", signer.publicKeyArmored);
+    await world.keySecret("stranger", stranger.publicKeyArmored);
+    await world.keySecret("audit-signer", signer.publicKeyArmored, "audit");
     const defaultPolicy = clusterPolicy([
       { name: `${reg}/e2e/*`, policy: signedBy("signer") },
       { name: `${reg}/nomutate/*`, policy: signedBy("signer", { mutateImage: false }) },
@@ -85,24 +72,9 @@ Deno.test({
     ]);
     await kubectlOk(cluster, ["apply", "-f", "-"], defaultPolicy);
 
-    await using webhook = await startWebhook([
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--insecure-registry",
-      reg,
-      "--insecure-registry",
-      locked.host,
-      "--registries.d",
-      gpg.registriesD,
-    ]);
-    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
-    // The API server picks the configuration up asynchronously: wait until it calls the webhook.
-    await eventually("the API server to call the webhook", async () => {
-      const r = await dryRunPod(cluster, "probe", "dev", unsigned);
-      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
-    });
+    // The API server picks the configuration up asynchronously: the world waits until it calls
+    // the webhook.
+    const webhook = await world.startWebhook({ probe: { namespace: "dev", image: unsigned } });
 
     const create = (manifest: string) =>
       cluster.kubectl(["create", "-f", "-"], { stdin: manifest });

@@ -7,13 +7,11 @@
  * cost of toolkit's transport; what the real webhook costs beyond it is the cost of deciding.
  *
  * Environment: `PORT`, `CERT`, `KEY` (files), `PATCH_P`, `PATCH_R` and `PATCH_D` (JSON patches
- * for names starting with `p`, `r` and `d`). With `SERVE=deno`, the same routes are served by
- * `Deno.serve` (through `createHandler`, with `response_body.ts`'s one-write answers), as the
- * webhook was before issue #28.
+ * for names starting with `p`, `r` and `d`).
  *
  * @module
  */
-import { createHandler, createRoutes } from "../../webhook/handler.ts";
+import { createRoutes } from "../../webhook/handler.ts";
 import { createJsonLog, fileWriter } from "../../webhook/log.ts";
 import { WebhookMetrics } from "../../webhook/metrics.ts";
 import { startTlsServer } from "../../webhook/server.ts";
@@ -59,22 +57,14 @@ const deps = {
 };
 const hostname = "127.0.0.1";
 const port = Number(env("PORT"));
-const server = Deno.env.get("SERVE") === "deno"
-  ? Deno.serve({
-    hostname,
-    port,
-    cert: await Deno.readTextFile(env("CERT")),
-    key: await Deno.readTextFile(env("KEY")),
-    onListen: () => {},
-  }, createHandler(deps))
-  : await startTlsServer({
-    hostname,
-    port,
-    certFile: env("CERT"),
-    keyFile: env("KEY"),
-    reloadIntervalMs: 10_000,
-    limits: { maxBodyBytes: 8 * 1024 * 1024 },
-  }, createRoutes(deps));
+const server = await startTlsServer({
+  hostname,
+  port,
+  certFile: env("CERT"),
+  keyFile: env("KEY"),
+  reloadIntervalMs: 10_000,
+  limits: { maxBodyBytes: 8 * 1024 * 1024 },
+}, createRoutes(deps));
 Deno.addSignalListener("SIGTERM", () => {
   void server.shutdown().then(() => {
     log.flush();

@@ -565,13 +565,6 @@ try {
       args: denoRun(`${work}/node_webhook.js`),
     },
     {
-      slug: "transport-deno",
-      name: "toolkit's transport on Deno.serve (before), fixed decision",
-      command: Deno.execPath(),
-      args: denoRun(`${ROOT}tests/bench/_transport_webhook.ts`),
-      env: { SERVE: "deno" },
-    },
-    {
       slug: "transport",
       name: "toolkit's transport, fixed decision",
       command: Deno.execPath(),
