@@ -72,5 +72,8 @@ Deno.test("toolkit-webhook exits 2 on a usage error", async () => {
     stderr: "piped",
   }).output();
   assert.equal(out.code, 2);
-  assert.match(new TextDecoder().decode(out.stderr), /Cannot use --port "nope": expected a number from 0 to 65535/);
+  assert.match(
+    new TextDecoder().decode(out.stderr),
+    /Cannot use --port "nope": expected a number from 0 to 65535/,
+  );
 });
