@@ -41,6 +41,11 @@
  * Renewing a remembered verdict fills the caches for reviews to come and nobody waits for it:
  * it runs only when a slot is free and no review waits for one.
  *
+ * Each requirement is checked by its kind (`requirement_kinds.ts`, one module a kind: it checks
+ * the requirement's fields, plans from the policy, verifies one image and describes its denials);
+ * a requirement whose type no kind knows denies. The kinds that need signatures are verified in
+ * the list's order, the first denial deciding.
+ *
  * It is the one image verification of toolkit: the webhook, `toolkit image-security check` (through
  * the evaluator) and `toolkit image-security verify` (a policy of one `signedBy` requirement
  * holding the key file, with {@linkcode VerifierOptions.keys}) all run it.
@@ -55,34 +60,18 @@ import {
 } from "../image/mod.ts";
 import type { PolicyMatch, Requirement } from "../policy/mod.ts";
 import {
-  computeDigest,
   createRegistryClient,
   createTokenCache,
   type FetchFunction,
-  openCosignSignatures,
   type RegistryClient,
   type RetryPolicy,
   selectSignatureStore,
   type SignatureStoreChoice,
   type TokenCache,
 } from "../registry/mod.ts";
-import {
-  compileIdentities,
-  type IdentityMatcher,
-  loadSigstoreVerification,
-  type SigstoreTrust,
-  type VerifiedCosignSignature,
-} from "../sigstore/mod.ts";
+import { type VerifiedCosignSignature } from "../sigstore/mod.ts";
 import { type SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
-import {
-  type IdentityRule,
-  type KeyBounds,
-  NO_SIGNATURE_REASON,
-  noSignatureAccepted,
-  parseIdentityRule,
-  type VerifiedSignature,
-  verifyRequirements,
-} from "../signature/mod.ts";
+import { type KeyBounds, type VerifiedSignature } from "../signature/mod.ts";
 import { MemoryPool, type MemoryPoolStats, type ReadBudget } from "../read_budget.ts";
 import type { RegistriesD } from "../lookaside/mod.ts";
 import { type CacheStats, TtlCache } from "./cache.ts";
@@ -90,9 +79,18 @@ import type { PullCredentials } from "./credentials.ts";
 import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from "./errors.ts";
 import type { Slot, SlotSource } from "./fair_slots.ts";
 import { SharedFlights } from "./shared_flight.ts";
-import { type KeySource, KeyStore, type TrustedKeys } from "./keys.ts";
+import { type KeySource, KeyStore } from "./keys.ts";
 import { type PolicySource, secretText } from "./source.ts";
 import { VerdictMemo } from "./verdict_memo.ts";
+import { IdentityRules } from "./identity_rules.ts";
+import { MAX_SIMPLE_SIGNATURE_BYTES, noSignatureStore } from "./kind_signed_by.ts";
+import type {
+  AnyRequirementKind,
+  ImageToVerify,
+  KindServices,
+  PlanContext,
+} from "./requirement_kind.ts";
+import { KIND_ORDER, kindOf } from "./requirement_kinds.ts";
 import { basicAuthorization } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
 import { TurnScheduler } from "../turns.ts";
@@ -280,14 +278,11 @@ export const DEFAULT_READ_POOL_BYTES = 96 * 1024 * 1024;
  * 4 MiB; a simple signature is a few hundred bytes, so a quarter of a MiB leaves room for any
  * real one while a verification's memory stays small).
  */
-export const MAX_ADMITTED_SIGNATURE_BYTES = 256 * 1024;
+export const MAX_ADMITTED_SIGNATURE_BYTES = MAX_SIMPLE_SIGNATURE_BYTES;
 
 /** The prefix of every denial reason. */
 export const DENIAL_PREFIX = "policy denied the request: ";
-/** The denial when no signature store is configured for the image's registry. */
-export function noSignatureStore(registry: string): string {
-  return `A signature was required, but no signature store is configured for "${registry}" (set storeURL or a registries.d lookaside)`;
-}
+export { noSignatureStore };
 
 /** One call of `verify`: the review's signal, and the slot it takes before registry work. */
 interface Call {
@@ -311,25 +306,6 @@ interface CachedVerdict {
   readonly validUntil?: number | undefined;
 }
 
-interface RequirementPlan {
-  readonly requirement: Requirement;
-  readonly keys: TrustedKeys;
-  readonly rule: IdentityRule;
-  readonly ruleId: string;
-}
-
-/** A `sigstoreSigned` requirement, ready to verify with. */
-interface SigstorePlan {
-  readonly trust: SigstoreTrust;
-  /** The `signedIdentity` rule; undefined: the default for cosign signatures. */
-  readonly rule: IdentityRule | undefined;
-  /** Identifies what the verdict depends on, for the cache key. */
-  readonly id: string;
-}
-
-/** The requirement types that need a signature (and so the registry). */
-const SIGNATURE_REQUIREMENTS: ReadonlySet<string> = new Set(["signedBy", "sigstoreSigned"]);
-
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -352,7 +328,6 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const sigstoreMaterial = new SigstoreMaterialStore(options.source, options.keyBounds);
   const turns = options.turns ?? new TurnScheduler();
   const sigstoreKeys: SigstoreKeySource = options.sigstoreKeys ?? sigstoreMaterial;
-  const identityLists = new Map<string, { matcher: IdentityMatcher; id: string }>();
   const verdicts = new TtlCache<string, CachedVerdict>({
     name: "verdict",
     maxBytes: DEFAULT_CACHE_MAX_BYTES,
@@ -392,7 +367,14 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     string,
     { verdict: ImageVerdict; validUntil?: number | undefined }
   >();
-  const rules = new Map<string, { rule: IdentityRule; id: string }>();
+  const services: KindServices = {
+    keys: keySource,
+    sigstoreKeys,
+    sigstoreMaterial,
+    identityRules: new IdentityRules(turns),
+    turns,
+    clock,
+  };
   const observer = options.observer ?? {};
   const memory = options.memory ??
     { pool: new MemoryPool(DEFAULT_READ_POOL_BYTES), imageReadBytes: DEFAULT_IMAGE_READ_BYTES };
@@ -415,113 +397,33 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     return client;
   }
 
-  function identityRule(requirement: Requirement): { rule: IdentityRule; id: string } {
-    const raw = requirement.signedIdentity;
-    const text = raw === undefined ? "" : JSON.stringify(raw);
-    let parsed = rules.get(text);
-    if (parsed === undefined) {
-      let rule: IdentityRule;
-      try {
-        rule = parseIdentityRule(raw);
-      } catch (error) {
-        throw new PolicyConfigError(errorMessage(error), { cause: error });
-      }
-      parsed = { rule, id: JSON.stringify(rule) };
-      if (rules.size > 1024) rules.clear();
-      rules.set(text, parsed);
-    }
-    return parsed;
-  }
-
   /** Where a policy's Secrets and ConfigMaps are by default (its own namespace, or ours). */
   function policyNamespace(task: VerifyTask): string {
     if (task.match.kind === "ImagePolicy") return task.match.namespace ?? task.namespace;
     return options.clusterKeyNamespace;
   }
 
-  function keyNamespace(task: VerifyTask, requirement: Requirement): string {
-    return requirement.keySecretNamespace || policyNamespace(task);
-  }
-
-  /** The compiled identities of a keyless requirement (compiled once per distinct list). */
-  async function identityList(
-    identities: NonNullable<Requirement["keyless"]>["identities"],
-  ): Promise<{ matcher: IdentityMatcher; id: string }> {
-    const text = JSON.stringify(identities);
-    let compiled = identityLists.get(text);
-    if (compiled === undefined) {
-      let matcher: IdentityMatcher;
-      try {
-        // A long match pauses when the process's shared slice is spent (lib/turns.ts).
-        matcher = compileIdentities(identities, {
-          pause: () => turns.due() ? turns.next() : Promise.resolve(),
-        });
-      } catch (error) {
-        throw new PolicyConfigError(errorMessage(error), { cause: error });
-      }
-      compiled = { matcher, id: await computeDigest(new TextEncoder().encode(text)) };
-      if (identityLists.size > 256) identityLists.clear();
-      identityLists.set(text, compiled);
-    }
-    return compiled;
-  }
-
-  async function planSigstore(task: VerifyTask, requirements: readonly Requirement[]) {
-    return await Promise.all(requirements.map(async (requirement): Promise<SigstorePlan> => {
-      const explicit = requirement.signedIdentity !== undefined &&
-        requirement.signedIdentity.type !== "";
-      const identity = explicit ? identityRule(requirement) : undefined;
-      const ruleId = identity?.id ?? "default";
-      if (requirement.keySecret) {
-        const keys = await sigstoreKeys.sigstoreKeys(
-          keyNamespace(task, requirement),
-          requirement.keySecret,
-        );
-        const tlog = requirement.tlog ?? "optional";
-        const trustRoot = requirement.trustRootRef
-          ? await sigstoreMaterial.trustRoot(requirement.trustRootRef, policyNamespace(task))
-          : undefined;
-        if (tlog === "required" && trustRoot === undefined) {
-          throw new PolicyConfigError(
-            `Cannot use ${task.match.source}: a sigstoreSigned requirement of "${task.match.pattern}" with tlog: required has no trustRootRef`,
-          );
-        }
-        return {
-          trust: { keys: keys.keys, tlog, trustRoot },
-          rule: identity?.rule,
-          id: `key:${keys.id}/${tlog}/${trustRoot?.id ?? "-"}/${ruleId}`,
-        };
-      }
-      if (requirement.keyless) {
-        const trustRoot = await sigstoreMaterial.trustRoot(
-          requirement.keyless.trustRootRef,
-          policyNamespace(task),
-        );
-        const identities = await identityList(requirement.keyless.identities);
-        const tlog = requirement.tlog ?? "required";
-        return {
-          trust: { keyless: { trustRoot, identities: identities.matcher }, tlog },
-          rule: identity?.rule,
-          id: `keyless:${trustRoot.id}/${identities.id}/${tlog}/${ruleId}`,
-        };
-      }
-      throw new PolicyConfigError(
-        `Cannot use ${task.match.source}: a sigstoreSigned requirement of "${task.match.pattern}" has neither keySecret nor keyless`,
-      );
-    }));
-  }
-
-  async function plan(task: VerifyTask, requirements: readonly Requirement[]) {
-    return await Promise.all(requirements.map(async (requirement): Promise<RequirementPlan> => {
-      if (!requirement.keySecret) {
-        throw new PolicyConfigError(
-          `Cannot use ${task.match.source}: a signedBy requirement of "${task.match.pattern}" has no keySecret`,
-        );
-      }
-      const keys = await keySource.keys(keyNamespace(task, requirement), requirement.keySecret);
-      const { rule, id } = identityRule(requirement);
-      return { requirement, keys, rule, ruleId: id };
-    }));
+  /**
+   * The plans of the signature requirements, by kind in order of verification (kinds without
+   * such requirements left out): each requirement's fields checked, its keys and trust roots read.
+   */
+  async function planKinds(
+    task: VerifyTask,
+    requirements: readonly Requirement[],
+  ): Promise<{ kind: AnyRequirementKind; plans: unknown[] }[]> {
+    const context: PlanContext = {
+      match: task.match,
+      policyNamespace: policyNamespace(task),
+      services,
+    };
+    const groups = KIND_ORDER.filter((kind) => kind.needs === "signature").map((kind) => ({
+      kind,
+      requirements: requirements.filter((r) => kindOf(r) === kind),
+    })).filter((group) => group.requirements.length > 0);
+    return await Promise.all(groups.map(async ({ kind, requirements }) => ({
+      kind,
+      plans: await Promise.all(requirements.map((r) => kind.plan(r, context))),
+    })));
   }
 
   /**
@@ -624,99 +526,39 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     });
   }
 
-  /**
-   * The cosign signatures of the image, each `sigstoreSigned` requirement met by one of them;
-   * undefined when all are met.
-   */
-  async function verifyCosign(
-    task: VerifyTask,
-    credentials: PullCredentials,
-    digest: string,
-    plans: readonly SigstorePlan[],
-    signal: AbortSignal,
-    budget: ReadBudget,
-  ): Promise<{ denial: string } | { accepted: VerifiedCosignSignature[] }> {
-    // Read as they are checked: the first that meets each requirement ends the reading.
-    using stored = openCosignSignatures(clientFor(credentials), task.reference, digest, {
-      signal,
-      budget,
-    });
-    const { verifyCosignSignature } = await loadSigstoreVerification();
-    const reference = withDefaultTag(task.reference);
-    const accepted: VerifiedCosignSignature[] = [];
-    for (const plan of plans) {
-      const reasons: string[] = [];
-      let found: VerifiedCosignSignature | undefined;
-      for await (const signature of stored.signatures()) {
-        // One signature's checks take a few milliseconds at most: the next waits for a turn
-        // once the process's shared slice is spent.
-        if (reasons.length > 0 && turns.due()) await turns.next();
-        signal.throwIfAborted();
-        const result = await verifyCosignSignature(signature, plan.trust, {
-          manifestDigest: digest,
-          reference,
-          identityRule: plan.rule,
-        });
-        if (result.verified) {
-          found = result.signature;
-          break;
-        }
-        reasons.push(result.reason);
-      }
-      if (found === undefined) {
-        reasons.push(...stored.skipped);
-        return {
-          denial: reasons.length === 0 ? NO_SIGNATURE_REASON : noSignatureAccepted(reasons),
-        };
-      }
-      accepted.push(found);
-    }
-    return { accepted };
-  }
-
+  /** Each kind verifies the image in turn; the first that denies decides. */
   async function verifySignatures(
     task: VerifyTask,
     credentials: PullCredentials,
     digest: string,
-    plans: readonly RequirementPlan[],
-    sigstorePlans: readonly SigstorePlan[],
+    groups: readonly { kind: AnyRequirementKind; plans: readonly unknown[] }[],
     signal: AbortSignal,
     budget: ReadBudget,
   ): Promise<{ verdict: ImageVerdict; validUntil?: number | undefined }> {
-    let acceptedCosign: VerifiedCosignSignature[] = [];
-    if (sigstorePlans.length > 0) {
-      const cosign = await verifyCosign(task, credentials, digest, sigstorePlans, signal, budget);
-      if ("denial" in cosign) return { verdict: deny(cosign.denial, "policy", digest) };
-      acceptedCosign = cosign.accepted;
-    }
-    const cosignSigners = acceptedCosign.map((s) => s.signer);
-    if (plans.length === 0) {
-      const explained = options.explain ? { acceptedCosign } : {};
-      return { verdict: { allowed: true, digest, signers: cosignSigners, ...explained } };
-    }
-    const digestRef: ImageReference = { ...task.reference, digest };
-    const choice = await storeFor(task, credentials, digestRef, signal, budget);
-    if (choice === undefined) {
-      return { verdict: deny(noSignatureStore(task.reference.domain), "error", digest) };
-    }
-    // Read one signature at a time, only as far as the requirements need.
-    const result = await verifyRequirements({
-      signatures: choice.store.signatures(digestRef, digest, { budget, signal }),
-      requirements: plans.map((plan) => ({ publicKeys: plan.keys.keys, identityRule: plan.rule })),
-      expected: { manifestDigest: digest, reference: withDefaultTag(task.reference) },
-      clock,
-      maxSize: MAX_ADMITTED_SIGNATURE_BYTES,
-    });
-    if (!result.verified) return { verdict: deny(result.reason, "policy", digest) };
-    const accepted = result.signatures;
+    const image: ImageToVerify = {
+      reference: task.reference,
+      digest,
+      client: clientFor(credentials),
+      store: () => storeFor(task, credentials, { ...task.reference, digest }, signal, budget),
+      signal,
+      budget,
+    };
+    const signers: string[] = [];
     let validUntil: number | undefined;
-    for (const signature of accepted) {
-      const until = signature.validUntil?.getTime();
-      if (until !== undefined) validUntil = Math.min(validUntil ?? until, until);
+    let explained: Record<string, unknown> = {};
+    for (const { kind, plans } of groups) {
+      const outcome = await kind.verify(plans, image, services);
+      if (!outcome.allowed) return { verdict: deny(outcome.reason, outcome.cause, digest) };
+      signers.push(...outcome.signers);
+      if (outcome.validUntil !== undefined) {
+        validUntil = Math.min(validUntil ?? outcome.validUntil, outcome.validUntil);
+      }
+      explained = { ...explained, ...outcome.explained };
     }
-    const signers = [...accepted.map((s) => s.keyFingerprint), ...cosignSigners];
-    const explained = options.explain ? { store: choice.where, accepted, acceptedCosign } : {};
-    return { verdict: { allowed: true, digest, signers, ...explained }, validUntil };
+    return {
+      verdict: { allowed: true, digest, signers, ...(options.explain ? explained : {}) },
+      validUntil,
+    };
   }
 
   async function verifySigned(
@@ -728,25 +570,14 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     // for it, runs at most flightTimeoutMs, and is aborted when none of them waits any more.
     // What the requirements trust first (from the cluster, cached): a key Secret or trust root
     // that cannot be used is reported as such, whatever the registry answers.
-    const signedBy = requirements.filter((r) => r.type === "signedBy");
-    const sigstoreSigned = requirements.filter((r) => r.type === "sigstoreSigned");
-    const [plans, sigstorePlans] = sigstoreSigned.length === 0
-      ? [await raceSignal(plan(task, signedBy), call.signal), []]
-      : signedBy.length === 0
-      ? [[], await raceSignal(planSigstore(task, sigstoreSigned), call.signal)]
-      : await raceSignal(
-        Promise.all([plan(task, signedBy), planSigstore(task, sigstoreSigned)]),
-        call.signal,
-      );
+    const groups = await raceSignal(planKinds(task, requirements), call.signal);
     const credentials = await raceSignal(task.credentials(), call.signal);
     const resolved = resolveDigest(task, credentials, call);
     const digest = typeof resolved === "string" ? resolved : await resolved;
-    if (signedBy.length === 0 && sigstoreSigned.length === 0) {
-      return { verdict: { allowed: true, digest } }; // insecureAcceptAnything
-    }
+    if (groups.length === 0) return { verdict: { allowed: true, digest } }; // nothing to verify
     const identity = formatReference(withDefaultTag(task.reference));
-    const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}|${
-      sigstorePlans.map((p) => p.id).join("|")
+    const key = `${digest}|${identity}|${
+      groups.map(({ kind, plans }) => `${kind.type}:${plans.map(kind.planKey).join("|")}`).join("|")
     }`;
     const fromCache = () => {
       const cached = verdicts.get(key);
@@ -771,7 +602,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       const signal = AbortSignal.any([abandoned, deadline.signal]);
       using budget = await memory.pool.reserve(memory.imageReadBytes, signal);
       const { verdict, validUntil } = await raceSignal(
-        verifySignatures(task, credentials, digest, plans, sigstorePlans, signal, budget),
+        verifySignatures(task, credentials, digest, groups, signal, budget),
         signal,
       );
       if (verdict.allowed) {
@@ -896,9 +727,9 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       );
     }
     const requirements = policy.simple?.requirements ?? [];
-    if (requirements.some((r) => r.type === "reject")) {
-      return deny(`Running image docker://${image} is rejected by policy.`, "policy");
-    }
+    // A kind that denies every image (reject, a type no module knows) decides at once.
+    const denying = requirements.map(kindOf).find((kind) => kind.needs === "deny");
+    if (denying !== undefined) return deny(denying.denial(`docker://${image}`), "policy");
     try {
       if (task.match.matchedByTag) {
         const mismatch = await tagMismatch(task, call);
@@ -909,7 +740,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       // nothing needs the registry (a registry the webhook cannot reach admits what it allows).
       if (
         policy.mutateImage === false &&
-        requirements.every((r) => !SIGNATURE_REQUIREMENTS.has(r.type))
+        requirements.every((r) => kindOf(r).needs !== "signature")
       ) {
         return { allowed: true };
       }
