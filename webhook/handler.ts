@@ -31,7 +31,7 @@ import {
   InvalidAdmissionReviewError,
   parseAdmissionReview,
 } from "../lib/admission/mod.ts";
-import { JsonShapeError, parseJsonWithin } from "../lib/mod.ts";
+import { JsonShapeError, parseJsonWithin } from "../lib/json_shape.ts";
 import { bodyShapeLimits } from "./body_pool.ts";
 import type { JsonLog } from "./log.ts";
 import type { DecisionLabel, WebhookMetrics } from "./metrics.ts";
