@@ -19,16 +19,17 @@
  *
  * @module
  */
-import { type Slicer, TurnScheduler } from "../turns.ts";
-import { formatReference, type ImageReference, parseReference } from "../image/mod.ts";
-import type { NoPolicyMatch, PolicyMatch, PolicySet } from "../policy/mod.ts";
+import { TurnScheduler } from "../turns.ts";
+import type { ImageReference } from "../image/mod.ts";
+import type { NoPolicyMatch, PolicyMatch } from "../policy/mod.ts";
 import { quoteInput } from "../quote.ts";
-import { type CacheStats, TtlCache } from "./cache.ts";
+import type { CacheStats } from "./cache.ts";
 import { type PullCredentials, pullCredentials } from "./credentials.ts";
 import { DeadlineScheduler } from "./deadline.ts";
 import { type Deadline, DeadlineExceededError, raceSignal } from "./errors.ts";
 import type { AdmissionRequest, JsonPatchOperation } from "./review.ts";
 import { FairSlots } from "./fair_slots.ts";
+import { ImageChoices } from "./image_choices.ts";
 import type { PolicySource } from "./source.ts";
 import {
   DENIAL_PREFIX,
@@ -154,8 +155,6 @@ export interface AdmissionEvaluator {
   bounds?(): EvaluatorBounds;
 }
 
-type Parsed = { ref: ImageReference } | { error: string };
-
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -193,64 +192,11 @@ export function denialLine(reason: string): string {
 /** Creates an evaluator. */
 export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluator {
   const { source, verifier, settings } = deps;
-  // Only valid references are cached (at most MAX_REFERENCE_LENGTH characters each): an
-  // invalid one is refused again cheaply, and never holds memory.
-  const parsed = new TtlCache<string, ImageReference>({
-    name: "parse",
-    ttlMs: 3600_000,
-    maxEntries: 4096,
-    maxBytes: 4 * 1024 * 1024,
-    sizeOf: (image, ref) => image.length + formatReference(ref).length + 64,
-  });
-  const selectionBound = {
-    name: "policy-selection",
-    ttlMs: 3600_000,
-    maxEntries: 8192,
-    maxBytes: 4 * 1024 * 1024,
-  };
-  let selectionStats = new TtlCache<string, unknown>(selectionBound).stats();
+  const choices = new ImageChoices();
   const deadlines = deps.deadlines ?? new DeadlineScheduler();
   const turns = deps.turns ?? new TurnScheduler();
   const maxImages = settings.maxImagesPerReview ?? MAX_IMAGES_PER_REVIEW;
   const inFlight = new FairSlots(settings.maxVerificationsInFlight ?? MAX_VERIFICATIONS_IN_FLIGHT);
-  let selections = new WeakMap<PolicySet, TtlCache<string, PolicyMatch | NoPolicyMatch>>();
-
-  function parse(image: string): Parsed {
-    const cached = parsed.get(image);
-    if (cached !== undefined) return { ref: cached };
-    try {
-      const ref = parseReference(image);
-      parsed.set(image, ref);
-      return { ref };
-    } catch (error) {
-      return { error: error instanceof Error ? error.message : String(error) };
-    }
-  }
-
-  /** The policy of `image`: from the cache as it is, else chosen in slices (a promise). */
-  function select(
-    policies: PolicySet,
-    namespace: string,
-    ref: ImageReference,
-    image: string,
-    slicer: Slicer,
-  ): PolicyMatch | NoPolicyMatch | Promise<PolicyMatch | NoPolicyMatch> {
-    let cache = selections.get(policies);
-    if (cache === undefined) {
-      selections = new WeakMap();
-      cache = new TtlCache(selectionBound);
-      selections.set(policies, cache);
-    }
-    const key = `${namespace}\n${image}`;
-    const match = cache.get(key);
-    if (match !== undefined) return match;
-    const chosen = cache;
-    return policies.selectInSlices(namespace, ref, image, slicer).then((found) => {
-      chosen.set(key, found);
-      selectionStats = chosen.stats();
-      return found;
-    });
-  }
 
   /**
    * The decision for the images of `workload`: the decision itself when every image's policy and
@@ -369,7 +315,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         pending.push({ site, immediate: { outcome: "deny", reason: problem } });
         return undefined;
       }
-      const p = parse(site.image);
+      const p = choices.parse(site.image);
       if ("error" in p) {
         pending.push({
           site,
@@ -377,7 +323,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         });
         return undefined;
       }
-      const selected = select(policies, namespace, p.ref, site.image, turns);
+      const selected = choices.select(policies, namespace, p.ref, site.image, turns);
       if (selected instanceof Promise) return selected.then((match) => place(site, p.ref, match));
       place(site, p.ref, selected);
       return undefined;
@@ -573,7 +519,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
 
   function bounds(): EvaluatorBounds {
     return {
-      caches: [parsed.stats(), selectionStats],
+      caches: choices.stats(),
       maxImagesPerReview: maxImages,
       maxVerificationsInFlight: inFlight.permits,
       verificationsInFlight: inFlight.running,
