@@ -71,9 +71,10 @@ function libFolder(path: string): string | undefined {
 export const WEBHOOK_ENTRY = "webhook/main.ts";
 
 /**
- * The folders and modules that sign or hold signing keys: the vault client (private keys), the
- * image-signing Secret of pipelines, Tekton's signing tasks, and the library barrel that loads
- * them all (`lib/mod.ts`).
+ * The folders and modules that sign or hold signing keys: lib/signing (simple and cosign
+ * signatures made, signing keys made or read from a vault's material, the image-signing Secret),
+ * the vault client (private keys), Tekton's signing tasks, and the library barrel that loads them
+ * all (`lib/mod.ts`).
  */
 const SIGNING_CODE: readonly string[] = ["lib/vault/", "lib/signing/", "lib/tekton/", "lib/mod.ts"];
 
