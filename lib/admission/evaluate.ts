@@ -27,23 +27,26 @@ import type { CacheStats } from "./cache.ts";
 import { type PullCredentials, pullCredentials } from "./credentials.ts";
 import { DeadlineScheduler } from "./deadline.ts";
 import { type Deadline, DeadlineExceededError, raceSignal } from "./errors.ts";
-import type { AdmissionRequest, JsonPatchOperation } from "./review.ts";
+import type { AdmissionRequest } from "./review.ts";
 import { FairSlots } from "./fair_slots.ts";
 import { ImageChoices } from "./image_choices.ts";
-import type { PolicySource } from "./source.ts";
 import {
-  DENIAL_PREFIX,
-  type ImageVerdict,
-  type ImageVerifier,
-  pinnedReference,
-} from "./verifier.ts";
+  type AdmissionDecision,
+  decisionOf,
+  type EnforcementMode,
+  type NoMatchAction,
+  type PlannedSite,
+} from "./decision.ts";
+import type { PolicySource } from "./source.ts";
+import { DENIAL_PREFIX, type ImageVerdict, type ImageVerifier } from "./verifier.ts";
 import { imageList, type ImageSite, type WorkloadImages, workloadImages } from "./workload.ts";
 
-/** `enforce`: deny what fails; `warn`: admit it with a warning. */
-export type EnforcementMode = "enforce" | "warn";
-
-/** What happens to an image no policy matches. */
-export type NoMatchAction = "deny" | "allow" | "warn";
+export type {
+  AdmissionDecision,
+  EnforcementMode,
+  NoMatchAction,
+  SiteDecision,
+} from "./decision.ts";
 
 /** The settings of the decision. */
 export interface AdmissionSettings {
@@ -82,44 +85,6 @@ export interface EvaluatorBounds {
   readonly verificationsInFlight: number;
   /** Verifications waiting for a slot now. */
   readonly verificationsWaiting: number;
-}
-
-/** The decision for one image site (a container or an image volume). */
-export interface SiteDecision {
-  /** The site. */
-  readonly site: ImageSite;
-  /** `allow`, `deny` or `warn` (a denial admitted in warn mode). */
-  readonly outcome: "allow" | "deny" | "warn";
-  /** The denial line (also the warning text), when not allowed. */
-  readonly reason?: string;
-  /** The same reason without the site's location (`policy denied the request: …`). */
-  readonly detail?: string;
-  /** The policy that applied: `ClusterImagePolicy "default" (pattern "icr.io/*")`. */
-  readonly policy?: string;
-  /** The verified digest, when the image was resolved. */
-  readonly digest?: string;
-  /** The image after the patch, when it is pinned. */
-  readonly pinned?: string;
-}
-
-/** The decision for a review. */
-export interface AdmissionDecision {
-  /** Whether the request is admitted. */
-  readonly allowed: boolean;
-  /** `allow`, `deny`, `warn` (admitted with warnings), `exempt` (namespace), `skip` (nothing to check). */
-  readonly outcome: "allow" | "deny" | "warn" | "exempt" | "skip";
-  /** The workload kind (`Pod`, `Deployment`, …), "" when unknown. */
-  readonly kind: string;
-  /** Every denial line, in site order; joined by newlines they are the status message. */
-  readonly reasons: readonly string[];
-  /** Warnings for the response (warn mode, skipped pull secrets never). */
-  readonly warnings: readonly string[];
-  /** The operations that pin verified images; empty when denied or nothing changes. */
-  readonly patch: readonly JsonPatchOperation[];
-  /** Per-site decisions, in site order (init, regular, ephemeral containers, image volumes). */
-  readonly sites: readonly SiteDecision[];
-  /** Why nothing was checked (`exempt`/`skip`). */
-  readonly note?: string;
 }
 
 /** What the decision depends on. */
@@ -161,17 +126,6 @@ const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null &
 function isDeleting(object: unknown): boolean {
   return isObject(object) && isObject(object.metadata) &&
     typeof object.metadata.deletionTimestamp === "string";
-}
-
-/** Where a reason applies: `(container "app" at spec.containers[0], image "…")`. */
-function location(site: ImageSite): string {
-  return `(${site.type} "${quoteInput(site.name)}" at ${site.field}, image "${
-    quoteInput(site.image)
-  }")`;
-}
-
-function describeMatch(match: PolicyMatch): string {
-  return `${match.source} (pattern "${match.pattern}")`;
 }
 
 function simple(
@@ -228,21 +182,13 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         ...workload.imagePullSecrets,
       ]);
 
-    interface Pending {
-      readonly site: ImageSite;
-      readonly match?: PolicyMatch;
-      readonly ref?: ImageReference;
-      readonly slot?: number;
-      readonly immediate?: { outcome: "allow" | "deny" | "warn"; reason?: string };
-    }
-
     // One verification per image and policy, found by the objects themselves: the parse and
     // selection caches hand the same reference and match for the same image text, so a warm
     // review builds no key (two spellings of one image are checked twice, alike).
     const checks = new Map<ImageReference, Map<PolicyMatch, number>>(); // → index in `verdicts`
     const verdicts: (ImageVerdict | undefined)[] = [];
     const running: Promise<void>[] = [];
-    const pending: Pending[] = [];
+    const pending: PlannedSite[] = [];
     const problem = source.policyProblem?.(namespace) ?? policies.problem(namespace);
     let deadline: Deadline | undefined;
     /** The deadline's signal, or that of the client gone too. */
@@ -330,10 +276,11 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     }
 
     const decided = () =>
-      answer(
+      decisionOf(
         workload,
         pending,
         pending.map((p) => p.slot === undefined ? undefined : verdicts[p.slot]),
+        settings.mode,
       );
 
     /** The rest, from `sites[from]` on, once `waiting` (its policy) is chosen. */
@@ -367,83 +314,6 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
       throw error;
     }
     return deadline === undefined ? decided() : rest(sites.length, undefined);
-
-    function answer(
-      workload: WorkloadImages,
-      items: readonly Pending[],
-      verdicts: readonly (ImageVerdict | undefined)[],
-    ): AdmissionDecision {
-      const sites: SiteDecision[] = [];
-      const reasons: string[] = [];
-      const warnings: string[] = [];
-      const patch: JsonPatchOperation[] = [];
-      items.forEach((item, i) => {
-        const site = item.site;
-        const verdict = verdicts[i];
-        const policy = item.match ? describeMatch(item.match) : undefined;
-        const base = { site, ...(policy ? { policy } : {}) };
-        let outcome: SiteDecision["outcome"];
-        let reason: string | undefined;
-        let digest: string | undefined;
-        let pinned: string | undefined;
-        if (item.immediate) {
-          outcome = item.immediate.outcome;
-          reason = item.immediate.reason;
-          if (settings.mode === "warn" && outcome === "deny") outcome = "warn";
-          // A denial always says why, so it is never mistaken for "nothing to report".
-          if (outcome !== "allow") reason ??= "the image was not checked";
-        } else if (verdict?.allowed === true) {
-          outcome = "allow";
-          digest = verdict.digest;
-          if (digest && item.ref && item.match?.policy.mutateImage !== false && site.pinnable) {
-            pinned = pinnedReference(item.ref, digest);
-          }
-        } else {
-          const mode = settings.mode === "warn" ? "warn" : item.match?.policy.mode ?? "enforce";
-          outcome = mode === "warn" ? "warn" : "deny";
-          reason = verdict?.reason ?? "the image was not checked";
-          digest = verdict?.digest;
-        }
-        if (reason !== undefined) {
-          const line = `${DENIAL_PREFIX}${reason} ${location(site)}`;
-          if (outcome === "deny") reasons.push(line);
-          if (outcome === "warn") warnings.push(`warn mode, admitted anyway: ${line}`);
-          sites.push({
-            ...base,
-            outcome,
-            reason: line,
-            detail: `${DENIAL_PREFIX}${reason}`,
-            ...(digest ? { digest } : {}),
-          });
-          return;
-        }
-        if (pinned !== undefined && pinned !== site.image) {
-          patch.push({ op: "replace", path: site.pointer, value: pinned });
-        }
-        sites.push({
-          ...base,
-          outcome,
-          ...(digest ? { digest } : {}),
-          ...(pinned ? { pinned } : {}),
-        });
-      });
-      // Admitted only when every site was explicitly allowed (or warned about in warn mode),
-      // never because no reason was collected; a workload whose images are all blank names
-      // nothing to check (see workload.ts) and is admitted for that reason alone.
-      const nothingToCheck = workload.sites.length === 0;
-      const allowed = nothingToCheck ||
-        (sites.length === workload.sites.length &&
-          sites.every((s) => s.outcome === "allow" || s.outcome === "warn"));
-      return {
-        allowed,
-        outcome: !allowed ? "deny" : warnings.length > 0 ? "warn" : "allow",
-        kind: workload.kind,
-        reasons,
-        warnings,
-        patch: allowed ? patch : [],
-        sites,
-      };
-    }
   }
 
   function evaluate(
