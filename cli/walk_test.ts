@@ -22,7 +22,7 @@ import { fakeClock } from "../tests/fakes/clock.ts";
 import { fakeCli } from "../tests/fakes/cli.ts";
 import { kubeconfigFor, silentServer } from "../tests/fakes/silent_server.ts";
 import { gitRepo } from "../tests/env/git_repo.ts";
-import { generateKeyPair } from "../lib/signature/mod.ts";
+import { generateKeyPair } from "../lib/signing/mod.ts";
 import { NAMESPACES } from "../lib/kube/mod.ts";
 
 /** How a command is misused, and what it must answer. */

@@ -16,6 +16,7 @@ export * from "./lookaside/mod.ts";
 export * from "./policy/mod.ts";
 export * from "./vault/mod.ts";
 export * from "./signature/mod.ts";
+export * from "./signing/mod.ts";
 /** Sigstore (cosign) verification: PEM keys, keyless identities (the verifier itself on demand). */
 export * as sigstore from "./sigstore/mod.ts";
 export * from "./registry/mod.ts";

@@ -8,14 +8,13 @@ import assert from "node:assert/strict";
 import { parseReference } from "../lib/image/mod.ts";
 import {
   encodePayload,
-  generateKeyPair,
   type PublicKey,
   readPrivateKey,
   readPublicKeys,
-  signImage,
   type VerificationResult,
   verifySignature,
 } from "../lib/signature/mod.ts";
+import { generateKeyPair, signImage } from "../lib/signing/mod.ts";
 import { e2eSkipReason, startGpg, startRegistry, type TestGpg } from "./env/mod.ts";
 
 const ignore = e2eSkipReason(["gpg", "gpgconf", "skopeo", "docker-registry"]) !== undefined;

@@ -19,6 +19,9 @@
  *    starts a program (`Deno.Command`, `Deno.run`, `node:child_process`), reads the clock
  *    (`Date.now()`, `new Date()`) or builds a registry client: commands use their context
  *    (`tools/cli_seams.ts`, read from the source).
+ * 7. `webhook-signing`: nothing reachable from `webhook/main.ts` (through any import) is signing
+ *    code ({@linkcode isSigningCode}): the webhook verifies, it never holds a private key, so the
+ *    code that makes keys and signatures or reaches a vault is not in its process.
  *
  * ```sh
  * tools/deno run -A tools/layering.ts
@@ -39,7 +42,10 @@ export interface Import {
 
 /** A broken rule. */
 export interface Violation {
-  /** `cycle`, `lib-upward`, `test-machinery`, `mod-boundary`, `command-list` or `cli-seam`. */
+  /**
+   * `cycle`, `lib-upward`, `test-machinery`, `mod-boundary`, `command-list`, `cli-seam` or
+   * `webhook-signing`.
+   */
   readonly rule: string;
   /** What is wrong, naming the modules. */
   readonly message: string;
@@ -59,6 +65,54 @@ export function isTestMachinery(path: string): boolean {
 function libFolder(path: string): string | undefined {
   const parts = path.split("/");
   return parts[0] === "lib" && parts.length > 2 ? parts[1] : undefined;
+}
+
+/** The webhook's entry point: what it reaches is its process. */
+export const WEBHOOK_ENTRY = "webhook/main.ts";
+
+/**
+ * The folders and modules that sign or hold signing keys: lib/signing (simple and cosign
+ * signatures made, signing keys made or read from a vault's material, the image-signing Secret),
+ * the vault client (private keys), Tekton's signing tasks, and the library barrel that loads them
+ * all (`lib/mod.ts`).
+ */
+const SIGNING_CODE: readonly string[] = ["lib/vault/", "lib/signing/", "lib/tekton/", "lib/mod.ts"];
+
+/** Whether `path` is signing code, which the webhook must not reach. */
+export function isSigningCode(path: string): boolean {
+  return SIGNING_CODE.some((s) => s.endsWith("/") ? path.startsWith(s) : path === s);
+}
+
+/**
+ * The signing code reachable from `entry`, each with one way there (`entry` first), found
+ * breadth-first: the shortest import chain.
+ */
+export function reachableSigningCode(
+  imports: readonly Import[],
+  entry: string,
+): { module: string; path: string[] }[] {
+  const next = new Map<string, string[]>();
+  for (const i of imports) next.set(i.from, [...(next.get(i.from) ?? []), i.to]);
+  const cameFrom = new Map<string, string | undefined>([[entry, undefined]]);
+  const queue = [entry];
+  const found: { module: string; path: string[] }[] = [];
+  for (let at = 0; at < queue.length; at++) {
+    const module = queue[at]!;
+    if (isSigningCode(module)) {
+      const path: string[] = [];
+      for (let m: string | undefined = module; m !== undefined; m = cameFrom.get(m)) {
+        path.unshift(m);
+      }
+      found.push({ module, path });
+      continue; // one violation names the first signing module of a chain
+    }
+    for (const to of next.get(module) ?? []) {
+      if (cameFrom.has(to)) continue;
+      cameFrom.set(to, module);
+      queue.push(to);
+    }
+  }
+  return found;
 }
 
 /** An import cycle: the modules that import each other, and one way round them. */
@@ -195,6 +249,16 @@ export function checkLayering(imports: readonly Import[]): Violation[] {
         rule: "command-list",
         message:
           `${from} ${how} ${to}, a command's implementation: move what they share to a shared module or lib/`,
+      });
+    }
+  }
+  if (imports.some((i) => i.from === WEBHOOK_ENTRY)) {
+    for (const { module, path } of reachableSigningCode(imports, WEBHOOK_ENTRY)) {
+      violations.push({
+        rule: "webhook-signing",
+        message: `${WEBHOOK_ENTRY} reaches ${module}, signing code: ${
+          path.join(" -> ")
+        } (import a narrower module)`,
       });
     }
   }

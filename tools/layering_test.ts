@@ -145,3 +145,27 @@ Deno.test("readImports() reads static, type-only and dynamic imports with deno i
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("checkLayering() keeps signing code out of the webhook's import graph", () => {
+  assert.deepEqual(
+    rules([
+      imp("webhook/main.ts", "webhook/handler.ts"),
+      imp("webhook/handler.ts", "lib/mod.ts"),
+      imp("webhook/main.ts", "lib/admission/mod.ts"),
+      imp("lib/admission/mod.ts", "lib/admission/verifier.ts"),
+      imp("lib/admission/verifier.ts", "lib/vault/mod.ts", "type"),
+      imp("lib/vault/mod.ts", "lib/vault/key_protect.ts"),
+      // The CLI signs: it may.
+      imp("cli/image_security/sign.ts", "lib/signing/mod.ts"),
+    ]),
+    [
+      "webhook-signing: webhook/main.ts reaches lib/mod.ts, signing code: webhook/main.ts -> webhook/handler.ts -> lib/mod.ts (import a narrower module)",
+      "webhook-signing: webhook/main.ts reaches lib/vault/mod.ts, signing code: webhook/main.ts -> lib/admission/mod.ts -> lib/admission/verifier.ts -> lib/vault/mod.ts (import a narrower module)",
+    ],
+  );
+  // A dynamic import is in the process too.
+  assert.deepEqual(
+    rules([imp("webhook/main.ts", "lib/tekton/mod.ts", "dynamic")]).map((r) => r.split(":")[0]),
+    ["webhook-signing"],
+  );
+});

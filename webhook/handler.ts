@@ -32,7 +32,7 @@ import {
   InvalidAdmissionReviewError,
   parseAdmissionReview,
 } from "../lib/admission/mod.ts";
-import { JsonShapeError } from "../lib/mod.ts";
+import { JsonShapeError } from "../lib/json_shape.ts";
 import type { JsonLog } from "./log.ts";
 import type { DecisionLabel, WebhookMetrics } from "./metrics.ts";
 

@@ -46,7 +46,7 @@
  */
 import type { Socket } from "node:net";
 import { Buffer } from "node:buffer";
-import { JsonShapeError, type JsonShapeLimits, JsonShapeScanner } from "../lib/mod.ts";
+import { JsonShapeError, type JsonShapeLimits, JsonShapeScanner } from "../lib/json_shape.ts";
 import {
   ClientGoneError,
   pathOf,

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { NAMESPACES, SECRETS } from "../../lib/kube/mod.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
-import { generateKeyPair } from "../../lib/signature/mod.ts";
+import { generateKeyPair } from "../../lib/signing/mod.ts";
 import { fakeCli } from "../../tests/fakes/cli.ts";
 
 async function setUp() {

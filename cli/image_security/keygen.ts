@@ -25,8 +25,8 @@ import { cosignPassword } from "./cosign_password.ts";
 import { readPassphrase, resolvePath } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { assertDistinctFiles, writeFilesSafely } from "../../lib/file_write.ts";
-import { generateKeyPair } from "../../lib/signature/mod.ts";
-import { generateCosignKeyPair, publicKeySha256 } from "../../lib/signature/mod.ts";
+import { generateKeyPair } from "../../lib/signing/mod.ts";
+import { generateCosignKeyPair, publicKeySha256 } from "../../lib/signing/mod.ts";
 
 function slug(name: string, email: string | undefined): string {
   const base = (email?.split("@")[0] ?? name).toLowerCase().replace(/[^a-z0-9._-]+/g, "-");

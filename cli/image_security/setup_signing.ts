@@ -73,13 +73,12 @@ import {
 import { decodePem, encodePem } from "../../lib/pem.ts";
 import {
   isCosignPrivateKey,
-  keyFingerprint,
   makeSigningKeyPair,
   publicKeySha256,
-  readPublicKeys,
   type SigningKeyPair,
   signingKeyPairOf,
-} from "../../lib/signature/mod.ts";
+} from "../../lib/signing/mod.ts";
+import { keyFingerprint, readPublicKeys } from "../../lib/signature/mod.ts";
 import {
   IMAGE_SIGNING_SECRET,
   secretEntries,

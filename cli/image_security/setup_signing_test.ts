@@ -278,7 +278,7 @@ Deno.test("setup-signing replaces a key only with --replace, keeping the old pub
 
 Deno.test("setup-signing --vault-key adopts a key the vault already holds (the Cloud-Native Toolkit's)", async () => {
   await using s = await setUp();
-  const { makeSigningKeyPair } = await import("../../lib/signature/mod.ts");
+  const { makeSigningKeyPair } = await import("../../lib/signing/mod.ts");
   const pair = await makeSigningKeyPair({ format: "simple", keyType: "ed25519", name: "Old" });
   const stored = await vaultClient(s.vault).createKey({
     name: "portieris-image-signing-private-key",

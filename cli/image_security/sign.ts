@@ -44,12 +44,8 @@ import {
   parseReference,
   withDefaultTag,
 } from "../../lib/image/mod.ts";
-import {
-  type PrivateKey,
-  readOpenPgpSigningKey,
-  signImage,
-  verifySignature,
-} from "../../lib/signature/mod.ts";
+import { type PrivateKey, verifySignature } from "../../lib/signature/mod.ts";
+import { readOpenPgpSigningKey, signImage } from "../../lib/signing/mod.ts";
 import type { SignatureStore } from "../../lib/lookaside/mod.ts";
 import {
   type CosignSigner,
@@ -57,12 +53,9 @@ import {
   MAX_COSIGN_KEY_FILE_SIZE,
   publicKeySha256,
   readCosignPrivateKey,
-} from "../../lib/signature/mod.ts";
-import {
-  cosignDockerReference,
-  signCosignBundle,
-  signCosignLegacy,
-} from "../../lib/signature/mod.ts";
+} from "../../lib/signing/mod.ts";
+import { cosignDockerReference } from "../../lib/signature/mod.ts";
+import { signCosignBundle, signCosignLegacy } from "../../lib/signing/mod.ts";
 import { COSIGN_SIGN_PREDICATE_TYPE } from "../../lib/signature/mod.ts";
 import { appendCosignSignature, pushCosignBundle } from "../../lib/registry/mod.ts";
 import type { ManifestDescriptor } from "../../lib/registry/mod.ts";

@@ -16,7 +16,7 @@ import { formatData } from "../output.ts";
 import type { CliIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
-import { isCosignPrivateKey } from "../../lib/signature/mod.ts";
+import { isCosignPrivateKey } from "../../lib/signing/mod.ts";
 import type { ProcessRunner } from "../../lib/process.ts";
 import {
   aliasProblem,

@@ -12,7 +12,7 @@ import { type BufferedIO, bufferedIO } from "../io.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { KeyInUseError } from "../../lib/vault/mod.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
-import { generateCosignKeyPair, readCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
+import { generateCosignKeyPair, readCosignPrivateKey } from "../../lib/signing/cosign_keys.ts";
 import { namesIn, readOnlyDir } from "../../tests/env/files.ts";
 import { commandContext } from "../context.ts";
 import { fakeClock } from "../../tests/fakes/clock.ts";

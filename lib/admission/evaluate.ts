@@ -19,30 +19,24 @@
  *
  * @module
  */
-import { type Slicer, TurnScheduler } from "../turns.ts";
-import { formatReference, type ImageReference, parseReference } from "../image/mod.ts";
-import type { NoPolicyMatch, PolicyMatch, PolicySet } from "../policy/mod.ts";
-import { quoteInput } from "../quote.ts";
-import { type CacheStats, TtlCache } from "./cache.ts";
-import { type PullCredentials, pullCredentials } from "./credentials.ts";
+import { TurnScheduler } from "../turns.ts";
+import type { CacheStats } from "./cache.ts";
 import { DeadlineScheduler } from "./deadline.ts";
-import { type Deadline, DeadlineExceededError, raceSignal } from "./errors.ts";
-import type { AdmissionRequest, JsonPatchOperation } from "./review.ts";
+import type { AdmissionRequest } from "./review.ts";
 import { FairSlots } from "./fair_slots.ts";
+import { ImageChoices } from "./image_choices.ts";
+import { decideSites, type SitePlanning } from "./site_planning.ts";
+import type { AdmissionDecision, EnforcementMode, NoMatchAction } from "./decision.ts";
 import type { PolicySource } from "./source.ts";
-import {
-  DENIAL_PREFIX,
-  type ImageVerdict,
-  type ImageVerifier,
-  pinnedReference,
-} from "./verifier.ts";
-import { imageList, type ImageSite, type WorkloadImages, workloadImages } from "./workload.ts";
+import { DENIAL_PREFIX, type ImageVerifier } from "./verifier.ts";
+import { imageList, workloadImages } from "./workload.ts";
 
-/** `enforce`: deny what fails; `warn`: admit it with a warning. */
-export type EnforcementMode = "enforce" | "warn";
-
-/** What happens to an image no policy matches. */
-export type NoMatchAction = "deny" | "allow" | "warn";
+export type {
+  AdmissionDecision,
+  EnforcementMode,
+  NoMatchAction,
+  SiteDecision,
+} from "./decision.ts";
 
 /** The settings of the decision. */
 export interface AdmissionSettings {
@@ -83,44 +77,6 @@ export interface EvaluatorBounds {
   readonly verificationsWaiting: number;
 }
 
-/** The decision for one image site (a container or an image volume). */
-export interface SiteDecision {
-  /** The site. */
-  readonly site: ImageSite;
-  /** `allow`, `deny` or `warn` (a denial admitted in warn mode). */
-  readonly outcome: "allow" | "deny" | "warn";
-  /** The denial line (also the warning text), when not allowed. */
-  readonly reason?: string;
-  /** The same reason without the site's location (`policy denied the request: …`). */
-  readonly detail?: string;
-  /** The policy that applied: `ClusterImagePolicy "default" (pattern "icr.io/*")`. */
-  readonly policy?: string;
-  /** The verified digest, when the image was resolved. */
-  readonly digest?: string;
-  /** The image after the patch, when it is pinned. */
-  readonly pinned?: string;
-}
-
-/** The decision for a review. */
-export interface AdmissionDecision {
-  /** Whether the request is admitted. */
-  readonly allowed: boolean;
-  /** `allow`, `deny`, `warn` (admitted with warnings), `exempt` (namespace), `skip` (nothing to check). */
-  readonly outcome: "allow" | "deny" | "warn" | "exempt" | "skip";
-  /** The workload kind (`Pod`, `Deployment`, …), "" when unknown. */
-  readonly kind: string;
-  /** Every denial line, in site order; joined by newlines they are the status message. */
-  readonly reasons: readonly string[];
-  /** Warnings for the response (warn mode, skipped pull secrets never). */
-  readonly warnings: readonly string[];
-  /** The operations that pin verified images; empty when denied or nothing changes. */
-  readonly patch: readonly JsonPatchOperation[];
-  /** Per-site decisions, in site order (init, regular, ephemeral containers, image volumes). */
-  readonly sites: readonly SiteDecision[];
-  /** Why nothing was checked (`exempt`/`skip`). */
-  readonly note?: string;
-}
-
 /** What the decision depends on. */
 export interface AdmissionDeps {
   /** Policies, exempt namespaces, Secrets, ServiceAccounts. */
@@ -154,25 +110,12 @@ export interface AdmissionEvaluator {
   bounds?(): EvaluatorBounds;
 }
 
-type Parsed = { ref: ImageReference } | { error: string };
-
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function isDeleting(object: unknown): boolean {
   return isObject(object) && isObject(object.metadata) &&
     typeof object.metadata.deletionTimestamp === "string";
-}
-
-/** Where a reason applies: `(container "app" at spec.containers[0], image "…")`. */
-function location(site: ImageSite): string {
-  return `(${site.type} "${quoteInput(site.name)}" at ${site.field}, image "${
-    quoteInput(site.image)
-  }")`;
-}
-
-function describeMatch(match: PolicyMatch): string {
-  return `${match.source} (pattern "${match.pattern}")`;
 }
 
 function simple(
@@ -193,312 +136,21 @@ export function denialLine(reason: string): string {
 /** Creates an evaluator. */
 export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluator {
   const { source, verifier, settings } = deps;
-  // Only valid references are cached (at most MAX_REFERENCE_LENGTH characters each): an
-  // invalid one is refused again cheaply, and never holds memory.
-  const parsed = new TtlCache<string, ImageReference>({
-    name: "parse",
-    ttlMs: 3600_000,
-    maxEntries: 4096,
-    maxBytes: 4 * 1024 * 1024,
-    sizeOf: (image, ref) => image.length + formatReference(ref).length + 64,
-  });
-  const selectionBound = {
-    name: "policy-selection",
-    ttlMs: 3600_000,
-    maxEntries: 8192,
-    maxBytes: 4 * 1024 * 1024,
-  };
-  let selectionStats = new TtlCache<string, unknown>(selectionBound).stats();
+  const choices = new ImageChoices();
   const deadlines = deps.deadlines ?? new DeadlineScheduler();
   const turns = deps.turns ?? new TurnScheduler();
   const maxImages = settings.maxImagesPerReview ?? MAX_IMAGES_PER_REVIEW;
   const inFlight = new FairSlots(settings.maxVerificationsInFlight ?? MAX_VERIFICATIONS_IN_FLIGHT);
-  let selections = new WeakMap<PolicySet, TtlCache<string, PolicyMatch | NoPolicyMatch>>();
 
-  function parse(image: string): Parsed {
-    const cached = parsed.get(image);
-    if (cached !== undefined) return { ref: cached };
-    try {
-      const ref = parseReference(image);
-      parsed.set(image, ref);
-      return { ref };
-    } catch (error) {
-      return { error: error instanceof Error ? error.message : String(error) };
-    }
-  }
-
-  /** The policy of `image`: from the cache as it is, else chosen in slices (a promise). */
-  function select(
-    policies: PolicySet,
-    namespace: string,
-    ref: ImageReference,
-    image: string,
-    slicer: Slicer,
-  ): PolicyMatch | NoPolicyMatch | Promise<PolicyMatch | NoPolicyMatch> {
-    let cache = selections.get(policies);
-    if (cache === undefined) {
-      selections = new WeakMap();
-      cache = new TtlCache(selectionBound);
-      selections.set(policies, cache);
-    }
-    const key = `${namespace}\n${image}`;
-    const match = cache.get(key);
-    if (match !== undefined) return match;
-    const chosen = cache;
-    return policies.selectInSlices(namespace, ref, image, slicer).then((found) => {
-      chosen.set(key, found);
-      selectionStats = chosen.stats();
-      return found;
-    });
-  }
-
-  /**
-   * The decision for the images of `workload`: the decision itself when every image's policy and
-   * verdict were known already (a warm review waits for nothing, not even a promise), else a
-   * promise of it.
-   */
-  function decide(
-    request: AdmissionRequest,
-    workload: WorkloadImages,
-    gone: AbortSignal | undefined,
-  ): AdmissionDecision | Promise<AdmissionDecision> {
-    const namespace = request.namespace;
-    const policies = source.policies();
-    let credentials: Promise<PullCredentials> | undefined;
-    const credentialsOnce = () =>
-      credentials ??= pullCredentials(
-        source,
-        namespace,
-        workload.imagePullSecrets,
-        workload.serviceAccountName,
-      );
-
-    // What the credentials depend on, unambiguously: remembered verdicts are found by it.
-    let credentialsKey: string | undefined;
-    const credentialsKeyOnce = () =>
-      credentialsKey ??= JSON.stringify([
-        namespace,
-        workload.serviceAccountName,
-        ...workload.imagePullSecrets,
-      ]);
-
-    interface Pending {
-      readonly site: ImageSite;
-      readonly match?: PolicyMatch;
-      readonly ref?: ImageReference;
-      readonly slot?: number;
-      readonly immediate?: { outcome: "allow" | "deny" | "warn"; reason?: string };
-    }
-
-    // One verification per image and policy, found by the objects themselves: the parse and
-    // selection caches hand the same reference and match for the same image text, so a warm
-    // review builds no key (two spellings of one image are checked twice, alike).
-    const checks = new Map<ImageReference, Map<PolicyMatch, number>>(); // → index in `verdicts`
-    const verdicts: (ImageVerdict | undefined)[] = [];
-    const running: Promise<void>[] = [];
-    const pending: Pending[] = [];
-    const problem = source.policyProblem?.(namespace) ?? policies.problem(namespace);
-    let deadline: Deadline | undefined;
-    /** The deadline's signal, or that of the client gone too. */
-    let signal: AbortSignal | undefined;
-    const sites = workload.sites;
-
-    /** Adds `site` with its policy: a verdict known already, or a verification started. */
-    function place(site: ImageSite, ref: ImageReference, match: PolicyMatch | NoPolicyMatch) {
-      if (match.policy === undefined) {
-        const action = settings.noMatch;
-        pending.push({
-          site,
-          immediate: action === "allow"
-            ? { outcome: "allow" }
-            : { outcome: action, reason: match.reason },
-        });
-        return;
-      }
-      let byMatch = checks.get(ref);
-      if (byMatch === undefined) checks.set(ref, byMatch = new Map());
-      let slot = byMatch.get(match);
-      if (slot === undefined) {
-        const index = verdicts.length;
-        slot = index;
-        byMatch.set(match, index);
-        const task = {
-          reference: ref,
-          match,
-          namespace,
-          credentials: credentialsOnce,
-          credentialsKey: credentialsKeyOnce(),
-          slots: inFlight.for({ tenant: namespace, host: ref.domain }),
-        };
-        // A verdict known already is used as it is: no deadline, no slot, no promise.
-        const known = verifier.known?.(task);
-        verdicts.push(known);
-        if (known === undefined) {
-          if (deadline === undefined) {
-            deadline = deadlines.start(settings.budgetMs);
-            signal = gone === undefined
-              ? deadline.signal
-              : AbortSignal.any([deadline.signal, gone]);
-          }
-          running.push(
-            verifier.verify(task, signal).then(
-              (verdict) => void (verdicts[index] = verdict),
-              (error) =>
-                void (verdicts[index] = {
-                  allowed: false,
-                  cause: "error",
-                  reason: error instanceof DeadlineExceededError
-                    ? error.message
-                    : `Cannot verify image "${quoteInput(site.image)}": internal error`,
-                }),
-            ),
-          );
-        }
-      }
-      pending.push({ site, match, ref, slot });
-    }
-
-    /**
-     * Adds `sites[i]`: undefined when done, else the promise of its policy (chosen in slices of
-     * about a millisecond that take turns with the rest of the process, so /healthz and other
-     * reviews never wait for a namespace's patterns).
-     */
-    function step(i: number): Promise<void> | undefined {
-      const site = sites[i]!;
-      if (problem !== undefined) {
-        pending.push({ site, immediate: { outcome: "deny", reason: problem } });
-        return undefined;
-      }
-      const p = parse(site.image);
-      if ("error" in p) {
-        pending.push({
-          site,
-          immediate: { outcome: "deny", reason: `invalid image name: ${p.error}` },
-        });
-        return undefined;
-      }
-      const selected = select(policies, namespace, p.ref, site.image, turns);
-      if (selected instanceof Promise) return selected.then((match) => place(site, p.ref, match));
-      place(site, p.ref, selected);
-      return undefined;
-    }
-
-    const decided = () =>
-      answer(
-        workload,
-        pending,
-        pending.map((p) => p.slot === undefined ? undefined : verdicts[p.slot]),
-      );
-
-    /** The rest, from `sites[from]` on, once `waiting` (its policy) is chosen. */
-    async function rest(from: number, waiting: Promise<void> | undefined) {
-      try {
-        await waiting;
-        for (let i = from; i < sites.length; i++) await step(i);
-        if (deadline !== undefined) {
-          try {
-            await raceSignal(Promise.all(running), deadline.signal);
-          } catch (error) {
-            if (!(error instanceof DeadlineExceededError)) throw error;
-            for (let i = 0; i < verdicts.length; i++) {
-              verdicts[i] ??= { allowed: false, cause: "error", reason: error.message };
-            }
-          }
-        }
-        return decided();
-      } finally {
-        deadline?.clear();
-      }
-    }
-
-    try {
-      for (let i = 0; i < sites.length; i++) {
-        const waiting = step(i);
-        if (waiting !== undefined) return rest(i + 1, waiting);
-      }
-    } catch (error) {
-      deadline?.clear();
-      throw error;
-    }
-    return deadline === undefined ? decided() : rest(sites.length, undefined);
-
-    function answer(
-      workload: WorkloadImages,
-      items: readonly Pending[],
-      verdicts: readonly (ImageVerdict | undefined)[],
-    ): AdmissionDecision {
-      const sites: SiteDecision[] = [];
-      const reasons: string[] = [];
-      const warnings: string[] = [];
-      const patch: JsonPatchOperation[] = [];
-      items.forEach((item, i) => {
-        const site = item.site;
-        const verdict = verdicts[i];
-        const policy = item.match ? describeMatch(item.match) : undefined;
-        const base = { site, ...(policy ? { policy } : {}) };
-        let outcome: SiteDecision["outcome"];
-        let reason: string | undefined;
-        let digest: string | undefined;
-        let pinned: string | undefined;
-        if (item.immediate) {
-          outcome = item.immediate.outcome;
-          reason = item.immediate.reason;
-          if (settings.mode === "warn" && outcome === "deny") outcome = "warn";
-          // A denial always says why, so it is never mistaken for "nothing to report".
-          if (outcome !== "allow") reason ??= "the image was not checked";
-        } else if (verdict?.allowed === true) {
-          outcome = "allow";
-          digest = verdict.digest;
-          if (digest && item.ref && item.match?.policy.mutateImage !== false && site.pinnable) {
-            pinned = pinnedReference(item.ref, digest);
-          }
-        } else {
-          const mode = settings.mode === "warn" ? "warn" : item.match?.policy.mode ?? "enforce";
-          outcome = mode === "warn" ? "warn" : "deny";
-          reason = verdict?.reason ?? "the image was not checked";
-          digest = verdict?.digest;
-        }
-        if (reason !== undefined) {
-          const line = `${DENIAL_PREFIX}${reason} ${location(site)}`;
-          if (outcome === "deny") reasons.push(line);
-          if (outcome === "warn") warnings.push(`warn mode, admitted anyway: ${line}`);
-          sites.push({
-            ...base,
-            outcome,
-            reason: line,
-            detail: `${DENIAL_PREFIX}${reason}`,
-            ...(digest ? { digest } : {}),
-          });
-          return;
-        }
-        if (pinned !== undefined && pinned !== site.image) {
-          patch.push({ op: "replace", path: site.pointer, value: pinned });
-        }
-        sites.push({
-          ...base,
-          outcome,
-          ...(digest ? { digest } : {}),
-          ...(pinned ? { pinned } : {}),
-        });
-      });
-      // Admitted only when every site was explicitly allowed (or warned about in warn mode),
-      // never because no reason was collected; a workload whose images are all blank names
-      // nothing to check (see workload.ts) and is admitted for that reason alone.
-      const nothingToCheck = workload.sites.length === 0;
-      const allowed = nothingToCheck ||
-        (sites.length === workload.sites.length &&
-          sites.every((s) => s.outcome === "allow" || s.outcome === "warn"));
-      return {
-        allowed,
-        outcome: !allowed ? "deny" : warnings.length > 0 ? "warn" : "allow",
-        kind: workload.kind,
-        reasons,
-        warnings,
-        patch: allowed ? patch : [],
-        sites,
-      };
-    }
-  }
+  const planning: SitePlanning = {
+    source,
+    verifier,
+    settings,
+    choices,
+    deadlines,
+    turns,
+    inFlight,
+  };
 
   function evaluate(
     request: AdmissionRequest,
@@ -564,7 +216,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         const line = denialLine("Cannot check images: the policies have not been loaded yet");
         return simple(false, "deny", kind, "not ready", [line]);
       }
-      const decision = decide(request, workload, signal);
+      const decision = decideSites(planning, request, workload, signal);
       return decision instanceof Promise ? decision.catch(failed) : decision;
     } catch (error) {
       return failed(error);
@@ -573,7 +225,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
 
   function bounds(): EvaluatorBounds {
     return {
-      caches: [parsed.stats(), selectionStats],
+      caches: choices.stats(),
       maxImagesPerReview: maxImages,
       maxVerificationsInFlight: inFlight.permits,
       verificationsInFlight: inFlight.running,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import * as openpgp from "openpgp";
-import { generateKeyPair, KeyNotAcceptedError } from "../signature/mod.ts";
+import { generateKeyPair } from "../signing/mod.ts";
+import { KeyNotAcceptedError } from "../signature/mod.ts";
 import {
   oddNumberOfBits,
   pgpPublicKey,

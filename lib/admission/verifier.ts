@@ -41,6 +41,11 @@
  * Renewing a remembered verdict fills the caches for reviews to come and nobody waits for it:
  * it runs only when a slot is free and no review waits for one.
  *
+ * Each requirement is checked by its kind (`requirement_kinds.ts`, one module a kind: it checks
+ * the requirement's fields, plans from the policy, verifies one image and describes its denials);
+ * a requirement whose type no kind knows denies. The kinds that need signatures are verified in
+ * the list's order, the first denial deciding.
+ *
  * It is the one image verification of toolkit: the webhook, `toolkit image-security check` (through
  * the evaluator) and `toolkit image-security verify` (a policy of one `signedBy` requirement
  * holding the key file, with {@linkcode VerifierOptions.keys}) all run it.
@@ -53,99 +58,38 @@ import {
   repositoryName,
   withDefaultTag,
 } from "../image/mod.ts";
-import type { PolicyMatch, Requirement } from "../policy/mod.ts";
-import {
-  computeDigest,
-  createRegistryClient,
-  createTokenCache,
-  type FetchFunction,
-  openCosignSignatures,
-  type RegistryClient,
-  type RetryPolicy,
-  selectSignatureStore,
-  type SignatureStoreChoice,
-  type TokenCache,
-} from "../registry/mod.ts";
-import {
-  compileIdentities,
-  type IdentityMatcher,
-  loadSigstoreVerification,
-  type SigstoreTrust,
-  type VerifiedCosignSignature,
-} from "../sigstore/mod.ts";
-import { type SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
-import {
-  type IdentityRule,
-  type KeyBounds,
-  NO_SIGNATURE_REASON,
-  noSignatureAccepted,
-  parseIdentityRule,
-  type VerifiedSignature,
-  verifyRequirements,
-} from "../signature/mod.ts";
-import { MemoryPool, type MemoryPoolStats, type ReadBudget } from "../read_budget.ts";
+import type { Requirement } from "../policy/mod.ts";
+import type { FetchFunction, RetryPolicy } from "../registry/mod.ts";
+import type { KeyBounds } from "../signature/mod.ts";
+import { MemoryPool, type MemoryPoolStats } from "../read_budget.ts";
 import type { RegistriesD } from "../lookaside/mod.ts";
 import { type CacheStats, TtlCache } from "./cache.ts";
-import type { PullCredentials } from "./credentials.ts";
 import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from "./errors.ts";
-import type { Slot, SlotSource } from "./fair_slots.ts";
 import { SharedFlights } from "./shared_flight.ts";
-import { type KeySource, KeyStore, type TrustedKeys } from "./keys.ts";
-import { type PolicySource, secretText } from "./source.ts";
+import { type KeySource, KeyStore } from "./keys.ts";
+import { type SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
+import type { PolicySource } from "./source.ts";
 import { VerdictMemo } from "./verdict_memo.ts";
-import { basicAuthorization } from "../base64.ts";
-import { ToolkitError } from "../errors.ts";
+import {
+  type CacheBounds,
+  DEFAULT_CACHE_MAX_BYTES,
+  type ImageVerdict,
+  type VerifyTask,
+} from "./verification.ts";
+import { IdentityRules } from "./identity_rules.ts";
+import { planKinds, plansKey, verifyKinds } from "./kind_dispatch.ts";
+import { KnownVerdicts, servedFromMemory } from "./known_verdicts.ts";
+import { policySignatureStore } from "./policy_store.ts";
+import { RegistryClients } from "./registry_clients.ts";
+import { TagResolver } from "./tag_resolver.ts";
+import { NoFreeSlotError, startCall, type VerifyCall } from "./verify_call.ts";
+import { MAX_SIMPLE_SIGNATURE_BYTES, noSignatureStore } from "./kind_signed_by.ts";
+import type { ImageToVerify, KindServices } from "./requirement_kind.ts";
+import { kindOf } from "./requirement_kinds.ts";
 import { TurnScheduler } from "../turns.ts";
 
-/** The outcome of checking one image. */
-export type ImageVerdict =
-  | {
-    readonly allowed: true;
-    /** The verified digest, when the image was resolved (then it may be pinned). */
-    readonly digest?: string | undefined;
-    /** Fingerprints of the keys whose signatures were accepted. */
-    readonly signers?: readonly string[];
-    /** True when the verdict came from the cache. */
-    readonly cached?: boolean;
-    /** With {@linkcode VerifierOptions.explain}: where the signatures were read. */
-    readonly store?: string;
-    /** With {@linkcode VerifierOptions.explain}: the accepted signature of each requirement. */
-    readonly accepted?: readonly VerifiedSignature[];
-    /** With {@linkcode VerifierOptions.explain}: the accepted cosign signature of each. */
-    readonly acceptedCosign?: readonly VerifiedCosignSignature[];
-  }
-  | {
-    readonly allowed: false;
-    /** Why, without the `policy denied the request: ` prefix. */
-    readonly reason: string;
-    /** `policy`: the image does not satisfy the policy; `error`: it could not be checked. */
-    readonly cause: "policy" | "error";
-    /** The digest, when it was resolved. */
-    readonly digest?: string | undefined;
-  };
-
-/** One image to check. */
-export interface VerifyTask {
-  /** The image, parsed and normalised. */
-  readonly reference: ImageReference;
-  /** The policy chosen for it. */
-  readonly match: PolicyMatch;
-  /** The workload's namespace. */
-  readonly namespace: string;
-  /** The workload's pull credentials, read when the registry is first needed. */
-  readonly credentials: () => Promise<PullCredentials>;
-  /**
-   * Names what `credentials` reads (the namespace, ServiceAccount and pull Secrets): a verdict
-   * is remembered for tasks that have one (see {@linkcode ImageVerifier.known}).
-   */
-  readonly credentialsKey?: string;
-  /**
-   * Where the verification takes its slot (`fair_slots.ts`), once, just before its first
-   * registry work (a tag resolution or a signature verification that no cache answers), and
-   * gives it back when the call ends. None: no bound (the CLI's one image).
-   */
-  readonly slots?: SlotSource;
-}
+export type { CacheBounds, ImageVerdict, VerifyTask } from "./verification.ts";
+export { DEFAULT_CACHE_MAX_BYTES } from "./verification.ts";
 
 /** Checks images against policies. */
 export interface ImageVerifier {
@@ -169,20 +113,8 @@ export interface ImageVerifier {
   readPool?(): MemoryPoolStats;
 }
 
-/** A cache's lifetime and bounds (by count, and by estimated bytes). */
-export interface CacheBounds {
-  readonly ttlMs: number;
-  readonly maxEntries: number;
-  /** @default {@linkcode DEFAULT_CACHE_MAX_BYTES} */
-  readonly maxBytes?: number;
-}
-
-/** The default byte bound of the verdict and digest caches. */
-export const DEFAULT_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 /** The most verdicts remembered by object (`verdict_memo.ts`): about 2 MB at most. */
 const VERDICT_MEMO_ENTRIES = 4096;
-/** The most remembered verdicts renewed at once (the others expire and are verified in full). */
-const MAX_MEMO_RENEWALS = 8;
 
 /** Receives counts for metrics. */
 export interface VerifierObserver {
@@ -280,29 +212,11 @@ export const DEFAULT_READ_POOL_BYTES = 96 * 1024 * 1024;
  * 4 MiB; a simple signature is a few hundred bytes, so a quarter of a MiB leaves room for any
  * real one while a verification's memory stays small).
  */
-export const MAX_ADMITTED_SIGNATURE_BYTES = 256 * 1024;
+export const MAX_ADMITTED_SIGNATURE_BYTES = MAX_SIMPLE_SIGNATURE_BYTES;
 
 /** The prefix of every denial reason. */
 export const DENIAL_PREFIX = "policy denied the request: ";
-/** The denial when no signature store is configured for the image's registry. */
-export function noSignatureStore(registry: string): string {
-  return `A signature was required, but no signature store is configured for "${registry}" (set storeURL or a registries.d lookaside)`;
-}
-
-/** One call of `verify`: the review's signal, and the slot it takes before registry work. */
-interface Call {
-  readonly signal: AbortSignal | undefined;
-  /** Takes the call's slot (once; nothing when the task has no slots). */
-  slot(): Promise<void>;
-}
-
-/** A renewal found no free slot (reviews wait for them): it is skipped. */
-class NoFreeSlotError extends ToolkitError {
-  constructor() {
-    super("Cannot renew the verdict now: every verification slot is needed by reviews");
-    this.name = "NoFreeSlotError";
-  }
-}
+export { noSignatureStore };
 
 /** A verified verdict kept in the cache, and until when its signatures and keys are valid. */
 interface CachedVerdict {
@@ -311,48 +225,40 @@ interface CachedVerdict {
   readonly validUntil?: number | undefined;
 }
 
-interface RequirementPlan {
-  readonly requirement: Requirement;
-  readonly keys: TrustedKeys;
-  readonly rule: IdentityRule;
-  readonly ruleId: string;
+/** A verdict, and until when the signatures and keys it relied on are valid. */
+interface Verified {
+  readonly verdict: ImageVerdict;
+  readonly validUntil?: number | undefined;
 }
-
-/** A `sigstoreSigned` requirement, ready to verify with. */
-interface SigstorePlan {
-  readonly trust: SigstoreTrust;
-  /** The `signedIdentity` rule; undefined: the default for cosign signatures. */
-  readonly rule: IdentityRule | undefined;
-  /** Identifies what the verdict depends on, for the cache key. */
-  readonly id: string;
-}
-
-/** The requirement types that need a signature (and so the registry). */
-const SIGNATURE_REQUIREMENTS: ReadonlySet<string> = new Set(["signedBy", "sigstoreSigned"]);
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** An admitted verdict as the verdict cache and the memo serve it again. */
-function servedFromMemory(digest: string | undefined, signers: readonly string[]): ImageVerdict {
-  return { allowed: true, ...(digest === undefined ? {} : { digest }), signers, cached: true };
 }
 
 function deny(reason: string, cause: "policy" | "error", digest?: string): ImageVerdict {
   return { allowed: false, reason, cause, ...(digest ? { digest } : {}) };
 }
 
-/** Creates the verifier. */
+/**
+ * Creates the verifier: the parts (`registry_clients.ts`, `tag_resolver.ts`,
+ * `known_verdicts.ts`, `kind_dispatch.ts` over the kinds of `requirement_kinds.ts`,
+ * `policy_store.ts`, `verify_call.ts`) composed, with the verdict cache and the shared
+ * verifications between them.
+ */
 export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const now = options.now ?? Date.now;
   const clock = options.clock ?? (() => new Date(now()));
   const keyStore = new KeyStore(options.source, options.keyBounds);
-  const keySource: KeySource = options.keys ?? keyStore;
   const sigstoreMaterial = new SigstoreMaterialStore(options.source, options.keyBounds);
   const turns = options.turns ?? new TurnScheduler();
-  const sigstoreKeys: SigstoreKeySource = options.sigstoreKeys ?? sigstoreMaterial;
-  const identityLists = new Map<string, { matcher: IdentityMatcher; id: string }>();
+  const services: KindServices = {
+    keys: options.keys ?? keyStore,
+    sigstoreKeys: options.sigstoreKeys ?? sigstoreMaterial,
+    sigstoreMaterial,
+    identityRules: new IdentityRules(turns),
+    turns,
+    clock,
+  };
   const verdicts = new TtlCache<string, CachedVerdict>({
     name: "verdict",
     maxBytes: DEFAULT_CACHE_MAX_BYTES,
@@ -360,78 +266,38 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     sizeOf: (key, value) => key.length + 48 * value.signers.length + 64,
     now,
   });
-  const digests = new TtlCache<string, string>({
-    name: "digest",
-    maxBytes: DEFAULT_CACHE_MAX_BYTES,
-    ...options.digestCache,
-    sizeOf: (key, digest) => key.length + digest.length + 64,
+  const verifying = new SharedFlights<string, Verified>();
+  const observer = options.observer ?? {};
+  const memory = options.memory ??
+    { pool: new MemoryPool(DEFAULT_READ_POOL_BYTES), imageReadBytes: DEFAULT_IMAGE_READ_BYTES };
+  const clients = new RegistryClients({ ...options, now });
+  const tags = new TagResolver({
+    clientFor: (credentials) => clients.clientFor(credentials),
+    digestCache: options.digestCache,
+    flightTimeoutMs: options.flightTimeoutMs,
+    memory,
     now,
   });
   // Admitted verdicts by the review's own objects, while the source stays as it was. Keys and
   // trust roots given apart from the source (tests, the CLI) change outside its generation: no
   // memo then.
   const sourceGeneration = options.source.generation?.bind(options.source);
-  const memo = sourceGeneration && !options.keys && !options.sigstoreKeys
-    ? new VerdictMemo<ImageVerdict>({
-      maxEntries: VERDICT_MEMO_ENTRIES,
-      now,
-      validityNow: () => clock().getTime(),
-      generation: sourceGeneration,
-    })
-    : undefined;
-  // A client holds its own bounded maps (pings, hosts); 64 of them at most.
-  const clients = new TtlCache<string, RegistryClient>({
-    name: "registry-client",
-    ttlMs: 10 * 60_000,
-    maxEntries: 64,
-    now,
-  });
-  const tokens: TokenCache = createTokenCache(now);
-  const resolving = new SharedFlights<string, string>();
-  const verifying = new SharedFlights<
-    string,
-    { verdict: ImageVerdict; validUntil?: number | undefined }
-  >();
-  const rules = new Map<string, { rule: IdentityRule; id: string }>();
-  const observer = options.observer ?? {};
-  const memory = options.memory ??
-    { pool: new MemoryPool(DEFAULT_READ_POOL_BYTES), imageReadBytes: DEFAULT_IMAGE_READ_BYTES };
-
-  function clientFor(credentials: PullCredentials): RegistryClient {
-    let client = clients.get(credentials.id);
-    if (client === undefined) {
-      client = createRegistryClient({
-        credentials: credentials.store,
-        insecureRegistries: options.insecureRegistries ?? [],
-        tokenCache: tokens,
-        timeoutMs: options.requestTimeoutMs ?? 5000,
-        retry: { maxRetries: 2, baseDelayMs: 100, maxDelayMs: 1000, ...options.retry },
+  const knownVerdicts = new KnownVerdicts({
+    memo: sourceGeneration && !options.keys && !options.sigstoreKeys
+      ? new VerdictMemo<ImageVerdict>({
+        maxEntries: VERDICT_MEMO_ENTRIES,
         now,
-        ...(options.caCerts?.length ? { caCerts: options.caCerts } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      });
-      clients.set(credentials.id, client);
-    }
-    return client;
-  }
-
-  function identityRule(requirement: Requirement): { rule: IdentityRule; id: string } {
-    const raw = requirement.signedIdentity;
-    const text = raw === undefined ? "" : JSON.stringify(raw);
-    let parsed = rules.get(text);
-    if (parsed === undefined) {
-      let rule: IdentityRule;
-      try {
-        rule = parseIdentityRule(raw);
-      } catch (error) {
-        throw new PolicyConfigError(errorMessage(error), { cause: error });
-      }
-      parsed = { rule, id: JSON.stringify(rule) };
-      if (rules.size > 1024) rules.clear();
-      rules.set(text, parsed);
-    }
-    return parsed;
-  }
+        validityNow: () => clock().getTime(),
+        generation: sourceGeneration,
+      })
+      : undefined,
+    now,
+    verdictCache: options.verdictCache,
+    digestCache: options.digestCache,
+    flightTimeoutMs: options.flightTimeoutMs,
+    renew: (task, signal) => check(task, signal, true),
+    onHit: () => observer.cacheHit?.(),
+  });
 
   /** Where a policy's Secrets and ConfigMaps are by default (its own namespace, or ours). */
   function policyNamespace(task: VerifyTask): string {
@@ -439,315 +305,23 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     return options.clusterKeyNamespace;
   }
 
-  function keyNamespace(task: VerifyTask, requirement: Requirement): string {
-    return requirement.keySecretNamespace || policyNamespace(task);
-  }
-
-  /** The compiled identities of a keyless requirement (compiled once per distinct list). */
-  async function identityList(
-    identities: NonNullable<Requirement["keyless"]>["identities"],
-  ): Promise<{ matcher: IdentityMatcher; id: string }> {
-    const text = JSON.stringify(identities);
-    let compiled = identityLists.get(text);
-    if (compiled === undefined) {
-      let matcher: IdentityMatcher;
-      try {
-        // A long match pauses when the process's shared slice is spent (lib/turns.ts).
-        matcher = compileIdentities(identities, {
-          pause: () => turns.due() ? turns.next() : Promise.resolve(),
-        });
-      } catch (error) {
-        throw new PolicyConfigError(errorMessage(error), { cause: error });
-      }
-      compiled = { matcher, id: await computeDigest(new TextEncoder().encode(text)) };
-      if (identityLists.size > 256) identityLists.clear();
-      identityLists.set(text, compiled);
-    }
-    return compiled;
-  }
-
-  async function planSigstore(task: VerifyTask, requirements: readonly Requirement[]) {
-    return await Promise.all(requirements.map(async (requirement): Promise<SigstorePlan> => {
-      const explicit = requirement.signedIdentity !== undefined &&
-        requirement.signedIdentity.type !== "";
-      const identity = explicit ? identityRule(requirement) : undefined;
-      const ruleId = identity?.id ?? "default";
-      if (requirement.keySecret) {
-        const keys = await sigstoreKeys.sigstoreKeys(
-          keyNamespace(task, requirement),
-          requirement.keySecret,
-        );
-        const tlog = requirement.tlog ?? "optional";
-        const trustRoot = requirement.trustRootRef
-          ? await sigstoreMaterial.trustRoot(requirement.trustRootRef, policyNamespace(task))
-          : undefined;
-        if (tlog === "required" && trustRoot === undefined) {
-          throw new PolicyConfigError(
-            `Cannot use ${task.match.source}: a sigstoreSigned requirement of "${task.match.pattern}" with tlog: required has no trustRootRef`,
-          );
-        }
-        return {
-          trust: { keys: keys.keys, tlog, trustRoot },
-          rule: identity?.rule,
-          id: `key:${keys.id}/${tlog}/${trustRoot?.id ?? "-"}/${ruleId}`,
-        };
-      }
-      if (requirement.keyless) {
-        const trustRoot = await sigstoreMaterial.trustRoot(
-          requirement.keyless.trustRootRef,
-          policyNamespace(task),
-        );
-        const identities = await identityList(requirement.keyless.identities);
-        const tlog = requirement.tlog ?? "required";
-        return {
-          trust: { keyless: { trustRoot, identities: identities.matcher }, tlog },
-          rule: identity?.rule,
-          id: `keyless:${trustRoot.id}/${identities.id}/${tlog}/${ruleId}`,
-        };
-      }
-      throw new PolicyConfigError(
-        `Cannot use ${task.match.source}: a sigstoreSigned requirement of "${task.match.pattern}" has neither keySecret nor keyless`,
-      );
-    }));
-  }
-
-  async function plan(task: VerifyTask, requirements: readonly Requirement[]) {
-    return await Promise.all(requirements.map(async (requirement): Promise<RequirementPlan> => {
-      if (!requirement.keySecret) {
-        throw new PolicyConfigError(
-          `Cannot use ${task.match.source}: a signedBy requirement of "${task.match.pattern}" has no keySecret`,
-        );
-      }
-      const keys = await keySource.keys(keyNamespace(task, requirement), requirement.keySecret);
-      const { rule, id } = identityRule(requirement);
-      return { requirement, keys, rule, ruleId: id };
-    }));
-  }
-
-  /**
-   * The digest of the image: the reference's own, else its tag resolved. A digest known already
-   * is returned as it is, not as a promise: a warm review waits for nothing it does not need.
-   */
-  function resolveDigest(
-    task: VerifyTask,
-    credentials: PullCredentials,
-    call: Call,
-  ): string | Promise<string> {
-    const ref = task.reference;
-    if (ref.digest !== undefined) return ref.digest;
-    return resolveTag(ref, credentials, call);
-  }
-
-  /**
-   * Resolves the tag (`latest` when none) of a reference without a digest, through the cache
-   * (a cached digest is returned as it is, without a slot). Else the call takes its slot and
-   * joins the resolution of the tag shared by the reviews that wait for it.
-   */
-  function resolveTag(
-    tagged: ImageReference,
-    credentials: PullCredentials,
-    call: Call,
-  ): string | Promise<string> {
-    const ref = withDefaultTag({ ...tagged, digest: undefined });
-    const text = formatReference(ref);
-    const key = `${credentials.id}|${text}`;
-    const cached = digests.get(key);
-    if (cached !== undefined) return cached;
-    return (async () => {
-      await call.slot();
-      // Resolved by another review while this one waited for its slot.
-      const meanwhile = digests.get(key);
-      if (meanwhile !== undefined) return meanwhile;
-      return await resolving.join(key, async (abandoned) => {
-        using deadline = startDeadline(options.flightTimeoutMs);
-        const signal = AbortSignal.any([abandoned, deadline.signal]);
-        using budget = await memory.pool.reserve(memory.imageReadBytes, signal);
-        const digest = await clientFor(credentials).resolveDigest(ref, { signal, budget });
-        digests.set(key, digest);
-        return digest;
-      }, call.signal);
-    })();
-  }
-
-  /** The policy's `storeURL`, with Basic auth from its `storeSecret`. */
-  async function storeURL(task: VerifyTask) {
-    const simple = task.match.policy.simple;
-    if (!simple?.storeURL) return undefined;
-    let fetchFn: typeof fetch | undefined = options.fetch as typeof fetch | undefined;
-    if (simple.storeSecret) {
-      const secret = await options.source.secret(task.namespace, simple.storeSecret);
-      const username = secret && secretText(secret, "username");
-      const password = secret && secretText(secret, "password");
-      if (username === undefined || password === undefined) {
-        throw new PolicyConfigError(
-          `Cannot use store Secret "${task.namespace}/${simple.storeSecret}": ${
-            secret ? 'it needs "username" and "password" entries' : "it does not exist"
-          }`,
-        );
-      }
-      const base = fetchFn ?? fetch;
-      const authorization = basicAuthorization(username, password);
-      fetchFn = (input, init) => {
-        const headers = new Headers(init?.headers);
-        headers.set("authorization", authorization);
-        return base(input, { ...init, headers });
-      };
-    }
-    try {
-      return { url: new URL(simple.storeURL), fetch: fetchFn };
-    } catch (error) {
-      throw new PolicyConfigError(
-        `Cannot use storeURL "${simple.storeURL}": not a URL`,
-        { cause: error },
-      );
-    }
-  }
-
-  async function storeFor(
-    task: VerifyTask,
-    credentials: PullCredentials,
-    digestRef: ImageReference,
-    signal: AbortSignal,
-    budget: ReadBudget,
-  ): Promise<SignatureStoreChoice | undefined> {
-    return await selectSignatureStore({
-      client: clientFor(credentials),
-      reference: digestRef,
-      mode: "read",
-      storeURL: await storeURL(task),
-      registriesD: options.registriesD,
-      fetch: options.fetch as typeof fetch | undefined,
-      timeoutMs: options.requestTimeoutMs ?? 5000,
-      maxSignatureBytes: MAX_ADMITTED_SIGNATURE_BYTES,
-      signal,
-      budget,
-    });
-  }
-
-  /**
-   * The cosign signatures of the image, each `sigstoreSigned` requirement met by one of them;
-   * undefined when all are met.
-   */
-  async function verifyCosign(
-    task: VerifyTask,
-    credentials: PullCredentials,
-    digest: string,
-    plans: readonly SigstorePlan[],
-    signal: AbortSignal,
-    budget: ReadBudget,
-  ): Promise<{ denial: string } | { accepted: VerifiedCosignSignature[] }> {
-    // Read as they are checked: the first that meets each requirement ends the reading.
-    using stored = openCosignSignatures(clientFor(credentials), task.reference, digest, {
-      signal,
-      budget,
-    });
-    const { verifyCosignSignature } = await loadSigstoreVerification();
-    const reference = withDefaultTag(task.reference);
-    const accepted: VerifiedCosignSignature[] = [];
-    for (const plan of plans) {
-      const reasons: string[] = [];
-      let found: VerifiedCosignSignature | undefined;
-      for await (const signature of stored.signatures()) {
-        // One signature's checks take a few milliseconds at most: the next waits for a turn
-        // once the process's shared slice is spent.
-        if (reasons.length > 0 && turns.due()) await turns.next();
-        signal.throwIfAborted();
-        const result = await verifyCosignSignature(signature, plan.trust, {
-          manifestDigest: digest,
-          reference,
-          identityRule: plan.rule,
-        });
-        if (result.verified) {
-          found = result.signature;
-          break;
-        }
-        reasons.push(result.reason);
-      }
-      if (found === undefined) {
-        reasons.push(...stored.skipped);
-        return {
-          denial: reasons.length === 0 ? NO_SIGNATURE_REASON : noSignatureAccepted(reasons),
-        };
-      }
-      accepted.push(found);
-    }
-    return { accepted };
-  }
-
-  async function verifySignatures(
-    task: VerifyTask,
-    credentials: PullCredentials,
-    digest: string,
-    plans: readonly RequirementPlan[],
-    sigstorePlans: readonly SigstorePlan[],
-    signal: AbortSignal,
-    budget: ReadBudget,
-  ): Promise<{ verdict: ImageVerdict; validUntil?: number | undefined }> {
-    let acceptedCosign: VerifiedCosignSignature[] = [];
-    if (sigstorePlans.length > 0) {
-      const cosign = await verifyCosign(task, credentials, digest, sigstorePlans, signal, budget);
-      if ("denial" in cosign) return { verdict: deny(cosign.denial, "policy", digest) };
-      acceptedCosign = cosign.accepted;
-    }
-    const cosignSigners = acceptedCosign.map((s) => s.signer);
-    if (plans.length === 0) {
-      const explained = options.explain ? { acceptedCosign } : {};
-      return { verdict: { allowed: true, digest, signers: cosignSigners, ...explained } };
-    }
-    const digestRef: ImageReference = { ...task.reference, digest };
-    const choice = await storeFor(task, credentials, digestRef, signal, budget);
-    if (choice === undefined) {
-      return { verdict: deny(noSignatureStore(task.reference.domain), "error", digest) };
-    }
-    // Read one signature at a time, only as far as the requirements need.
-    const result = await verifyRequirements({
-      signatures: choice.store.signatures(digestRef, digest, { budget, signal }),
-      requirements: plans.map((plan) => ({ publicKeys: plan.keys.keys, identityRule: plan.rule })),
-      expected: { manifestDigest: digest, reference: withDefaultTag(task.reference) },
-      clock,
-      maxSize: MAX_ADMITTED_SIGNATURE_BYTES,
-    });
-    if (!result.verified) return { verdict: deny(result.reason, "policy", digest) };
-    const accepted = result.signatures;
-    let validUntil: number | undefined;
-    for (const signature of accepted) {
-      const until = signature.validUntil?.getTime();
-      if (until !== undefined) validUntil = Math.min(validUntil ?? until, until);
-    }
-    const signers = [...accepted.map((s) => s.keyFingerprint), ...cosignSigners];
-    const explained = options.explain ? { store: choice.where, accepted, acceptedCosign } : {};
-    return { verdict: { allowed: true, digest, signers, ...explained }, validUntil };
-  }
-
   async function verifySigned(
     task: VerifyTask,
     requirements: readonly Requirement[],
-    call: Call,
-  ): Promise<{ verdict: ImageVerdict; validUntil?: number | undefined }> {
+    call: VerifyCall,
+  ): Promise<Verified> {
     // The review's signal bounds every wait. Registry work is shared by the reviews that wait
     // for it, runs at most flightTimeoutMs, and is aborted when none of them waits any more.
     // What the requirements trust first (from the cluster, cached): a key Secret or trust root
     // that cannot be used is reported as such, whatever the registry answers.
-    const signedBy = requirements.filter((r) => r.type === "signedBy");
-    const sigstoreSigned = requirements.filter((r) => r.type === "sigstoreSigned");
-    const [plans, sigstorePlans] = sigstoreSigned.length === 0
-      ? [await raceSignal(plan(task, signedBy), call.signal), []]
-      : signedBy.length === 0
-      ? [[], await raceSignal(planSigstore(task, sigstoreSigned), call.signal)]
-      : await raceSignal(
-        Promise.all([plan(task, signedBy), planSigstore(task, sigstoreSigned)]),
-        call.signal,
-      );
+    const context = { match: task.match, policyNamespace: policyNamespace(task), services };
+    const groups = await raceSignal(planKinds(requirements, context), call.signal);
     const credentials = await raceSignal(task.credentials(), call.signal);
-    const resolved = resolveDigest(task, credentials, call);
+    const resolved = tags.digestOf(task.reference, credentials, call);
     const digest = typeof resolved === "string" ? resolved : await resolved;
-    if (signedBy.length === 0 && sigstoreSigned.length === 0) {
-      return { verdict: { allowed: true, digest } }; // insecureAcceptAnything
-    }
+    if (groups.length === 0) return { verdict: { allowed: true, digest } }; // nothing to verify
     const identity = formatReference(withDefaultTag(task.reference));
-    const key = `${digest}|${identity}|${plans.map((p) => `${p.keys.id}/${p.ruleId}`).join("|")}|${
-      sigstorePlans.map((p) => p.id).join("|")
-    }`;
+    const key = `${digest}|${identity}|${plansKey(groups)}`;
     const fromCache = () => {
       const cached = verdicts.get(key);
       if (cached === undefined || (cached.validUntil ?? Infinity) <= clock().getTime()) {
@@ -770,16 +344,31 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       using deadline = startDeadline(options.flightTimeoutMs);
       const signal = AbortSignal.any([abandoned, deadline.signal]);
       using budget = await memory.pool.reserve(memory.imageReadBytes, signal);
-      const { verdict, validUntil } = await raceSignal(
-        verifySignatures(task, credentials, digest, plans, sigstorePlans, signal, budget),
+      const client = clients.clientFor(credentials);
+      const image: ImageToVerify = {
+        reference: task.reference,
+        digest,
+        client,
+        store: () =>
+          policySignatureStore(
+            task.match.policy,
+            task.namespace,
+            client,
+            { ...task.reference, digest },
+            { signal, budget },
+            options,
+          ),
         signal,
-      );
-      if (verdict.allowed) {
-        // Never beyond the expiry of a signature or key the verdict relied on.
-        const remaining = validUntil === undefined ? Infinity : validUntil - clock().getTime();
-        verdicts.set(key, { signers: verdict.signers ?? [], validUntil }, remaining);
-      }
-      return { verdict, validUntil };
+        budget,
+      };
+      const outcome = await raceSignal(verifyKinds(groups, image, services), signal);
+      if (!outcome.allowed) return { verdict: deny(outcome.reason, outcome.cause, digest) };
+      const { signers, validUntil } = outcome;
+      // Never beyond the expiry of a signature or key the verdict relied on.
+      const remaining = validUntil === undefined ? Infinity : validUntil - clock().getTime();
+      verdicts.set(key, { signers, validUntil }, remaining);
+      const explained = options.explain ? outcome.explained : {};
+      return { verdict: { allowed: true, digest, signers, ...explained }, validUntil };
     }, call.signal);
   }
 
@@ -788,13 +377,16 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
    * must resolve to the digest, or the policy of one image would admit another. Undefined when
    * they agree or the tag did not matter.
    */
-  async function tagMismatch(task: VerifyTask, call: Call): Promise<ImageVerdict | undefined> {
+  async function tagMismatch(
+    task: VerifyTask,
+    call: VerifyCall,
+  ): Promise<ImageVerdict | undefined> {
     const ref = task.reference;
     if (!task.match.matchedByTag || ref.tag === undefined || ref.digest === undefined) {
       return undefined;
     }
     const credentials = await raceSignal(task.credentials(), call.signal);
-    const resolved = await resolveTag(ref, credentials, call);
+    const resolved = await tags.resolveTag(ref, credentials, call);
     if (resolved === ref.digest) return undefined;
     return deny(
       `The tag "${ref.tag}" of "${
@@ -803,49 +395,6 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       "policy",
       ref.digest,
     );
-  }
-
-  /** How long a verdict of `task` may be remembered: no longer than the caches it came from. */
-  function memoLife(task: VerifyTask): number {
-    // A cache that is off (no lifetime or no entries) keeps nothing here either.
-    const life = (bounds: CacheBounds) => bounds.maxEntries > 0 ? bounds.ttlMs : 0;
-    const verdictLife = life(options.verdictCache);
-    // A digest resolved from the tag (or a tag that chose the policy) is only as fresh as the
-    // digest cache keeps it.
-    const tagged = task.reference.digest === undefined || task.match.matchedByTag;
-    return tagged ? Math.min(verdictLife, life(options.digestCache)) : verdictLife;
-  }
-
-  /** Renewals of remembered verdicts in flight (each one verification, through the caches). */
-  let renewals = 0;
-
-  function known(task: VerifyTask): ImageVerdict | undefined {
-    if (memo === undefined || task.credentialsKey === undefined) return undefined;
-    const entry = memo.get(task.reference, task.match, task.credentialsKey);
-    if (entry === undefined) return undefined;
-    observer.cacheHit?.();
-    if (!entry.renewing && renewals < MAX_MEMO_RENEWALS && now() >= entry.renewAt) {
-      // Verified again after this review's answer has gone (a timer runs after the current
-      // turn's I/O), so that the next review of the image finds a fresh entry; a renewal that
-      // fails or denies leaves the entry to expire, and the next review verifies in full.
-      // It fills the caches for reviews to come and nobody waits for it: it takes a slot only
-      // when one is free and no review waits (else it is skipped), and runs at most
-      // flightTimeoutMs.
-      entry.renewing = true;
-      renewals++;
-      setTimeout(() => {
-        const deadline = startDeadline(options.flightTimeoutMs);
-        check(task, deadline.signal, true).catch(() => {}).finally(() => {
-          deadline.clear();
-          renewals--;
-        });
-      }, 0);
-    }
-    return entry.verdict;
-  }
-
-  function verify(task: VerifyTask, signal?: AbortSignal): Promise<ImageVerdict> {
-    return check(task, signal, false);
   }
 
   /**
@@ -857,29 +406,14 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     signal: AbortSignal | undefined,
     background: boolean,
   ): Promise<ImageVerdict> {
-    let slot: Slot | undefined;
-    let taking: Promise<void> | undefined;
-    const takeSlot = async () => {
-      if (task.slots === undefined) return;
-      if (!background) {
-        slot = await task.slots.acquire(signal);
-        return;
-      }
-      slot = task.slots.tryAcquire();
-      if (slot === undefined) throw new NoFreeSlotError();
-    };
-    const call: Call = { signal, slot: () => taking ??= takeSlot() };
-    try {
-      return await checkImage(task, signal, call);
-    } finally {
-      slot?.release();
-    }
+    using call = startCall(task.slots, signal, background);
+    return await checkImage(task, signal, call);
   }
 
   async function checkImage(
     task: VerifyTask,
     signal: AbortSignal | undefined,
-    call: Call,
+    call: VerifyCall,
   ): Promise<ImageVerdict> {
     const policy = task.match.policy;
     const image = formatReference(task.reference);
@@ -896,9 +430,9 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       );
     }
     const requirements = policy.simple?.requirements ?? [];
-    if (requirements.some((r) => r.type === "reject")) {
-      return deny(`Running image docker://${image} is rejected by policy.`, "policy");
-    }
+    // A kind that denies every image (reject, a type no module knows) decides at once.
+    const denying = requirements.map(kindOf).find((kind) => kind.needs === "deny");
+    if (denying !== undefined) return deny(denying.denial(`docker://${image}`), "policy");
     try {
       if (task.match.matchedByTag) {
         const mismatch = await tagMismatch(task, call);
@@ -909,22 +443,13 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       // nothing needs the registry (a registry the webhook cannot reach admits what it allows).
       if (
         policy.mutateImage === false &&
-        requirements.every((r) => !SIGNATURE_REQUIREMENTS.has(r.type))
+        requirements.every((r) => kindOf(r).needs !== "signature")
       ) {
         return { allowed: true };
       }
-      const generation = memo?.generation();
+      const generation = knownVerdicts.generation();
       const { verdict, validUntil } = await verifySigned(task, requirements, call);
-      if (
-        verdict.allowed && memo !== undefined && generation !== undefined &&
-        task.credentialsKey !== undefined
-      ) {
-        memo.set(task.reference, task.match, task.credentialsKey, {
-          verdict: servedFromMemory(verdict.digest, verdict.signers ?? []),
-          validUntil,
-          lifeMs: memoLife(task),
-        }, generation);
-      }
+      knownVerdicts.remember(task, verdict, validUntil, generation);
       return verdict;
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;
@@ -939,13 +464,12 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   }
 
   return {
-    verify,
-    known,
+    verify: (task, signal) => check(task, signal, false),
+    known: (task) => knownVerdicts.known(task),
     caches: () => [
       verdicts.stats(),
-      digests.stats(),
-      clients.stats(),
-      tokens.stats(),
+      tags.stats(),
+      ...clients.stats(),
       keyStore.stats(),
       ...sigstoreMaterial.stats(),
     ],

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
 import type { RepositoryPolicy } from "../policy/mod.ts";
-import { generateKeyPair, signImage } from "../signature/mod.ts";
+import { generateKeyPair, signImage } from "../signing/mod.ts";
 import { lookasideStore } from "../lookaside/mod.ts";
 import type { FetchFunction } from "../registry/mod.ts";
 import { pullCredentials } from "./credentials.ts";

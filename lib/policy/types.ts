@@ -57,9 +57,8 @@ export interface KeylessPolicy {
   readonly identities: readonly KeylessIdentity[];
 }
 
-/** `policy.simple.requirements[]`. */
-export interface Requirement {
-  readonly type: RequirementType;
+/** The fields a requirement may carry; which of them a kind reads is its own module's business. */
+export interface RequirementFields {
   /** signedBy: OpenPGP keys; sigstoreSigned (keyed): PEM public keys. */
   readonly keySecret?: string;
   readonly keySecretNamespace?: string;
@@ -71,6 +70,44 @@ export interface Requirement {
   /** sigstoreSigned with a key and `tlog: required`: the trust root of the logs. */
   readonly trustRootRef?: TrustRootRef;
 }
+
+/** `signedBy`: a simple (GnuPG) signature by one of the keys of `keySecret`. */
+export interface SignedByRequirement extends RequirementFields {
+  readonly type: "signedBy";
+}
+
+/** `sigstoreSigned`: a cosign signature, by a key of `keySecret` or `keyless`. */
+export interface SigstoreSignedRequirement extends RequirementFields {
+  readonly type: "sigstoreSigned";
+}
+
+/** `insecureAcceptAnything`: no signature needed (the image is still pinned). */
+export interface AcceptAnythingRequirement extends RequirementFields {
+  readonly type: "insecureAcceptAnything";
+}
+
+/** `reject`: no image is admitted. */
+export interface RejectRequirement extends RequirementFields {
+  readonly type: "reject";
+}
+
+/**
+ * `policy.simple.requirements[]`, one member a kind. A type added to `REQUIREMENT_TYPES` needs
+ * its member here (the check below) and its module in lib/admission's `REQUIREMENT_KINDS`.
+ */
+export type Requirement =
+  | SignedByRequirement
+  | SigstoreSignedRequirement
+  | AcceptAnythingRequirement
+  | RejectRequirement;
+
+/** The requirement of one kind. */
+export type RequirementOf<T extends RequirementType> = Extract<Requirement, { type: T }>;
+
+/** Fails `deno check` when a requirement type has no member in {@linkcode Requirement}. */
+const everyTypeHasAMember: [Exclude<RequirementType, Requirement["type"]>] extends [never] ? true
+  : never = true;
+void everyTypeHasAMember;
 
 /** `repositories[].policy`. An empty policy admits without checks. */
 export interface RepositoryPolicy {

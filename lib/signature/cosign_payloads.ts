@@ -11,7 +11,7 @@ import {
   COSIGN_SIGN_PREDICATE_TYPE,
   IN_TOTO_STATEMENT_V1,
 } from "./cosign_media_types.ts";
-import { SigningError } from "./sign.ts";
+import { SigningError } from "./signing_error.ts";
 
 const DIGEST = /^([a-z0-9]+):([a-f0-9]{32,})$/;
 

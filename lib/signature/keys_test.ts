@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as openpgp from "openpgp";
+import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
 import {
-  generateKeyPair,
   InvalidKeyError,
   keyFingerprint,
   KeyGenerationError,

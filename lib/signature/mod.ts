@@ -1,25 +1,23 @@
 /**
  * GnuPG "simple signing" (atomic container signatures), the format skopeo, podman, buildah and
- * Portieris use: the JSON payload, OpenPGP keys, signing, verification, and `signedIdentity`
- * rules.
+ * Portieris use, and the cosign formats, from the verifying side: the JSON payloads, public
+ * keys, verification, and `signedIdentity` rules. What makes signatures and signing keys is in
+ * lib/signing, which the webhook never loads (`tools/layering.ts`, rule `webhook-signing`).
  *
  * ```ts
- * import { generateKeyPair, readPrivateKey, readPublicKeys, signImage, verifySignature } from "./mod.ts";
+ * import { readPublicKeys, verifySignature } from "./mod.ts";
  * import { parseReference } from "../image/mod.ts";
  *
- * const pair = await generateKeyPair({ name: "CI", email: "ci@example.com", type: "ed25519" });
- * const digest = "sha256:" + "ab".repeat(32);
- * const signature = await signImage({
- *   privateKey: await readPrivateKey(pair.privateKeyArmored),
- *   dockerReference: "docker.io/library/nginx:1.25",
- *   manifestDigest: digest,
- * });
+ * declare const signature: Uint8Array, publicKeyArmored: string;
  * const result = await verifySignature({
  *   signature,
- *   publicKeys: await readPublicKeys(pair.publicKeyArmored),
- *   expected: { manifestDigest: digest, reference: parseReference("nginx:1.25") },
+ *   publicKeys: await readPublicKeys(publicKeyArmored),
+ *   expected: {
+ *     manifestDigest: "sha256:" + "ab".repeat(32),
+ *     reference: parseReference("nginx:1.25"),
+ *   },
  * });
- * // result.verified === true
+ * // result.verified: whether one of the keys signed that digest for that reference
  * ```
  *
  * @module
@@ -28,11 +26,10 @@ export * from "./identity.ts";
 export * from "./keys.ts";
 export * from "./key_bounds.ts";
 export * from "./payload.ts";
-export * from "./sign.ts";
+export * from "./signing_error.ts";
 export * from "./verify.ts";
 export * from "./verify_image.ts";
-export * from "./cosign_keys.ts";
 export * from "./cosign_media_types.ts";
-export * from "./cosign_sign.ts";
+export * from "./cosign_payloads.ts";
 export * from "./cosign_statement.ts";
-export * from "./key_pair.ts";
+export { OPENPGP_CONFIG } from "./_config.ts";

@@ -3,8 +3,9 @@
  * least 1,000 verifications per second per core. Keys are parsed once, as the webhook does.
  */
 import { parseReference } from "../image/mod.ts";
-import { generateKeyPair, readPrivateKey, readPublicKeys } from "./keys.ts";
-import { signImage } from "./sign.ts";
+import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
+import { readPrivateKey, readPublicKeys } from "./keys.ts";
+import { signImage } from "../signing/sign.ts";
 import { verifySignature, type VerifySignatureOptions } from "./verify.ts";
 
 const DIGEST = "sha256:" + "be".repeat(32);

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
-import { generateKeyPair, readPublicKeys } from "./keys.ts";
-import { signImage } from "./sign.ts";
+import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
+import { readPublicKeys } from "./keys.ts";
+import { signImage } from "../signing/sign.ts";
 import { NO_SIGNATURE_REASON, verifyImageSignatures } from "./verify_image.ts";
 
 const DIGEST = `sha256:${"a".repeat(64)}`;

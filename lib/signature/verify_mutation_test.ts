@@ -6,8 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { formatReference, parseReference } from "../image/mod.ts";
-import { generateKeyPair, readPrivateKey, readPublicKeys } from "./keys.ts";
-import { signImage } from "./sign.ts";
+import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
+import { readPrivateKey, readPublicKeys } from "./keys.ts";
+import { signImage } from "../signing/sign.ts";
 import { type VerificationResult, verifySignature } from "./verify.ts";
 
 const DIGEST = "sha256:" + "9e".repeat(32);

@@ -2,14 +2,9 @@ import assert from "node:assert/strict";
 import * as openpgp from "openpgp";
 import { parseReference } from "../image/mod.ts";
 import { parseIdentityRule } from "./identity.ts";
-import {
-  generateKeyPair,
-  type PrivateKey,
-  type PublicKey,
-  readPrivateKey,
-  readPublicKeys,
-} from "./keys.ts";
-import { signImage } from "./sign.ts";
+import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
+import { type PrivateKey, type PublicKey, readPrivateKey, readPublicKeys } from "./keys.ts";
+import { signImage } from "../signing/sign.ts";
 import { MAX_SIGNATURE_SIZE, type VerificationResult, verifySignature } from "./verify.ts";
 
 const DIGEST = "sha256:" + "5ca1ab1e".repeat(8);

@@ -26,7 +26,7 @@
 import { decodeBase64Text, encodeBase64 } from "../base64.ts";
 import { ToolkitError } from "../errors.ts";
 import type { KubeObject } from "../kube/mod.ts";
-import type { SigningKeyFormat } from "../signature/mod.ts";
+import type { SigningKeyFormat } from "./key_pair.ts";
 
 /** The Secret's name. */
 export const IMAGE_SIGNING_SECRET = "image-signing";

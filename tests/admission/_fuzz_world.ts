@@ -22,7 +22,7 @@ import * as openpgp from "openpgp";
 import { computeDigest } from "../../lib/registry/digest.ts";
 import { OCI_MANIFEST } from "../../lib/registry/media_types.ts";
 import { serve, type TestServer } from "../fakes/loopback_server.ts";
-import { generateKeyPair, signImage } from "../../lib/signature/mod.ts";
+import { generateKeyPair, signImage } from "../../lib/signing/mod.ts";
 import { parseRegistriesYaml, type RegistriesD } from "../../lib/lookaside/mod.ts";
 import { serveDirectory, type StaticServer } from "../fakes/static_file_server.ts";
 import { parsePolicyManifests, type PolicyDocuments } from "../../lib/admission/file_source.ts";

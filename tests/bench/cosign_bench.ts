@@ -40,7 +40,7 @@ import {
   legacySignature,
   testKeyPair,
 } from "../fakes/sigstore_instance.ts";
-import { generateKeyPair, signImage } from "../../lib/signature/mod.ts";
+import { generateKeyPair, signImage } from "../../lib/signing/mod.ts";
 import { lookasideSignatureURL } from "../../lib/lookaside/mod.ts";
 import { parseReference } from "../../lib/image/mod.ts";
 import { median } from "./_stats.ts";

@@ -18,13 +18,8 @@ import { parseReference } from "../../lib/image/mod.ts";
 import { createRegistryClient } from "../../lib/registry/mod.ts";
 import { lookasideStore } from "../../lib/lookaside/mod.ts";
 import { serveDirectory } from "../fakes/static_file_server.ts";
-import {
-  generateKeyPair,
-  readPublicKeys,
-  signImage,
-  verifyImageSignatures,
-  verifySignature,
-} from "../../lib/signature/mod.ts";
+import { generateKeyPair, signImage } from "../../lib/signing/mod.ts";
+import { readPublicKeys, verifyImageSignatures, verifySignature } from "../../lib/signature/mod.ts";
 
 // deno-lint-ignore no-console
 const print = console.log;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { commandContext } from "../../cli/context.ts";
 import { bufferedIO } from "../../cli/io.ts";
-import { readCosignPrivateKey } from "../../lib/signature/cosign_keys.ts";
+import { readCosignPrivateKey } from "../../lib/signing/cosign_keys.ts";
 import { e2eSkipReason, pushTestImage, startCosign, startRegistry } from "../env/mod.ts";
 
 const ignore = e2eSkipReason(["docker-registry", "cosign", "skopeo"]) !== undefined;

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { bufferedIO } from "../../cli/io.ts";
 import { e2eSkipReason, startCluster } from "../env/mod.ts";
-import { generateKeyPair, readPublicKeys } from "../../lib/signature/mod.ts";
+import { generateKeyPair } from "../../lib/signing/mod.ts";
+import { readPublicKeys } from "../../lib/signature/mod.ts";
 import { commandContext } from "../../cli/context.ts";
 
 Deno.test({

@@ -1,14 +1,9 @@
 import assert from "node:assert/strict";
 import { decodeBase64, encodeBase64 } from "../base64.ts";
 import { generateCosignKeyPair, publicKeySha256, readCosignPrivateKey } from "./cosign_keys.ts";
-import {
-  cosignDockerReference,
-  cosignLegacyPayload,
-  cosignStatement,
-  signCosignBundle,
-  signCosignLegacy,
-} from "./cosign_sign.ts";
-import { SigningError } from "./sign.ts";
+import { cosignDockerReference, cosignLegacyPayload, cosignStatement } from "../signature/mod.ts";
+import { signCosignBundle, signCosignLegacy } from "./cosign_sign.ts";
+import { SigningError } from "../signature/mod.ts";
 
 const HEX = "d2c75242ad9ff5d7b38175ddac59371af9ece029097e93faf82bb61493ba6683";
 const DIGEST = `sha256:${HEX}`;

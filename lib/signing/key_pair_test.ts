@@ -5,7 +5,8 @@ import {
   readOpenPgpSigningKey,
   signingKeyPairOf,
 } from "./key_pair.ts";
-import { readPublicKeys, signImage, verifySignature } from "./mod.ts";
+import { readPublicKeys, verifySignature } from "../signature/mod.ts";
+import { signImage } from "./mod.ts";
 import { parseReference } from "../image/mod.ts";
 
 Deno.test("a new OpenPGP pair reads back from its private half alone, and signs", async () => {

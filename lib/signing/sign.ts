@@ -7,20 +7,16 @@
  */
 
 import * as openpgp from "openpgp";
-import { ToolkitError } from "../errors.ts";
 import { formatReference, parseDockerReference } from "../image/mod.ts";
-import { OPENPGP_CONFIG } from "./_config.ts";
-import { keyFingerprint, type PrivateKey, readPrivateKey } from "./keys.ts";
-import { createPayload, encodePayload } from "./payload.ts";
-
-/** A signature that could not be made. */
-export class SigningError extends ToolkitError {
-  /** Creates the error; the message says what is wrong. */
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "SigningError";
-  }
-}
+import {
+  createPayload,
+  encodePayload,
+  keyFingerprint,
+  OPENPGP_CONFIG,
+  type PrivateKey,
+  readPrivateKey,
+  SigningError,
+} from "../signature/mod.ts";
 
 /** Options of {@linkcode signImage}. */
 export interface SignImageOptions {

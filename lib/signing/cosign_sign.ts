@@ -21,10 +21,7 @@ import { bundleToJSON, toDSSEBundle } from "@sigstore/bundle";
 import { dsse } from "@sigstore/core";
 import { encodeBase64 } from "../base64.ts";
 import { type CosignSigner, publicKeySha256 } from "./cosign_keys.ts";
-import { IN_TOTO_PAYLOAD_TYPE } from "./cosign_media_types.ts";
-import { cosignLegacyPayload, cosignStatement } from "./cosign_payloads.ts";
-
-export { cosignDockerReference, cosignLegacyPayload, cosignStatement } from "./cosign_payloads.ts";
+import { cosignLegacyPayload, cosignStatement, IN_TOTO_PAYLOAD_TYPE } from "../signature/mod.ts";
 
 /** A legacy cosign signature: the payload of its layer and the layer's signature annotation. */
 export interface CosignLegacySignature {

@@ -23,8 +23,7 @@ import { xsalsa20poly1305 } from "@noble/ciphers/salsa.js";
 import { p256, p384 } from "@noble/curves/nist.js";
 import { decodeBase64, encodeBase64 } from "../base64.ts";
 import { decodePem, encodePem, PemSyntaxError } from "../pem.ts";
-import { InvalidKeyError, KeyGenerationError } from "./keys.ts";
-import { PUBLIC_KEY_PEM_LABEL } from "./cosign_media_types.ts";
+import { InvalidKeyError, KeyGenerationError, PUBLIC_KEY_PEM_LABEL } from "../signature/mod.ts";
 import { parseJsonWithin } from "../json_shape.ts";
 
 /** The PEM label cosign v2+ writes for its encrypted private keys. */

@@ -15,12 +15,12 @@ import {
   readCosignPrivateKey,
 } from "./cosign_keys.ts";
 import {
-  generateKeyPair,
   InvalidKeyError,
   keyFingerprint,
   type PrivateKey,
   readPrivateKey,
-} from "./keys.ts";
+} from "../signature/mod.ts";
+import { generateKeyPair } from "./openpgp_key_generation.ts";
 
 /** The kinds of signing key: OpenPGP for simple signing, or a cosign key. */
 export type SigningKeyFormat = "simple" | "cosign";

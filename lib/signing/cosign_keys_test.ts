@@ -8,7 +8,7 @@ import {
   readCosignPrivateKey,
   SIGSTORE_PRIVATE_KEY_PEM_LABEL,
 } from "./cosign_keys.ts";
-import { InvalidKeyError } from "./keys.ts";
+import { InvalidKeyError } from "../signature/keys.ts";
 
 function publicKeyBytes(pem: string): Uint8Array {
   // The SubjectPublicKeyInfo ends with the uncompressed point.

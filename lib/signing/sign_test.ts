@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import * as openpgp from "openpgp";
 import { VERSION } from "../version.ts";
-import { generateKeyPair, readPrivateKey } from "./keys.ts";
-import { signImage, SigningError } from "./sign.ts";
+import { generateKeyPair } from "./openpgp_key_generation.ts";
+import { readPrivateKey } from "../signature/keys.ts";
+import { signImage } from "./sign.ts";
+import { SigningError } from "../signature/mod.ts";
 
 const DIGEST = "sha256:" + "c0ffee00".repeat(8);
 const REF = "registry.example.com:5000/team/app:1.2";

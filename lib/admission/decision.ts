@@ -1,0 +1,160 @@
+/**
+ * The decision of a review, built from its image sites as they were planned (a policy and a
+ * verification each, or an outcome decided at once) and the verdicts of their verifications:
+ * each site's outcome and reason, the denial lines and warnings, the patch that pins verified
+ * images; admitted only when every site was explicitly allowed.
+ *
+ * @module
+ */
+import type { ImageReference } from "../image/mod.ts";
+import type { PolicyMatch } from "../policy/mod.ts";
+import { quoteInput } from "../quote.ts";
+import type { JsonPatchOperation } from "./review.ts";
+import { DENIAL_PREFIX, type ImageVerdict, pinnedReference } from "./verifier.ts";
+import type { ImageSite, WorkloadImages } from "./workload.ts";
+
+/** `enforce`: deny what fails; `warn`: admit it with a warning. */
+export type EnforcementMode = "enforce" | "warn";
+
+/** What happens to an image no policy matches. */
+export type NoMatchAction = "deny" | "allow" | "warn";
+
+/** The decision for one image site (a container or an image volume). */
+export interface SiteDecision {
+  /** The site. */
+  readonly site: ImageSite;
+  /** `allow`, `deny` or `warn` (a denial admitted in warn mode). */
+  readonly outcome: "allow" | "deny" | "warn";
+  /** The denial line (also the warning text), when not allowed. */
+  readonly reason?: string;
+  /** The same reason without the site's location (`policy denied the request: …`). */
+  readonly detail?: string;
+  /** The policy that applied: `ClusterImagePolicy "default" (pattern "icr.io/*")`. */
+  readonly policy?: string;
+  /** The verified digest, when the image was resolved. */
+  readonly digest?: string;
+  /** The image after the patch, when it is pinned. */
+  readonly pinned?: string;
+}
+
+/** The decision for a review. */
+export interface AdmissionDecision {
+  /** Whether the request is admitted. */
+  readonly allowed: boolean;
+  /** `allow`, `deny`, `warn` (admitted with warnings), `exempt` (namespace), `skip` (nothing to check). */
+  readonly outcome: "allow" | "deny" | "warn" | "exempt" | "skip";
+  /** The workload kind (`Pod`, `Deployment`, …), "" when unknown. */
+  readonly kind: string;
+  /** Every denial line, in site order; joined by newlines they are the status message. */
+  readonly reasons: readonly string[];
+  /** Warnings for the response (warn mode, skipped pull secrets never). */
+  readonly warnings: readonly string[];
+  /** The operations that pin verified images; empty when denied or nothing changes. */
+  readonly patch: readonly JsonPatchOperation[];
+  /** Per-site decisions, in site order (init, regular, ephemeral containers, image volumes). */
+  readonly sites: readonly SiteDecision[];
+  /** Why nothing was checked (`exempt`/`skip`). */
+  readonly note?: string;
+}
+
+/** One image site as the evaluator planned it. */
+export interface PlannedSite {
+  readonly site: ImageSite;
+  readonly match?: PolicyMatch;
+  readonly ref?: ImageReference;
+  readonly slot?: number;
+  readonly immediate?: { outcome: "allow" | "deny" | "warn"; reason?: string };
+}
+
+/** Where a reason applies: `(container "app" at spec.containers[0], image "…")`. */
+function location(site: ImageSite): string {
+  return `(${site.type} "${quoteInput(site.name)}" at ${site.field}, image "${
+    quoteInput(site.image)
+  }")`;
+}
+
+function describeMatch(match: PolicyMatch): string {
+  return `${match.source} (pattern "${match.pattern}")`;
+}
+
+/**
+ * The decision for `workload` from its planned sites (`items`, in site order) and the verdict of
+ * each (undefined: none, the site was decided at once or not checked).
+ */
+export function decisionOf(
+  workload: WorkloadImages,
+  items: readonly PlannedSite[],
+  verdicts: readonly (ImageVerdict | undefined)[],
+  enforcement: EnforcementMode,
+): AdmissionDecision {
+  const sites: SiteDecision[] = [];
+  const reasons: string[] = [];
+  const warnings: string[] = [];
+  const patch: JsonPatchOperation[] = [];
+  items.forEach((item, i) => {
+    const site = item.site;
+    const verdict = verdicts[i];
+    const policy = item.match ? describeMatch(item.match) : undefined;
+    const base = { site, ...(policy ? { policy } : {}) };
+    let outcome: SiteDecision["outcome"];
+    let reason: string | undefined;
+    let digest: string | undefined;
+    let pinned: string | undefined;
+    if (item.immediate) {
+      outcome = item.immediate.outcome;
+      reason = item.immediate.reason;
+      if (enforcement === "warn" && outcome === "deny") outcome = "warn";
+      // A denial always says why, so it is never mistaken for "nothing to report".
+      if (outcome !== "allow") reason ??= "the image was not checked";
+    } else if (verdict?.allowed === true) {
+      outcome = "allow";
+      digest = verdict.digest;
+      if (digest && item.ref && item.match?.policy.mutateImage !== false && site.pinnable) {
+        pinned = pinnedReference(item.ref, digest);
+      }
+    } else {
+      const mode = enforcement === "warn" ? "warn" : item.match?.policy.mode ?? "enforce";
+      outcome = mode === "warn" ? "warn" : "deny";
+      reason = verdict?.reason ?? "the image was not checked";
+      digest = verdict?.digest;
+    }
+    if (reason !== undefined) {
+      const line = `${DENIAL_PREFIX}${reason} ${location(site)}`;
+      if (outcome === "deny") reasons.push(line);
+      if (outcome === "warn") warnings.push(`warn mode, admitted anyway: ${line}`);
+      sites.push({
+        ...base,
+        outcome,
+        reason: line,
+        detail: `${DENIAL_PREFIX}${reason}`,
+        ...(digest ? { digest } : {}),
+      });
+      return;
+    }
+    if (pinned !== undefined && pinned !== site.image) {
+      patch.push({ op: "replace", path: site.pointer, value: pinned });
+    }
+    sites.push({
+      ...base,
+      outcome,
+      ...(digest ? { digest } : {}),
+      ...(pinned ? { pinned } : {}),
+    });
+  });
+  // Admitted only when every site was explicitly allowed (or warned about in warn mode),
+  // never because no reason was collected; a workload whose images are all blank names
+  // nothing to check (see workload.ts) and is admitted for that reason alone.
+  const nothingToCheck = workload.sites.length === 0;
+  const allowed = nothingToCheck ||
+    (sites.length === workload.sites.length &&
+      sites.every((s) => s.outcome === "allow" || s.outcome === "warn"));
+  return {
+    allowed,
+    outcome: !allowed ? "deny" : warnings.length > 0 ? "warn" : "allow",
+    kind: workload.kind,
+    reasons,
+    warnings,
+    patch: allowed ? patch : [],
+    sites,
+  };
+}
