@@ -57,7 +57,7 @@ import {
 import { cosignDockerReference } from "../../lib/signature/mod.ts";
 import { signCosignBundle, signCosignLegacy } from "../../lib/signing/mod.ts";
 import { COSIGN_SIGN_PREDICATE_TYPE } from "../../lib/signature/mod.ts";
-import { appendCosignSignature, pushCosignBundle } from "../../lib/registry/mod.ts";
+import { appendCosignSignature, pushCosignBundle } from "../../lib/signing/mod.ts";
 import type { ManifestDescriptor } from "../../lib/registry/mod.ts";
 
 type SignOptions = OptionsOf<typeof SIGN>;

@@ -21,7 +21,6 @@
 export * from "./auth.ts";
 export * from "./challenge.ts";
 export * from "./client.ts";
-export * from "./cosign_push.ts";
 export * from "./cosign_store.ts";
 export * from "./credentials.ts";
 export * from "./digest.ts";

@@ -24,3 +24,4 @@ export * from "./openpgp_key_generation.ts";
 export * from "./cosign_keys.ts";
 export * from "./cosign_sign.ts";
 export * from "./key_pair.ts";
+export * from "./cosign_push.ts";

@@ -13,13 +13,13 @@
  */
 import { formatReference, type ImageReference, isDigest } from "../image/mod.ts";
 import {
+  computeDigest,
   type Manifest,
   type RegistryClient,
+  RegistryError,
   registryErrorFromResponse,
   type RequestOptions,
-} from "./client.ts";
-import { computeDigest } from "./digest.ts";
-import { RegistryError } from "./errors.ts";
+} from "../registry/mod.ts";
 
 /** The largest answer body read from a write (error lists, upload sessions). */
 const MAX_WRITE_ANSWER_BYTES = 64 * 1024;

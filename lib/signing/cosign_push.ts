@@ -24,12 +24,19 @@
  * @module
  */
 import type { ImageReference } from "../image/mod.ts";
-import type { ManifestDescriptor, RegistryClient, RequestOptions } from "./client.ts";
-import { computeDigest } from "./digest.ts";
-import { RegistryError } from "./errors.ts";
-import { DOCKER_MANIFEST, MANIFEST_JSON_LIMITS, OCI_INDEX, OCI_MANIFEST } from "./media_types.ts";
+import {
+  computeDigest,
+  DOCKER_MANIFEST,
+  MANIFEST_JSON_LIMITS,
+  type ManifestDescriptor,
+  OCI_INDEX,
+  OCI_MANIFEST,
+  type RegistryClient,
+  RegistryError,
+  type RequestOptions,
+} from "../registry/mod.ts";
 import { parseJsonWithin } from "../json_shape.ts";
-import { getTaggedManifest, hasReferrersApi, pushBlob, pushManifest } from "./push.ts";
+import { getTaggedManifest, hasReferrersApi, pushBlob, pushManifest } from "./registry_push.ts";
 import {
   COSIGN_SIGNATURE_ANNOTATION,
   COSIGN_SIMPLESIGNING_MEDIA_TYPE,

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
 import { e2eSkipReason, pushTestImage, startRegistry } from "../../tests/env/mod.ts";
-import { createRegistryClient } from "./client.ts";
+import { createRegistryClient } from "../registry/client.ts";
 import { appendCosignSignature, pushCosignBundle } from "./cosign_push.ts";
-import { computeDigest } from "./digest.ts";
-import { RegistryError } from "./errors.ts";
-import { OCI_INDEX, OCI_MANIFEST } from "./media_types.ts";
-import { pushManifest } from "./push.ts";
+import { computeDigest } from "../registry/digest.ts";
+import { RegistryError } from "../registry/errors.ts";
+import { OCI_INDEX, OCI_MANIFEST } from "../registry/media_types.ts";
+import { pushManifest } from "./registry_push.ts";
 import { serve } from "../../tests/fakes/loopback_server.ts";
 import {
   COSIGN_SIGNATURE_ANNOTATION,
