@@ -14,6 +14,7 @@ import {
   type ExemptLabel,
   type NoMatchAction,
   parseExemptLabel,
+  POOL_BYTES,
 } from "../lib/admission/mod.ts";
 
 /** The resolved configuration of the webhook server. */
@@ -258,7 +259,10 @@ export function parseWebhookArgs(
         "max-images": { type: "string", default: "256" },
         "max-verifications": { type: "string", default: "64" },
         "max-request-bytes": { type: "string", default: String(DEFAULT_MAX_REQUEST_BYTES) },
-        "max-request-bytes-in-flight": { type: "string", default: String(32 * 1024 * 1024) },
+        "max-request-bytes-in-flight": {
+          type: "string",
+          default: String(POOL_BYTES.requestBodies),
+        },
         "max-rsa-key-bits": { type: "string", default: "4096" },
         help: { type: "boolean", short: "h" },
       },

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { CACHE_BYTES } from "./memory_budget.ts";
 import {
   createKubeEventRecorder,
   eventObject,
@@ -89,7 +90,7 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
     name: "event-dedup",
     ttlMs: 60_000,
     maxEntries: 4096,
-    maxBytes: 8 * 1024 * 1024,
+    maxBytes: CACHE_BYTES["event-dedup"],
   });
   const events = createKubeEventRecorder({
     client: options.client,

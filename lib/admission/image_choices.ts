@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { CACHE_BYTES } from "./memory_budget.ts";
 import { formatReference, type ImageReference, parseReference } from "../image/mod.ts";
 import type { NoPolicyMatch, PolicyMatch, PolicySet } from "../policy/mod.ts";
 import type { Slicer } from "../turns.ts";
@@ -22,7 +23,7 @@ const SELECTION_BOUND = {
   name: "policy-selection",
   ttlMs: 3600_000,
   maxEntries: 8192,
-  maxBytes: 4 * 1024 * 1024,
+  maxBytes: CACHE_BYTES["policy-selection"],
 };
 
 /** Parsed images and chosen policies, cached. */
@@ -31,7 +32,7 @@ export class ImageChoices {
     name: "parse",
     ttlMs: 3600_000,
     maxEntries: 4096,
-    maxBytes: 4 * 1024 * 1024,
+    maxBytes: CACHE_BYTES.parse,
     sizeOf: (image, ref) => image.length + formatReference(ref).length + 64,
   });
   #selections = new WeakMap<PolicySet, TtlCache<string, PolicyMatch | NoPolicyMatch>>();

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { CACHE_BYTES } from "./memory_budget.ts";
 import { computeDigest } from "../registry/mod.ts";
 import {
   type KeyBounds,
@@ -75,7 +76,7 @@ export class KeyStore implements KeySource {
 /** A key Secret of `signedBy`: armoured OpenPGP public keys, cached up to 16 MiB. */
 const OPENPGP_KEY_SECRET: KeySecretKind<TrustedKeys> = {
   cacheName: "key",
-  maxCacheBytes: 16 * 1024 * 1024,
+  maxCacheBytes: CACHE_BYTES.key,
   parse: async (text, bounds) => await trustedKeys(await readPublicKeys(text, bounds)),
 };
 

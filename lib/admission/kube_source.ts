@@ -24,6 +24,7 @@
  *
  * @module
  */
+import { CACHE_BYTES } from "./memory_budget.ts";
 import {
   type ImagePolicy,
   InvalidPolicyError,
@@ -152,7 +153,7 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     name: "config-map",
     type: CONFIG_MAPS,
     maxEntries: 256,
-    maxBytes: SECRET_CACHE_BYTES,
+    maxBytes: CACHE_BYTES["config-map"],
     strip: stripConfigMap,
     sizeOf: configMapDataBytes,
   });
@@ -160,7 +161,7 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
     name: "service-account",
     type: SERVICE_ACCOUNTS,
     maxEntries: 4096,
-    maxBytes: 1024 * 1024,
+    maxBytes: CACHE_BYTES["service-account"],
     strip: stripServiceAccount,
     sizeOf: (account) =>
       (account.imagePullSecrets ?? []).reduce((n, r) => n + (r.name?.length ?? 0) + 16, 0),

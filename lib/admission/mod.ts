@@ -55,3 +55,4 @@ export * from "./file_source.ts";
 export * from "./kube_connection.ts";
 export * from "./kube_source.ts";
 export * from "./events.ts";
+export * from "./memory_budget.ts";

@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { CACHE_BYTES, POOL_BYTES } from "./memory_budget.ts";
 import { readStreamLimited } from "../bytes.ts";
 import { type CacheStats, SingleFlight, TtlCache } from "./cache.ts";
 import { PolicySourceError } from "./errors.ts";
@@ -51,10 +52,10 @@ export const MAX_OBJECT_BYTES = 3 * 1024 * 1024;
 export const MAX_SERVICE_ACCOUNT_BYTES = 256 * 1024;
 
 /** The bytes that answers read on demand may hold at once, all reads together. */
-export const READ_POOL_BYTES = 4 * 1024 * 1024;
+export const READ_POOL_BYTES = POOL_BYTES.objectReads;
 
 /** The most bytes of data the Secret cache (and the ConfigMap cache) keeps. */
-export const SECRET_CACHE_BYTES = 8 * 1024 * 1024;
+export const SECRET_CACHE_BYTES = CACHE_BYTES.secret;
 
 /** How long one read may take, waiting for the pool included. */
 export const READ_TIMEOUT_MS = 10_000;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { CACHE_BYTES } from "./memory_budget.ts";
 import {
   createRegistryClient,
   createTokenCache,
@@ -43,7 +44,7 @@ export class RegistryClients {
       maxEntries: 64,
       now: options.now,
     });
-    this.#tokens = createTokenCache(options.now);
+    this.#tokens = createTokenCache(options.now, { maxBytes: CACHE_BYTES["registry-token"] });
   }
 
   /** The client of `credentials` (made on first use). */

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { CACHE_BYTES } from "./memory_budget.ts";
 import type { TrustRootRef } from "../policy/mod.ts";
 import { computeDigest } from "../registry/mod.ts";
 import type { KeyBounds } from "../signature/mod.ts";
@@ -52,7 +53,7 @@ export async function sigstoreKeySet(keys: readonly SigstorePublicKey[]): Promis
 /** A key Secret of `sigstoreSigned`: PEM public keys, cached up to 8 MiB. */
 const SIGSTORE_KEY_SECRET: KeySecretKind<SigstoreKeys> = {
   cacheName: "sigstore-key",
-  maxCacheBytes: 8 * 1024 * 1024,
+  maxCacheBytes: CACHE_BYTES["sigstore-key"],
   parse: async (text, bounds) => await sigstoreKeySet(await readSigstorePublicKeys(text, bounds)),
 };
 
@@ -68,7 +69,7 @@ export class SigstoreMaterialStore implements SigstoreKeySource {
     name: "trust-root",
     ttlMs: 24 * 3600_000,
     maxEntries: 32,
-    maxBytes: 16 * 1024 * 1024,
+    maxBytes: CACHE_BYTES["trust-root"],
     sizeOf: (raw) => 4 * raw.length,
   });
 

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { CACHE_BYTES } from "./memory_budget.ts";
 import { formatReference, type ImageReference, withDefaultTag } from "../image/mod.ts";
 import type { RegistryClient } from "../registry/mod.ts";
 import type { MemoryPool } from "../read_budget.ts";
@@ -13,7 +14,7 @@ import { type CacheStats, TtlCache } from "./cache.ts";
 import type { PullCredentials } from "./credentials.ts";
 import { startDeadline } from "./errors.ts";
 import { SharedFlights } from "./shared_flight.ts";
-import { type CacheBounds, DEFAULT_CACHE_MAX_BYTES } from "./verification.ts";
+import type { CacheBounds } from "./verification.ts";
 import type { VerifyCall } from "./verify_call.ts";
 
 /** What the resolver reaches registries with, and its bounds. */
@@ -39,7 +40,7 @@ export class TagResolver {
     this.#options = options;
     this.#digests = new TtlCache<string, string>({
       name: "digest",
-      maxBytes: DEFAULT_CACHE_MAX_BYTES,
+      maxBytes: CACHE_BYTES.digest,
       ...options.digestCache,
       sizeOf: (key, digest) => key.length + digest.length + 64,
       now: options.now,

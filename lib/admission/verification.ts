@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { CACHE_BYTES } from "./memory_budget.ts";
 import type { ImageReference } from "../image/mod.ts";
 import type { PolicyMatch } from "../policy/mod.ts";
 import type { VerifiedSignature } from "../signature/mod.ts";
@@ -69,5 +70,5 @@ export interface CacheBounds {
   readonly maxBytes?: number;
 }
 
-/** The default byte bound of the verdict and digest caches. */
-export const DEFAULT_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+/** The default byte bound of the verdict cache (`memory_budget.ts`). */
+export const DEFAULT_CACHE_MAX_BYTES = CACHE_BYTES.verdict;

@@ -52,6 +52,7 @@
  *
  * @module
  */
+import { POOL_BYTES } from "./memory_budget.ts";
 import {
   formatReference,
   type ImageReference,
@@ -205,7 +206,7 @@ export const DEFAULT_IMAGE_READ_BYTES = 1024 * 1024;
  * {@linkcode DEFAULT_IMAGE_READ_BYTES} each fit, and the rest of the pool takes work that
  * outlives the review that started it until its own deadline.
  */
-export const DEFAULT_READ_POOL_BYTES = 96 * 1024 * 1024;
+export const DEFAULT_READ_POOL_BYTES = POOL_BYTES.registryReads;
 
 /**
  * The largest signature the verifier reads from a store or accepts (containers/image allows

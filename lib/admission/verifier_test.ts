@@ -13,10 +13,10 @@ import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
 import { pullCredentials } from "./credentials.ts";
 import { filePolicySource, type PolicyDocuments } from "./file_source.ts";
 import { KeyStore } from "./keys.ts";
+import { CACHE_BYTES } from "./memory_budget.ts";
 import type { SecretData } from "./source.ts";
 import {
   createImageVerifier,
-  DEFAULT_CACHE_MAX_BYTES,
   type ImageVerdict,
   noSignatureStore,
   type VerifierOptions,
@@ -602,5 +602,6 @@ Deno.test("createImageVerifier() reports each of its caches with its bounds", ()
     ["trust-root", 0, 32],
   ]);
   assert.equal(caches[0]!.maxBytes, 4096);
-  assert.equal(caches[1]!.maxBytes, DEFAULT_CACHE_MAX_BYTES);
+  // The digest cache's default byte bound is its line of the memory budget.
+  assert.equal(caches[1]!.maxBytes, CACHE_BYTES.digest);
 });

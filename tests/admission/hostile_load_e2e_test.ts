@@ -98,7 +98,7 @@ Deno.test({
       assert.match(text, /^toolkit_admission_limit\{limit="request_bytes"\} 3145728$/m);
       assert.match(text, /^toolkit_admission_verifications_in_flight 0$/m);
       assert.match(text, /^toolkit_admission_limit\{limit="image_read_bytes"\} 1048576$/m);
-      assert.match(text, /^toolkit_admission_read_pool_bytes\{state="capacity"\} 100663296$/m);
+      assert.match(text, /^toolkit_admission_read_pool_bytes\{state="capacity"\} 67108864$/m);
       assert.match(text, /^toolkit_admission_event_loop_max_stall_seconds [0-9.e-]+$/m);
     });
 
