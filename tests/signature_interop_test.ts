@@ -9,12 +9,11 @@ import { parseReference } from "../lib/image/mod.ts";
 import {
   encodePayload,
   type PublicKey,
-  readPrivateKey,
   readPublicKeys,
   type VerificationResult,
   verifySignature,
 } from "../lib/signature/mod.ts";
-import { generateKeyPair, signImage } from "../lib/signing/mod.ts";
+import { generateKeyPair, readPrivateKey, signImage } from "../lib/signing/mod.ts";
 import { e2eSkipReason, startGpg, startRegistry, type TestGpg } from "./env/mod.ts";
 
 const ignore = e2eSkipReason(["gpg", "gpgconf", "skopeo", "docker-registry"]) !== undefined;

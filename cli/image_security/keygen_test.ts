@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { runCli } from "../app.ts";
 import { bufferedIO } from "../io.ts";
-import { readPrivateKey, readPublicKeys } from "../../lib/signature/mod.ts";
+import { readPublicKeys } from "../../lib/signature/mod.ts";
+import { readPrivateKey } from "../../lib/signing/mod.ts";
 import { publicKeySha256, readCosignPrivateKey } from "../../lib/signing/cosign_keys.ts";
 import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
 import { commandContext } from "../context.ts";

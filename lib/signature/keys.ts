@@ -1,8 +1,7 @@
 /**
- * OpenPGP keys for simple signing: reading public keys (one or many, armoured or binary, also
- * several armoured blocks one after another), reading a private key for signing, and
- * generating key pairs that gpg 2.2 and skopeo can use (RSA-3072, or v4 EdDSA on
- * Curve25519).
+ * OpenPGP public keys for simple signing: reading them (one or many, armoured or binary, also
+ * several armoured blocks one after another) and checking each against toolkit's accepted
+ * algorithms and bounds. Reading a private key is the signing side's (`lib/signing`).
  *
  * @module
  */
@@ -38,8 +37,8 @@ function errorDetail(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Decodes bytes that hold armoured text; undefined when they are binary. */
-function armouredText(input: Uint8Array): string | undefined {
+/** Decodes bytes that hold armoured OpenPGP text; undefined when they are binary. */
+export function armouredText(input: Uint8Array): string | undefined {
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(input);
     return text.includes("-----BEGIN PGP") ? text : undefined;
@@ -236,62 +235,4 @@ export async function readPublicKeys(
     );
   }
   return keys;
-}
-
-/** Options of {@linkcode readPrivateKey}. */
-export interface ReadPrivateKeyOptions {
-  /** The passphrase, when the key is protected by one. */
-  passphrase?: string;
-}
-
-/**
- * Reads one private key (armoured `PGP PRIVATE KEY BLOCK` or binary `gpg --export-secret-keys`)
- * and decrypts it with the passphrase when it is protected.
- *
- * @throws {InvalidKeyError} when the input holds no private key or several, is protected and no
- * passphrase or a wrong one is given, or cannot be parsed.
- */
-export async function readPrivateKey(
-  input: string | Uint8Array,
-  options: ReadPrivateKeyOptions = {},
-): Promise<PrivateKey> {
-  const text = typeof input === "string" ? input : armouredText(input);
-  let keys: openpgp.PrivateKey[];
-  try {
-    keys = text === undefined
-      ? await openpgp.readPrivateKeys({ binaryKeys: input as Uint8Array, config: OPENPGP_CONFIG })
-      : await openpgp.readPrivateKeys({ armoredKeys: text, config: OPENPGP_CONFIG });
-  } catch (error) {
-    throw new InvalidKeyError(
-      `Cannot read private key: not an OpenPGP private key (${errorDetail(error)})`,
-      { cause: error },
-    );
-  }
-  if (keys.length !== 1) {
-    throw new InvalidKeyError(
-      `Cannot read private key: the input holds ${keys.length} private keys, not one`,
-    );
-  }
-  const key = keys[0]!;
-  const fingerprint = keyFingerprint(key);
-  if (key.isDecrypted()) return key;
-  if (options.passphrase === undefined) {
-    throw new InvalidKeyError(
-      `Cannot read private key "${fingerprint}": it is protected by a passphrase and none was given`,
-    );
-  }
-  try {
-    return await openpgp.decryptKey({
-      privateKey: key,
-      passphrase: options.passphrase,
-      config: OPENPGP_CONFIG,
-    });
-  } catch (error) {
-    throw new InvalidKeyError(
-      `Cannot read private key "${fingerprint}": the passphrase is wrong or the key is damaged (${
-        errorDetail(error)
-      })`,
-      { cause: error, wrongSecret: true },
-    );
-  }
 }

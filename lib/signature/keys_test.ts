@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import * as openpgp from "openpgp";
 import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
-import {
-  InvalidKeyError,
-  keyFingerprint,
-  KeyGenerationError,
-  readPrivateKey,
-  readPublicKeys,
-} from "./keys.ts";
+import { InvalidKeyError, keyFingerprint, KeyGenerationError, readPublicKeys } from "./keys.ts";
 import { KeyNotAcceptedError, MAX_RSA_EXPONENT, maxRsaBits } from "./key_bounds.ts";
 import {
   curveKey,
@@ -180,31 +174,6 @@ Deno.test("readPublicKeys() rejects a key too weak to verify signatures", async 
     readPublicKeys(weak.publicKey),
     /^KeyNotAcceptedError: Cannot use key "[0-9A-F]{40}": RSA modulus of 1024 bits \(too weak: at least 2047 bits\)$/,
   );
-});
-
-Deno.test("readPrivateKey() reads an unprotected key", async () => {
-  const key = await readPrivateKey(rsa.privateKeyArmored);
-  assert.equal(keyFingerprint(key), rsa.fingerprint);
-  assert.equal(key.isDecrypted(), true);
-  const binary = await readPrivateKey(key.write());
-  assert.equal(keyFingerprint(binary), rsa.fingerprint);
-});
-
-Deno.test("readPrivateKey() decrypts a protected key with the passphrase", async () => {
-  const key = await readPrivateKey(protectedPair.privateKeyArmored, {
-    passphrase: "correct horse",
-  });
-  assert.equal(key.isDecrypted(), true);
-  await assert.rejects(readPrivateKey(protectedPair.privateKeyArmored), /none was given/);
-  await assert.rejects(
-    readPrivateKey(protectedPair.privateKeyArmored, { passphrase: "wrong" }),
-    /passphrase is wrong/,
-  );
-});
-
-Deno.test("readPrivateKey() rejects a public key and garbage", async () => {
-  await assert.rejects(readPrivateKey(rsa.publicKeyArmored), InvalidKeyError);
-  await assert.rejects(readPrivateKey("nothing"), InvalidKeyError);
 });
 
 /** What reading `primary` (with `subkeys`) throws, or "accepted". */

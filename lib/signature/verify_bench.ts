@@ -4,7 +4,8 @@
  */
 import { parseReference } from "../image/mod.ts";
 import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
-import { readPrivateKey, readPublicKeys } from "./keys.ts";
+import { readPublicKeys } from "./keys.ts";
+import { readPrivateKey } from "../signing/private_key.ts";
 import { signImage } from "../signing/sign.ts";
 import { verifySignature, type VerifySignatureOptions } from "./verify.ts";
 

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { formatReference, parseReference } from "../image/mod.ts";
 import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
-import { readPrivateKey, readPublicKeys } from "./keys.ts";
+import { readPublicKeys } from "./keys.ts";
+import { readPrivateKey } from "../signing/private_key.ts";
 import { signImage } from "../signing/sign.ts";
 import { type VerificationResult, verifySignature } from "./verify.ts";
 

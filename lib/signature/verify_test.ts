@@ -3,7 +3,8 @@ import * as openpgp from "openpgp";
 import { parseReference } from "../image/mod.ts";
 import { parseIdentityRule } from "./identity.ts";
 import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
-import { type PrivateKey, type PublicKey, readPrivateKey, readPublicKeys } from "./keys.ts";
+import { type PrivateKey, type PublicKey, readPublicKeys } from "./keys.ts";
+import { readPrivateKey } from "../signing/private_key.ts";
 import { signImage } from "../signing/sign.ts";
 import { MAX_SIGNATURE_SIZE, type VerificationResult, verifySignature } from "./verify.ts";
 

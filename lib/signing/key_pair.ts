@@ -14,12 +14,8 @@ import {
   publicKeySha256,
   readCosignPrivateKey,
 } from "./cosign_keys.ts";
-import {
-  InvalidKeyError,
-  keyFingerprint,
-  type PrivateKey,
-  readPrivateKey,
-} from "../signature/mod.ts";
+import { InvalidKeyError, keyFingerprint, type PrivateKey } from "../signature/mod.ts";
+import { readPrivateKey } from "./private_key.ts";
 import { generateKeyPair } from "./openpgp_key_generation.ts";
 
 /** The kinds of signing key: OpenPGP for simple signing, or a cosign key. */

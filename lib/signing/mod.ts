@@ -5,8 +5,7 @@
  * loads it (`tools/layering.ts`, rule `webhook-signing`).
  *
  * ```ts
- * import { generateKeyPair, signImage } from "./mod.ts";
- * import { readPrivateKey } from "../signature/mod.ts";
+ * import { generateKeyPair, readPrivateKey, signImage } from "./mod.ts";
  *
  * const pair = await generateKeyPair({ name: "CI", email: "ci@example.com", type: "ed25519" });
  * const signature = await signImage({
@@ -19,6 +18,7 @@
  * @module
  */
 export * from "./signing_secret.ts";
+export * from "./private_key.ts";
 export * from "./sign.ts";
 export * from "./openpgp_key_generation.ts";
 export * from "./cosign_keys.ts";

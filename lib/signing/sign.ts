@@ -14,9 +14,9 @@ import {
   keyFingerprint,
   OPENPGP_CONFIG,
   type PrivateKey,
-  readPrivateKey,
   SigningError,
 } from "../signature/mod.ts";
+import { readPrivateKey } from "./private_key.ts";
 
 /** Options of {@linkcode signImage}. */
 export interface SignImageOptions {

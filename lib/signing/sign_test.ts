@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as openpgp from "openpgp";
 import { VERSION } from "../version.ts";
 import { generateKeyPair } from "./openpgp_key_generation.ts";
-import { readPrivateKey } from "../signature/keys.ts";
+import { readPrivateKey } from "./private_key.ts";
 import { signImage } from "./sign.ts";
 import { SigningError } from "../signature/mod.ts";
 
