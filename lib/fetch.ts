@@ -14,9 +14,17 @@ export type FetchFunction = (
 
 /**
  * The longest wait a timer takes (about 24.8 days): what a client is given for "no limit"
- * (`--request-timeout=0`) where it takes a number of ms.
+ * (`--request-timeout=0`) where it takes a number of ms. {@linkcode timedFetch} and the
+ * Kubernetes client read it (or more) as no limit and set no timer at all; a client that sets
+ * its own timer from it waits that long, which is the same to a command (the timer is cleared
+ * when the request ends, and no request is waited for for 24 days).
  */
 export const NO_TIMEOUT_MS = 2_147_483_647;
+
+/** Whether a timeout of `ms` is "no limit": 0 (or less), or {@linkcode NO_TIMEOUT_MS} or more. */
+export function isNoLimit(ms: number): boolean {
+  return !(ms > 0 && ms < NO_TIMEOUT_MS);
+}
 
 /** `1.5 s`, `30 s`, `2 min`: a duration in ms as messages write it. */
 export function formatTimeout(ms: number): string {
@@ -115,8 +123,8 @@ export interface TimedFetchOptions {
  * must start within `timeoutMs`, and its body may not stop for longer than that); with
  * `bound: "request"`, any request not over, body read, within `timeoutMs` of its start. A
  * request given up fails with a {@linkcode RequestTimeoutError} naming the server, even when
- * `base` does not honour the signal; the caller's own abort stays its own. `timeoutMs` 0 (no
- * limit): `base` itself, no timer at all.
+ * `base` does not honour the signal; the caller's own abort stays its own. `timeoutMs` 0 or
+ * {@linkcode NO_TIMEOUT_MS} (no limit): `base` itself, no timer at all.
  *
  * A timer runs only while the caller waits (for the headers, or for a read of the body): a body
  * held unread keeps none, and with `bound: "request"` its next read gets what is left of the
@@ -127,7 +135,7 @@ export function timedFetch(
   timeoutMs: number,
   options: TimedFetchOptions = {},
 ): FetchFunction {
-  if (!(timeoutMs > 0)) return base;
+  if (isNoLimit(timeoutMs)) return base;
   const wholeRequest = options.bound === "request";
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : input);

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { RequestTimeoutError, timedFetch } from "./fetch.ts";
+import { NO_TIMEOUT_MS, RequestTimeoutError, timedFetch } from "./fetch.ts";
 import { tricklingServer } from "../tests/fakes/loopback_server.ts";
 
 const base = (input: string | URL | Request, init?: RequestInit) => fetch(input, init);
@@ -37,7 +37,8 @@ Deno.test("timedFetch(bound: request) lets a request that ends in time through",
   assert.equal(await response.text(), "....");
 });
 
-Deno.test("timedFetch() with 0 (no limit) is the fetch itself: no timer", () => {
+Deno.test("timedFetch() with 0 or NO_TIMEOUT_MS (no limit) is the fetch itself: no timer", () => {
   assert.equal(timedFetch(base, 0, { bound: "request" }), base);
   assert.equal(timedFetch(base, 0), base);
+  assert.equal(timedFetch(base, NO_TIMEOUT_MS, { bound: "request" }), base);
 });
