@@ -51,7 +51,8 @@ export interface NetworkOptions {
 /**
  * The timeout of `options` in ms, for every client and fetch of a command: the one place where
  * `--request-timeout=0` ("no limit") becomes {@linkcode NO_TIMEOUT_MS}, the longest a timer
- * waits, so that no client needs its own reading of 0.
+ * waits, so that no client needs its own reading of 0. `timedFetch` and the Kubernetes client
+ * set no timer for it; a client with a timer of its own waits that long, the same to a command.
  */
 export function clientTimeoutMs(options: NetworkOptions): number {
   const ms = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;

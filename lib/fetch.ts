@@ -14,9 +14,17 @@ export type FetchFunction = (
 
 /**
  * The longest wait a timer takes (about 24.8 days): what a client is given for "no limit"
- * (`--request-timeout=0`) where it takes a number of ms.
+ * (`--request-timeout=0`) where it takes a number of ms. {@linkcode timedFetch} and the
+ * Kubernetes client read it (or more) as no limit and set no timer at all; a client that sets
+ * its own timer from it waits that long, which is the same to a command (the timer is cleared
+ * when the request ends, and no request is waited for for 24 days).
  */
 export const NO_TIMEOUT_MS = 2_147_483_647;
+
+/** Whether a timeout of `ms` is "no limit": 0 (or less), or {@linkcode NO_TIMEOUT_MS} or more. */
+export function isNoLimit(ms: number): boolean {
+  return !(ms > 0 && ms < NO_TIMEOUT_MS);
+}
 
 /** `1.5 s`, `30 s`, `2 min`: a duration in ms as messages write it. */
 export function formatTimeout(ms: number): string {
@@ -98,15 +106,37 @@ function rejection(signal: AbortSignal): Promise<never> {
   });
 }
 
+/** What {@linkcode timedFetch}'s timeout bounds. */
+export interface TimedFetchOptions {
+  /**
+   * `"silence"` (the default): the answer must start within the timeout and its body may not
+   * stop for that long, so a large download that keeps coming is not cut. `"request"`: the whole
+   * request, reading its body included, ends within the timeout (kubectl's `--request-timeout`,
+   * "the length of time to wait before giving up on a single server request"), so a server that
+   * keeps sending slowly is cut too.
+   */
+  readonly bound?: "silence" | "request";
+}
+
 /**
- * `base` giving up on a silent server: the answer must start (its headers) within `timeoutMs`,
- * and its body may not stop for longer than that (a large download that goes on is not cut).
- * A request given up fails with a {@linkcode RequestTimeoutError} naming the server, even when
- * `base` does not honour the signal; the caller's own abort stays its own. `timeoutMs` 0: `base`
- * itself.
+ * `base` giving up on a server that does not answer in time: by default a silent one (the answer
+ * must start within `timeoutMs`, and its body may not stop for longer than that); with
+ * `bound: "request"`, any request not over, body read, within `timeoutMs` of its start. A
+ * request given up fails with a {@linkcode RequestTimeoutError} naming the server, even when
+ * `base` does not honour the signal; the caller's own abort stays its own. `timeoutMs` 0 or
+ * {@linkcode NO_TIMEOUT_MS} (no limit): `base` itself, no timer at all.
+ *
+ * A timer runs only while the caller waits (for the headers, or for a read of the body): a body
+ * held unread keeps none, and with `bound: "request"` its next read gets what is left of the
+ * request's time, none when it is past.
  */
-export function timedFetch(base: FetchFunction, timeoutMs: number): FetchFunction {
-  if (!(timeoutMs > 0)) return base;
+export function timedFetch(
+  base: FetchFunction,
+  timeoutMs: number,
+  options: TimedFetchOptions = {},
+): FetchFunction {
+  if (isNoLimit(timeoutMs)) return base;
+  const wholeRequest = options.bound === "request";
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : input);
     const controller = new AbortController();
@@ -115,6 +145,9 @@ export function timedFetch(base: FetchFunction, timeoutMs: number): FetchFunctio
     const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
     const given = rejection(signal);
     given.catch(() => {});
+    const deadline = Date.now() + timeoutMs;
+    /** How long the next wait may last: the timeout again, or what is left of the request's. */
+    const waitMs = () => wholeRequest ? deadline - Date.now() : timeoutMs;
     let timer = setTimeout(expire, timeoutMs);
     let response: Response;
     try {
@@ -126,7 +159,9 @@ export function timedFetch(base: FetchFunction, timeoutMs: number): FetchFunctio
     const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>({
       async pull(stream) {
-        timer = setTimeout(expire, timeoutMs);
+        const wait = waitMs();
+        if (wait <= 0) expire();
+        else timer = setTimeout(expire, wait);
         try {
           const { done, value } = await Promise.race([reader.read(), given]);
           if (done) stream.close();

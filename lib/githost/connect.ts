@@ -53,7 +53,7 @@ async function probeJson(
 ): Promise<{ status: number; headers: Headers; body: unknown } | undefined> {
   const origin = url.replace(/^(https?:\/\/[^/]+).*$/, "$1");
   try {
-    const response = await timedFetch(fetcher, timeoutMs)(url, { headers });
+    const response = await timedFetch(fetcher, timeoutMs, { bound: "request" })(url, { headers });
     const text = await response.text();
     let body: unknown;
     try {

@@ -120,7 +120,7 @@ export class GitHostHttp {
     const timeoutMs = this.#options.timeoutMs ?? 30_000;
     const origin = new URL(url).origin;
     try {
-      response = await timedFetch(this.#fetch, timeoutMs)(url, {
+      response = await timedFetch(this.#fetch, timeoutMs, { bound: "request" })(url, {
         method,
         headers,
         ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),

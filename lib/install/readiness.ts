@@ -117,7 +117,7 @@ export async function probeWebhookUrl(
       : {}),
   });
   try {
-    const response = await timedFetch(fetcher, timeoutMs)(url, {
+    const response = await timedFetch(fetcher, timeoutMs, { bound: "request" })(url, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: "{}",

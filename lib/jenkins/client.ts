@@ -87,7 +87,9 @@ export class JenkinsClient {
     const timeoutMs = this.#options.timeoutMs ?? 30_000;
     try {
       const base = this.#options.fetch ?? fetch;
-      const timed = timedFetch((input, options) => base(String(input), options), timeoutMs);
+      const timed = timedFetch((input, options) => base(String(input), options), timeoutMs, {
+        bound: "request",
+      });
       response = await timed(`${this.#base}${path}`, {
         method,
         headers,

@@ -33,7 +33,7 @@ import {
   type TransportRequest,
   unreachable,
 } from "./transport.ts";
-import { RequestTimeoutError } from "../fetch.ts";
+import { isNoLimit, RequestTimeoutError } from "../fetch.ts";
 import { unauthorized } from "./auth_errors.ts";
 import { ApiDiscovery } from "./discovery.ts";
 import { inClusterContext } from "./in_cluster.ts";
@@ -60,7 +60,8 @@ export interface ConnectOptions extends KubeconfigOptions {
    * How long one request may take, in ms, as kubectl's `--request-timeout`: the whole answer
    * of a request, and the start (headers) of a watch, whose stream then runs as long as it
    * runs. A request past it fails with a `KubeUnreachableError` caused by a
-   * {@linkcode RequestTimeoutError}. 0 or absent: no limit (the webhook bounds its own).
+   * {@linkcode RequestTimeoutError}. 0, absent or `NO_TIMEOUT_MS`: no limit, no timer (the
+   * webhook bounds its own).
    */
   readonly requestTimeoutMs?: number;
   /** Told of each request before it is sent (`-v`: what the command contacts). */
@@ -122,13 +123,21 @@ export class KubeClient {
     this.context = context;
     this.transport = transport;
     this.#minIntervalMs = requestsPerSecond && requestsPerSecond > 0 ? 1000 / requestsPerSecond : 0;
-    this.#timeoutMs = requestTimeoutMs && requestTimeoutMs > 0 ? requestTimeoutMs : 0;
+    // No limit (0, or NO_TIMEOUT_MS from the CLI's --request-timeout=0): no timer at all.
+    this.#timeoutMs = requestTimeoutMs === undefined || isNoLimit(requestTimeoutMs)
+      ? 0
+      : requestTimeoutMs;
     this.#onRequest = onRequest;
   }
 
   /**
    * Runs `send` with the request's deadline: its signal aborts when the time is up, and the
    * answer is given up at that moment even when the transport does not honour the signal.
+   *
+   * The same bound as `timedFetch(…, { bound: "request" })` (lib/fetch.ts) for a plain request,
+   * but not over a fetch: the transport may be `@kubernetes/client-node`'s, `send` reads the
+   * whole answer itself, and `open` (a watch) is bounded to its headers only, its stream then
+   * running as long as it runs. So the deadline wraps the transport's call, not a fetch.
    */
   async #withDeadline<T>(
     request: TransportRequest,

@@ -2,6 +2,10 @@ import assert from "node:assert/strict";
 import { fakeKubeClient, secretList } from "../../tests/fakes/kube_transport.ts";
 import { KubeAnswerError } from "./errors.ts";
 import { SECRETS } from "./resources.ts";
+import { KubeClient } from "./client.ts";
+import type { ResolvedContext } from "./kubeconfig.ts";
+import { sendThrough, type TransportRequest } from "./transport.ts";
+import { NO_TIMEOUT_MS } from "../fetch.ts";
 import { assertNoCanary, canary, rejection } from "../../tests/fakes/secret_canary.ts";
 
 Deno.test("KubeClient.list() does not quote a Secret list that is cut short", async () => {
@@ -57,5 +61,33 @@ Deno.test("KubeClient refuses an answer past its shape before parsing it, quotin
     assert.ok(error instanceof KubeAnswerError);
     assert.match(error.message, bound as RegExp);
     assertNoCanary(error, secret);
+  }
+});
+
+Deno.test("KubeClient sets no timer for no limit (0 or NO_TIMEOUT_MS), one for a timeout", async () => {
+  const context: ResolvedContext = {
+    name: "test",
+    cluster: { name: "test", server: "https://api.test" },
+    user: { name: "" },
+    file: "",
+    files: [],
+    standalone: "",
+  };
+  for (const [requestTimeoutMs, timed] of [[0, false], [NO_TIMEOUT_MS, false], [30_000, true]]) {
+    const signals: (AbortSignal | undefined)[] = [];
+    const open = (request: TransportRequest) => {
+      signals.push(request.signal);
+      return Promise.resolve(Response.json({ kind: "Namespace" }));
+    };
+    const client = new KubeClient(context, {
+      kind: "fetch",
+      streams: true,
+      open,
+      send: sendThrough(open),
+      close() {},
+    }, { requestTimeoutMs: requestTimeoutMs as number });
+    await client.request("GET", "/api/v1/namespaces/default");
+    assert.equal(signals.length, 1);
+    assert.equal(signals[0] !== undefined, timed, `requestTimeoutMs ${requestTimeoutMs}`);
   }
 });

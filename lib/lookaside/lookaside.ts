@@ -17,7 +17,7 @@ import { readStreamLimited } from "../bytes.ts";
 import { BudgetExceededError, type ReadBudget } from "../read_budget.ts";
 import { fileURLToPath } from "node:url";
 import { describeError, safeExcerpt, ToolkitError } from "../errors.ts";
-import { RequestTimeoutError } from "../fetch.ts";
+import { RequestTimeoutError, timedFetch } from "../fetch.ts";
 import { FileExistsError, writeFileSafely } from "../file_write.ts";
 import {
   type ImageReference,
@@ -91,7 +91,7 @@ export interface LookasideStoreOptions {
   writeBase?: URL;
   /** The fetch function for `http(s)://` bases; defaults to the global `fetch`. */
   fetch?: typeof fetch;
-  /** Time allowed for one HTTP request, body included (default 30 s). */
+  /** Time allowed for one HTTP request, body included (default 30 s; 0: no limit). */
   timeoutMs?: number;
   /** Largest signature accepted (default 4 MiB). */
   maxBytes?: number;
@@ -226,13 +226,12 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
     read: SignatureReadOptions,
   ): Promise<Uint8Array | undefined> {
     const where = redact(url);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    const signal = read.signal
-      ? AbortSignal.any([controller.signal, read.signal])
-      : controller.signal;
     try {
-      const response = await fetchFn(url, { signal, redirect: "follow" });
+      // The whole read, body included, within timeoutMs; the verifier's abort stays its own.
+      const response = await timedFetch(fetchFn, timeoutMs, { bound: "request" })(url, {
+        redirect: "follow",
+        ...(read.signal ? { signal: read.signal } : {}),
+      });
       if (response.status === 404) {
         await response.body?.cancel();
         return undefined;
@@ -261,19 +260,14 @@ export function lookasideStore(options: LookasideStoreOptions): SignatureStore {
     } catch (cause) {
       if (cause instanceof SignatureStoreError || cause instanceof BudgetExceededError) throw cause;
       if (read.signal?.aborted) throw read.signal.reason;
-      if (controller.signal.aborted) {
+      if (cause instanceof RequestTimeoutError) {
         throw new SignatureStoreError(
           `Cannot read signature "${where}": no answer within ${timeoutMs} ms`,
-          {
-            cause: new RequestTimeoutError(url.origin, timeoutMs, { cause }),
-            messageTellsCause: true,
-          },
+          { cause, messageTellsCause: true },
         );
       }
       const detail = cause instanceof Error ? cause.message : String(cause);
       throw new SignatureStoreError(`Cannot read signature "${where}": ${detail}`, { cause });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -260,11 +260,14 @@ async function once(
 ): Promise<Omit<Answer, "attempts" | "elapsedMs" | "stopped">> {
   const origin = new URL(url).origin;
   try {
-    const response = await timedFetch(transport.fetch, transport.timeoutMs)(url, {
-      method: init.method,
-      headers: init.headers,
-      ...(init.body !== undefined ? { body: init.body } : {}),
-    });
+    const response = await timedFetch(transport.fetch, transport.timeoutMs, { bound: "request" })(
+      url,
+      {
+        method: init.method,
+        headers: init.headers,
+        ...(init.body !== undefined ? { body: init.body } : {}),
+      },
+    );
     const text = await response.text();
     return {
       status: response.status,

@@ -74,3 +74,27 @@ export function fakeSleep(): { sleep: (ms: number) => Promise<void>; waits: numb
     },
   };
 }
+
+/**
+ * A server whose every answer is a body sent one byte (`.`) every `everyMs`, `chunks` times, or
+ * until the client goes when `chunks` is undefined: a server that keeps sending, slowly.
+ */
+export function tricklingServer(everyMs: number, chunks?: number): TestServer {
+  return serve(() => {
+    let timer: ReturnType<typeof setInterval> | undefined;
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start(stream) {
+        timer = setInterval(() => {
+          stream.enqueue(new TextEncoder().encode("."));
+          if (chunks !== undefined && ++sent >= chunks) {
+            clearInterval(timer);
+            stream.close();
+          }
+        }, everyMs);
+      },
+      cancel: () => clearInterval(timer),
+    });
+    return new Response(body, { headers: { "Content-Type": "text/plain" } });
+  });
+}
