@@ -12,11 +12,11 @@
  *
  * @module
  */
-import { startGpg, startRegistry } from "../env/mod.ts";
 import { silentServer } from "../fakes/silent_server.ts";
 import { type AttackFigures, measureAttack } from "./_attack.ts";
 import { postReview, signerSecretDocument } from "./_hostile.ts";
 import { startWebhook } from "./_webhook.ts";
+import { startWorld } from "./_world.ts";
 
 /** How the flood is run. */
 export interface FloodOptions {
@@ -100,11 +100,11 @@ export async function floodAttack(options: FloodOptions = {}): Promise<FloodFigu
   const floodEveryMs = options.floodEveryMs ?? 1000;
   const silentHosts = Math.max(1, options.silentHosts ?? 1);
 
-  await using registry = await startRegistry();
-  await using gpg = await startGpg();
+  await using world = await startWorld({ cluster: false });
+  const { registry, gpg } = world;
   await using silent = new AsyncDisposableStack();
   const hosts = Array.from({ length: silentHosts }, () => silent.use(silentServer()).host);
-  const key = await gpg.generateKey({ type: "ed25519" });
+  const key = await world.signer();
   // One image per cold review, each pushed and signed: every cold verdict is a fresh one.
   const victimImages = Array.from(
     { length: reviews },

@@ -12,7 +12,6 @@
  * @module
  */
 import { createPayload, encodePayload } from "../../lib/signature/mod.ts";
-import { startGpg, startRegistry } from "../env/mod.ts";
 import {
   oddNumberOfBits,
   pgpPublicKey,
@@ -23,6 +22,7 @@ import {
 import { type AttackFigures, eventLoopStalls, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, podReviewBody, postReview, signerSecretDocument } from "./_hostile.ts";
 import { startWebhook } from "./_webhook.ts";
+import { startWorld } from "./_world.ts";
 
 /** The size of the hostile key's modulus and exponent, in bits: the key of issue #33. */
 export const HOSTILE_KEY_BITS = 24576;
@@ -78,8 +78,8 @@ export async function runHostileKeyAttack(
   options: { readonly bits?: number; readonly webhookArgs?: readonly string[] } = {},
 ): Promise<HostileKeyAttackResult> {
   const bits = options.bits ?? HOSTILE_KEY_BITS;
-  await using registry = await startRegistry();
-  await using gpg = await startGpg();
+  await using world = await startWorld({ cluster: false });
+  const { registry, gpg } = world;
   const image = `${registry.host}/hostile/app:1`;
   const pemImage = `${registry.host}/hostile-pem/app:1`;
   const digest = await gpg.pushImage(image, { content: "hostile key" });
@@ -98,15 +98,18 @@ export async function runHostileKeyAttack(
     policies,
     policyFile(registry.host, key.armored, rsaSpkiPem(huge, huge)),
   );
-  await using webhook = await startWebhook([
-    "--policies",
-    policies,
-    "--insecure-registry",
-    registry.host,
-    "--registries.d",
-    gpg.registriesD,
-    ...(options.webhookArgs ?? []),
-  ]);
+  // Started by hand: it serves from the `--policies` file, there is no cluster.
+  const webhook = world.use(
+    await startWebhook([
+      "--policies",
+      policies,
+      "--insecure-registry",
+      registry.host,
+      "--registries.d",
+      gpg.registriesD,
+      ...(options.webhookArgs ?? []),
+    ]),
+  );
   const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   try {
     // The longest stall so far (starting up): the review's own shows only if it is longer.

@@ -8,17 +8,10 @@
  * @module
  */
 import { connectCluster } from "../../lib/kube/mod.ts";
-import { startCluster, startGpg, startRegistry } from "../env/mod.ts";
 import { type AttackFigures, eventLoopStalls, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, podReviewBody, postReview, processMemory } from "./_hostile.ts";
-import {
-  CONTROLLER_NAMESPACE,
-  createNamespaces,
-  eventually,
-  keySecretManifest,
-  kubectlOk,
-  startWebhook,
-} from "./_webhook.ts";
+import { CONTROLLER_NAMESPACE, eventually, startWebhook } from "./_webhook.ts";
+import { startWorld } from "./_world.ts";
 
 /** The namespace whose ImagePolicy churns. */
 const CHURN = "churn";
@@ -60,39 +53,19 @@ export async function policyChurnAttack(
   options: { durationMs?: number } = {},
 ): Promise<PolicyChurnAttack> {
   const durationMs = options.durationMs ?? 10_000;
-  await using cluster = await startCluster({ crds: ["toolkit"] });
-  await using registry = await startRegistry();
-  await using gpg = await startGpg();
-  const signer = await gpg.generateKey({ type: "ed25519" });
+  await using world = await startWorld();
+  const { cluster, registry, gpg } = world;
+  const signer = await world.signer();
   const image = `${registry.host}/calm/app:1`;
   await gpg.pushImage(image, { signBy: signer.fingerprint });
 
-  await createNamespaces(cluster, [CONTROLLER_NAMESPACE, OTHER, CHURN]);
-  await kubectlOk(
-    cluster,
-    ["apply", "-f", "-"],
-    keySecretManifest("signer", CONTROLLER_NAMESPACE, signer.publicKeyArmored),
-  );
-  await kubectlOk(
-    cluster,
-    ["apply", "-f", "-"],
-    keySecretManifest("signer", CHURN, signer.publicKeyArmored),
-  );
-  await kubectlOk(
-    cluster,
-    ["apply", "-f", "-"],
-    JSON.stringify({
-      apiVersion: "toolkit.dev/v1",
-      kind: "ClusterImagePolicy",
-      metadata: { name: "default" },
-      spec: {
-        repositories: [{
-          name: `${registry.host}/*`,
-          policy: { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } },
-        }],
-      },
-    }),
-  );
+  await world.namespaces(OTHER, CHURN);
+  await world.keySecret("signer", signer.publicKeyArmored);
+  await world.keySecret("signer", signer.publicKeyArmored, CHURN);
+  await world.clusterPolicy([{
+    name: `${registry.host}/*`,
+    policy: { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } },
+  }]);
   using client = await connectCluster({ kubeconfig: cluster.kubeconfigPath, env: {} });
   const path = `/apis/toolkit.dev/v1/namespaces/${CHURN}/imagepolicies`;
   await client.request("POST", path, {
@@ -104,19 +77,22 @@ export async function policyChurnAttack(
     },
   });
 
-  await using webhook = await startWebhook(
-    [
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--insecure-registry",
-      registry.host,
-      "--registries.d",
-      gpg.registriesD,
-    ],
-    undefined,
-    { runtimeFlags: RELEASE_RUNTIME_FLAGS },
+  // Started by hand: the release's runtime flags, and reviews are posted to it directly.
+  const webhook = world.use(
+    await startWebhook(
+      [
+        "--kubeconfig",
+        cluster.kubeconfigPath,
+        "--namespace",
+        CONTROLLER_NAMESPACE,
+        "--insecure-registry",
+        registry.host,
+        "--registries.d",
+        gpg.registriesD,
+      ],
+      undefined,
+      { runtimeFlags: RELEASE_RUNTIME_FLAGS },
+    ),
   );
   const http = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   const review = (namespace: string, images: string[], uid: string) =>

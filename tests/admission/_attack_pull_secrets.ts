@@ -10,16 +10,10 @@
  * @module
  */
 import { connectCluster, type KubeClient } from "../../lib/kube/mod.ts";
-import { startCluster, type TestCluster } from "../env/mod.ts";
 import { type AttackFigures, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, postReview } from "./_hostile.ts";
-import {
-  CONTROLLER_NAMESPACE,
-  createNamespaces,
-  kubectlOk,
-  startWebhook,
-  type TestWebhook,
-} from "./_webhook.ts";
+import { CONTROLLER_NAMESPACE, startWebhook, type TestWebhook } from "./_webhook.ts";
+import { startWorld, type World } from "./_world.ts";
 
 /** The webhook's runtime flags in the release (tools/compile.ts, the Dockerfile). */
 const RELEASE_RUNTIME_FLAGS = ["--v8-flags=--max-semi-space-size=4"];
@@ -93,25 +87,14 @@ function reviewBody(uid: string, secrets: number): string {
 }
 
 /** The cluster and webhook the attack runs on (started by {@linkcode pullSecretsAttack}). */
-async function prepare(cluster: TestCluster): Promise<void> {
-  await createNamespaces(cluster, [CONTROLLER_NAMESPACE, NAMESPACE]);
+async function prepare(world: World): Promise<void> {
+  await world.namespaces(NAMESPACE);
   // Every image must be pulled by digest from its registry: the pull Secrets are read.
-  await kubectlOk(
-    cluster,
-    ["apply", "-f", "-"],
-    JSON.stringify({
-      apiVersion: "toolkit.dev/v1",
-      kind: "ClusterImagePolicy",
-      metadata: { name: "default" },
-      spec: {
-        repositories: [{
-          name: "*",
-          policy: { simple: { requirements: [{ type: "insecureAcceptAnything" }] } },
-        }],
-      },
-    }),
-  );
-  using client = await connectCluster({ kubeconfig: cluster.kubeconfigPath, env: {} });
+  await world.clusterPolicy([{
+    name: "*",
+    policy: { simple: { requirements: [{ type: "insecureAcceptAnything" }] } },
+  }]);
+  using client = await connectCluster({ kubeconfig: world.cluster.kubeconfigPath, env: {} });
   await createSecrets(client);
 }
 
@@ -120,17 +103,21 @@ async function prepare(cluster: TestCluster): Promise<void> {
  * is stopped, even when it fails.
  */
 export async function pullSecretsAttack(): Promise<PullSecretsAttack> {
-  await using cluster = await startCluster({ crds: ["toolkit"] });
-  await prepare(cluster);
-  await using webhook: TestWebhook = await startWebhook(
-    [
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-    ],
-    undefined,
-    { runtimeFlags: RELEASE_RUNTIME_FLAGS },
+  await using world = await startWorld({ images: false });
+  const { cluster } = world;
+  await prepare(world);
+  // Started by hand: the release's runtime flags, and reviews are posted to it directly.
+  const webhook: TestWebhook = world.use(
+    await startWebhook(
+      [
+        "--kubeconfig",
+        cluster.kubeconfigPath,
+        "--namespace",
+        CONTROLLER_NAMESPACE,
+      ],
+      undefined,
+      { runtimeFlags: RELEASE_RUNTIME_FLAGS },
+    ),
   );
   const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   try {

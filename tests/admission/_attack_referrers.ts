@@ -17,18 +17,13 @@
  *
  * @module
  */
-import {
-  pushTestImage,
-  startCosign,
-  startReferrersRegistry,
-  startRegistry,
-  type TestCosign,
-} from "../env/mod.ts";
+import { pushTestImage, startCosign, type TestCosign } from "../env/mod.ts";
 import { junkReferrers, pushLayout } from "../fakes/cosign_registry.ts";
 import { referrersFallbackTag } from "../../lib/signature/cosign_media_types.ts";
 import { type AttackFigures, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, podReviewBody, postReview, signerSecretDocument } from "./_hostile.ts";
 import { startWebhook, type TestWebhook } from "./_webhook.ts";
+import { startWorld } from "./_world.ts";
 
 /** The webhook's runtime flags in the release (tools/compile.ts, the Dockerfile). */
 const RELEASE_RUNTIME_FLAGS = ["--v8-flags=--max-semi-space-size=4"];
@@ -275,9 +270,14 @@ export async function junkReferrersAttack(junk?: JunkCounts): Promise<AttackFigu
 export async function runJunkReferrersAttack(
   junk: JunkCounts = { otherType: 40, garbageBundle: 30, notABundle: 10 },
 ): Promise<JunkReferrersResult> {
-  await using referrers = await startReferrersRegistry();
-  await using distribution = await startRegistry();
-  await using cosign = await startCosign();
+  await using world = await startWorld({
+    cluster: false,
+    images: false,
+    registries: { referrers: { kind: "referrers" }, distribution: {} },
+  });
+  const referrers = world.registries.referrers!;
+  const distribution = world.registries.distribution!;
+  const cosign = world.use(await startCosign());
   const dir = await Deno.makeTempDir({ prefix: "toolkit-junk-referrers-" });
   try {
     const key = await cosign.generateKeyPair(dir);

@@ -43,8 +43,12 @@ import {
 
 /** What a world holds besides its cluster, its first registry and its gpg home. */
 export interface WorldOptions {
-  /** The cluster. Default: the toolkit CRDs. */
-  readonly cluster?: ClusterOptions;
+  /**
+   * The cluster. Default: the toolkit CRDs. `false`: no cluster (a webhook of `--policies`
+   * files, started by hand and used with {@linkcode World.use}); `cluster` and everything that
+   * needs it then throw.
+   */
+  readonly cluster?: ClusterOptions | false;
   /**
    * More registries, by name (`world.registries[name]`), each with its options: the distribution
    * registry, or with `kind: "referrers"` the one that serves the OCI 1.1 referrers API.
@@ -137,8 +141,11 @@ async function disposeAll(items: AsyncDisposable[]): Promise<void> {
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const named = Object.entries(options.registries ?? {});
   const images = options.images ?? true;
+  const clusterOptions = options.cluster ?? { crds: ["toolkit"] };
+  const withCluster = clusterOptions !== false;
+  const first = withCluster ? 1 : 0;
   const started = await Promise.allSettled<AsyncDisposable>([
-    startCluster(options.cluster ?? { crds: ["toolkit"] }),
+    ...(withCluster ? [startCluster(clusterOptions)] : []),
     ...named.map(([, registryOptions]) => startWorldRegistry(registryOptions)),
     ...(images ? [startRegistry(), startGpg()] : []),
   ]);
@@ -148,22 +155,28 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     await disposeAll(running).catch(() => {});
     throw failed.reason;
   }
-  const cluster = running[0] as TestCluster;
+  const maybeCluster = withCluster ? running[0] as TestCluster : undefined;
   const registries = Object.fromEntries(
-    named.map(([name], i) => [name, running[1 + i] as TestRegistry]),
+    named.map(([name], i) => [name, running[first + i] as TestRegistry]),
   );
-  const registry = images ? running[1 + named.length] as TestRegistry : undefined;
-  const gpg = images ? running[2 + named.length] as TestGpg : undefined;
+  const registry = images ? running[first + named.length] as TestRegistry : undefined;
+  const gpg = images ? running[first + 1 + named.length] as TestGpg : undefined;
   const withImages = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`this world has no ${what} (images: false)`);
     return value;
   };
+  const theCluster = (): TestCluster => {
+    if (maybeCluster === undefined) throw new Error("this world has no cluster (cluster: false)");
+    return maybeCluster;
+  };
   const stack: AsyncDisposable[] = [...running];
   const apply = async (manifest: string) => {
-    await kubectlOk(cluster, ["apply", "-f", "-"], manifest);
+    await kubectlOk(theCluster(), ["apply", "-f", "-"], manifest);
   };
   return {
-    cluster,
+    get cluster() {
+      return theCluster();
+    },
     get registry() {
       return withImages(registry, "registry");
     },
@@ -172,7 +185,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       return withImages(gpg, "gpg home");
     },
     signer: () => withImages(gpg, "gpg home").generateKey({ type: "ed25519" }),
-    namespaces: (...names) => createNamespaces(cluster, [CONTROLLER_NAMESPACE, ...names]),
+    namespaces: (...names) => createNamespaces(theCluster(), [CONTROLLER_NAMESPACE, ...names]),
     apply,
     keySecret: (name, armored, namespace = CONTROLLER_NAMESPACE) =>
       apply(keySecretManifest(name, namespace, armored)),
@@ -184,6 +197,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         spec: { repositories },
       })),
     async startWebhook(webhookOptions) {
+      const cluster = theCluster();
       const insecure = webhookOptions.insecureRegistries ??
         [registry, ...Object.values(registries)].flatMap((r) => r === undefined ? [] : [r.host]);
       const registriesD = webhookOptions.registriesD ?? gpg?.registriesD;

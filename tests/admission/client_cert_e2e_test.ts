@@ -12,7 +12,7 @@
  * Nothing here is about time.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, freePort, startCluster, startGpg, startRegistry } from "../env/mod.ts";
+import { e2eSkipReason, freePort } from "../env/mod.ts";
 import { formatData } from "../../cli/output.ts";
 import {
   apiServerConfiguration,
@@ -21,13 +21,12 @@ import {
 } from "../../lib/install/mod.ts";
 import {
   CONTROLLER_NAMESPACE,
-  createNamespaces,
   dryRunPod,
   eventually,
-  keySecretManifest,
   kubectlOk,
   webhookConfiguration,
 } from "./_webhook.ts";
+import { startWorld } from "./_world.ts";
 import {
   CHART_MEMORY_LIMIT,
   runUnauthenticatedAttack,
@@ -51,14 +50,6 @@ Deno.test({
         { namespace: CONTROLLER_NAMESPACE, webhookUrl: url },
         apiServerDir,
       );
-      await using registry = await startRegistry();
-      await using gpg = await startGpg();
-      const signer = await gpg.generateKey({ type: "ed25519" });
-      const signed = `${registry.host}/e2e/app:1`;
-      await gpg.pushImage(signed, { signBy: signer.fingerprint });
-      const unsigned = `${registry.host}/e2e/unsigned:1`;
-      await gpg.pushImage(unsigned, { content: "unsigned" });
-
       // The files kube-apiserver reads, as `enable --client-auth --api-server-config-dir` writes
       // them, before it starts.
       const clientCa = await generateClientCa();
@@ -73,41 +64,38 @@ Deno.test({
         configuration.paths.kubeconfig,
         formatData(configuration.kubeconfig, "yaml"),
       );
-      await using cluster = await startCluster({
-        crds: ["toolkit"],
-        apiServerFlags: [
-          `--admission-control-config-file=${configuration.paths.admissionConfiguration}`,
-        ],
+      await using world = await startWorld({
+        cluster: {
+          crds: ["toolkit"],
+          apiServerFlags: [
+            `--admission-control-config-file=${configuration.paths.admissionConfiguration}`,
+          ],
+        },
       });
-      await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev"]);
-      await kubectlOk(
-        cluster,
-        ["apply", "-f", "-"],
-        keySecretManifest("signer", CONTROLLER_NAMESPACE, signer.publicKeyArmored),
+      const { cluster, registry, gpg } = world;
+      const signer = await world.signer();
+      const signed = `${registry.host}/e2e/app:1`;
+      await gpg.pushImage(signed, { signBy: signer.fingerprint });
+      const unsigned = `${registry.host}/e2e/unsigned:1`;
+      await gpg.pushImage(unsigned, { content: "unsigned" });
+
+      await world.namespaces("dev");
+      await world.keySecret("signer", signer.publicKeyArmored);
+      await world.clusterPolicy([{
+        name: `${registry.host}/*`,
+        policy: { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } },
+      }]);
+      // Started by hand: it asks for the API server's client certificate (--client-ca).
+      const env = world.use(
+        await startAuthenticatedWebhook([
+          "--kubeconfig",
+          cluster.kubeconfigPath,
+          "--insecure-registry",
+          registry.host,
+          "--registries.d",
+          gpg.registriesD,
+        ], { port, dir, clientCa }),
       );
-      await kubectlOk(
-        cluster,
-        ["apply", "-f", "-"],
-        JSON.stringify({
-          apiVersion: "toolkit.dev/v1",
-          kind: "ClusterImagePolicy",
-          metadata: { name: "default" },
-          spec: {
-            repositories: [{
-              name: `${registry.host}/*`,
-              policy: { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } },
-            }],
-          },
-        }),
-      );
-      await using env = await startAuthenticatedWebhook([
-        "--kubeconfig",
-        cluster.kubeconfigPath,
-        "--insecure-registry",
-        registry.host,
-        "--registries.d",
-        gpg.registriesD,
-      ], { port, dir, clientCa });
       await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(url, env.serving));
 
       await t.step("the API server calls with its certificate: reviews flow", async () => {

@@ -7,28 +7,20 @@
  * and a kubeconfig that asks to skip TLS verification.
  */
 import assert from "node:assert/strict";
-import {
-  e2eSkipReason,
-  startCluster,
-  startGpg,
-  startRegistry,
-  type TestCluster,
-  waitFor,
-} from "../env/mod.ts";
+import { e2eSkipReason, type TestCluster, waitFor } from "../env/mod.ts";
 import { serve, type TestServer } from "../fakes/loopback_server.ts";
 import { serveDirectory } from "../fakes/static_file_server.ts";
 import {
   CONTROLLER_NAMESPACE,
-  createNamespaces,
   dryRunPod,
   eventually,
-  keySecretManifest,
   kubectlOk,
   startWebhook,
   type TestWebhook,
   WEBHOOK_NAME,
   webhookConfiguration,
 } from "./_webhook.ts";
+import { startWorld } from "./_world.ts";
 
 /** The time budget of one review in these tests (the API server waits 10 s for the webhook). */
 const BUDGET = "3s";
@@ -130,13 +122,12 @@ Deno.test({
   name: "the webhook fails closed and recovers under faults of its dependencies",
   ignore: e2eSkipReason() !== undefined,
   fn: async (t) => {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
-    await using registry = await startRegistry();
-    await using doomed = await startRegistry();
-    await using proxy = startRegistryProxy(registry.host);
-    await using gpg = await startGpg();
-    await using store = serveDirectory(gpg.sigstore);
-    const signer = await gpg.generateKey({ type: "ed25519" });
+    await using world = await startWorld({ registries: { doomed: {} } });
+    const { cluster, registry, gpg } = world;
+    const doomed = world.registries.doomed!;
+    const proxy = world.use(startRegistryProxy(registry.host));
+    const store = world.use(serveDirectory(gpg.sigstore));
+    const signer = await world.signer();
 
     // The webhook reads signatures over HTTP from the lookaside directory skopeo writes into.
     const registriesD = `${cluster.dir}/webhook-registries.d`;
@@ -167,13 +158,9 @@ Deno.test({
     }
 
     // "unvisited" is never reviewed before the API server stops: its ServiceAccount is not cached.
-    await createNamespaces(cluster, [CONTROLLER_NAMESPACE, "dev", "unvisited"]);
+    await world.namespaces("dev", "unvisited");
     for (const secret of ["signer", "rotating"]) {
-      await kubectlOk(
-        cluster,
-        ["apply", "-f", "-"],
-        keySecretManifest(secret, CONTROLLER_NAMESPACE, signer.publicKeyArmored),
-      );
+      await world.keySecret(secret, signer.publicKeyArmored);
     }
     await kubectlOk(
       cluster,
@@ -207,7 +194,8 @@ Deno.test({
       "--registries.d",
       registriesD,
     ];
-    await using webhook = await startWebhook(webhookArgs);
+    // Started by hand: the same arguments start it again while kube-apiserver is down.
+    const webhook = world.use(await startWebhook(webhookArgs));
     await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
     await eventually("the API server to call the webhook", async () => {
       const r = await dryRunPod(cluster, "probe", "dev", images.unsigned);

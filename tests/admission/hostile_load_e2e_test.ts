@@ -12,7 +12,8 @@
  * No assertion is about time except the webhook's own budget (`--budget`).
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster, startGpg, startRegistry } from "../env/mod.ts";
+import { type ClusterOptions, e2eSkipReason } from "../env/mod.ts";
+import { tempDir } from "../env/files.ts";
 import {
   createNamespaces,
   eventually,
@@ -31,49 +32,57 @@ import {
   processMemory,
   signedPolicyFile,
 } from "./_hostile.ts";
+import { startWorld } from "./_world.ts";
 
 const MB = 1024 * 1024;
 const BUDGET_MS = 3000;
 /** Far above what the bounded webhook holds (about 140 MB at its peak), far below the old 520 MB. */
 const RSS_BOUND = 384 * MB;
 
-async function hostileSetup() {
-  const registry = await startRegistry();
-  const gpg = await startGpg();
-  const key = await gpg.generateKey({ type: "ed25519" });
-  const dir = await Deno.makeTempDir({ prefix: "toolkit-hostile-" });
-  const policies = `${dir}/policies.yaml`;
-  await Deno.writeTextFile(policies, signedPolicyFile(registry, key.publicKeyArmored));
-  const webhook = await startWebhook([
-    "--policies",
-    policies,
-    "--insecure-registry",
-    registry.host,
-    "--registries.d",
-    gpg.registriesD,
-    "--budget",
-    `${BUDGET_MS}ms`,
-  ]);
-  const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
-  return {
-    registry,
-    webhook,
-    client,
-    async [Symbol.asyncDispose]() {
-      client.close();
-      await webhook.stop();
-      await gpg[Symbol.asyncDispose]();
-      await registry[Symbol.asyncDispose]();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
+/**
+ * The webhook of `--policies` files (started by hand: the world's webhook reads the cluster's
+ * policies) on a world of a registry, a gpg home and `cluster`; stopped with the world.
+ */
+async function hostileSetup(cluster: ClusterOptions | false) {
+  const world = await startWorld({ cluster });
+  try {
+    const { registry, gpg } = world;
+    const key = await world.signer();
+    const dir = world.use(await tempDir("toolkit-hostile-"));
+    const policies = `${dir.path}/policies.yaml`;
+    await Deno.writeTextFile(policies, signedPolicyFile(registry, key.publicKeyArmored));
+    const webhook = world.use(
+      await startWebhook([
+        "--policies",
+        policies,
+        "--insecure-registry",
+        registry.host,
+        "--registries.d",
+        gpg.registriesD,
+        "--budget",
+        `${BUDGET_MS}ms`,
+      ]),
+    );
+    const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
+    world.use({ [Symbol.asyncDispose]: () => Promise.resolve(client.close()) });
+    return {
+      world,
+      registry,
+      webhook,
+      client,
+      [Symbol.asyncDispose]: () => world[Symbol.asyncDispose](),
+    };
+  } catch (error) {
+    await Promise.resolve(world[Symbol.asyncDispose]()).catch(() => {});
+    throw error;
+  }
 }
 
 Deno.test({
   name: "the webhook stays bounded under hostile AdmissionReviews sent straight to it",
   ignore: e2eSkipReason(["docker-registry", "gpg", "skopeo", "openssl"]) !== undefined,
   fn: async (t) => {
-    await using env = await hostileSetup();
+    await using env = await hostileSetup(false);
     const { registry, webhook, client } = env;
     const metrics = async () =>
       await (await fetch(`https://127.0.0.1:${webhook.port}/metrics`, { client })).text();
@@ -157,9 +166,9 @@ Deno.test({
   name: "a Pod naming more images than the bound is denied through the API server",
   ignore: e2eSkipReason() !== undefined,
   fn: async () => {
-    await using cluster = await startCluster();
-    await using env = await hostileSetup();
+    await using env = await hostileSetup({});
     const { registry, webhook } = env;
+    const cluster = env.world.cluster;
     await createNamespaces(cluster, ["dev"]);
     await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
     const many = podManifest("many", "dev", { containers: distinctTags(registry, 300) });

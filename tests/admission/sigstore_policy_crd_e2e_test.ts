@@ -5,7 +5,8 @@
  * `validatePolicy()` (webhook, `check`) reports it.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startCluster } from "../env/mod.ts";
+import { e2eSkipReason } from "../env/mod.ts";
+import { startWorld } from "./_world.ts";
 
 function policy(name: string, requirements: unknown[]): string {
   return JSON.stringify({
@@ -29,7 +30,8 @@ Deno.test({
     "the API server stores valid sigstoreSigned policies and refuses wrong ones with the field's path",
   ignore: e2eSkipReason(["kube-apiserver", "etcd"]) !== undefined,
   async fn() {
-    await using cluster = await startCluster({ crds: ["toolkit"] });
+    await using world = await startWorld({ images: false });
+    const { cluster } = world;
     const apply = (text: string) => cluster.kubectl(["apply", "-f", "-"], { stdin: text });
     for (
       const [name, requirements] of [
