@@ -4,61 +4,21 @@
  * fetching together are tested in `vault_fetch_test.ts`.
  */
 import assert from "node:assert/strict";
+import {
+  context,
+  INSTANCE,
+  runVaultFetch,
+  runVaultStore,
+  storeSigningKey,
+  tempDir,
+  TOKEN,
+  vaultArgs,
+} from "../../tests/fakes/vault_commands.ts";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import * as vault from "./vault.ts";
-import { bindOptions } from "../command.ts";
-import { VAULT_FETCH, VAULT_STORE } from "./vault_command.ts";
-import { bufferedIO } from "../io.ts";
 import { startKeyProtectServer } from "../../tests/fakes/key_protect_server.ts";
-import { commandContext } from "../context.ts";
-import { fakeClock } from "../../tests/fakes/clock.ts";
-import { scriptedTerminal } from "../../tests/fakes/terminal.ts";
 
-const INSTANCE = "6b2f3a9e-4c1d-4e8f-9a7b-1c2d3e4f5a6b";
-const TOKEN = "static-test-token-1234";
 const encoder = new TextEncoder();
-
-const runVaultStore = bindOptions(VAULT_STORE, vault.runVaultStore);
-const runVaultFetch = bindOptions(VAULT_FETCH, vault.runVaultFetch);
-
-/** A command context with a fake clock (retries and waits take no time). */
-function context(
-  options: { cwd: string; env?: Record<string, string>; answers?: (string | boolean)[] },
-) {
-  const io = bufferedIO({
-    cwd: options.cwd,
-    ...(options.env ? { env: options.env } : {}),
-    interactive: options.answers !== undefined,
-  });
-  const clock = fakeClock();
-  return {
-    ...commandContext(io, "toolkit", {
-      clock,
-      ...(options.answers ? { terminal: scriptedTerminal(options.answers) } : {}),
-    }),
-    clock,
-  };
-}
-
-/** A temporary directory removed (with anything in it) when disposed. */
-async function tempDir(): Promise<AsyncDisposable & { path: string }> {
-  const path = await Deno.makeTempDir({ prefix: "vault_test_" });
-  return {
-    path,
-    [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }),
-  };
-}
-
-/** Stores "secret material" as key "signing" (from key.asc in `dir`). */
-async function storeSigningKey(dir: string, url: string): Promise<void> {
-  await Deno.writeFile(join(dir, "key.asc"), encoder.encode("secret material"));
-  await runVaultStore(vaultArgs(url, { name: "signing", key: "key.asc" }), context({ cwd: dir }));
-}
-
-function vaultArgs(url: string, extra: Record<string, unknown>) {
-  return { kmsUrl: url, instanceId: INSTANCE, token: TOKEN, ...extra };
-}
 
 Deno.test("runVaultStore() refuses a public key file", async () => {
   await using dir = await tempDir();
