@@ -350,3 +350,41 @@ Deno.test("verifySigstoreBundle() refuses a DSSE payload that is not an in-toto 
     /its DSSE payload type "application\/vnd\.example\+json" is not application\/vnd\.in-toto\+json/,
   );
 });
+
+Deno.test("a signed timestamp that does not verify with the trust root is refused, though the log's time verifies (the one deliberate difference from cosign)", async () => {
+  const context = await setup();
+  const signer = await context.signer();
+  const rekor = { log: context.log, at: context.at };
+  // A timestamp token of a timestamp authority the trust root does not list (from a
+  // sigstore-conformance case): cosign, by default, looks only at the log's integrated time.
+  const conformance = JSON.parse(
+    await Deno.readTextFile(
+      new URL(
+        "../../tests/fixtures/sigstore/conformance/rekor2-timestamp-untrusted-tsa-with-embedded-cert_fail/bundle.sigstore.json",
+        import.meta.url,
+      ),
+    ),
+  );
+  const token: string =
+    conformance.verificationMaterial.timestampVerificationData.rfc3161Timestamps[0].signedTimestamp;
+  const legacy = legacySignature({
+    signer,
+    payload: cosignPayload(REPOSITORY, DIGEST),
+    rekor,
+    annotations: {
+      "dev.sigstore.cosign/rfc3161timestamp": JSON.stringify({ SignedRFC3161Timestamp: token }),
+    },
+  });
+  const result = await verifyCosignSignature(legacy, context.trust, expected);
+  assert.equal(result.verified, false, JSON.stringify(result));
+  assert.match(
+    result.verified ? "" : result.reason,
+    /no verified signing time .*\(timestamp could not be verified\)/,
+  );
+  const without = await verifyCosignSignature(
+    legacySignature({ signer, payload: cosignPayload(REPOSITORY, DIGEST), rekor }),
+    context.trust,
+    expected,
+  );
+  assert.equal(without.verified, true, JSON.stringify(without));
+});

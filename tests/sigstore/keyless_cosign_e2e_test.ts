@@ -5,7 +5,9 @@
  * `--insecure-ignore-sct`: the test trust root has no CT log) and toolkit's
  * `verifySigstoreBundle` (the same verification the webhook's `sigstoreSigned` requirement
  * makes) are given the same bytes, the same trust root and the same identity. Each must agree:
- * both admit, or both refuse (toolkit saying why).
+ * both admit, or both refuse (toolkit saying why), except the one deliberate difference: a
+ * signed timestamp that does not verify is refused by toolkit, where cosign by default relies on
+ * the log's time (and refuses it too with `--use-signed-timestamps`).
  */
 import assert from "node:assert/strict";
 import { x509 } from "../../lib/x509.ts";
@@ -35,8 +37,34 @@ interface Case {
   readonly issue: IssueOptions;
   /** Put a second certificate for the same key, naming another subject, in the log entry. */
   readonly otherCertificateInEntry?: boolean;
+  /**
+   * Add an RFC 3161 timestamp of a timestamp authority the trust root does not list (taken from
+   * a sigstore-conformance case) beside the log entry.
+   */
+  readonly untrustedTimestamp?: boolean;
   /** undefined: both admit; otherwise what toolkit's and cosign's refusals say. */
-  readonly refused?: { readonly toolkit: RegExp; readonly cosign: RegExp };
+  readonly refused?: {
+    readonly toolkit: RegExp;
+    readonly cosign: RegExp;
+    /**
+     * The deliberate difference: cosign admits by default (it relies on the log's time) and
+     * refuses only with these flags.
+     */
+    readonly cosignOnlyWith?: readonly string[];
+  };
+}
+
+/** A timestamp token of an authority no test trust root lists. */
+async function untrustedTimestampData(): Promise<unknown> {
+  const bundle = JSON.parse(
+    await Deno.readTextFile(
+      new URL(
+        "../fixtures/sigstore/conformance/rekor2-timestamp-untrusted-tsa-with-embedded-cert_fail/bundle.sigstore.json",
+        import.meta.url,
+      ),
+    ),
+  );
+  return bundle.verificationMaterial.timestampVerificationData;
 }
 
 const LEAF_REFUSED = /failed to verify leaf certificate/;
@@ -99,6 +127,17 @@ const CASES: readonly Case[] = [
       cosign: /transparency log certificate does not match/,
     },
   },
+  {
+    name: "a signed timestamp that does not verify, beside a log entry that does (deliberate)",
+    ca: "plain",
+    issue: {},
+    untrustedTimestamp: true,
+    refused: {
+      toolkit: /no verified signing time .*\(timestamp could not be verified\)/,
+      cosign: /threshold not met for verified signed timestamps/,
+      cosignOnlyWith: ["--use-signed-timestamps"],
+    },
+  },
 ];
 
 Deno.test({
@@ -145,28 +184,36 @@ Deno.test({
               notBefore,
             })).toString("pem")
             : undefined;
-          const bundle = messageBundle({
+          let bundle = messageBundle({
             signer: { key, certificate },
             artifact,
             rekor: { log: rekor, at },
             ...(entryVerifier ? { entryVerifier } : {}),
           });
+          if (c.untrustedTimestamp) {
+            const json = JSON.parse(new TextDecoder().decode(bundle));
+            json.verificationMaterial.timestampVerificationData = await untrustedTimestampData();
+            bundle = new TextEncoder().encode(JSON.stringify(json));
+          }
           await Deno.writeFile(`${dir}/${index}.sigstore.json`, bundle);
           await Deno.writeTextFile(`${dir}/${index}.trusted_root.json`, rootText);
 
-          const verdict = await cosign.run([
-            "verify-blob",
-            "--bundle",
-            `${dir}/${index}.sigstore.json`,
-            "--trusted-root",
-            `${dir}/${index}.trusted_root.json`,
-            "--certificate-identity",
-            subject,
-            "--certificate-oidc-issuer",
-            ISSUER,
-            "--insecure-ignore-sct",
-            `${dir}/artifact`,
-          ]);
+          const cosignVerify = (flags: readonly string[] = []) =>
+            cosign.run([
+              "verify-blob",
+              ...flags,
+              "--bundle",
+              `${dir}/${index}.sigstore.json`,
+              "--trusted-root",
+              `${dir}/${index}.trusted_root.json`,
+              "--certificate-identity",
+              subject,
+              "--certificate-oidc-issuer",
+              ISSUER,
+              "--insecure-ignore-sct",
+              `${dir}/artifact`,
+            ]);
+          const verdict = await cosignVerify(c.refused?.cosignOnlyWith);
           const ours = await verifySigstoreBundle(bundle, {
             keyless: {
               trustRoot: await parseTrustRoot(rootText, "test"),
@@ -179,6 +226,10 @@ Deno.test({
             assert.equal(ours.verified, true, JSON.stringify(ours));
             assert.equal(ours.verified && ours.subject, subject);
           } else {
+            if (c.refused.cosignOnlyWith) {
+              const lenient = await cosignVerify();
+              assert.equal(lenient.code, 0, `cosign refused by default: ${lenient.stderr}`);
+            }
             assert.notEqual(verdict.code, 0, "cosign admitted it");
             assert.match(verdict.stderr, c.refused.cosign);
             assert.equal(ours.verified, false, "toolkit admitted it");
