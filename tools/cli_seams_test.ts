@@ -15,6 +15,9 @@ Deno.test("checkCliSeams() refuses a command that reaches the outside world itse
     ["const at = Date.now();", /Date\.now\(\)/],
     ["const created = new Date();", /new Date\(\)/],
     ["using client = createRegistryClient({ timeoutMs });", /registry client/],
+    ['import { createRegistryClient as connect } from "../../lib/registry/mod.ts";', /registry/],
+    ["  createRegistryClient as connect,", /registry client/],
+    ["const Command = Deno.Command;", /Deno\.Command/],
   ];
   for (const [line, says] of cases) {
     const found = rules("cli/dev/sync.ts", `const a = 1;\n${line}\n`);
