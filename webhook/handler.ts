@@ -258,7 +258,7 @@ export function createRoutes(
       });
       return;
     }
-    deps.metrics.review(decision.outcome as DecisionLabel, seconds);
+    deps.metrics.review(decision.outcome as DecisionLabel, seconds, decision.cause);
     deps.log.write({
       msg: "review",
       ...base,

@@ -152,7 +152,10 @@ Deno.test("createRoutes() over HTTP/1.1 denies with a generic message when the e
   assert.equal(body.response.allowed, false);
   assert.doesNotMatch(JSON.stringify(body), /secret detail|line 12|at /);
   assert.match(body.response.status.message, /^policy denied the request: .*internal error/);
-  assert.match(metrics.render(true), /toolkit_admission_reviews_total\{decision="error"\} 1/);
+  assert.match(
+    metrics.render(true),
+    /toolkit_admission_reviews_total\{decision="error",cause="error"\} 1/,
+  );
 });
 
 Deno.test("createRoutes() over HTTP/1.1 denies when the evaluator does not answer in time", async () => {
@@ -177,7 +180,7 @@ Deno.test("createRoutes() over HTTP/1.1 reports readiness, health and metrics", 
   assert.equal(await (await handler(new Request("https://webhook/healthz"))).text(), "ok\n");
   await (await handler(post(review()))).body?.cancel();
   const metrics = await (await handler(new Request("https://webhook/metrics"))).text();
-  assert.match(metrics, /^toolkit_admission_reviews_total\{decision="allow"\} 1$/m);
+  assert.match(metrics, /^toolkit_admission_reviews_total\{decision="allow",cause="policy"\} 1$/m);
   assert.match(metrics, /^toolkit_admission_review_duration_seconds_count 1$/m);
   assert.match(metrics, /^portieris_pod_admission_decision_allow_count 1$/m);
   assert.match(metrics, /^toolkit_admission_ready 1$/m);

@@ -33,6 +33,19 @@ export function keyFingerprint(key: PublicKey): string {
   return key.getFingerprint().toUpperCase();
 }
 
+/**
+ * When `key`'s primary key expires (its self-signatures say so); undefined when it does not
+ * expire, or it is revoked or invalid (then no signature verifies with it anyway).
+ */
+export async function keyExpiry(key: PublicKey): Promise<Date | undefined> {
+  try {
+    const expires = await key.getExpirationTime(undefined, OPENPGP_FULL_CONFIG);
+    return expires instanceof Date ? expires : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function errorDetail(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

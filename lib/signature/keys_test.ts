@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import * as openpgp from "openpgp";
 import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
-import { InvalidKeyError, keyFingerprint, KeyGenerationError, readPublicKeys } from "./keys.ts";
+import {
+  InvalidKeyError,
+  keyExpiry,
+  keyFingerprint,
+  KeyGenerationError,
+  readPublicKeys,
+} from "./keys.ts";
 import { KeyNotAcceptedError, MAX_RSA_EXPONENT, maxRsaBits } from "./key_bounds.ts";
 import {
   curveKey,
@@ -69,6 +75,9 @@ Deno.test("generateKeyPair() sets the key expiration", async () => {
   const expires = await key.getExpirationTime();
   assert.ok(expires instanceof Date);
   assert.equal(expires.getTime(), CREATED.getTime() + 3600_000);
+  const [read] = await readPublicKeys(pair.publicKeyArmored);
+  assert.equal((await keyExpiry(read!))?.getTime(), CREATED.getTime() + 3600_000);
+  assert.equal(await keyExpiry((await readPublicKeys(ed.publicKeyArmored))[0]!), undefined);
 });
 
 Deno.test("generateKeyPair() rejects an empty name, a bad e-mail and an unknown type", async () => {
