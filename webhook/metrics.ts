@@ -12,8 +12,8 @@
  * | `toolkit_admission_verification_errors_total` | counter | `kind` (registry, timeout, config, source, capacity) |
  * | `toolkit_admission_tls_reloads_total` | counter | |
  * | `toolkit_admission_serving_certificate_expiry_timestamp_seconds` | gauge | |
- * | `toolkit_admission_key_secret_expiry_timestamp_seconds` | gauge | `namespace`, `name` |
- * | `toolkit_admission_trust_root_expiry_timestamp_seconds` | gauge | `kind`, `namespace`, `name` |
+ * | `toolkit_admission_key_secret_expiry_timestamp_seconds` | gauge | `object_namespace`, `object_name` |
+ * | `toolkit_admission_trust_root_expiry_timestamp_seconds` | gauge | `kind`, `object_namespace`, `object_name` |
  * | `toolkit_admission_ready` | gauge | |
  * | `toolkit_admission_cache_entries`, `toolkit_admission_cache_bytes` | gauge | `cache` |
  * | `toolkit_admission_cache_max_entries`, `toolkit_admission_cache_max_bytes` | gauge | `cache` |
@@ -26,6 +26,9 @@
  * | `process_resident_memory_bytes`, `deno_heap_used_bytes` | gauge | |
  * | `portieris_pod_admission_decision_allow_count` | counter | |
  * | `portieris_pod_admission_decision_deny_count` | counter | |
+ *
+ * The objects of the expiry gauges are named by `object_namespace` and `object_name`: Prometheus's
+ * target labels take `namespace` (the webhook's own), which a scraped label would lose to.
  *
  * @module
  */
@@ -232,7 +235,7 @@ export class WebhookMetrics {
       const expiring = trust.filter((t) => t.expiresAt !== undefined);
       const at = (t: TrustExpiry) => t.expiresAt! / 1000;
       const where = (t: TrustExpiry) =>
-        `namespace="${labelValue(t.namespace)}",name="${labelValue(t.name)}"`;
+        `object_namespace="${labelValue(t.namespace)}",object_name="${labelValue(t.name)}"`;
       lines.push(
         "# HELP toolkit_admission_key_secret_expiry_timestamp_seconds When the first OpenPGP key of a key Secret in use expires.",
         "# TYPE toolkit_admission_key_secret_expiry_timestamp_seconds gauge",

@@ -107,12 +107,12 @@ Deno.test("WebhookMetrics exports when the serving certificate, key Secrets and 
   );
   assert.match(
     text,
-    /^toolkit_admission_key_secret_expiry_timestamp_seconds\{namespace="team",name="k"\} 1900000000$/m,
+    /^toolkit_admission_key_secret_expiry_timestamp_seconds\{object_namespace="team",object_name="k"\} 1900000000$/m,
   );
-  assert.doesNotMatch(text, /name="n"/, "what does not expire has no sample");
+  assert.doesNotMatch(text, /object_name="n"/, "what does not expire has no sample");
   assert.ok(
     text.includes(
-      'toolkit_admission_trust_root_expiry_timestamp_seconds{kind="ConfigMap",namespace="sigstore",name="odd\\"\\\\name"} 1950000000.5\n',
+      'toolkit_admission_trust_root_expiry_timestamp_seconds{kind="ConfigMap",object_namespace="sigstore",object_name="odd\\"\\\\name"} 1950000000.5\n',
     ),
   );
 });
