@@ -2,7 +2,8 @@
  * A registry the webhook cannot reach (a closed port of 127.0.0.1, as a mirror only the nodes
  * can reach), against the real API server and webhook: what needs no digest and no signature is
  * decided without contacting it (`insecureAcceptAnything` with `mutateImage: false` admits,
- * `reject` denies), and what needs a digest still fails closed.
+ * `reject` denies), and what needs a digest still fails closed; its metrics count that denial as
+ * fail-closed (`cause="error"`, a `registry` verification error) and reject's as the policy's.
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason, freePort } from "../env/mod.ts";
@@ -43,15 +44,15 @@ Deno.test({
       probe: { namespace: "dev", image: `${mirror}/banned/app:1` },
     });
     const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
-    const registryErrors = async () => {
+    /** The value of the series `series` (a name and its labels, as written) on /metrics. */
+    const metric = async (series: string) => {
       const text = await (await fetch(`https://127.0.0.1:${webhook.port}/metrics`, { client }))
         .text();
-      const line = text.split("\n").find((l) =>
-        l.startsWith("toolkit_admission_registry_errors_total ")
-      );
-      assert.ok(line, text);
+      const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+      assert.ok(line, `no ${series} in\n${text}`);
       return Number(line.split(" ")[1]);
     };
+    const registryErrors = () => metric("toolkit_admission_registry_errors_total");
 
     try {
       await t.step("insecureAcceptAnything with mutateImage: false admits, unpinned", async () => {
@@ -79,6 +80,20 @@ Deno.test({
         assert.notEqual(r.code, 0);
         assert.match(r.stderr, /policy denied the request: Cannot read manifest/);
         assert.ok(await registryErrors() > 0);
+      });
+
+      await t.step("the metrics tell a fail-closed denial from a policy's", async () => {
+        const reviews = 'toolkit_admission_reviews_total{decision="deny",cause=';
+        assert.ok(await metric(`${reviews}"error"}`) > 0, "the unreachable registry's denial");
+        assert.ok(await metric(`${reviews}"policy"}`) > 0, "reject's denial");
+        assert.ok(
+          await metric('toolkit_admission_verification_errors_total{kind="registry"}') > 0,
+        );
+        assert.equal(await metric('toolkit_admission_verification_errors_total{kind="config"}'), 0);
+        const expiry = await metric(
+          "toolkit_admission_serving_certificate_expiry_timestamp_seconds",
+        );
+        assert.ok(expiry > Date.now() / 1000, `the serving certificate's expiry (${expiry})`);
       });
     } finally {
       client.close();
