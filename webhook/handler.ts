@@ -264,6 +264,7 @@ export function createRoutes(
       ...base,
       decision: decision.outcome,
       allowed: decision.allowed,
+      ...(decision.cause ? { cause: decision.cause } : {}),
       ...(decision.note ? { note: decision.note } : {}),
       ...(decision.reasons.length ? { reasons: decision.reasons } : {}),
       ...(decision.warnings.length ? { warnings: decision.warnings } : {}),
