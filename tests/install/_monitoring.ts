@@ -48,24 +48,39 @@ export async function run(
   return { code: output.code, stdout: text(output.stdout), stderr: text(output.stderr) };
 }
 
-/** The objects `helm template` renders with `values` (Helm's cache and config under `home`). */
-export async function renderChart(home: string, values: Json): Promise<Json[]> {
+/**
+ * Runs `helm COMMAND CHART -f VALUES ARGS…` with `values` (Helm's cache and config under `home`);
+ * fails unless it succeeds.
+ */
+export async function helmOnChart(
+  home: string,
+  command: "template" | "lint",
+  values: Json,
+  args: readonly string[] = [],
+): Promise<string> {
   const file = `${home}/values.yaml`;
   await Deno.writeTextFile(file, JSON.stringify(values));
-  const result = await run(
-    "helm",
-    ["template", "toolkit", CHART, "--namespace", "toolkit-system", "-f", file],
-    {
-      env: {
-        HELM_CACHE_HOME: `${home}/cache`,
-        HELM_CONFIG_HOME: `${home}/config`,
-        HELM_DATA_HOME: `${home}/data`,
-      },
+  const result = await run("helm", [command, CHART, "-f", file, ...args], {
+    env: {
+      HELM_CACHE_HOME: `${home}/cache`,
+      HELM_CONFIG_HOME: `${home}/config`,
+      HELM_DATA_HOME: `${home}/data`,
     },
-  );
-  assert.equal(result.code, 0, `helm template: ${result.stderr}`);
+  });
+  assert.equal(result.code, 0, `helm ${command}: ${result.stdout}${result.stderr}`);
+  return result.stdout;
+}
+
+/** The objects `helm template` renders with `values` (Helm's cache and config under `home`). */
+export async function renderChart(home: string, values: Json): Promise<Json[]> {
+  const stdout = await helmOnChart(home, "template", values, [
+    "--name-template",
+    "toolkit",
+    "--namespace",
+    "toolkit-system",
+  ]);
   const objects: Json[] = [];
-  for (const document of parseAllDocuments(result.stdout, { version: "1.1" })) {
+  for (const document of parseAllDocuments(stdout, { version: "1.1" })) {
     assert.deepEqual(document.errors, [], "helm template printed YAML that does not parse");
     const object = document.toJS();
     if (object !== null && object !== undefined) objects.push(object as Json);

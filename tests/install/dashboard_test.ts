@@ -12,6 +12,7 @@ import { e2eSkipReason } from "../env/mod.ts";
 import {
   AUDIT_VIOLATIONS_METRIC,
   CHART,
+  helmOnChart,
   metricNamesOf,
   renderChart,
   tempDir,
@@ -126,6 +127,15 @@ Deno.test({
 
     await t.step("off by default", async () => {
       assert.deepEqual(monitoring(await renderChart(home.path, {})), []);
+    });
+
+    await t.step("helm lint --strict passes with both on", async () => {
+      await helmOnChart(home.path, "lint", {
+        metrics: {
+          prometheusRule: { enabled: true, labels: { release: "kube-prometheus-stack" } },
+          grafanaDashboard: { enabled: true, annotations: { grafana_folder: "Security" } },
+        },
+      }, ["--strict"]);
     });
 
     await t.step("grafanaDashboard.enabled: the ConfigMap for Grafana's sidecar", async () => {
