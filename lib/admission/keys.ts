@@ -99,7 +99,7 @@ const OPENPGP_KEY_SECRET: KeySecretKind<TrustedKeys> = {
 
 /** Parsed keys with their fingerprints and the id of their material. */
 export async function trustedKeys(keys: readonly PublicKey[]): Promise<TrustedKeys> {
-  const expiries = (await Promise.all(keys.map(keyExpiry)))
+  const expiries = (await Promise.all(keys.map((key) => keyExpiry(key))))
     .filter((d): d is Date => d !== undefined).map((d) => d.getTime());
   return {
     keys,

@@ -34,16 +34,27 @@ export function keyFingerprint(key: PublicKey): string {
 }
 
 /**
- * When `key`'s primary key expires (its self-signatures say so); undefined when it does not
- * expire, or it is revoked or invalid (then no signature verifies with it anyway).
+ * When `key` stops verifying signatures: the expiry of its primary key or of the subkey it signs
+ * with at `date` (the one openpgp.js picks), whichever is first — a past time once the primary
+ * key has expired; undefined when nothing of it expires, or it is revoked or invalid.
  */
-export async function keyExpiry(key: PublicKey): Promise<Date | undefined> {
+export async function keyExpiry(
+  key: PublicKey,
+  date: Date = new Date(),
+): Promise<Date | undefined> {
+  const times: number[] = [];
   try {
-    const expires = await key.getExpirationTime(undefined, OPENPGP_FULL_CONFIG);
-    return expires instanceof Date ? expires : undefined;
+    const primary = await key.getExpirationTime(undefined, OPENPGP_FULL_CONFIG);
+    if (primary instanceof Date) times.push(primary.getTime());
+    const signing = await key.getSigningKey(undefined, date, undefined, OPENPGP_FULL_CONFIG);
+    if (signing !== key) {
+      const subkey = await signing.getExpirationTime(date, OPENPGP_FULL_CONFIG);
+      if (subkey instanceof Date) times.push(subkey.getTime());
+    }
   } catch {
-    return undefined;
+    // No key valid for signing at `date`: nothing to expire.
   }
+  return times.length > 0 ? new Date(Math.min(...times)) : undefined;
 }
 
 function errorDetail(error: unknown): string {

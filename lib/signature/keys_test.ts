@@ -80,6 +80,29 @@ Deno.test("generateKeyPair() sets the key expiration", async () => {
   assert.equal(await keyExpiry((await readPublicKeys(ed.publicKeyArmored))[0]!), undefined);
 });
 
+Deno.test("keyExpiry() counts the signing subkey's expiry when it comes first", async () => {
+  const { publicKey } = await openpgp.generateKey({
+    type: "ecc",
+    curve: "ed25519Legacy",
+    userIDs: [{ name: "Subkey Signer" }],
+    date: CREATED,
+    keyExpirationTime: 30 * 86400,
+    subkeys: [{ sign: true, keyExpirationTime: 5 * 86400 }],
+    format: "armored",
+  });
+  const [key] = await readPublicKeys(publicKey);
+  const during = new Date(CREATED.getTime() + 86400_000);
+  assert.equal((await keyExpiry(key!, during))?.getTime(), CREATED.getTime() + 5 * 86400_000);
+  // Once the subkey has expired (the primary key signs then, until its own expiry).
+  const later = new Date(CREATED.getTime() + 10 * 86400_000);
+  assert.equal((await keyExpiry(key!, later))?.getTime(), CREATED.getTime() + 30 * 86400_000);
+  // Past both: the primary key's expiry, in the past.
+  assert.equal(
+    (await keyExpiry(key!, new Date(CREATED.getTime() + 40 * 86400_000)))?.getTime(),
+    CREATED.getTime() + 30 * 86400_000,
+  );
+});
+
 Deno.test("generateKeyPair() rejects an empty name, a bad e-mail and an unknown type", async () => {
   await assert.rejects(generateKeyPair({ name: " " }), KeyGenerationError);
   await assert.rejects(
