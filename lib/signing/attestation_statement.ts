@@ -24,6 +24,12 @@ export const SLSA_PROVENANCE_V1 = "https://slsa.dev/provenance/v1";
 /** The buildType of the provenance toolkit's Tekton pipeline writes (documented in docs/signing.md). */
 export const TOOLKIT_BUILD_TYPE = "https://toolkit.dev/tekton/image-build/v1";
 
+/**
+ * The builder id of a pipeline's provenance unless `setup-signing --builder-id` names one: this
+ * prefix and the template namespace.
+ */
+export const DEFAULT_BUILDER_ID_PREFIX = "https://toolkit.dev/tekton/";
+
 /** The predicate type of cosign's `custom` attestations: the predicate is `{Data, Timestamp}`. */
 export const COSIGN_CUSTOM_PREDICATE_TYPE = "https://cosign.sigstore.dev/attestation/v1";
 
@@ -154,8 +160,10 @@ export function predicateFromFile(
 export interface PipelineBuild {
   /** The git repository URL as the PipelineRun got it. */
   readonly repository: string;
-  /** The commit built (40 hex: SHA-1; 64: SHA-256). */
+  /** The revision the PipelineRun got (a branch or a commit): `externalParameters.revision`. */
   readonly revision: string;
+  /** The commit built, full hash (40 hex: SHA-1; 64: SHA-256): `resolvedDependencies`. */
+  readonly commit: string;
   /** The Pipeline's name. */
   readonly pipeline: string;
   /** The pipeline task that built and pushed the image. */
@@ -188,16 +196,16 @@ function rfc3339(date: Date): string {
  */
 export function slsaProvenance(build: PipelineBuild): Record<string, unknown> {
   const missing =
-    (["repository", "revision", "pipeline", "task", "builderId", "invocationId"] as const)
+    (["repository", "revision", "commit", "pipeline", "task", "builderId", "invocationId"] as const)
       .filter((field) => !build[field]?.trim());
   if (missing.length > 0) {
     throw new UsageError(`Cannot write the provenance: ${missing.join(", ")} not given`);
   }
-  const revision = build.revision.trim().toLowerCase();
-  if (!COMMIT.test(revision)) {
+  const commit = build.commit.trim().toLowerCase();
+  if (!COMMIT.test(commit)) {
     throw new UsageError(
-      `Cannot write the provenance: revision "${build.revision}" is not a full commit hash ` +
-        "(the git clone's commit result, not a branch or tag name)",
+      `Cannot write the provenance: the commit "${build.commit}" is not a full commit hash ` +
+        "(a clone task's commit result, or a run of the commit itself; not a branch or tag name)",
     );
   }
   try {
@@ -215,14 +223,14 @@ export function slsaProvenance(build: PipelineBuild): Record<string, unknown> {
       buildType: TOOLKIT_BUILD_TYPE,
       externalParameters: {
         repository: build.repository,
-        revision,
+        revision: build.revision,
         pipeline: build.pipeline,
         task: build.task,
       },
       internalParameters: {},
       resolvedDependencies: [{
         uri: `git+${build.repository}`,
-        digest: { [revision.length === 40 ? "sha1" : "sha256"]: revision },
+        digest: { [commit.length === 40 ? "sha1" : "sha256"]: commit },
       }],
     },
     runDetails: {

@@ -73,7 +73,8 @@ Deno.test("predicateFromFile() reads a JSON object, or wraps custom text as cosi
 
 const BUILD = {
   repository: "https://git.example/team/app",
-  revision: COMMIT,
+  revision: "main",
+  commit: COMMIT,
   pipeline: "app-build",
   task: "build",
   builderId: "https://toolkit.dev/tekton/dev",
@@ -88,7 +89,7 @@ Deno.test("slsaProvenance() writes the fields the brief and docs/signing.md name
       buildType: TOOLKIT_BUILD_TYPE,
       externalParameters: {
         repository: "https://git.example/team/app",
-        revision: COMMIT,
+        revision: "main",
         pipeline: "app-build",
         task: "build",
       },
@@ -108,7 +109,7 @@ Deno.test("slsaProvenance() writes the fields the brief and docs/signing.md name
     },
   });
   const sha256 = "ab".repeat(32);
-  const p = slsaProvenance({ ...BUILD, revision: sha256, startedOn: undefined }) as {
+  const p = slsaProvenance({ ...BUILD, commit: sha256, startedOn: undefined }) as {
     buildDefinition: { resolvedDependencies: { digest: unknown }[] };
     runDetails: { metadata: Record<string, string> };
   };
@@ -119,6 +120,7 @@ Deno.test("slsaProvenance() writes the fields the brief and docs/signing.md name
 Deno.test("slsaProvenance() refuses a missing field, a branch name and a builder id that is no URI", () => {
   assert.throws(() => slsaProvenance({ ...BUILD, repository: " " }), /repository not given/);
   assert.throws(() => slsaProvenance({ ...BUILD, invocationId: "" }), /invocationId not given/);
-  assert.throws(() => slsaProvenance({ ...BUILD, revision: "main" }), /not a full commit hash/);
+  assert.throws(() => slsaProvenance({ ...BUILD, commit: "main" }), /not a full commit hash/);
+  assert.throws(() => slsaProvenance({ ...BUILD, revision: "" }), /revision not given/);
   assert.throws(() => slsaProvenance({ ...BUILD, builderId: "tekton" }), /not a URI/);
 });
