@@ -84,8 +84,29 @@ interface Request {
   readonly predicate: (key: SigningKey) => unknown;
 }
 
+/** The --build-* flags that say what was built (the times are not among them). */
+const BUILD_FACTS = [
+  "buildRepository",
+  "buildRevision",
+  "buildCommit",
+  "buildPipeline",
+  "buildTask",
+  "buildInvocationId",
+] as const;
+
 /** Runs `attest`. */
 export async function run(options: AttestOptions, ctx: CommandContext): Promise<number> {
+  const building = BUILD_FLAGS.some(([name]) => options[name] !== undefined);
+  if (building && options.buildRequired !== true && options.predicate === undefined) {
+    // The Task run outside toolkit's pipeline (no build parameters wired): nothing to attest.
+    if (BUILD_FACTS.every((name) => !options[name]?.trim())) {
+      ctx.io.stderr.write(
+        "No provenance written: the run passed no build parameters (REPOSITORY_URL, REVISION, " +
+          "PIPELINE_NAME, BUILD_TASK, PIPELINE_RUN_UID; toolkit pipeline wires them)\n",
+      );
+      return 0;
+    }
+  }
   const request = await attestRequest(options, ctx);
   const key = await signingKey(options, ctx);
   try {

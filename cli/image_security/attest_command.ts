@@ -101,6 +101,11 @@ export const ATTEST = defineCommand({
       type: "string",
       describe: "Provenance: when the build finished (RFC 3339; default: now)",
     },
+    "build-required": {
+      type: "boolean",
+      describe:
+        "Fail when the --build-* flags are all empty (the Task's PROVENANCE_REQUIRED); without it, all empty means no provenance is written, and the step says so",
+    },
     "builder-id": {
       type: "string",
       describe:
