@@ -145,22 +145,22 @@ async function attestRequest(options: AttestOptions, ctx: CommandContext): Promi
     const finishedOn = parseTime("--build-finished-on", options.buildFinishedOn) ??
       new Date(ctx.clock.now());
     const revision = options.buildRevision ?? "";
-    const commit = options.buildCommit?.trim() || revision;
+    const build = {
+      repository: options.buildRepository ?? "",
+      revision,
+      commit: options.buildCommit?.trim() || revision,
+      pipeline: options.buildPipeline ?? "",
+      task: options.buildTask ?? "",
+      invocationId: options.buildInvocationId ?? "",
+      startedOn,
+      finishedOn,
+    };
+    // Checked now, before the vault or the registry: the builder id may come with the key.
+    slsaProvenance({ ...build, builderId: options.builderId?.trim() || "urn:toolkit:unknown" });
     return {
       ref,
       predicateType,
-      predicate: (key) =>
-        slsaProvenance({
-          repository: options.buildRepository ?? "",
-          revision,
-          commit,
-          pipeline: options.buildPipeline ?? "",
-          task: options.buildTask ?? "",
-          builderId: builderIdOf(options, key),
-          invocationId: options.buildInvocationId ?? "",
-          startedOn,
-          finishedOn,
-        }),
+      predicate: (key) => slsaProvenance({ ...build, builderId: builderIdOf(options, key) }),
     };
   }
   if (options.predicate === undefined) {

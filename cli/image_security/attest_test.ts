@@ -105,6 +105,26 @@ Deno.test("attest refuses what cannot be attested, before the registry is reache
   }
 });
 
+Deno.test("attest with empty build parameters writes nothing, unless --build-required", async () => {
+  await using k = await keys();
+  const empty = BUILD.map((arg, i) => i % 2 === 1 ? "" : arg);
+  const alone = await attest(k.dir, "127.0.0.1:1/demo/app:1", ["--key", "cosign.key", ...empty]);
+  assert.equal(alone.status, 0, alone.err);
+  assert.match(alone.err, /No provenance written: the run passed no build parameters/);
+  assert.equal(alone.out, "");
+  const required = await attest(k.dir, "127.0.0.1:1/demo/app:1", [
+    "--key",
+    "cosign.key",
+    ...empty,
+    "--build-required",
+  ]);
+  assert.equal(required.status, 2, required.err);
+  assert.match(
+    required.err,
+    /Cannot write the provenance: repository, revision, commit, pipeline, task, invocationId not given/,
+  );
+});
+
 const ignore = e2eSkipReason(["docker-registry", "skopeo"]) !== undefined;
 
 Deno.test({
