@@ -37,7 +37,7 @@ import {
   startSigningVault,
   verifiedOpenPgpStatement,
 } from "./_sign_step.ts";
-import { signTask } from "../../lib/tekton/mod.ts";
+import { signTask, withSigningTask } from "../../lib/tekton/mod.ts";
 import { parseYaml } from "../../lib/yaml.ts";
 import { serve } from "../fakes/loopback_server.ts";
 
@@ -105,23 +105,54 @@ Deno.test({
       await kubectl(cluster, ["get", "task", "toolkit-image-sign", "-n", "tools", "-o", "json"]),
     );
     await t.step(
-      "Tekton's own validation accepts the Task (v1, v1beta1, the released file)",
+      "Tekton's own validation accepts the Task (v1, v1beta1, the released file) and a pipeline wired to it",
       async () => {
         const released = parseYaml(
           await Deno.readTextFile(
             new URL("../../deploy/tekton/toolkit-image-sign.yaml", import.meta.url),
           ),
         );
+        // And a pipeline signing (and attesting) what it builds, as `toolkit pipeline` writes it:
+        // the provenance parameters from the git parameters, a clone's commit, Tekton's context.
+        const step = { name: "s", image: "alpine:3", script: "true" };
+        const built = withSigningTask({
+          apiVersion: "tekton.dev/v1",
+          kind: "Pipeline",
+          metadata: { name: "app-build", namespace: "tools" },
+          spec: {
+            params: [{ name: "git-url", type: "string" }, { name: "git-revision", type: "string" }],
+            tasks: [
+              {
+                name: "clone",
+                taskSpec: { results: [{ name: "commit" }, { name: "url" }], steps: [step] },
+              },
+              {
+                name: "build",
+                runAfter: ["clone"],
+                taskSpec: {
+                  results: [{ name: "IMAGE_URL" }, { name: "IMAGE_DIGEST" }],
+                  steps: [step],
+                },
+              },
+            ],
+          },
+        }, new Map()).pipeline;
         const verdicts = await tektonValidate([
           stored,
           signTask({ version: "v1beta1", namespace: "tools" }),
           released,
+          built,
         ]);
-        assert.deepEqual(verdicts.map((v) => [v.apiVersion, v.error]), [
-          ["tekton.dev/v1", ""],
-          ["tekton.dev/v1beta1", ""],
-          ["tekton.dev/v1", ""],
+        assert.deepEqual(verdicts.map((v) => [v.apiVersion, v.kind, v.error]), [
+          ["tekton.dev/v1", "Task", ""],
+          ["tekton.dev/v1beta1", "Task", ""],
+          ["tekton.dev/v1", "Task", ""],
+          ["tekton.dev/v1", "Pipeline", ""],
         ]);
+        assert.deepEqual(
+          (stored.spec.steps as { name: string }[]).map((s) => s.name),
+          ["sign", "provenance"],
+        );
       },
     );
 
