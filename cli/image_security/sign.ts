@@ -52,11 +52,7 @@ import {
 import { type PrivateKey, verifySignature } from "../../lib/signature/mod.ts";
 import { signImage } from "../../lib/signing/mod.ts";
 import type { SignatureStore } from "../../lib/lookaside/mod.ts";
-import {
-  type CosignSigner,
-  isCosignPrivateKey,
-  publicKeySha256,
-} from "../../lib/signing/mod.ts";
+import { type CosignSigner, isCosignPrivateKey, publicKeySha256 } from "../../lib/signing/mod.ts";
 import { cosignDockerReference } from "../../lib/signature/mod.ts";
 import { signCosignBundle, signCosignLegacy } from "../../lib/signing/mod.ts";
 import { COSIGN_SIGN_PREDICATE_TYPE } from "../../lib/signature/mod.ts";
