@@ -143,7 +143,7 @@ Deno.test({
       assert.equal(labels, "");
       const clean = await toolkit(["rollout", "-n", "clean", "--enforce", "-o", "json"]);
       assert.equal(clean.status, 0, clean.err);
-      assert.equal(JSON.parse(clean.out).results[0].outcome, "labelled");
+      assert.equal(JSON.parse(clean.out).results[0].outcome, "updated");
     });
 
     await t.step("once the violations are gone, rollout enforces", async () => {
