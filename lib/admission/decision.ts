@@ -31,11 +31,14 @@ export interface SiteDecision {
   readonly detail?: string;
   /** The policy that applied: `ClusterImagePolicy "default" (pattern "icr.io/*")`. */
   readonly policy?: string;
+  /** The policy that applied as `kind/name` or `kind/namespace/name`: `ImagePolicy/team/app`. */
+  readonly policyRef?: string;
   /** The verified digest, when the image was resolved. */
   readonly digest?: string;
   /**
-   * When not allowed: `policy` (the image does not satisfy it) or `error` (it could not be
-   * checked: a registry, a key Secret, the time budget; denied because the webhook fails closed).
+   * When not allowed: `policy` (the image does not satisfy it, or nothing allows it) or `error`
+   * (it could not be checked: a registry, a key Secret, the time budget; denied because the
+   * webhook fails closed). Absent when allowed.
    */
   readonly cause?: DenialCause;
   /** The image after the patch, when it is pinned. */
@@ -108,7 +111,10 @@ export function decisionOf(
     const site = item.site;
     const verdict = verdicts[i];
     const policy = item.match ? describeMatch(item.match) : undefined;
-    const base = { site, ...(policy ? { policy } : {}) };
+    const policyRef = item.match
+      ? [item.match.kind, item.match.namespace, item.match.name].filter((p) => p).join("/")
+      : undefined;
+    const base = { site, ...(policy ? { policy, policyRef } : {}) };
     let outcome: SiteDecision["outcome"];
     let reason: string | undefined;
     let cause: DenialCause = "policy";

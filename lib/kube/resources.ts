@@ -108,6 +108,18 @@ export const SECURITY_CONTEXT_CONSTRAINTS: ResourceType = type(
 export const EVENTS: ResourceType = type("events.k8s.io", "v1", "events", "Event");
 /** Deployments. */
 export const DEPLOYMENTS: ResourceType = type("apps", "v1", "deployments", "Deployment");
+/** Pods. */
+export const PODS: ResourceType = type("", "v1", "pods", "Pod");
+/** ReplicaSets. */
+export const REPLICA_SETS: ResourceType = type("apps", "v1", "replicasets", "ReplicaSet");
+/** StatefulSets. */
+export const STATEFUL_SETS: ResourceType = type("apps", "v1", "statefulsets", "StatefulSet");
+/** DaemonSets. */
+export const DAEMON_SETS: ResourceType = type("apps", "v1", "daemonsets", "DaemonSet");
+/** Jobs. */
+export const JOBS: ResourceType = type("batch", "v1", "jobs", "Job");
+/** CronJobs. */
+export const CRON_JOBS: ResourceType = type("batch", "v1", "cronjobs", "CronJob");
 /** PodDisruptionBudgets. */
 export const POD_DISRUPTION_BUDGETS: ResourceType = type(
   "policy",
