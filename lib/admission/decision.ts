@@ -47,7 +47,10 @@ export interface AdmissionDecision {
   readonly kind: string;
   /** Every denial line, in site order; joined by newlines they are the status message. */
   readonly reasons: readonly string[];
-  /** Warnings for the response (warn mode, skipped pull secrets never). */
+  /**
+   * Warnings for the response (warn mode; the notes of admitted verdicts, such as an index
+   * admitted by its platforms' signatures; skipped pull secrets never).
+   */
   readonly warnings: readonly string[];
   /** The operations that pin verified images; empty when denied or nothing changes. */
   readonly patch: readonly JsonPatchOperation[];
@@ -90,6 +93,7 @@ export function decisionOf(
   const sites: SiteDecision[] = [];
   const reasons: string[] = [];
   const warnings: string[] = [];
+  const notices: string[] = [];
   const patch: JsonPatchOperation[] = [];
   items.forEach((item, i) => {
     const site = item.site;
@@ -109,6 +113,7 @@ export function decisionOf(
     } else if (verdict?.allowed === true) {
       outcome = "allow";
       digest = verdict.digest;
+      for (const note of verdict.notes ?? []) notices.push(`${note} ${location(site)}`);
       if (digest && item.ref && item.match?.policy.mutateImage !== false && site.pinnable) {
         pinned = pinnedReference(item.ref, digest);
       }
@@ -153,7 +158,8 @@ export function decisionOf(
     outcome: !allowed ? "deny" : warnings.length > 0 ? "warn" : "allow",
     kind: workload.kind,
     reasons,
-    warnings,
+    // Notes of admitted images (an index admitted by its platforms) are told, but are no denial.
+    warnings: allowed ? [...warnings, ...notices] : warnings,
     patch: allowed ? patch : [],
     sites,
   };

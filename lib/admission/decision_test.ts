@@ -73,3 +73,29 @@ Deno.test("decisionOf() denies a site without a verdict, and warn mode admits it
   // Nothing to check is admitted for that reason alone.
   assert.equal(decisionOf(workload([]), [], [], "enforce").allowed, true);
 });
+
+Deno.test("decisionOf() tells an admitted verdict's notes as warnings, still pinned to the index", () => {
+  const a = site(0, "r.example/team/app:1");
+  const planned: PlannedSite[] = [{
+    site: a,
+    match: fakeMatch(),
+    ref: parseReference(a.image),
+    slot: 0,
+  }];
+  const note =
+    `the image index ${DIGEST} was admitted by the signatures of its platforms linux/amd64 (multiArch: everyPlatform), not by its own; it is still pinned by its digest`;
+  const decision = decisionOf(
+    workload([a]),
+    planned,
+    [{ allowed: true, digest: DIGEST, notes: [note] }],
+    "enforce",
+  );
+  assert.equal(decision.allowed, true);
+  assert.equal(decision.outcome, "allow", "a note is no warn-mode admission");
+  assert.deepEqual(decision.warnings, [
+    `${note} (container "c0" at spec.containers[0], image "r.example/team/app:1")`,
+  ]);
+  assert.deepEqual(decision.patch, [
+    { op: "replace", path: a.pointer, value: `r.example/team/app@${DIGEST}` },
+  ]);
+});
