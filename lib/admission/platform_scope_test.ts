@@ -24,6 +24,7 @@ function platform(n: number, name: string | undefined, attestation = false): Pla
   return {
     digest: digest(n),
     mediaType: "application/vnd.oci.image.manifest.v1+json",
+    size: 500,
     platform: name,
     attestation,
   };

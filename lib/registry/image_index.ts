@@ -33,6 +33,8 @@ export const MAX_INDEX_BYTES = 128 * 1024;
 export interface PlatformManifest {
   readonly digest: string;
   readonly mediaType: string;
+  /** Its size in bytes, as the index says (-1 when it does not). */
+  readonly size: number;
   /** `os/architecture[/variant]`, when the index says; undefined when it does not. */
   readonly platform: string | undefined;
   /** A BuildKit attestation manifest (not a platform's image). */
@@ -114,6 +116,7 @@ function descriptorsOf(bytes: Uint8Array, image: string): PlatformManifest[] {
     return {
       digest: d.digest,
       mediaType: typeof d.mediaType === "string" ? d.mediaType : "",
+      size: typeof d.size === "number" && Number.isSafeInteger(d.size) && d.size >= 0 ? d.size : -1,
       platform: platformName(d.platform),
       attestation: annotations["vnd.docker.reference.type"] === "attestation-manifest",
     };
