@@ -124,11 +124,12 @@ export class PlatformScope {
   ): Promise<KindOutcome> {
     const viaIndex = () => kind.verify(plans, image, services);
     if (rule.multiArch === "index") return await viaIndex();
-    const shape = await this.#readShape();
-    if (!shape.index) return await viaIndex();
     if (rule.multiArch === "either") {
+      // The index first: when it admits, its manifest is not even read.
       const indexOutcome = await viaIndex();
       if (indexOutcome.allowed) return indexOutcome;
+      const shape = await this.#readShape();
+      if (!shape.index) return indexOutcome;
       const platforms = await this.#everyPlatform(kind, plans, rule, shape.manifests, image);
       if (platforms.allowed) return platforms;
       return {
@@ -137,6 +138,8 @@ export class PlatformScope {
           `neither the index nor every platform is signed as required (multiArch: either): the index ${image.digest}: ${indexOutcome.reason}; ${platforms.reason}`,
       };
     }
+    const shape = await this.#readShape();
+    if (!shape.index) return await viaIndex();
     const outcome = await this.#everyPlatform(kind, plans, rule, shape.manifests, image);
     if (outcome.allowed) return outcome;
     return {

@@ -337,3 +337,20 @@ Deno.test("verifyKinds() applies each group's rule through the scope, its manife
     reason: "multiArch: either needs the image's platform manifests, not read here",
   });
 });
+
+Deno.test("either: an index that admits is not read (its bounds do not matter then)", async () => {
+  const work = fakeWork(INDEX_SHAPE);
+  work.shape = () => Promise.reject(new Error("read"));
+  const { outcome } = await verifyUnder({ multiArch: "either" }, [INDEX], work);
+  assert.equal(outcome.allowed, true);
+  const shape: ImageManifestShape = {
+    index: false,
+    mediaType: "application/vnd.oci.image.manifest.v1+json",
+  };
+  const denied = await verifyUnder({ multiArch: "either" }, [], fakeWork(shape));
+  assert.deepEqual(denied.outcome, {
+    allowed: false,
+    cause: "policy",
+    reason: "A signature was required, but no signature exists",
+  });
+});
