@@ -3,8 +3,8 @@
  * indexes of two platform images assembled with go-containerregistry's `crane` (and one with
  * `skopeo copy --all`) in the distribution registry and in go-containerregistry's registry with
  * the referrers API, signed by toolkit (simple signing, cosign legacy, bundles) and by the real
- * cosign v3.1.3. Three namespaces hold the same policy under each `multiArch` rule (`index`,
- * `everyPlatform`, `either`), and each image is admitted or denied as its rule says: the index
+ * cosign v3.1.3. Four namespaces hold the same policy under each `multiArch` rule (`index`,
+ * `everyPlatform`, `either`, and `everyPlatform` counting `linux/amd64` only), and each image is admitted or denied as its rule says: the index
  * signed only; its platforms signed only; one platform unsigned; a platform manifest the registry
  * no longer has; everything signed by `sign --recursive` (toolkit's, which `cosign verify`
  * accepts on each platform digest, and cosign's, which toolkit accepts); an index over the
@@ -28,12 +28,21 @@ import { dryRunPod, keySecretManifest } from "./_webhook.ts";
 
 const FORMATS = ["simple", "legacy", "bundle"] as const;
 type Format = typeof FORMATS[number];
-const RULES = ["index", "everyPlatform", "either"] as const;
+/** The three rules, and everyPlatform counting linux/amd64 only. */
+const RULES = ["index", "everyPlatform", "either", "amd64Only"] as const;
 type Rule = typeof RULES[number];
 const NAMESPACE: Record<Rule, string> = {
   index: "rule-index",
   everyPlatform: "rule-every",
   either: "rule-either",
+  amd64Only: "rule-amd64",
+};
+/** The requirement fields of each rule. */
+const RULE_FIELDS: Record<Rule, Record<string, unknown>> = {
+  index: { multiArch: "index" },
+  everyPlatform: { multiArch: "everyPlatform" },
+  either: { multiArch: "either" },
+  amd64Only: { multiArch: "everyPlatform", platforms: ["linux/amd64"] },
 };
 
 /** What a rule does with an image: admit (`true`, pinned to the index), or deny with this. */
@@ -146,6 +155,7 @@ Deno.test({
               index: true,
               everyPlatform: platformDenial(signedIndex, "linux/amd64", NO_SIGNATURE_REASON),
               either: true,
+              amd64Only: platformDenial(signedIndex, "linux/amd64", NO_SIGNATURE_REASON),
             },
           });
 
@@ -158,7 +168,7 @@ Deno.test({
           cases.push({
             name: label("platforms signed only"),
             image: perPlatform,
-            expected: { index: /./, everyPlatform: true, either: true },
+            expected: { index: /./, everyPlatform: true, either: true, amd64Only: true },
           });
 
           const oneUnsigned = await push("one-unsigned");
@@ -167,7 +177,12 @@ Deno.test({
           cases.push({
             name: label("one platform unsigned"),
             image: oneUnsigned,
-            expected: { index: /./, everyPlatform: arm64Unsigned, either: arm64Unsigned },
+            expected: {
+              index: /./,
+              everyPlatform: arm64Unsigned,
+              either: arm64Unsigned,
+              amd64Only: true,
+            },
           });
 
           // Everything signed, then a platform manifest deleted from the registry.
@@ -193,6 +208,7 @@ Deno.test({
                 "the registry no longer has this platform's manifest",
               ),
               either: true,
+              amd64Only: true,
             },
           });
 
@@ -212,7 +228,7 @@ Deno.test({
           cases.push({
             name: label("signed by toolkit sign --recursive"),
             image: recursive,
-            expected: { index: true, everyPlatform: true, either: true },
+            expected: { index: true, everyPlatform: true, either: true, amd64Only: true },
           });
 
           if (format === "simple") continue;
@@ -226,7 +242,7 @@ Deno.test({
           cases.push({
             name: label("signed by cosign sign --recursive"),
             image: cosignRecursive,
-            expected: { index: true, everyPlatform: true, either: true },
+            expected: { index: true, everyPlatform: true, either: true, amd64Only: true },
           });
         }
         // An index listing more manifests than the bound: signed, denied only where its
@@ -259,6 +275,7 @@ Deno.test({
               } manifests \\(its nested indexes' included\\); at most ${MAX_INDEX_MANIFESTS} are read`,
             ),
             either: true,
+            amd64Only: /lists 65 manifests/,
           },
         });
       }));
@@ -277,8 +294,8 @@ Deno.test({
             simple: {
               requirements: [
                 format === "simple"
-                  ? { type: "signedBy", keySecret: "gpg-key", multiArch: rule }
-                  : { type: "sigstoreSigned", keySecret: "cosign-pub", multiArch: rule },
+                  ? { type: "signedBy", keySecret: "gpg-key", ...RULE_FIELDS[rule] }
+                  : { type: "sigstoreSigned", keySecret: "cosign-pub", ...RULE_FIELDS[rule] },
               ],
             },
           },
@@ -326,9 +343,14 @@ Deno.test({
               `${c.name} under ${rule}`,
             );
             const byPlatforms = /admitted by the signatures of its platforms/.test(r.stderr);
-            const platformsOnly = rule === "everyPlatform" ||
+            const platformsOnly = rule === "everyPlatform" || rule === "amd64Only" ||
               (rule === "either" && c.expected.index !== true);
             assert.equal(byPlatforms, platformsOnly, `${c.name} under ${rule}: ${r.stderr}`);
+            if (rule === "amd64Only") {
+              // What did not count is named.
+              assert.match(r.stderr, /platforms linux\/amd64 \(multiArch: everyPlatform\)/);
+              assert.match(r.stderr, /ignored: linux\/arm64 \(not in platforms\)/);
+            }
             continue;
           }
           const r = await dryRunPod(cluster, name, NAMESPACE[rule], c.image.image);

@@ -37,7 +37,9 @@ export interface MultiPlatformOptions {
   readonly content?: string;
   /** `crane` (default) or `skopeo` (one OCI layout copied with `--all`). */
   readonly via?: "crane" | "skopeo";
-  /** With crane: a Docker manifest list instead of an OCI index. */
+  /**
+   * A Docker manifest list (of Docker schema 2 manifests with skopeo) instead of an OCI index.
+   */
   readonly dockerList?: boolean;
 }
 
@@ -66,7 +68,10 @@ export async function pushMultiPlatformImage(
         content: `${content}\n`,
         platforms: [...architectures],
       });
-      const index = await skopeoPush(layout, image, { home });
+      const index = await skopeoPush(layout, image, {
+        home,
+        ...(options.dockerList ? { format: "v2s2" as const } : {}),
+      });
       const raw = JSON.parse(await crane(["manifest", `${repository}@${index}`]));
       const platforms = (raw.manifests as { digest: string; platform: { architecture: string } }[])
         .map((m) => ({ platform: `linux/${m.platform.architecture}`, digest: m.digest }));
