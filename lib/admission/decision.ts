@@ -35,6 +35,8 @@ export interface SiteDecision {
   readonly digest?: string;
   /** The image after the patch, when it is pinned. */
   readonly pinned?: string;
+  /** What an admitted verdict tells besides (an index admitted by its platforms' signatures). */
+  readonly notes?: readonly string[];
 }
 
 /** The decision for a review. */
@@ -139,11 +141,13 @@ export function decisionOf(
     if (pinned !== undefined && pinned !== site.image) {
       patch.push({ op: "replace", path: site.pointer, value: pinned });
     }
+    const notes = verdict?.allowed === true ? verdict.notes : undefined;
     sites.push({
       ...base,
       outcome,
       ...(digest ? { digest } : {}),
       ...(pinned ? { pinned } : {}),
+      ...(notes && notes.length > 0 ? { notes } : {}),
     });
   });
   // Admitted only when every site was explicitly allowed (or warned about in warn mode),

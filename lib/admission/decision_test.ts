@@ -98,4 +98,5 @@ Deno.test("decisionOf() tells an admitted verdict's notes as warnings, still pin
   assert.deepEqual(decision.patch, [
     { op: "replace", path: a.pointer, value: `r.example/team/app@${DIGEST}` },
   ]);
+  assert.deepEqual(decision.sites[0]?.notes, [note]);
 });

@@ -25,6 +25,11 @@
  *    of its Secret or, keyless, the Fulcio CAs and identities of its trust root, with the log
  *    and timestamp evidence it asks for. No store needs to be configured for it, and nothing
  *    but the registry is contacted: trust roots come from the cluster.
+ * 7. A requirement whose `multiArch` is not `index` is met, when the digest is a multi-platform
+ *    index, by the signatures of the platform manifests it lists (`everyPlatform`), or by the
+ *    index's or theirs (`either`): `platform_scope.ts` applies the rule around any kind's verify,
+ *    each platform verified as an image by its digest, its verdict cached by that digest. The
+ *    image is still pinned to the index; the verdict's notes say what admitted it.
  *
  * Verified verdicts are cached by digest, image reference, the exact key material (its digest,
  * revocations and expiry times included, see `keys.ts`; the PEM keys and trust roots of
