@@ -282,6 +282,42 @@ Deno.test({
     });
 
     await world.namespaces(...Object.values(NAMESPACE));
+    await t.step(
+      "the API server refuses wrong multiArch and platforms with the field's path",
+      async () => {
+        const refused: [unknown, RegExp][] = [
+          [
+            { type: "signedBy", keySecret: "k", multiArch: "all" },
+            /multiArch: Unsupported value: "all"/,
+          ],
+          [
+            { type: "signedBy", keySecret: "k", platforms: ["Linux/AMD64"] },
+            /platforms\[0\]: Invalid value: "Linux\/AMD64": .*should match/,
+          ],
+          [
+            { type: "reject", multiArch: "everyPlatform" },
+            /multiArch and platforms are for signature and attestation requirements/,
+          ],
+        ];
+        for (const [index, [requirement, message]] of refused.entries()) {
+          const r = await cluster.kubectl(["apply", "-f", "-"], {
+            stdin: JSON.stringify({
+              apiVersion: "toolkit.dev/v1",
+              kind: "ImagePolicy",
+              metadata: { name: `bad-${index}`, namespace: NAMESPACE.index },
+              spec: {
+                repositories: [{
+                  name: "bad/*",
+                  policy: { simple: { requirements: [requirement] } },
+                }],
+              },
+            }),
+          });
+          assert.notEqual(r.code, 0, `bad-${index} was stored`);
+          assert.match(r.stderr, message, `bad-${index}: ${r.stderr}`);
+        }
+      },
+    );
     const cosignPub = await Deno.readTextFile(cosignKey.publicKeyFile);
     for (const rule of RULES) {
       const namespace = NAMESPACE[rule];
