@@ -23,7 +23,11 @@
  * @module
  */
 import type { MultiArchRule, Requirement } from "../policy/mod.ts";
-import type { ImageManifestShape, PlatformManifest } from "../registry/mod.ts";
+import {
+  ImageIndexBoundError,
+  type ImageManifestShape,
+  type PlatformManifest,
+} from "../registry/mod.ts";
 import type {
   AnyRequirementKind,
   ImageToVerify,
@@ -103,15 +107,21 @@ export function countedPlatforms(
 /** The requirements of one kind under one rule, verified against one image. */
 export class PlatformScope {
   readonly #work: PlatformWork;
-  #shape: Promise<ImageManifestShape> | undefined;
+  #shape: Promise<ImageManifestShape | ImageIndexBoundError> | undefined;
 
   constructor(work: PlatformWork) {
     this.#work = work;
   }
 
-  /** The image's shape, read once for every group. */
-  #readShape(): Promise<ImageManifestShape> {
-    return this.#shape ??= this.#work.shape();
+  /**
+   * The image's shape, read once for every group; an index over the bounds is the policy's
+   * denial (its error, named), not a failure of the registry.
+   */
+  #readShape(): Promise<ImageManifestShape | ImageIndexBoundError> {
+    return this.#shape ??= this.#work.shape().catch((error: unknown) => {
+      if (error instanceof ImageIndexBoundError) return error;
+      throw error;
+    });
   }
 
   /** Verifies `image` by `kind` under `rule`. */
@@ -129,6 +139,13 @@ export class PlatformScope {
       const indexOutcome = await viaIndex();
       if (indexOutcome.allowed) return indexOutcome;
       const shape = await this.#readShape();
+      if (shape instanceof ImageIndexBoundError) {
+        return {
+          allowed: false,
+          cause: "policy",
+          reason: `${indexOutcome.reason}; ${shape.message}`,
+        };
+      }
       if (!shape.index) return indexOutcome;
       const platforms = await this.#everyPlatform(kind, plans, rule, shape.manifests, image);
       if (platforms.allowed) return platforms;
@@ -139,6 +156,9 @@ export class PlatformScope {
       };
     }
     const shape = await this.#readShape();
+    if (shape instanceof ImageIndexBoundError) {
+      return { allowed: false, cause: "policy", reason: shape.message };
+    }
     if (!shape.index) return await viaIndex();
     const outcome = await this.#everyPlatform(kind, plans, rule, shape.manifests, image);
     if (outcome.allowed) return outcome;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { ImageManifestShape, PlatformManifest } from "../registry/mod.ts";
-import { RegistryError } from "../registry/mod.ts";
+import { ImageIndexBoundError, RegistryError } from "../registry/mod.ts";
 import type { Requirement } from "../policy/mod.ts";
 import { planKinds, plansKey, verifyKinds } from "./kind_dispatch.ts";
 import {
@@ -353,4 +353,21 @@ Deno.test("either: an index that admits is not read (its bounds do not matter th
     cause: "policy",
     reason: "A signature was required, but no signature exists",
   });
+});
+
+Deno.test("an index over the bounds is the policy's denial, named; under either after the index's", async () => {
+  const work = fakeWork(INDEX_SHAPE);
+  const bound = new ImageIndexBoundError(`r.example/app@${INDEX}`, "manifests", 64, 65);
+  work.shape = () => Promise.reject(bound);
+  const every = await verifyUnder({ multiArch: "everyPlatform" }, [], work);
+  assert.deepEqual(every.outcome, { allowed: false, cause: "policy", reason: bound.message });
+  const either = await verifyUnder({ multiArch: "either" }, [], work);
+  assert.deepEqual(either.outcome, {
+    allowed: false,
+    cause: "policy",
+    reason: `A signature was required, but no signature exists; ${bound.message}`,
+  });
+  const other = fakeWork(INDEX_SHAPE);
+  other.shape = () => Promise.reject(new Error("registry down"));
+  await assert.rejects(verifyUnder({ multiArch: "everyPlatform" }, [], other), /registry down/);
 });
