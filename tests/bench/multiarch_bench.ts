@@ -223,6 +223,10 @@ ${key.publicPem.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
       stdout: "piped",
     }).output()).stdout,
   ).trim();
+  const rowOf = (size: Size, rule: Rule, mode: Row["mode"]) =>
+    rows.find((r) => r.c.size === size && r.c.rule === rule && r.mode === mode)!;
+  const delta = (size: Size) =>
+    rowOf(size, "everyPlatform", "cold").p50 - rowOf(size, "index", "cold").p50;
   const load = Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(", ");
   const section = [
     "## Multi-platform images",
@@ -240,7 +244,13 @@ ${key.publicPem.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
       } |`
     ),
     "",
-    "A cold `everyPlatform` review pays the index's read (one round trip after the tag) and, per platform, the round trips of a cold cosign review of one image (the `.sig` manifest, the referrers API and fallback tag asked at once beside the platform manifest's HEAD, then the payload blob), the platforms four at a time: two platforms cost about one image's more, eight about two rounds more. A warm review costs what any warm review costs: the verdict of the index under the rule is remembered whole.",
+    `A cold \`everyPlatform\` review pays the index's read (one round trip after the tag) and, per platform, the requests of a cold cosign review of one image (the platform manifest's HEAD, the \`.sig\` manifest, the referrers API and fallback tag asked at once, then the payload blob: two round trips), the platforms four at a time: at p50, two platforms cost ${
+      f(delta(2))
+    } ms more than the index alone, eight ${
+      f(delta(8))
+    } ms more (two rounds of four, and the CPU of ${
+      f(rowOf(8, "everyPlatform", "cold").requests)
+    } requests on this shared 2-core machine). A warm review costs what any warm review costs: the verdict of the index under the rule is remembered whole.`,
     "",
     "Reproduce with `deno run -A tests/bench/multiarch_bench.ts --reviews 50 --rtt 10`.",
     "",
