@@ -15,7 +15,10 @@
  * verified one at a time on the verification's own slot, and up to
  * {@linkcode MAX_PLATFORMS_AT_ONCE} at once with further slots, taken only when one is free and
  * nobody waits for it (`fair_slots.ts`'s `tryAcquire`): other reviews are never kept waiting for a
- * platform. The first denial, in the index's order, decides and names the platform:
+ * platform. They run inside the image's verification, which the reviews of that index share
+ * (`shared_flight.ts`), under its signal and read budget; two indexes listing the same platform
+ * share its cached verdict once one has verified it, not a verification in flight (whose reads
+ * are reserved by the index that started it). The first denial, in the index's order, decides and names the platform:
  * `platform linux/arm64 (sha256:…): <the kind's reason>`. An index admitted by its platforms'
  * signatures is still pinned by its own digest; the verdict carries a note saying so, which the
  * answer sends as a warning.
