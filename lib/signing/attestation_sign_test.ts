@@ -8,6 +8,8 @@ import {
   type DsseEnvelope,
   dssePae,
   encodeEnvelope,
+  envelopeSignsStatement,
+  openPgpSignatureVerifies,
   signAttestationCosign,
   signAttestationOpenPgp,
 } from "./attestation_sign.ts";
@@ -97,4 +99,49 @@ Deno.test("signAttestationOpenPgp() round-trips: a binary detached signature ove
   const other = await generateKeyPair({ name: "Other", email: "o@example.com", clock });
   const otherKey = await openpgp.readKey({ armoredKey: other.publicKeyArmored });
   await assert.rejects(() => readOpenPgpEnvelope(encodeEnvelope(envelope), otherKey));
+});
+
+Deno.test("envelopeSignsStatement() is the same statement signed by the same key, nothing else", async () => {
+  const cosign = await readCosignPrivateKey(
+    (await generateCosignKeyPair({ password: "pw" })).privateKeyPem,
+    "pw",
+  );
+  const other = await readCosignPrivateKey(
+    (await generateCosignKeyPair({ password: "pw" })).privateKeyPem,
+    "pw",
+  );
+  const byCosign = (pae: Uint8Array, sig: Uint8Array) => cosign.verify(pae, sig);
+  // Signed again: other signature bytes, the same statement and key.
+  const envelope = encodeEnvelope(await signAttestationCosign(cosign, statement));
+  assert.equal(await envelopeSignsStatement(envelope, statement, byCosign), true);
+  const another = encodeStatement(
+    inTotoStatement([{ name: "r.example/b", digest: `sha256:${HEX}` }], SLSA_PROVENANCE_V1, {}),
+  );
+  assert.equal(await envelopeSignsStatement(envelope, another, byCosign), false);
+  const theirs = encodeEnvelope(await signAttestationCosign(other, statement));
+  assert.equal(await envelopeSignsStatement(theirs, statement, byCosign), false);
+  for (const junk of ["", "null", "[]", '{"payloadType":1}', '{"signatures":[{"sig":"%%"}]}']) {
+    assert.equal(
+      await envelopeSignsStatement(new TextEncoder().encode(junk), statement, byCosign),
+      false,
+    );
+  }
+
+  const pair = await generateKeyPair({ name: "CI", email: "ci@example.com" });
+  const key = await readPrivateKey(pair.privateKeyArmored);
+  const gpg = encodeEnvelope(await signAttestationOpenPgp(key, statement));
+  const byKey = (pae: Uint8Array, sig: Uint8Array) => openPgpSignatureVerifies(key, pae, sig);
+  assert.equal(await envelopeSignsStatement(gpg, statement, byKey), true);
+  const stranger = await readPrivateKey(
+    (await generateKeyPair({ name: "O", email: "o@example.com" })).privateKeyArmored,
+  );
+  assert.equal(
+    await envelopeSignsStatement(
+      gpg,
+      statement,
+      (pae, sig) => openPgpSignatureVerifies(stranger, pae, sig),
+    ),
+    false,
+  );
+  assert.equal(await envelopeSignsStatement(envelope, statement, byKey), false);
 });
