@@ -35,6 +35,7 @@ import {
 } from "../kube/mod.ts";
 import { API_GROUP } from "../policy/mod.ts";
 import { installManifests } from "./manifests.ts";
+import { policyReportCrdsForeign } from "../reports/mod.ts";
 import {
   type InstallOptions,
   MANAGED_BY_LABEL,
@@ -278,9 +279,11 @@ export async function prepareInstall(
   const clientCa = ensuredClientCa
     ? { clientCa: ensuredClientCa.ca, clientCaRenewed: ensuredClientCa.renewed }
     : {};
+  // The PolicyReport CRDs are left to whoever installed them already (Kyverno, say).
+  const extras = { policyReportCrds: client ? !(await policyReportCrdsForeign(client)) : true };
   if (options.tlsMode === "cert-manager") {
     return {
-      objects: installManifests(options, undefined, ensuredClientCa?.ca),
+      objects: installManifests(options, undefined, ensuredClientCa?.ca, extras),
       tlsRenewed: undefined,
       ...clientCa,
     };
@@ -294,7 +297,7 @@ export async function prepareInstall(
     force: prepare.renewTls ?? false,
   });
   return {
-    objects: installManifests(options, ensured, ensuredClientCa?.ca),
+    objects: installManifests(options, ensured, ensuredClientCa?.ca, extras),
     tlsRenewed: ensured.renewed,
     tls: ensured.tls,
     ...clientCa,

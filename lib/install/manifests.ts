@@ -7,6 +7,7 @@
  */
 import { policyCrds } from "../policy/mod.ts";
 import type { KubeObject } from "../kube/mod.ts";
+import { policyReportCrdManifests } from "../reports/mod.ts";
 import { certificateManifest, issuerManifest } from "./cert_manager.ts";
 import { type ClientCa, clientCaSecretManifest } from "./client_auth.ts";
 import {
@@ -27,6 +28,15 @@ export function crdManifests(): KubeObject[] {
   return policyCrds() as unknown as KubeObject[];
 }
 
+/** What else an installation brings. */
+export interface InstallExtras {
+  /**
+   * The wg-policy PolicyReport CRDs (Kyverno's), which the report controller writes; false when
+   * the cluster has them from someone else already. @default true
+   */
+  readonly policyReportCrds?: boolean;
+}
+
 /**
  * All the objects of an installation. `tls` is the certificate toolkit made (ignored with
  * cert-manager); `caBundle` the base64 PEM the webhook configuration trusts; `clientCa` the
@@ -37,8 +47,13 @@ export function installManifests(
   options: InstallOptions,
   tls: { tls: WebhookTls; caBundle: string } | undefined,
   clientCa?: ClientCa,
+  extras: InstallExtras = {},
 ): KubeObject[] {
-  const objects: KubeObject[] = [namespaceManifest(options), ...crdManifests()];
+  const objects: KubeObject[] = [
+    namespaceManifest(options),
+    ...crdManifests(),
+    ...(extras.policyReportCrds ?? true ? policyReportCrdManifests() : []),
+  ];
   objects.push(
     serviceAccountManifest(options),
     clusterRoleManifest(),

@@ -108,6 +108,18 @@ export const SECURITY_CONTEXT_CONSTRAINTS: ResourceType = type(
 export const EVENTS: ResourceType = type("events.k8s.io", "v1", "events", "Event");
 /** Deployments. */
 export const DEPLOYMENTS: ResourceType = type("apps", "v1", "deployments", "Deployment");
+/** Pods. */
+export const PODS: ResourceType = type("", "v1", "pods", "Pod");
+/** ReplicaSets. */
+export const REPLICA_SETS: ResourceType = type("apps", "v1", "replicasets", "ReplicaSet");
+/** StatefulSets. */
+export const STATEFUL_SETS: ResourceType = type("apps", "v1", "statefulsets", "StatefulSet");
+/** DaemonSets. */
+export const DAEMON_SETS: ResourceType = type("apps", "v1", "daemonsets", "DaemonSet");
+/** Jobs. */
+export const JOBS: ResourceType = type("batch", "v1", "jobs", "Job");
+/** CronJobs. */
+export const CRON_JOBS: ResourceType = type("batch", "v1", "cronjobs", "CronJob");
 /** PodDisruptionBudgets. */
 export const POD_DISRUPTION_BUDGETS: ResourceType = type(
   "policy",
@@ -155,6 +167,16 @@ export const CERTIFICATES: ResourceType = type(
   "v1",
   "certificates",
   "Certificate",
+);
+
+/** Leases (`coordination.k8s.io/v1`): leader election. */
+export const LEASES: ResourceType = type("coordination.k8s.io", "v1", "leases", "Lease");
+/** wg-policy PolicyReports (`wgpolicyk8s.io/v1alpha2`, the CRDs as Kyverno ships them). */
+export const POLICY_REPORTS: ResourceType = type(
+  "wgpolicyk8s.io",
+  "v1alpha2",
+  "policyreports",
+  "PolicyReport",
 );
 
 /** ClusterImagePolicies of an API group (`toolkit.dev` or `portieris.cloud.ibm.com`). */
