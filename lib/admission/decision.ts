@@ -31,8 +31,15 @@ export interface SiteDecision {
   readonly detail?: string;
   /** The policy that applied: `ClusterImagePolicy "default" (pattern "icr.io/*")`. */
   readonly policy?: string;
+  /** The policy that applied as `kind/name` or `kind/namespace/name`: `ImagePolicy/team/app`. */
+  readonly policyRef?: string;
   /** The verified digest, when the image was resolved. */
   readonly digest?: string;
+  /**
+   * Why it was not allowed: `policy` (the image does not satisfy it, or nothing allows it),
+   * `error` (it could not be checked: a registry, a Secret, the time budget). Absent when allowed.
+   */
+  readonly cause?: "policy" | "error";
   /** The image after the patch, when it is pinned. */
   readonly pinned?: string;
 }
@@ -95,11 +102,15 @@ export function decisionOf(
     const site = item.site;
     const verdict = verdicts[i];
     const policy = item.match ? describeMatch(item.match) : undefined;
-    const base = { site, ...(policy ? { policy } : {}) };
+    const policyRef = item.match
+      ? [item.match.kind, item.match.namespace, item.match.name].filter((p) => p).join("/")
+      : undefined;
+    const base = { site, ...(policy ? { policy, policyRef } : {}) };
     let outcome: SiteDecision["outcome"];
     let reason: string | undefined;
     let digest: string | undefined;
     let pinned: string | undefined;
+    let cause: "policy" | "error" = "policy";
     if (item.immediate) {
       outcome = item.immediate.outcome;
       reason = item.immediate.reason;
@@ -116,6 +127,7 @@ export function decisionOf(
       const mode = enforcement === "warn" ? "warn" : item.match?.policy.mode ?? "enforce";
       outcome = mode === "warn" ? "warn" : "deny";
       reason = verdict?.reason ?? "the image was not checked";
+      cause = verdict === undefined ? "error" : verdict.cause;
       digest = verdict?.digest;
     }
     if (reason !== undefined) {
@@ -127,6 +139,7 @@ export function decisionOf(
         outcome,
         reason: line,
         detail: `${DENIAL_PREFIX}${reason}`,
+        cause,
         ...(digest ? { digest } : {}),
       });
       return;

@@ -40,7 +40,10 @@ export type {
 
 /** The settings of the decision. */
 export interface AdmissionSettings {
-  /** `warn` turns every denial into a warning (a dry run for the whole cluster). */
+  /**
+   * `warn` turns every denial into a warning (a dry run for the whole cluster); a namespace's
+   * `toolkit.dev/enforcement` label sets its own mode instead (`PolicySource.namespaceMode`).
+   */
   readonly mode: EnforcementMode;
   /** What happens to an image that no policy matches. */
   readonly noMatch: NoMatchAction;
@@ -176,11 +179,12 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
       if (namespace !== "" && source.exemptNamespaces().has(namespace)) {
         return simple(true, "exempt", kind, `namespace "${namespace}" is labelled exempt`);
       }
+      const warnMode = (source.namespaceMode?.(namespace) ?? settings.mode) === "warn";
       const workload = workloadImages(request);
       if (workload.sites === undefined) {
         if (workload.skip === "subresource") return simple(true, "skip", kind, workload.reason);
         const line = denialLine(workload.reason);
-        return settings.mode === "warn"
+        return warnMode
           ? { ...simple(true, "warn", kind, workload.reason), warnings: [line] }
           : simple(false, "deny", kind, workload.reason, [line]);
       }
@@ -208,7 +212,7 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         const reason =
           `the object names ${distinct} distinct images; at most ${maxImages} are checked per request`;
         const line = denialLine(reason);
-        return settings.mode === "warn"
+        return warnMode
           ? { ...simple(true, "warn", kind, reason), warnings: [line] }
           : simple(false, "deny", kind, reason, [line]);
       }

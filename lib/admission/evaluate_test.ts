@@ -45,6 +45,18 @@ spec:
 apiVersion: v1
 kind: Namespace
 metadata: { name: sandbox, labels: { toolkit.dev/image-security: exempt } }
+---
+apiVersion: v1
+kind: Namespace
+metadata: { name: trial, labels: { toolkit.dev/enforcement: warn } }
+---
+apiVersion: v1
+kind: Namespace
+metadata: { name: enforced, labels: { toolkit.dev/enforcement: enforce } }
+---
+apiVersion: v1
+kind: Namespace
+metadata: { name: odd, labels: { toolkit.dev/enforcement: maybe } }
 `;
 
 /**
@@ -228,6 +240,33 @@ Deno.test("evaluate() in global warn mode admits everything with warnings", asyn
   const decision = await evaluator.evaluate(pod(["registry.example.com/unsigned:1", "quay.io/x"]));
   assert.equal(decision.allowed, true);
   assert.equal(decision.warnings.length, 2);
+});
+
+Deno.test("evaluate() follows a namespace's toolkit.dev/enforcement label over the global mode", async () => {
+  const unsigned = "registry.example.com/unsigned:1";
+  const enforcing = setup().evaluator;
+  const warning = setup({ mode: "warn" }).evaluator;
+  // Labelled warn: admitted with a warning, even when the webhook enforces.
+  const trial = await enforcing.evaluate(pod([unsigned], { namespace: "trial" }));
+  assert.equal(trial.outcome, "warn");
+  assert.equal(trial.sites[0]?.outcome, "warn");
+  // Labelled enforce: denied, even when the webhook warns; a policy's own warn mode still warns.
+  const enforced = await warning.evaluate(pod([unsigned], { namespace: "enforced" }));
+  assert.equal(enforced.allowed, false);
+  assert.equal(enforced.sites[0]?.cause, "policy");
+  const policyWarn = await warning.evaluate(
+    pod(["registry.example.com/audit/unsigned:1"], { namespace: "enforced" }),
+  );
+  assert.equal(policyWarn.outcome, "warn");
+  // Unlabelled, or a value that is no mode: the global mode.
+  for (const namespace of ["dev", "odd"]) {
+    assert.equal((await enforcing.evaluate(pod([unsigned], { namespace }))).outcome, "deny");
+    assert.equal((await warning.evaluate(pod([unsigned], { namespace }))).outcome, "warn");
+  }
+  // Decided for the whole object (too many images) follows the label too.
+  const many = Array.from({ length: 300 }, (_, i) => `registry.example.com/a${i}:1`);
+  assert.equal((await enforcing.evaluate(pod(many, { namespace: "trial" }))).outcome, "warn");
+  assert.equal((await warning.evaluate(pod(many, { namespace: "enforced" }))).outcome, "deny");
 });
 
 Deno.test("evaluate() follows the no-match setting", async () => {

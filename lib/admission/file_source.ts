@@ -14,12 +14,13 @@
 import { safeSyntaxError, ToolkitError } from "../errors.ts";
 import { parseYamlDocuments } from "../yaml.ts";
 import { type ImagePolicy, PolicySet, validatePolicy } from "../policy/mod.ts";
-import type {
-  ConfigMapData,
-  ExemptLabel,
-  PolicySource,
-  SecretData,
-  ServiceAccountData,
+import {
+  type ConfigMapData,
+  enforcementLabelMode,
+  type ExemptLabel,
+  type PolicySource,
+  type SecretData,
+  type ServiceAccountData,
 } from "./source.ts";
 import { encodeBase64 } from "../base64.ts";
 
@@ -230,7 +231,17 @@ export function filePolicySource(
   let docs = documents;
   let set = new PolicySet(docs.policies);
   let exempt = exemptOf(docs);
+  let modes = modesOf(docs);
   let generation = 0;
+
+  function modesOf(d: PolicyDocuments): ReadonlyMap<string, "enforce" | "warn"> {
+    const out = new Map<string, "enforce" | "warn">();
+    for (const n of d.namespaces) {
+      const mode = enforcementLabelMode(n.labels);
+      if (mode !== undefined) out.set(n.name, mode);
+    }
+    return out;
+  }
 
   function exemptOf(d: PolicyDocuments): ReadonlySet<string> {
     const label = options.exemptLabel;
@@ -244,6 +255,7 @@ export function filePolicySource(
     ready: () => true,
     policies: () => set,
     exemptNamespaces: () => exempt,
+    namespaceMode: (namespace) => modes.get(namespace),
     generation: () => generation,
     secret: (namespace, name) => Promise.resolve(find(docs.secrets, namespace, name)),
     configMap: (namespace, name) => Promise.resolve(find(docs.configMaps ?? [], namespace, name)),
@@ -253,6 +265,7 @@ export function filePolicySource(
       docs = next;
       set = new PolicySet(next.policies);
       exempt = exemptOf(next);
+      modes = modesOf(next);
       generation++;
     },
   };

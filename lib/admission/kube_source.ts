@@ -54,6 +54,8 @@ import {
 } from "./object_reads.ts";
 import {
   type ConfigMapData,
+  ENFORCEMENT_LABEL,
+  enforcementLabelMode,
   type ExemptLabel,
   type PolicySource,
   type SecretData,
@@ -137,6 +139,7 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
   let policySet = new PolicySet([]);
   const problems = new Map<string, string>(); // "" for the cluster scope, else a namespace
   let exempt: ReadonlySet<string> = new Set();
+  let modes: ReadonlyMap<string, "enforce" | "warn"> = new Map();
   const keyWatches = new Map<string, Reflector>();
   // Keyed by names from requests: bounded by count and by the bytes of what each one holds (its
   // data, not its name); reads in flight come from one pool of bytes (see OnDemandReads).
@@ -200,6 +203,22 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
       },
     })
     : undefined;
+  const enforcement = new Reflector(client, {
+    ...common,
+    name: "Namespaces with an enforcement mode",
+    type: NAMESPACES,
+    labelSelector: ENFORCEMENT_LABEL,
+    onChange: () => {
+      const next = new Map<string, "enforce" | "warn">();
+      for (const n of enforcement.items()) {
+        const mode = enforcementLabelMode(n.metadata?.labels);
+        if (mode !== undefined && n.metadata?.name) next.set(n.metadata.name, mode);
+      }
+      modes = next;
+      generation++;
+      noteChange(false);
+    },
+  });
 
   /**
    * Each object validated once per version: a change to one policy validates that policy only,
@@ -463,13 +482,19 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
   }
 
   let started = false;
-  const primary = [clusterPolicies, namespacedPolicies, ...(namespaces ? [namespaces] : [])];
+  const primary = [
+    clusterPolicies,
+    namespacedPolicies,
+    enforcement,
+    ...(namespaces ? [namespaces] : []),
+  ];
   let stopped = false;
 
   return {
     ready: () => settled,
     policies: () => policySet,
     exemptNamespaces: () => exempt,
+    namespaceMode: (namespace) => modes.get(namespace),
     generation: () => generation,
     policyProblem(namespace) {
       return policySet.hasImagePolicies(namespace) ? problems.get(namespace) : problems.get("");

@@ -155,3 +155,46 @@ Deno.test("an invalid ImagePolicy denies its namespace once compiled, and a fix 
     await source.stop();
   }
 });
+
+Deno.test("the toolkit.dev/enforcement label of a Namespace sets its mode", async () => {
+  const hang = (request: TransportRequest) =>
+    new Response(
+      new ReadableStream({
+        start(controller) {
+          request.signal?.addEventListener("abort", () => controller.error(request.signal?.reason));
+        },
+      }),
+    );
+  const namespace = (name: string, mode: string) => ({
+    metadata: { name, labels: { "toolkit.dev/enforcement": mode } },
+  });
+  const selectors: string[] = [];
+  const client = fakeKubeClient((request) => {
+    const url = new URL(request.url);
+    if (url.searchParams.has("watch")) return hang(request);
+    if (url.pathname === "/api/v1/namespaces") {
+      selectors.push(url.searchParams.get("labelSelector") ?? "");
+      return Response.json({
+        metadata: { resourceVersion: "1" },
+        items: [namespace("trial", "warn"), namespace("live", "enforce"), namespace("odd", "x")],
+      });
+    }
+    return Response.json({ metadata: { resourceVersion: "1" }, items: [] });
+  });
+  const source = createKubePolicySource({
+    client,
+    group: "toolkit.dev",
+    controllerNamespace: "toolkit-system",
+  });
+  try {
+    source.start();
+    await source.whenSynced;
+    assert.deepEqual(selectors, ["toolkit.dev/enforcement"]);
+    assert.equal(source.namespaceMode!("trial"), "warn");
+    assert.equal(source.namespaceMode!("live"), "enforce");
+    assert.equal(source.namespaceMode!("odd"), undefined);
+    assert.equal(source.namespaceMode!("dev"), undefined);
+  } finally {
+    await source.stop();
+  }
+});

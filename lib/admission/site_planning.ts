@@ -33,7 +33,7 @@ export interface SitePlanning {
   readonly source: PolicySource;
   readonly verifier: ImageVerifier;
   readonly settings: {
-    /** `warn` turns every denial into a warning. */
+    /** `warn` turns every denial into a warning (where a namespace's label sets no mode). */
     readonly mode: EnforcementMode;
     /** What happens to an image that no policy matches. */
     readonly noMatch: NoMatchAction;
@@ -175,7 +175,7 @@ export function decideSites(
       workload,
       pending,
       pending.map((p) => p.slot === undefined ? undefined : verdicts[p.slot]),
-      settings.mode,
+      source.namespaceMode?.(namespace) ?? settings.mode,
     );
 
   /** The rest, from `sites[from]` on, once `waiting` (its policy) is chosen. */

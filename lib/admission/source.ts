@@ -78,6 +78,11 @@ export interface PolicySource {
   /** Namespaces that carry the exemption label. */
   exemptNamespaces(): ReadonlySet<string>;
   /**
+   * The mode a namespace's label sets ({@linkcode ENFORCEMENT_LABEL}: `enforce` or `warn`), which
+   * takes the place of the webhook's `--mode` there; undefined when the namespace has none.
+   */
+  namespaceMode?(namespace: string): "enforce" | "warn" | undefined;
+  /**
    * A number that changes whenever anything this source answers may have changed: a policy, a
    * watched Secret or ConfigMap, an exempt namespace, an object read afresh, new files. The
    * verifier remembers admitted verdicts for a second under one generation and forgets them all
@@ -139,6 +144,21 @@ export function configMapText(configMap: ConfigMapData, key: string): string | u
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The namespace label that sets a namespace's mode, in place of the webhook's `--mode`:
+ * `toolkit.dev/enforcement=enforce` or `=warn` (`toolkit image-security rollout` sets it). Any
+ * other value is ignored. A policy's own `mode: warn` still warns in an enforced namespace.
+ */
+export const ENFORCEMENT_LABEL = "toolkit.dev/enforcement";
+
+/** The mode an {@linkcode ENFORCEMENT_LABEL} value sets, if it is one. */
+export function enforcementLabelMode(
+  labels: Readonly<Record<string, string>> | undefined,
+): "enforce" | "warn" | undefined {
+  const value = labels?.[ENFORCEMENT_LABEL];
+  return value === "enforce" || value === "warn" ? value : undefined;
 }
 
 /** The namespace label that exempts a namespace: `key=value`. */

@@ -19,7 +19,7 @@ import { WebhookMetrics } from "../../webhook/metrics.ts";
 import { type AdmissionEvaluator, createAdmissionEvaluator } from "../../lib/admission/evaluate.ts";
 import { filePolicySource } from "../../lib/admission/file_source.ts";
 import { DEFAULT_EXEMPT_LABEL, type PolicySource } from "../../lib/admission/source.ts";
-import { createImageVerifier } from "../../lib/admission/verifier.ts";
+import { createImageVerifier, type ImageVerifier } from "../../lib/admission/verifier.ts";
 import {
   type ClassFilter,
   generateBody,
@@ -149,14 +149,15 @@ function cut(text: string, max = 3000): string {
  * The real decision path on the fuzz world: {@linkcode createImageVerifier} on its registries and
  * lookaside stores, and {@linkcode createAdmissionEvaluator} in enforce mode, denying what no
  * policy matches. `cacheTtlMs` sets the verdict and digest caches' lifetime (default 300 s and
- * 30 s).
+ * 30 s); `wrap` wraps the verifier (an audit's, `lib/audit`'s `auditVerifier`).
  */
 export function createFuzzEvaluator(
   world: FuzzWorld,
   source: PolicySource,
   cacheTtlMs?: number,
+  wrap: (verifier: ImageVerifier) => ImageVerifier = (v) => v,
 ): AdmissionEvaluator {
-  const verifier = createImageVerifier({
+  const verifier = wrap(createImageVerifier({
     source,
     clusterKeyNamespace: CONTROLLER_NAMESPACE,
     insecureRegistries: INSECURE_REGISTRIES,
@@ -167,7 +168,7 @@ export function createFuzzEvaluator(
     verdictCache: { ttlMs: cacheTtlMs ?? 300_000, maxEntries: 10_000 },
     digestCache: { ttlMs: cacheTtlMs ?? 30_000, maxEntries: 10_000 },
     clock: world.clock,
-  });
+  }));
   return createAdmissionEvaluator({
     source,
     verifier,
