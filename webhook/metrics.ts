@@ -23,6 +23,10 @@
  * | `portieris_pod_admission_decision_allow_count` | counter | |
  * | `portieris_pod_admission_decision_deny_count` | counter | |
  *
+ * With `--policy-reports`, the report controller's (`report_metrics.ts`) follow: among them
+ * `toolkit_audit_violations{namespace}`, `toolkit_reports_scans_total`,
+ * `toolkit_reports_registry_requests_total`.
+ *
  * @module
  */
 import type { MemoryPoolStats } from "../lib/read_budget.ts";
@@ -97,6 +101,8 @@ export class WebhookMetrics {
   tlsReloads = 0;
   /** Reads the caches' sizes and the limits; none until set. */
   bounds: (() => BoundsSnapshot) | undefined;
+  /** More exposition lines (the report controller's, `report_metrics.ts`); none until set. */
+  more: (() => string[]) | undefined;
 
   /** Counts a review and its duration in seconds. */
   review(decision: DecisionLabel, seconds: number): void {
@@ -279,6 +285,7 @@ export class WebhookMetrics {
       "Admission requests denied (Portieris-compatible name).",
       denied,
     );
+    if (this.more) lines.push(...this.more());
     return `${lines.join("\n")}\n`;
   }
 }

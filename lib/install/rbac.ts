@@ -3,8 +3,9 @@
  * bound to it. It reads policies, key Secrets and pull Secrets in any namespace (workloads
  * name pull Secrets in their own namespace; ImagePolicies name key Secrets there), the
  * ConfigMaps that hold sigstore trust roots (`trustRootRef`), reads
- * ServiceAccounts (their `imagePullSecrets`) and records denials as Events. It writes nothing
- * else: no CRDs, no webhook configurations, no policies.
+ * ServiceAccounts (their `imagePullSecrets`) and records denials as Events. For the PolicyReport
+ * controller (`lib/reports`) it lists and watches the workloads it audits, holds its Lease and
+ * writes PolicyReports. It writes nothing else: no CRDs, no webhook configurations, no policies.
  *
  * @module
  */
@@ -40,6 +41,24 @@ export function clusterRoleManifest(): KubeObject {
       // Namespace labels decide the exemptions the webhook applies itself.
       { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "list", "watch"] },
       { apiGroups: ["", "events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+      // The PolicyReport controller: the workloads it audits, its Lease, the reports it writes.
+      { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch"] },
+      {
+        apiGroups: ["apps"],
+        resources: ["deployments", "replicasets", "statefulsets", "daemonsets"],
+        verbs: ["get", "list", "watch"],
+      },
+      { apiGroups: ["batch"], resources: ["jobs", "cronjobs"], verbs: ["get", "list", "watch"] },
+      {
+        apiGroups: ["coordination.k8s.io"],
+        resources: ["leases"],
+        verbs: ["get", "create", "update"],
+      },
+      {
+        apiGroups: ["wgpolicyk8s.io"],
+        resources: ["policyreports"],
+        verbs: ["get", "list", "watch", "create", "patch", "update", "delete"],
+      },
     ],
   };
 }

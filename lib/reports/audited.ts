@@ -1,29 +1,20 @@
 /**
- * What the report controller receives from an audit (`lib/audit`'s `AuditedImage`, the fields it
- * reads) and how it asks for one.
+ * What the report controller receives from an audit (`lib/audit`'s `AuditedImage`) and how it
+ * asks for one.
  *
  * @module
  */
-import type { KubeClient } from "../kube/mod.ts";
+import type { AuditedImage, AuditKube } from "../audit/mod.ts";
 
-/** One image site of one workload and its verdict (`lib/audit`'s `AuditedImage`). */
-export interface AuditedImage {
-  readonly namespace: string;
-  readonly workload: { readonly kind: string; readonly name: string; readonly uid?: string };
-  readonly container: string;
-  readonly image: string;
-  readonly verdict: "pass" | "fail" | "warn" | "error";
-  readonly message: string;
-  readonly policy?: string;
-  readonly digest?: string;
-}
+export type { AuditedImage };
 
-/** The part of a client an audit lists workloads with. */
-export type AuditLister = Pick<KubeClient, "list">;
+/** The part of a client an audit lists workloads with (`lib/audit`'s `AuditKube`). */
+export type AuditLister = AuditKube;
 
 /**
- * Audits the workloads of `namespaces` as `lister` lists them (the controller's reflectors'
- * copies): `lib/audit`'s `auditWorkloads` with the controller's evaluator.
+ * Audits the workloads of `namespaces` (all when undefined) as `lister` lists them (the
+ * controller's reflectors' copies): `lib/audit`'s `auditWorkloads` with the controller's
+ * evaluator.
  */
 export type AuditFunction = (
   lister: AuditLister,

@@ -79,7 +79,8 @@ function auditedSpec(object: KubeObject): unknown {
   const spec = (object as { spec?: Spec }).spec ?? {};
   const template = (spec.template as { spec?: Spec } | undefined)?.spec ??
     ((spec.jobTemplate as { spec?: { template?: { spec?: Spec } } } | undefined)?.spec?.template
-      ?.spec) ?? spec;
+      ?.spec) ??
+    spec;
   const images = (list: unknown) =>
     Array.isArray(list) ? list.map((c) => `${c?.name}=${c?.image}`) : [];
   const volumes = Array.isArray(template.volumes)
@@ -311,9 +312,10 @@ export class ReportController {
       observer?.violations?.(namespace, violations(images));
     } catch (error) {
       observer?.written?.("failed");
-      this.#emit("warn", `the PolicyReport of namespace "${namespace}" was not written: ${
-        message(error)
-      }`);
+      this.#emit(
+        "warn",
+        `the PolicyReport of namespace "${namespace}" was not written: ${message(error)}`,
+      );
     }
   }
 
@@ -327,9 +329,10 @@ export class ReportController {
       observer?.removed?.(namespace);
     } catch (error) {
       observer?.written?.("failed");
-      this.#emit("warn", `the PolicyReport of namespace "${namespace}" was not deleted: ${
-        message(error)
-      }`);
+      this.#emit(
+        "warn",
+        `the PolicyReport of namespace "${namespace}" was not deleted: ${message(error)}`,
+      );
     }
   }
 }

@@ -127,8 +127,11 @@ export async function runLeaderElection(
     try {
       return await tryAcquireOrRenew();
     } catch (error) {
-      emit("warn", `the Lease "${options.namespace}/${options.name}" could not be read or ` +
-        `written: ${error instanceof Error ? error.message : String(error)}`);
+      emit(
+        "warn",
+        `the Lease "${options.namespace}/${options.name}" could not be read or ` +
+          `written: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return undefined;
     }
   }
@@ -182,9 +185,12 @@ export async function runLeaderElection(
       });
       emit("info", `released the Lease "${options.namespace}/${options.name}"`);
     } catch (error) {
-      emit("warn", `the Lease "${options.namespace}/${lease.metadata.name}" was not released: ${
-        error instanceof Error ? error.message : String(error)
-      }`);
+      emit(
+        "warn",
+        `the Lease "${options.namespace}/${lease.metadata.name}" was not released: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
     }
   }
 }

@@ -6,3 +6,8 @@
  * @module
  */
 export * from "./crds.ts";
+export * from "./audited.ts";
+export * from "./report.ts";
+export * from "./token_bucket.ts";
+export * from "./lease.ts";
+export * from "./controller.ts";

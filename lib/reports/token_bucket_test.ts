@@ -48,7 +48,7 @@ Deno.test("a token bucket refills with the clock, up to its burst", async () => 
 });
 
 Deno.test("waiters reserve tokens in order: N waiting takes wait 1/rate, 2/rate, …", async () => {
-  let time = 0;
+  const time = 0;
   const waits: number[] = [];
   const clock: BucketClock = {
     now: () => time,
@@ -89,8 +89,11 @@ Deno.test("rateLimitedFetch takes a token for each request and counts the reques
   const bucket = new TokenBucket({ ratePerSecond: 1, burst: 2, clock });
   let sent = 0;
   let counted = 0;
-  const fetch = rateLimitedFetch(() => (sent++, Promise.resolve(new Response("ok"))), bucket, () =>
-    counted++);
+  const fetch = rateLimitedFetch(
+    () => (sent++, Promise.resolve(new Response("ok"))),
+    bucket,
+    () => counted++,
+  );
   for (let i = 0; i < 4; i++) assert.equal(await (await fetch("http://x/")).text(), "ok");
   assert.equal(sent, 4);
   assert.equal(counted, 4);
