@@ -319,6 +319,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
     budgetMs: config.budgetMs,
     clientCertificates: config.clientCaFile !== undefined ? "required" : "not asked for",
     policyReports: reports ? "on" : "off",
+    ...(reports ? { reportsIdentity: reports.identity } : {}),
     ...(probeServer ? { probePort: probeServer.port } : {}),
   });
   return {

@@ -48,6 +48,8 @@ export interface ReportsDeps {
 /** A running election and controller. */
 export interface RunningReports {
   readonly metrics: ReportMetrics;
+  /** This replica's Lease identity (`POD_NAME_<uuid>`), written on its reports. */
+  readonly identity: string;
   /** Tells the controller (when this replica leads) that policies or keys changed. */
   policyChanged(): void;
   /** Stops the controller and releases the Lease. */
@@ -97,12 +99,14 @@ export function startReports(deps: ReportsDeps): RunningReports {
     log.write({ level, msg: message, component: "policy-reports" });
   let current: ReportController | undefined;
   const stopping = new AbortController();
+  // As client-go's: the pod's name and a random part, so that two processes never share one.
+  const identity = `${config.podName}_${crypto.randomUUID()}`;
   const election = runLeaderElection(
     {
       client: deps.client,
       namespace: config.namespace,
       name: REPORTS_LEASE_NAME,
-      identity: config.podName,
+      identity,
       clock: SYSTEM_BUCKET_CLOCK,
       onEvent,
     },
@@ -117,7 +121,7 @@ export function startReports(deps: ReportsDeps): RunningReports {
             { ...(namespaces ? { namespaces } : {}), signal: auditSignal },
           );
         },
-        reporter: config.podName,
+        reporter: identity,
         clock: SYSTEM_BUCKET_CLOCK,
         resyncMs: settings.resyncMs,
         debounceMs: settings.debounceMs,
@@ -136,6 +140,7 @@ export function startReports(deps: ReportsDeps): RunningReports {
   );
   return {
     metrics,
+    identity,
     policyChanged: () => current?.policyChanged(),
     async stop() {
       stopping.abort();
