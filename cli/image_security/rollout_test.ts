@@ -1,0 +1,113 @@
+/**
+ * `image-security rollout` in-process: the in-memory API server of `tests/fakes/kube_api.ts`,
+ * the images in the real distribution registry, signed by the real skopeo and gpg.
+ */
+import assert from "node:assert/strict";
+import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
+import { fakeCli } from "../../tests/fakes/cli.ts";
+import { fakeClock } from "../../tests/fakes/clock.ts";
+import {
+  clusterImagePolicies,
+  imagePolicies,
+  NAMESPACES,
+  PODS,
+  SECRETS,
+} from "../../lib/kube/mod.ts";
+
+Deno.test({
+  name: "image-security rollout enforces a namespace only when the audit finds nothing denied",
+  ignore: e2eSkipReason(["docker-registry", "gpg", "skopeo"]) !== undefined,
+  fn: async () => {
+    await using registry = await startRegistry();
+    await using gpg = await startGpg();
+    const key = await gpg.generateKey({ type: "ed25519" });
+    const signed = `${registry.host}/team/app:1`;
+    await gpg.pushImage(signed, { signBy: key.fingerprint });
+    const unsigned = `${registry.host}/team/plain:1`;
+    await gpg.pushImage(unsigned, { content: "plain" });
+
+    await using cli = await fakeCli({
+      types: [clusterImagePolicies("toolkit.dev"), imagePolicies("toolkit.dev")],
+    });
+    const kube = cli.kube;
+    kube.seed(NAMESPACES, { metadata: { name: "toolkit-system" } });
+    kube.seed(NAMESPACES, {
+      metadata: { name: "team", labels: { "toolkit.dev/enforcement": "warn", app: "x" } },
+    });
+    kube.seed(SECRETS, {
+      metadata: { name: "signer", namespace: "toolkit-system" },
+      stringData: { key: key.publicKeyArmored },
+    });
+    kube.seed(clusterImagePolicies("toolkit.dev"), {
+      apiVersion: "toolkit.dev/v1",
+      kind: "ClusterImagePolicy",
+      metadata: { name: "default" },
+      spec: {
+        repositories: [{
+          name: `${registry.host}/team/*`,
+          policy: { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } },
+        }],
+      },
+    });
+    kube.seed(PODS, {
+      metadata: { name: "ok", namespace: "team" },
+      spec: { containers: [{ name: "main", image: signed }] },
+    });
+    kube.seed(PODS, {
+      metadata: { name: "old", namespace: "team" },
+      spec: { containers: [{ name: "main", image: unsigned }] },
+    });
+
+    const clock = fakeClock(Date.now() + 60_000);
+    const flags = ["--insecure-registry", registry.host, "--registries.d", gpg.registriesD];
+    const rollout = (args: string[]) =>
+      cli.run(["image-security", "rollout", "-n", "team", ...args, ...flags], {
+        context: { clock },
+      });
+    const label = () => kube.get(NAMESPACES, undefined, "team")!.metadata.labels;
+
+    // Usage errors.
+    assert.equal((await rollout([])).status, 2);
+    assert.equal((await rollout(["--enforce", "--warn"])).status, 2);
+    assert.equal((await rollout(["--warn", "--force"])).status, 2);
+
+    // Refused while an unsigned image runs there (the namespace is labelled warn: the audit
+    // judges it as it would be enforced), and nothing written.
+    const writes = kube.writes().length;
+    const refused = await rollout(["--enforce"]);
+    assert.equal(refused.status, 1, refused.err);
+    assert.match(refused.err, /Pod\/old\s+main\s+\S+plain:1\s+fail\s+A signature was required/);
+    assert.match(refused.err, /Not enforcing namespace "team": 1 running image would be denied/);
+    assert.doesNotMatch(refused.err, /Pod\/ok/);
+    assert.equal(kube.writes().length, writes);
+    assert.equal(label()?.["toolkit.dev/enforcement"], "warn");
+
+    // --dry-run with --force: tells, changes nothing.
+    const dry = await rollout(["--enforce", "--force", "--dry-run", "-o", "json"]);
+    assert.equal(dry.status, 0, dry.err);
+    const dryData = JSON.parse(dry.out);
+    assert.equal(dryData.results[0].outcome, "would be labelled");
+    assert.equal(dryData.wouldDeny, 1);
+    assert.equal(kube.writes().length, writes);
+
+    // Fixed (the old Pod now runs the signed image): enforced, its other labels kept.
+    const live = kube.get(PODS, "team", "old")!;
+    kube.seed(PODS, { ...live, spec: { containers: [{ name: "main", image: signed }] } });
+    const enforced = await rollout(["--enforce", "-o", "yaml"]);
+    assert.equal(enforced.status, 0, enforced.err);
+    assert.match(enforced.err, /labelled toolkit\.dev\/enforcement=enforce \(was warn\)/);
+    assert.match(enforced.out, /outcome: labelled/);
+    assert.deepEqual(label(), { "toolkit.dev/enforcement": "enforce", app: "x" });
+    assert.equal((await rollout(["--enforce"])).err.includes("already in enforce mode"), true);
+
+    // Back to warn, no audit needed.
+    const back = await rollout(["--warn"]);
+    assert.equal(back.status, 0, back.err);
+    assert.equal(label()?.["toolkit.dev/enforcement"], "warn");
+
+    // A namespace that does not exist.
+    const missing = await cli.run(["image-security", "rollout", "-n", "nope", "--warn"]);
+    assert.equal(missing.status, 1);
+    assert.match(missing.err, /Namespace "nope" does not exist/);
+  },
+});
