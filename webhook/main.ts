@@ -30,6 +30,7 @@ import {
   createKubePolicySource,
   DeadlineScheduler,
   DEFAULT_IMAGE_READ_BYTES,
+  DEFAULT_READ_POOL_BYTES,
   type EventRecorder,
   filePolicySource,
   loadPolicyFiles,
@@ -37,6 +38,7 @@ import {
   type VerifierOptions,
 } from "../lib/admission/mod.ts";
 import type { KubeClient } from "../lib/kube/mod.ts";
+import { MemoryPool } from "../lib/read_budget.ts";
 import { type RunningReports, startReports } from "./reports.ts";
 
 /** The largest request body the probe listener reads (its routes are GETs). */
@@ -176,6 +178,11 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
     : await kubeSource(config, log, turns, () => reports?.policyChanged());
   const registries = await registryFetch(config);
   const verifierOptions: VerifierOptions = {
+    // One pool of registry reads for the process: the report audits' verifier takes from it too.
+    memory: {
+      pool: new MemoryPool(DEFAULT_READ_POOL_BYTES),
+      imageReadBytes: DEFAULT_IMAGE_READ_BYTES,
+    },
     source: handle.source,
     clusterKeyNamespace: config.namespace,
     insecureRegistries: config.insecureRegistries,

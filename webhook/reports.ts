@@ -33,6 +33,15 @@ export const REPORTS_LEASE_NAME = "toolkit-policy-reports";
 /** The time one report audit may give one workload (its registry waits included). */
 const REPORT_BUDGET_MS = 30_000;
 
+/**
+ * The byte bounds of the audits' verdict and digest caches: small, as the audits remember their
+ * own verdicts while they run (`lib/audit`'s `auditVerifier`) and re-verify at each resync anyway.
+ */
+export const REPORT_CACHE_BYTES = 512 * 1024;
+
+/** The entries of the audits' verdict and digest caches. */
+const REPORT_CACHE_ENTRIES = 2048;
+
 /** What the report controller is built from. */
 export interface ReportsDeps {
   readonly config: WebhookConfig & { policyReports: NonNullable<WebhookConfig["policyReports"]> };
@@ -72,11 +81,17 @@ export function startReports(deps: ReportsDeps): RunningReports {
   const verifier = auditVerifier(createImageVerifier({
     ...deps.verifierOptions,
     fetch: rateLimitedFetch(baseFetch, bucket, () => metrics.registryRequests++),
+    // The webhook's read pool (`verifierOptions.memory`): the audits' registry reads count in it.
     flightTimeoutMs: REPORT_BUDGET_MS,
-    verdictCache: { ttlMs: cacheTtlMs, maxEntries: config.cacheSize },
+    verdictCache: {
+      ttlMs: cacheTtlMs,
+      maxEntries: REPORT_CACHE_ENTRIES,
+      maxBytes: REPORT_CACHE_BYTES,
+    },
     digestCache: {
       ttlMs: Math.min(config.digestCacheTtlMs, cacheTtlMs),
-      maxEntries: config.cacheSize,
+      maxEntries: REPORT_CACHE_ENTRIES,
+      maxBytes: REPORT_CACHE_BYTES,
     },
     observer: {},
   }));

@@ -207,12 +207,15 @@ export class ReportController {
         }
         trigger = "workloads";
         if (signal.aborted) break;
-        if (this.#workloadsChanged || this.#policiesChanged) continue;
-        // Wait for a change or the resync, then gather what else changes for debounceMs.
-        this.#wake = new AbortController();
-        const wait = AbortSignal.any([signal, this.#wake.signal]);
-        await this.#sleep(nextResync - clock.now(), wait);
-        if (signal.aborted) break;
+        if (!this.#workloadsChanged && !this.#policiesChanged) {
+          // Wait for a change or the resync.
+          this.#wake = new AbortController();
+          const wait = AbortSignal.any([signal, this.#wake.signal]);
+          await this.#sleep(nextResync - clock.now(), wait);
+          if (signal.aborted) break;
+        }
+        // Gather what else changes for debounceMs (changes during an audit too): a burst of
+        // changes, or a stream of them, is one audit per debounceMs at most.
         if (this.#workloadsChanged || this.#policiesChanged) {
           await this.#sleep(debounceMs, signal);
         }

@@ -4,9 +4,9 @@
  * `leaseDurationSeconds` as seen from here (the time is this process's own: the record's
  * `renewTime` is only compared with the one seen before, so clock skew between replicas does not
  * matter); the holder renews it every `retryPeriodMs` and stops leading when it could not renew
- * within `renewDeadlineMs`; on shutdown it releases the Lease (holder emptied) so that a standby
- * takes over at once. Every write is a replace with the `resourceVersion` read: two candidates
- * cannot both win.
+ * within `renewDeadlineMs` or when it finds another holder; on shutdown, or when its work ends on
+ * its own, it releases the Lease (holder emptied) so that a standby takes over at once. Every
+ * write is a replace with the `resourceVersion` read: two candidates cannot both win.
  *
  * @module
  */
@@ -76,8 +76,12 @@ export async function runLeaderElection(
     }
   };
 
+  /** Who else holds the Lease, when the last try found it held by another candidate. */
+  let otherHolder: string | undefined;
+
   /** Tries once to take or renew the Lease; the Lease as written, or undefined. */
   async function tryAcquireOrRenew(): Promise<Lease | undefined> {
+    otherHolder = undefined;
     const now = clock.now();
     const live = await client.read<Lease>(LEASES, options.namespace, options.name);
     const spec: LeaseSpec = {
@@ -106,7 +110,10 @@ export async function runLeaderElection(
     const holder = current.holderIdentity ?? "";
     const mine = holder === identity;
     const liveDurationMs = (current.leaseDurationSeconds ?? durationMs / 1000) * 1000;
-    if (!mine && holder !== "" && now < observed.at + liveDurationMs) return undefined;
+    if (!mine && holder !== "" && now < observed.at + liveDurationMs) {
+      otherHolder = holder;
+      return undefined;
+    }
     const next: LeaseSpec = mine
       ? { ...current, renewTime: spec.renewTime, leaseDurationSeconds: spec.leaseDurationSeconds }
       : { ...spec, leaseTransitions: (current.leaseTransitions ?? 0) + (holder === "" ? 0 : 1) };
@@ -146,17 +153,24 @@ export async function runLeaderElection(
     const leading = new AbortController();
     const stopLeading = () => leading.abort(new Error("leadership ended"));
     signal.addEventListener("abort", stopLeading, { once: true });
+    let workEnded = false;
     const work = lead(leading.signal).catch((error) =>
       emit("warn", `the leader's work failed: ${error instanceof Error ? error.message : error}`)
-    );
+    ).finally(() => {
+      workEnded = true;
+    });
     let renewedAt = clock.now();
-    while (!signal.aborted && !leading.signal.aborted) {
+    while (!signal.aborted && !leading.signal.aborted && !workEnded) {
       await sleep(retryMs);
-      if (signal.aborted) break;
+      if (signal.aborted || workEnded) break;
       const renewed = await attempt();
       if (renewed) {
         held = renewed;
         renewedAt = clock.now();
+      } else if (otherHolder !== undefined) {
+        emit("warn", `leadership lost: "${otherHolder}" holds the Lease`);
+        held = undefined;
+        break;
       } else if (clock.now() - renewedAt >= renewDeadlineMs) {
         emit("warn", `leadership lost: the Lease was not renewed within ${renewDeadlineMs} ms`);
         held = undefined;
@@ -166,6 +180,12 @@ export async function runLeaderElection(
     stopLeading();
     signal.removeEventListener("abort", stopLeading);
     await work;
+    if (held && !signal.aborted) {
+      // The work ended on its own (it failed): another candidate takes over.
+      await release(held);
+      held = undefined;
+      await sleep(retryMs);
+    }
   }
   if (held) await release(held);
 

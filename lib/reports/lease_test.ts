@@ -96,3 +96,65 @@ Deno.test("a holder that vanished without releasing is replaced once its Lease e
   stop.abort();
   await run;
 });
+
+Deno.test("a leader whose Lease another took stops leading at once", async () => {
+  const api = new FakeKubeApi();
+  api.seed(NAMESPACES, { metadata: { name: "toolkit-system" } });
+  const client = fakeKubeClient((r) => api.transport().open(r));
+  const stop = new AbortController();
+  let leading = false;
+  let ended = false;
+  const run = runLeaderElection(
+    { client, namespace: "toolkit-system", name: "reports", identity: "a", clock: fastClock },
+    async (signal) => {
+      leading = true;
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      ended = true;
+    },
+    stop.signal,
+  );
+  await until(() => leading);
+  // Another writer takes the Lease (as a standby that judged it expired would).
+  const lease = api.get(LEASES, "toolkit-system", "reports")!;
+  await client.replace(LEASES, {
+    ...lease,
+    spec: { ...(lease.spec as object), holderIdentity: "b", renewTime: new Date().toISOString() },
+  });
+  await until(() => ended);
+  stop.abort();
+  await run;
+  // It did not release what it no longer holds.
+  const after = api.get(LEASES, "toolkit-system", "reports") as unknown as {
+    spec: { holderIdentity: string };
+  };
+  assert.equal(after.spec.holderIdentity, "b");
+});
+
+Deno.test("a leader whose work fails releases the Lease and campaigns again", async () => {
+  const api = new FakeKubeApi();
+  api.seed(NAMESPACES, { metadata: { name: "toolkit-system" } });
+  const client = fakeKubeClient((r) => api.transport().open(r));
+  const stop = new AbortController();
+  let terms = 0;
+  const warnings: string[] = [];
+  const run = runLeaderElection(
+    {
+      client,
+      namespace: "toolkit-system",
+      name: "reports",
+      identity: "a",
+      clock: fastClock,
+      onEvent: (level, message) => level === "warn" && warnings.push(message),
+    },
+    async (signal) => {
+      terms++;
+      if (terms === 1) throw new Error("the watches could not start");
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    },
+    stop.signal,
+  );
+  await until(() => terms === 2);
+  assert.ok(warnings.some((w) => w.includes("the watches could not start")), warnings.join());
+  stop.abort();
+  await run;
+});
