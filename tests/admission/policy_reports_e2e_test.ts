@@ -10,7 +10,13 @@ import assert from "node:assert/strict";
 import { e2eSkipReason } from "../env/mod.ts";
 import { startWebhook } from "./_webhook.ts";
 import { startWorld } from "./_world.ts";
-import { CONTROLLER_NAMESPACE, deploymentManifest, eventually, kubectlOk } from "./_webhook.ts";
+import {
+  CONTROLLER_NAMESPACE,
+  deploymentManifest,
+  eventually,
+  kubectlOk,
+  podManifest,
+} from "./_webhook.ts";
 
 interface Report {
   metadata: { annotations?: Record<string, string>; managedFields?: unknown[] };
@@ -45,6 +51,7 @@ Deno.test({
     // Running before enforcement: created before the webhook is registered.
     await world.apply(deploymentManifest("signed", "team", signed));
     await world.apply(deploymentManifest("unsigned", "team", unsigned));
+    await world.apply(podManifest("lone", "team", { containers: [unsigned] }));
 
     const args = [
       "--policy-reports",
@@ -103,13 +110,23 @@ Deno.test({
       r?.results?.find((x) => x.resources[0]?.kind === kind && x.resources[0]?.name === name)
         ?.result;
 
-    await t.step("a report appears: the signed Deployment passes, the unsigned fails", async () => {
+    await t.step("a report appears: the signed Deployment passes, the unsigned fail", async () => {
       await eventually("the report of namespace team", async () => {
         const r = await report();
         return verdictOf(r, "Deployment", "signed") === "pass" &&
-          verdictOf(r, "Deployment", "unsigned") === "fail";
+          verdictOf(r, "Deployment", "unsigned") === "fail" &&
+          verdictOf(r, "Pod", "lone") === "fail";
       }, 90_000);
       const r = (await report())!;
+      // The Deployments' ReplicaSets and Pods are reported as their Deployments, once.
+      assert.deepEqual(
+        r.results!.map((x) => `${x.resources[0]!.kind}/${x.resources[0]!.name}`).sort(),
+        ["Deployment/signed", "Deployment/unsigned", "Pod/lone"],
+      );
+      assert.equal(
+        r.results!.find((x) => x.resources[0]!.name === "lone")!.properties.image,
+        unsigned,
+      );
       assert.ok(r.results!.every((x) => x.source === "toolkit"));
       assert.ok(r.summary!.fail! >= 1 && r.summary!.pass! >= 1, JSON.stringify(r.summary));
     });
