@@ -108,6 +108,18 @@ Deno.test({
     const web = data.images.find((i) => i.workload.name === "web")!;
     assert.match(web.digest ?? "", /^sha256:/);
 
+    // A long scan tells its progress on stderr (here every call of the clock takes 0.6 s).
+    let time = Date.now() + 60_000;
+    const slow = { now: () => (time += 600), sleep: () => Promise.resolve() };
+    const progress = await cli.run(["image-security", "audit", "-A", ...flags], {
+      context: { clock: slow },
+    });
+    assert.equal(progress.status, 1, progress.err);
+    assert.match(progress.err, /^audited [12] of 3 workloads$/m);
+    assert.match(progress.err, /^audited 3 of 3 workloads$/m);
+    assert.doesNotMatch(table.err, /audited/, "a short scan says nothing of its progress");
+    assert.doesNotMatch((await audit(["-A", "--quiet"])).err, /audited|would be denied/);
+
     // A namespace labelled warn: the denial is a warning, nothing would be denied.
     kube.seed(NAMESPACES, {
       metadata: { name: "other", labels: { "toolkit.dev/enforcement": "warn" } },

@@ -65,19 +65,19 @@ export async function run(
   if (before === mode) {
     outcome = "unchanged";
   } else if (options.dryRun) {
-    outcome = "would be labelled";
+    outcome = "would update";
   } else {
     const result = await applyObject(kube, NAMESPACES, {
       apiVersion: "v1",
       kind: "Namespace",
       metadata: { name: namespace, labels: { [ENFORCEMENT_LABEL]: mode } },
     }, { existing: live });
-    outcome = result.outcome === "unchanged" ? "unchanged" : "labelled";
+    outcome = result.outcome === "unchanged" ? "unchanged" : "updated";
   }
   err(
     outcome === "unchanged"
       ? `Namespace "${namespace}" is already in ${mode} mode`
-      : outcome === "labelled"
+      : outcome === "updated"
       ? `Namespace "${namespace}" labelled ${ENFORCEMENT_LABEL}=${mode}${
         before ? ` (was ${before})` : ""
       }`

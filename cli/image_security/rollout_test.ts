@@ -86,7 +86,7 @@ Deno.test({
     const dry = await rollout(["--enforce", "--force", "--dry-run", "-o", "json"]);
     assert.equal(dry.status, 0, dry.err);
     const dryData = JSON.parse(dry.out);
-    assert.equal(dryData.results[0].outcome, "would be labelled");
+    assert.equal(dryData.results[0].outcome, "would update");
     assert.equal(dryData.wouldDeny, 1);
     assert.equal(kube.writes().length, writes);
 
@@ -96,7 +96,7 @@ Deno.test({
     const enforced = await rollout(["--enforce", "-o", "yaml"]);
     assert.equal(enforced.status, 0, enforced.err);
     assert.match(enforced.err, /labelled toolkit\.dev\/enforcement=enforce \(was warn\)/);
-    assert.match(enforced.out, /outcome: labelled/);
+    assert.match(enforced.out, /outcome: updated/);
     assert.deepEqual(label(), { "toolkit.dev/enforcement": "enforce", app: "x" });
     assert.equal((await rollout(["--enforce"])).err.includes("already in enforce mode"), true);
 

@@ -5,14 +5,20 @@
  * denials too, for as long as it runs: a thousand Pods running one unsigned image cost the
  * registry one verification, not a thousand.
  *
- * Verdicts are remembered by policy match (the evaluator hands the same match object for the same
- * image and policy; a policy that changes gives new ones), image reference and what the pull
- * credentials are read from. At most {@linkcode MAX_AUDIT_VERDICTS} are remembered; past that
- * the verifier answers as it would alone.
+ * Verdicts are remembered by the policy's repository rule (a policy that changes is compiled
+ * into new ones), the image reference, and the pull credentials the verification would use:
+ * workloads in many namespaces that name no pull Secret share one verification of an image. At
+ * most {@linkcode MAX_AUDIT_VERDICTS} are remembered; past that the verifier answers as it would
+ * alone.
  *
  * @module
  */
-import type { ImageVerdict, ImageVerifier, VerifyTask } from "../admission/mod.ts";
+import {
+  type ImageVerdict,
+  type ImageVerifier,
+  raceSignal,
+  type VerifyTask,
+} from "../admission/mod.ts";
 
 /** The most verdicts one audit remembers (about 300 bytes each). */
 export const MAX_AUDIT_VERDICTS = 100_000;
@@ -25,43 +31,98 @@ export interface AuditVerifier extends ImageVerifier {
   readonly remembered: number;
 }
 
-function keyOf(task: VerifyTask): string | undefined {
-  if (task.credentialsKey === undefined) return undefined;
+/**
+ * The image and how the policy matched it (the verification's input besides the policy and the
+ * credentials), and the workload's namespace when the policy reads a store Secret from it.
+ */
+function imageKey(task: VerifyTask): string {
   const r = task.reference;
-  return `${r.domain}/${r.path}:${r.tag ?? ""}@${r.digest ?? ""}\n${task.credentialsKey}`;
+  const byTag = task.match.matchedByTag ? " by tag" : "";
+  const store = task.match.policy.simple?.storeSecret ? ` in ${task.namespace}` : "";
+  return `${r.domain}/${r.path}:${r.tag ?? ""}@${r.digest ?? ""}${byTag}${store}`;
 }
 
 /** Wraps `verifier` (the webhook's, `createImageVerifier`) for an audit. */
 export function auditVerifier(verifier: ImageVerifier): AuditVerifier {
-  let byMatch = new WeakMap<object, Map<string, ImageVerdict>>();
+  // By the policy's repository rule (the same object for every namespace it governs), then by
+  // image and what the credentials are: by the workload's names (answered synchronously), and
+  // by the credentials read (`PullCredentials.id`: the Secrets used and their versions, "" for
+  // none), which workloads of many namespaces without pull Secrets share.
+  let byNames = new WeakMap<object, Map<string, ImageVerdict>>();
+  let byCredentials = new WeakMap<object, Map<string, ImageVerdict>>();
+  /** Verifications in flight, by the key of `byCredentials`: later workloads wait for them. */
+  let flights = new WeakMap<object, Map<string, Promise<ImageVerdict>>>();
   let count = 0;
-  const lookup = (task: VerifyTask): ImageVerdict | undefined => {
-    const key = keyOf(task);
-    return key === undefined ? undefined : byMatch.get(task.match)?.get(key);
-  };
-  const remember = (task: VerifyTask, verdict: ImageVerdict) => {
-    const key = keyOf(task);
-    if (key === undefined || count >= MAX_AUDIT_VERDICTS) return;
-    let verdicts = byMatch.get(task.match);
-    if (verdicts === undefined) byMatch.set(task.match, verdicts = new Map());
+  const get = (maps: WeakMap<object, Map<string, ImageVerdict>>, task: VerifyTask, key: string) =>
+    maps.get(task.match.policy)?.get(key);
+  const set = (
+    maps: WeakMap<object, Map<string, ImageVerdict>>,
+    task: VerifyTask,
+    key: string,
+    verdict: ImageVerdict,
+  ) => {
+    if (count >= MAX_AUDIT_VERDICTS) return;
+    let verdicts = maps.get(task.match.policy);
+    if (verdicts === undefined) maps.set(task.match.policy, verdicts = new Map());
     if (!verdicts.has(key)) count++;
     verdicts.set(key, verdict);
   };
+  const namesKey = (task: VerifyTask) =>
+    task.credentialsKey === undefined ? undefined : `${imageKey(task)}\n${task.credentialsKey}`;
   return {
     known(task) {
-      return lookup(task) ?? verifier.known?.(task);
+      const key = namesKey(task);
+      return (key === undefined ? undefined : get(byNames, task, key)) ?? verifier.known?.(task);
     },
     async verify(task, signal) {
-      const known = lookup(task);
+      const names = namesKey(task);
+      const known = names === undefined ? undefined : get(byNames, task, names);
       if (known !== undefined) return known;
-      const verdict = await verifier.verify(task, signal);
-      remember(task, verdict);
-      return verdict;
+      let credentials: string | undefined;
+      try {
+        credentials = `${imageKey(task)}\n${(await task.credentials()).id}`;
+      } catch {
+        // The verifier reports what cannot be read.
+      }
+      const shared = credentials === undefined ? undefined : get(byCredentials, task, credentials);
+      if (shared !== undefined) {
+        if (names !== undefined) set(byNames, task, names, shared);
+        return shared;
+      }
+      let inFlight = flights.get(task.match.policy);
+      const flight = credentials === undefined ? undefined : inFlight?.get(credentials);
+      if (flight !== undefined) {
+        try {
+          const verdict = await raceSignal(flight, signal);
+          if (names !== undefined) set(byNames, task, names, verdict);
+          return verdict;
+        } catch (error) {
+          // The workload that started it gave up (its own signal): verify for this one.
+          if (signal?.aborted) throw error;
+        }
+      }
+      const verifying = verifier.verify(task, signal);
+      if (credentials !== undefined && flight === undefined) {
+        if (inFlight === undefined) flights.set(task.match.policy, inFlight = new Map());
+        inFlight.set(credentials, verifying);
+      }
+      try {
+        const verdict = await verifying;
+        if (names !== undefined) set(byNames, task, names, verdict);
+        if (credentials !== undefined) set(byCredentials, task, credentials, verdict);
+        return verdict;
+      } finally {
+        if (credentials !== undefined && inFlight?.get(credentials) === verifying) {
+          inFlight.delete(credentials);
+        }
+      }
     },
     ...(verifier.caches ? { caches: () => verifier.caches!() } : {}),
     ...(verifier.readPool ? { readPool: () => verifier.readPool!() } : {}),
     forget() {
-      byMatch = new WeakMap();
+      byNames = new WeakMap();
+      byCredentials = new WeakMap();
+      flights = new WeakMap();
       count = 0;
     },
     get remembered() {

@@ -143,7 +143,7 @@ Deno.test({
       assert.equal(labels, "");
       const clean = await toolkit(["rollout", "-n", "clean", "--enforce", "-o", "json"]);
       assert.equal(clean.status, 0, clean.err);
-      assert.equal(JSON.parse(clean.out).results[0].outcome, "labelled");
+      assert.equal(JSON.parse(clean.out).results[0].outcome, "updated");
     });
 
     await t.step("once the violations are gone, rollout enforces", async () => {
@@ -159,6 +159,23 @@ Deno.test({
       const run = await toolkit(["rollout", "-n", "dev", "--enforce"]);
       assert.equal(run.status, 0, run.err);
       assert.match(run.err, /labelled toolkit\.dev\/enforcement=enforce/);
+    });
+
+    await t.step("the webhook follows the namespace's label", async () => {
+      // The webhook runs --mode enforce; a namespace labelled warn admits with a warning.
+      const back = await toolkit(["rollout", "-n", "dev", "--warn"]);
+      assert.equal(back.status, 0, back.err);
+      let i = 0;
+      await eventually("the webhook warns in dev", async () => {
+        const r = await dryRunPod(cluster, `warned-${i++}`, "dev", unsigned);
+        return r.code === 0 && /warn mode, admitted anyway/.test(r.stderr);
+      });
+      const again = await toolkit(["rollout", "-n", "dev", "--enforce"]);
+      assert.equal(again.status, 0, again.err);
+      await eventually("the webhook denies in dev again", async () => {
+        const r = await dryRunPod(cluster, `denied-${i++}`, "dev", unsigned);
+        return r.code !== 0 && r.stderr.includes("A signature was required");
+      });
     });
   },
 });
