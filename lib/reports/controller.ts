@@ -97,6 +97,24 @@ function auditedSpec(object: KubeObject): unknown {
   ];
 }
 
+/** The annotation `kubectl apply` keeps the last applied object in (a copy of the whole spec). */
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+/**
+ * What of a workload the controller keeps: all but its `status`, its `managedFields` and the
+ * last-applied annotation, which no audit reads and which are often most of a Pod's size.
+ */
+export function auditedPart(object: KubeObject): KubeObject {
+  const { status: _status, ...rest } = object as KubeObject & { status?: unknown };
+  const { managedFields: _fields, ...metadata } = object.metadata;
+  const annotations = metadata.annotations;
+  if (annotations && LAST_APPLIED in annotations) {
+    const { [LAST_APPLIED]: _applied, ...others } = annotations;
+    metadata.annotations = others;
+  }
+  return { ...rest, metadata };
+}
+
 /** A running controller (one per leadership term). */
 export class ReportController {
   readonly #options: ReportControllerOptions;
@@ -119,6 +137,7 @@ export class ReportController {
       new Reflector(options.client, {
         name: `${type.kind}s`,
         type,
+        keep: auditedPart,
         onChange,
         onError: (message) => this.#emit("warn", message),
       }),

@@ -3,7 +3,7 @@ import { FakeKubeApi } from "../../tests/fakes/kube_api.ts";
 import { fakeKubeClient } from "../../tests/fakes/kube_transport.ts";
 import { DEPLOYMENTS, type KubeObject, NAMESPACES, PODS, POLICY_REPORTS } from "../kube/mod.ts";
 import type { AuditedImage, AuditFunction } from "./audited.ts";
-import { ReportController } from "./controller.ts";
+import { auditedPart, ReportController } from "./controller.ts";
 import { POLICY_REPORT_NAME, REPORTER_ANNOTATION } from "./report.ts";
 import type { BucketClock } from "./token_bucket.ts";
 
@@ -178,4 +178,34 @@ Deno.test("a resync that finds nothing new leaves the report as it was", async (
     stop.abort();
     await running;
   }
+});
+
+Deno.test("the controller keeps workloads without their status, managedFields or last-applied copy", () => {
+  const kept = auditedPart({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: "a",
+      namespace: "n",
+      labels: { app: "a" },
+      managedFields: [{ manager: "kubectl" }],
+      annotations: {
+        "kubectl.kubernetes.io/last-applied-configuration": "{…}",
+        "team.example.com/owner": "x",
+      },
+    },
+    spec: { containers: [{ name: "app", image: "reg/app:1" }] },
+    status: { phase: "Running" },
+  } as KubeObject);
+  assert.deepEqual(kept, {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: "a",
+      namespace: "n",
+      labels: { app: "a" },
+      annotations: { "team.example.com/owner": "x" },
+    },
+    spec: { containers: [{ name: "app", image: "reg/app:1" }] },
+  });
 });
