@@ -210,7 +210,11 @@ Deno.test({
       const index = identities.indexOf(leading);
       await replicas[index]!.stop();
       const standby = identities[1 - index]!;
-      await eventually("the standby to hold the Lease", async () => await holder() === standby);
+      await eventually(
+        "the standby to hold the Lease",
+        async () => await holder() === standby,
+        60_000,
+      );
       // A workload goes (a deletion is not reviewed, the stopped webhook is not called): the new
       // leader audits and writes.
       await kubectlOk(cluster, ["delete", "deployment", "unsigned", "-n", "team"]);
