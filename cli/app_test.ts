@@ -138,6 +138,7 @@ Deno.test("every built command that changes objects or prints data has -o", () =
       "endpoints",
       "image-security keygen",
       "image-security sign",
+      "image-security attest",
       "image-security verify",
       "image-security key-secret",
       "image-security vault store",

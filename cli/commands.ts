@@ -45,6 +45,7 @@ import { TRUST_ROOT } from "./image_security/trust_root_command.ts";
 import { KEYGEN } from "./image_security/keygen_command.ts";
 import { SETUP_SIGNING } from "./image_security/setup_signing_command.ts";
 import { SIGN } from "./image_security/sign_command.ts";
+import { ATTEST } from "./image_security/attest_command.ts";
 import { VAULT, VAULT_FETCH, VAULT_STORE } from "./image_security/vault_command.ts";
 import { VERIFY } from "./image_security/verify_command.ts";
 import { VLAN } from "./vlan/vlan_command.ts";
@@ -88,6 +89,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   group(IMAGE_SECURITY, [
     command(KEYGEN, () => import("./image_security/keygen.ts").then((m) => m.run)),
     command(SIGN, () => import("./image_security/sign.ts").then((m) => m.run)),
+    command(ATTEST, () => import("./image_security/attest.ts").then((m) => m.run)),
     command(VERIFY, () => import("./image_security/verify.ts").then((m) => m.run)),
     command(KEY_SECRET, () => import("./image_security/key_secret.ts").then((m) => m.run)),
     command(TRUST_ROOT, () => import("./image_security/trust_root.ts").then((m) => m.run)),

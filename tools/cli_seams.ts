@@ -1,10 +1,10 @@
 /**
  * The seams of the CLI, checked on its source: a command reaches the outside world only through
  * its {@linkcode CommandContext} (`cli/command.ts`), which `cli/context.ts` wires once. So no
- * production file of `cli/` but that one calls the global `fetch`, starts a program itself
- * (`new Deno.Command`, `Deno.run`, `node:child_process`), reads the clock (`Date.now()`,
- * `new Date()` without an argument) or builds a registry client (`createRegistryClient(`). Tests
- * may. `tools/layering.ts` runs it with the import rules (rule `cli-seam`).
+ * production file of `cli/` but that one calls the global `fetch` (or hands it on), starts a program itself
+ * (`Deno.Command`, `Deno.run`, `node:child_process`), reads the clock (`Date.now()`,
+ * `new Date()` without an argument) or builds a registry client (`createRegistryClient`: named at
+ * all, so that an import under another name is refused too). Tests may. `tools/layering.ts` runs it with the import rules (rule `cli-seam`).
  *
  * @module
  */
@@ -21,17 +21,21 @@ export const CLI_WIRING_FILE = "cli/context.ts";
 /** What a command must not do itself, and what it uses instead. */
 const FORBIDDEN: readonly { readonly pattern: RegExp; readonly instead: string }[] = [
   {
-    pattern: /(?<![\w.$])(?:globalThis\.)?fetch\s*\(|globalThis\.fetch\b/,
+    // Called, or handed on as a value (`const f = fetch;`, `{ fetch: fetch }`, `?? fetch`).
+    pattern:
+      /(?<![\w.$])(?:globalThis\.)?fetch\s*\(|globalThis\.fetch\b|(?:[=(,?|&:]|\breturn)\s*fetch\s*(?=[,;)}\]]|$)/,
     instead:
       "the global fetch: use ctx.fetch (or networkFetch/observedContextFetch of cli/network.ts)",
   },
-  { pattern: /\bnew\s+Deno\.Command\b/, instead: "a Deno.Command: use ctx.processes" },
+  // Named at all: `const C = Deno.Command; new C(…)` starts a program too.
+  { pattern: /\bDeno\.Command\b/, instead: "a Deno.Command: use ctx.processes" },
   { pattern: /\bDeno\.run\s*\(/, instead: "Deno.run: use ctx.processes" },
   { pattern: /["'](?:node:)?child_process["']/, instead: "child_process: use ctx.processes" },
   { pattern: /\bDate\.now\s*\(/, instead: "Date.now(): use ctx.clock.now()" },
   { pattern: /\bnew\s+Date\s*\(\s*\)/, instead: "new Date(): use new Date(ctx.clock.now())" },
   {
-    pattern: /\bcreateRegistryClient\s*\(/,
+    // Named at all: an import under another name (`as connect`) builds one too.
+    pattern: /\bcreateRegistryClient\b/,
     instead: "a registry client built by a command: use ctx.registry(…)",
   },
 ];

@@ -15,6 +15,12 @@ Deno.test("checkCliSeams() refuses a command that reaches the outside world itse
     ["const at = Date.now();", /Date\.now\(\)/],
     ["const created = new Date();", /new Date\(\)/],
     ["using client = createRegistryClient({ timeoutMs });", /registry client/],
+    ['import { createRegistryClient as connect } from "../../lib/registry/mod.ts";', /registry/],
+    ["  createRegistryClient as connect,", /registry client/],
+    ["const Command = Deno.Command;", /Deno\.Command/],
+    ["const f = fetch;", /the global fetch/],
+    ["connect({ fetch: fetch, timeoutMs });", /the global fetch/],
+    ["const f = options.fetch ?? fetch;", /the global fetch/],
   ];
   for (const [line, says] of cases) {
     const found = rules("cli/dev/sync.ts", `const a = 1;\n${line}\n`);
@@ -31,6 +37,9 @@ Deno.test("checkCliSeams() accepts the context's seams, comments, tests and the 
     'await ctx.processes.output("gpg", { args });',
     "const created = new Date(ctx.clock.now());",
     "const client = await ctx.registry({ timeoutMs });",
+    "const client = connect({ fetch: ctx.fetch, timeoutMs });",
+    "const { fetch } = ctx;",
+    "const f = fetcher ?? fetchAll;",
     "// the global fetch(url) is not used here; nor Date.now()",
     "/** Like `new Date()`, from `ctx.clock`. */",
     'const text = "see https://example.com // not a comment"; const d = new Date(text);',

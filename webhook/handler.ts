@@ -258,12 +258,13 @@ export function createRoutes(
       });
       return;
     }
-    deps.metrics.review(decision.outcome as DecisionLabel, seconds);
+    deps.metrics.review(decision.outcome as DecisionLabel, seconds, decision.cause);
     deps.log.write({
       msg: "review",
       ...base,
       decision: decision.outcome,
       allowed: decision.allowed,
+      ...(decision.cause ? { cause: decision.cause } : {}),
       ...(decision.note ? { note: decision.note } : {}),
       ...(decision.reasons.length ? { reasons: decision.reasons } : {}),
       ...(decision.warnings.length ? { warnings: decision.warnings } : {}),

@@ -26,6 +26,7 @@ const DENY: AdmissionDecision = {
   outcome: "deny",
   reasons: ["policy denied the request: one", "policy denied the request: two"],
   patch: [],
+  cause: "policy",
 };
 
 function review(uid = "0d5e8a7c-1") {
@@ -124,13 +125,24 @@ Deno.test("createRoutes() over HTTP/1.1 reads a review after a byte order mark, 
 
 Deno.test("createRoutes() over HTTP/1.1 denies with every reason on its own line and records an Event", async () => {
   await using served = await setup(() => Promise.resolve(DENY));
-  const { handler, denied } = served;
+  const { handler, denied, records, metrics } = served;
   const body = await (await handler(post(review()))).json();
   assert.equal(body.response.allowed, false);
   assert.equal(body.response.status.code, 403);
   assert.equal(body.response.status.message, DENY.reasons.join("\n"));
   assert.equal(body.response.patch, undefined);
   assert.deepEqual(denied, ["0d5e8a7c-1"]);
+  assert.equal(records[0]?.cause, "policy", "the log line says who denied");
+  assert.match(metrics.render(true), /reviews_total\{decision="deny",cause="policy"\} 1$/m);
+});
+
+Deno.test("createRoutes() over HTTP/1.1 counts and logs a fail-closed denial as such", async () => {
+  await using served = await setup(() => Promise.resolve({ ...DENY, cause: "error" as const }));
+  const { handler, records, metrics } = served;
+  assert.equal((await (await handler(post(review()))).json()).response.allowed, false);
+  assert.equal(records[0]?.cause, "error");
+  assert.match(metrics.render(true), /reviews_total\{decision="deny",cause="error"\} 1$/m);
+  assert.match(metrics.render(true), /reviews_total\{decision="deny",cause="policy"\} 0$/m);
 });
 
 Deno.test("createRoutes() over HTTP/1.1 refuses a body that is not an AdmissionReview with 400", async () => {
@@ -152,7 +164,10 @@ Deno.test("createRoutes() over HTTP/1.1 denies with a generic message when the e
   assert.equal(body.response.allowed, false);
   assert.doesNotMatch(JSON.stringify(body), /secret detail|line 12|at /);
   assert.match(body.response.status.message, /^policy denied the request: .*internal error/);
-  assert.match(metrics.render(true), /toolkit_admission_reviews_total\{decision="error"\} 1/);
+  assert.match(
+    metrics.render(true),
+    /toolkit_admission_reviews_total\{decision="error",cause="error"\} 1/,
+  );
 });
 
 Deno.test("createRoutes() over HTTP/1.1 denies when the evaluator does not answer in time", async () => {
@@ -177,7 +192,7 @@ Deno.test("createRoutes() over HTTP/1.1 reports readiness, health and metrics", 
   assert.equal(await (await handler(new Request("https://webhook/healthz"))).text(), "ok\n");
   await (await handler(post(review()))).body?.cancel();
   const metrics = await (await handler(new Request("https://webhook/metrics"))).text();
-  assert.match(metrics, /^toolkit_admission_reviews_total\{decision="allow"\} 1$/m);
+  assert.match(metrics, /^toolkit_admission_reviews_total\{decision="allow",cause="policy"\} 1$/m);
   assert.match(metrics, /^toolkit_admission_review_duration_seconds_count 1$/m);
   assert.match(metrics, /^portieris_pod_admission_decision_allow_count 1$/m);
   assert.match(metrics, /^toolkit_admission_ready 1$/m);

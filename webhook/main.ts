@@ -12,6 +12,7 @@ import { createRoutes } from "./handler.ts";
 import { BodyPool } from "./body_pool.ts";
 import { createJsonLog, fileWriter, type JsonLog, LOG_STRING_LIMIT } from "./log.ts";
 import { WebhookMetrics } from "./metrics.ts";
+import { TrustExpiries } from "./trust_expiries.ts";
 import { monitorEventLoop } from "./event_loop_monitor.ts";
 import { TurnScheduler } from "../lib/turns.ts";
 import { type ServerEvent, startTlsServer, type TlsServer } from "./server.ts";
@@ -169,6 +170,8 @@ async function registryFetch(
 /** Starts the webhook with `config`; logs go to `log`. */
 export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<RunningWebhook> {
   const metrics = new WebhookMetrics();
+  const trustExpiries = new TrustExpiries();
+  metrics.trustExpiries = () => trustExpiries.current();
   const deadlines = new DeadlineScheduler();
   const turns = new TurnScheduler();
   const eventLoop = monitorEventLoop();
@@ -197,6 +200,8 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       cacheHit: () => metrics.cacheHits++,
       cacheMiss: () => metrics.cacheMisses++,
       registryError: () => metrics.registryErrors++,
+      verificationError: (kind) => metrics.verificationError(kind),
+      trustRead: trustExpiries.observe,
     },
     turns,
   };
@@ -269,6 +274,9 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
   /** Logs what a listener reports (`listener`: "webhook" or "probes"). */
   const onEvent = (listener: string) => (event: ServerEvent) => {
     if (event.type === "reloaded" && listener === "webhook") metrics.tlsReloads++;
+    if ((event.type === "reloaded" || event.type === "listening") && listener === "webhook") {
+      metrics.servingCertificateExpiry = Date.parse(event.certificateNotAfter) / 1000;
+    }
     log.write({
       level: event.type === "reload-failed" || event.type === "accept-failed" ? "error" : "info",
       msg: event.type === "listening"

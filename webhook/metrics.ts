@@ -4,12 +4,16 @@
  *
  * | Metric | Type | Labels |
  * |---|---|---|
- * | `toolkit_admission_reviews_total` | counter | `decision` (allow, deny, warn, exempt, skip, error) |
+ * | `toolkit_admission_reviews_total` | counter | `decision` (allow, deny, warn, exempt, skip, error), `cause` (policy, error) |
  * | `toolkit_admission_review_duration_seconds` | histogram | |
  * | `toolkit_admission_verdict_cache_hits_total` | counter | |
  * | `toolkit_admission_verdict_cache_misses_total` | counter | |
  * | `toolkit_admission_registry_errors_total` | counter | |
+ * | `toolkit_admission_verification_errors_total` | counter | `kind` (registry, timeout, config, source, capacity) |
  * | `toolkit_admission_tls_reloads_total` | counter | |
+ * | `toolkit_admission_serving_certificate_expiry_timestamp_seconds` | gauge | |
+ * | `toolkit_admission_key_secret_expiry_timestamp_seconds` | gauge | `object_namespace`, `object_name` |
+ * | `toolkit_admission_trust_root_expiry_timestamp_seconds` | gauge | `kind`, `object_namespace`, `object_name` |
  * | `toolkit_admission_ready` | gauge | |
  * | `toolkit_admission_cache_entries`, `toolkit_admission_cache_bytes` | gauge | `cache` |
  * | `toolkit_admission_cache_max_entries`, `toolkit_admission_cache_max_bytes` | gauge | `cache` |
@@ -27,9 +31,13 @@
  * `toolkit_audit_violations{namespace}`, `toolkit_reports_scans_total`,
  * `toolkit_reports_registry_requests_total`.
  *
+ * The objects of the expiry gauges are named by `object_namespace` and `object_name`: Prometheus's
+ * target labels take `namespace` (the webhook's own), which a scraped label would lose to.
+ *
  * @module
  */
 import type { MemoryPoolStats } from "../lib/read_budget.ts";
+import type { DenialCause, TrustExpiry, VerificationErrorKind } from "../lib/admission/mod.ts";
 import type { BodyPoolStats } from "./body_pool.ts";
 import { type EventLoopStalls, STALL_THRESHOLDS_MS } from "./event_loop_monitor.ts";
 
@@ -56,6 +64,34 @@ export const DECISIONS = ["allow", "deny", "warn", "exempt", "skip", "error"] as
 
 /** A decision label. */
 export type DecisionLabel = typeof DECISIONS[number];
+
+/**
+ * The causes each decision is counted under: `error` when a failure (a registry, a key Secret,
+ * the time budget, the webhook itself) rather than the policy decided — for `deny` and `error`
+ * the webhook failed closed; for `warn`, warn mode admitted what enforce mode would deny so.
+ */
+const CAUSES: Readonly<Record<DecisionLabel, readonly DenialCause[]>> = {
+  allow: ["policy"],
+  deny: ["policy", "error"],
+  warn: ["policy", "error"],
+  exempt: ["policy"],
+  skip: ["policy"],
+  error: ["error"],
+};
+
+/** The kinds of verification errors counted. */
+export const VERIFICATION_ERROR_KINDS: readonly VerificationErrorKind[] = [
+  "registry",
+  "timeout",
+  "config",
+  "source",
+  "capacity",
+];
+
+/** A label value in the exposition format (backslash, quote and newline escaped). */
+function labelValue(value: string): string {
+  return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
+}
 
 /** A bounded cache's size and bounds (`lib/cache.ts`'s `CacheStats`). */
 export interface CacheGauge {
@@ -87,7 +123,12 @@ export interface BoundsSnapshot {
 
 /** The webhook's counters. */
 export class WebhookMetrics {
-  readonly #decisions = new Map<DecisionLabel, number>(DECISIONS.map((d) => [d, 0]));
+  readonly #decisions = new Map<string, number>(
+    DECISIONS.flatMap((d) => CAUSES[d].map((c) => [`${d}|${c}`, 0])),
+  );
+  readonly #verificationErrors = new Map<VerificationErrorKind, number>(
+    VERIFICATION_ERROR_KINDS.map((k) => [k, 0]),
+  );
   readonly #buckets = new Array<number>(LATENCY_BUCKETS.length).fill(0);
   #count = 0;
   #sum = 0;
@@ -99,14 +140,24 @@ export class WebhookMetrics {
   registryErrors = 0;
   /** Certificate reloads. */
   tlsReloads = 0;
+  /** When the serving certificate in use expires, in seconds since the epoch; none until set. */
+  servingCertificateExpiry: number | undefined;
+  /** The key Secrets and trust roots in use and when they expire; none until set. */
+  trustExpiries: (() => readonly TrustExpiry[]) | undefined;
   /** Reads the caches' sizes and the limits; none until set. */
   bounds: (() => BoundsSnapshot) | undefined;
   /** More exposition lines (the report controller's, `report_metrics.ts`); none until set. */
   more: (() => string[]) | undefined;
 
-  /** Counts a review and its duration in seconds. */
-  review(decision: DecisionLabel, seconds: number): void {
-    this.#decisions.set(decision, (this.#decisions.get(decision) ?? 0) + 1);
+  /**
+   * Counts a review and its duration in seconds; `cause` says whether the policy or a failure
+   * decided a denial or warning (an `error` decision is always a failure's, the others the
+   * policy's).
+   */
+  review(decision: DecisionLabel, seconds: number, cause: DenialCause = "policy"): void {
+    const causes = CAUSES[decision];
+    const key = `${decision}|${causes.includes(cause) ? cause : causes[0]}`;
+    this.#decisions.set(key, (this.#decisions.get(key) ?? 0) + 1);
     this.#count++;
     this.#sum += seconds;
     for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
@@ -115,6 +166,11 @@ export class WebhookMetrics {
         break;
       }
     }
+  }
+
+  /** Counts a verification that ended in an error of `kind`. */
+  verificationError(kind: VerificationErrorKind): void {
+    this.#verificationErrors.set(kind, (this.#verificationErrors.get(kind) ?? 0) + 1);
   }
 
   /** The exposition text; `ready` is the readiness gauge; `memory` defaults to the process's. */
@@ -127,11 +183,14 @@ export class WebhookMetrics {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`, `${name} ${value}`);
     };
     lines.push(
-      "# HELP toolkit_admission_reviews_total Admission reviews answered, by decision.",
+      "# HELP toolkit_admission_reviews_total Admission reviews answered, by decision and cause (error: a failure decided; a deny is then a fail-closed denial).",
       "# TYPE toolkit_admission_reviews_total counter",
     );
-    for (const [decision, value] of this.#decisions) {
-      lines.push(`toolkit_admission_reviews_total{decision="${decision}"} ${value}`);
+    for (const [key, value] of this.#decisions) {
+      const [decision, cause] = key.split("|");
+      lines.push(
+        `toolkit_admission_reviews_total{decision="${decision}",cause="${cause}"} ${value}`,
+      );
     }
     lines.push(
       "# HELP toolkit_admission_review_duration_seconds Time to answer an admission review.",
@@ -162,7 +221,42 @@ export class WebhookMetrics {
       "Registry and signature store requests that failed.",
       this.registryErrors,
     );
+    lines.push(
+      "# HELP toolkit_admission_verification_errors_total Verifications that ended in an error (the image denied, failing closed), by kind.",
+      "# TYPE toolkit_admission_verification_errors_total counter",
+      ...[...this.#verificationErrors].map(([kind, value]) =>
+        `toolkit_admission_verification_errors_total{kind="${kind}"} ${value}`
+      ),
+    );
     counter("toolkit_admission_tls_reloads_total", "Serving certificate reloads.", this.tlsReloads);
+    if (this.servingCertificateExpiry !== undefined) {
+      lines.push(
+        "# HELP toolkit_admission_serving_certificate_expiry_timestamp_seconds When the serving certificate in use expires.",
+        "# TYPE toolkit_admission_serving_certificate_expiry_timestamp_seconds gauge",
+        `toolkit_admission_serving_certificate_expiry_timestamp_seconds ${this.servingCertificateExpiry}`,
+      );
+    }
+    const trust = this.trustExpiries?.();
+    if (trust !== undefined) {
+      const expiring = trust.filter((t) => t.expiresAt !== undefined);
+      const at = (t: TrustExpiry) => t.expiresAt! / 1000;
+      const where = (t: TrustExpiry) =>
+        `object_namespace="${labelValue(t.namespace)}",object_name="${labelValue(t.name)}"`;
+      lines.push(
+        "# HELP toolkit_admission_key_secret_expiry_timestamp_seconds When the first OpenPGP key of a key Secret in use expires.",
+        "# TYPE toolkit_admission_key_secret_expiry_timestamp_seconds gauge",
+        ...expiring.filter((t) => t.material === "key-secret").map((t) =>
+          `toolkit_admission_key_secret_expiry_timestamp_seconds{${where(t)}} ${at(t)}`
+        ),
+        "# HELP toolkit_admission_trust_root_expiry_timestamp_seconds When a sigstore trust root in use stops verifying new signatures.",
+        "# TYPE toolkit_admission_trust_root_expiry_timestamp_seconds gauge",
+        ...expiring.filter((t) => t.material === "trust-root").map((t) =>
+          `toolkit_admission_trust_root_expiry_timestamp_seconds{kind="${t.kind}",${where(t)}} ${
+            at(t)
+          }`
+        ),
+      );
+    }
     lines.push(
       "# HELP toolkit_admission_ready Whether the policies are loaded (1) or not (0).",
       "# TYPE toolkit_admission_ready gauge",
@@ -273,8 +367,10 @@ export class WebhookMetrics {
       "# TYPE deno_heap_used_bytes gauge",
       `deno_heap_used_bytes ${memory.heapUsed}`,
     );
-    const allowed = (this.#decisions.get("allow") ?? 0) + (this.#decisions.get("warn") ?? 0);
-    const denied = (this.#decisions.get("deny") ?? 0) + (this.#decisions.get("error") ?? 0);
+    const count = (decision: DecisionLabel) =>
+      CAUSES[decision].reduce((n, c) => n + (this.#decisions.get(`${decision}|${c}`) ?? 0), 0);
+    const allowed = count("allow") + count("warn");
+    const denied = count("deny") + count("error");
     counter(
       "portieris_pod_admission_decision_allow_count",
       "Admission requests allowed (Portieris-compatible name).",

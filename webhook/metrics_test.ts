@@ -12,13 +12,17 @@ Deno.test("WebhookMetrics.render() writes cumulative histogram buckets", () => {
   assert.match(text, /^toolkit_admission_review_duration_seconds_bucket\{le="0.005"\} 2$/m);
   assert.match(text, /^toolkit_admission_review_duration_seconds_bucket\{le="10"\} 2$/m);
   assert.match(text, /^toolkit_admission_review_duration_seconds_bucket\{le="\+Inf"\} 3$/m);
-  assert.match(text, /^toolkit_admission_reviews_total\{decision="warn"\} 1$/m);
+  assert.match(text, /^toolkit_admission_reviews_total\{decision="warn",cause="policy"\} 1$/m);
   assert.match(text, /^toolkit_admission_verdict_cache_hits_total 2$/m);
   assert.match(text, /^toolkit_admission_ready 0$/m);
   assert.match(text, /^portieris_pod_admission_decision_allow_count 2$/m);
   assert.match(text, /^portieris_pod_admission_decision_deny_count 1$/m);
   for (const line of text.trimEnd().split("\n")) {
-    assert.match(line, /^(# (HELP|TYPE) \w+ .+|\w+(\{\w+="[^"]*"\})? [\d.e+-]+)$/, line);
+    assert.match(
+      line,
+      /^(# (HELP|TYPE) \w+ .+|\w+(\{\w+="[^"]*"(,\w+="[^"]*")*\})? [\d.e+-]+)$/,
+      line,
+    );
   }
 });
 
@@ -47,6 +51,68 @@ Deno.test("WebhookMetrics.render() exports every cache's size and bounds and the
   assert.match(text, /^toolkit_admission_verifications_in_flight 2$/m);
   assert.match(text, /^toolkit_admission_verifications_waiting 5$/m);
   for (const line of text.trimEnd().split("\n")) {
-    assert.match(line, /^(# (HELP|TYPE) \w+ .+|\w+(\{\w+="[^"]*"\})? [\d.e+-]+)$/, line);
+    assert.match(
+      line,
+      /^(# (HELP|TYPE) \w+ .+|\w+(\{\w+="[^"]*"(,\w+="[^"]*")*\})? [\d.e+-]+)$/,
+      line,
+    );
   }
+});
+
+Deno.test("WebhookMetrics counts fail-closed denials and verification errors apart", () => {
+  const m = new WebhookMetrics();
+  m.review("deny", 0.01, "policy");
+  m.review("deny", 0.01, "error");
+  m.review("deny", 0.01, "error");
+  m.review("warn", 0.01, "error");
+  m.review("error", 0.01);
+  m.review("allow", 0.01, "error"); // an allow is never a failure's
+  m.verificationError("registry");
+  m.verificationError("timeout");
+  m.verificationError("timeout");
+  const text = m.render(true, { rss: 1, heapUsed: 1 });
+  assert.match(text, /^toolkit_admission_reviews_total\{decision="deny",cause="policy"\} 1$/m);
+  assert.match(text, /^toolkit_admission_reviews_total\{decision="deny",cause="error"\} 2$/m);
+  assert.match(text, /^toolkit_admission_reviews_total\{decision="warn",cause="error"\} 1$/m);
+  assert.match(text, /^toolkit_admission_reviews_total\{decision="error",cause="error"\} 1$/m);
+  assert.match(text, /^toolkit_admission_reviews_total\{decision="allow",cause="policy"\} 1$/m);
+  assert.doesNotMatch(text, /decision="(allow|exempt|skip)",cause="error"/);
+  assert.match(text, /^toolkit_admission_verification_errors_total\{kind="registry"\} 1$/m);
+  assert.match(text, /^toolkit_admission_verification_errors_total\{kind="timeout"\} 2$/m);
+  assert.match(text, /^toolkit_admission_verification_errors_total\{kind="config"\} 0$/m);
+  assert.match(text, /^portieris_pod_admission_decision_deny_count 4$/m);
+  assert.match(text, /^portieris_pod_admission_decision_allow_count 2$/m);
+});
+
+Deno.test("WebhookMetrics exports when the serving certificate, key Secrets and trust roots expire", () => {
+  const m = new WebhookMetrics();
+  let text = m.render(true, { rss: 1, heapUsed: 1 });
+  assert.doesNotMatch(text, /expiry_timestamp_seconds/, "nothing before it is known");
+  m.servingCertificateExpiry = 1_800_000_000;
+  m.trustExpiries = () => [
+    { material: "key-secret", kind: "Secret", namespace: "team", name: "k", expiresAt: 1.9e12 },
+    { material: "key-secret", kind: "Secret", namespace: "team", name: "n", expiresAt: undefined },
+    {
+      material: "trust-root",
+      kind: "ConfigMap",
+      namespace: "sigstore",
+      name: 'odd"\\name',
+      expiresAt: 1_950_000_000_500,
+    },
+  ];
+  text = m.render(true, { rss: 1, heapUsed: 1 });
+  assert.match(
+    text,
+    /^toolkit_admission_serving_certificate_expiry_timestamp_seconds 1800000000$/m,
+  );
+  assert.match(
+    text,
+    /^toolkit_admission_key_secret_expiry_timestamp_seconds\{object_namespace="team",object_name="k"\} 1900000000$/m,
+  );
+  assert.doesNotMatch(text, /object_name="n"/, "what does not expire has no sample");
+  assert.ok(
+    text.includes(
+      'toolkit_admission_trust_root_expiry_timestamp_seconds{kind="ConfigMap",object_namespace="sigstore",object_name="odd\\"\\\\name"} 1950000000.5\n',
+    ),
+  );
 });

@@ -25,12 +25,20 @@ import { Http1Connection, type Http1Limits, type Routes } from "./http1.ts";
 
 /** What the server reports. */
 export type ServerEvent =
-  | { readonly type: "listening"; readonly address: string; readonly clientCa: boolean }
+  | {
+    readonly type: "listening";
+    readonly address: string;
+    readonly clientCa: boolean;
+    /** When the serving certificate in use expires (ISO 8601). */
+    readonly certificateNotAfter: string;
+  }
   | {
     readonly type: "reloaded";
     readonly address: string;
     /** What changed: the serving certificate and key, the client CA, or both. */
     readonly files: "certificate" | "client CA" | "certificate and client CA";
+    /** When the serving certificate in use (after the reload) expires (ISO 8601). */
+    readonly certificateNotAfter: string;
   }
   | { readonly type: "reload-failed"; readonly detail: string }
   /** The listener could not accept a connection (out of file descriptors, say); it keeps on. */
@@ -82,6 +90,11 @@ interface Pair {
   readonly key: string;
 }
 
+/** A pair that was checked, and when its certificate expires. */
+interface CheckedPair extends Pair {
+  readonly notAfter: Date;
+}
+
 /** The files as read: the serving pair and, when asked for, the client CA's text. */
 interface Files extends Pair {
   readonly clientCa: string | undefined;
@@ -126,8 +139,11 @@ export function clientCaCertificates(text: string): string[] {
   return blocks;
 }
 
-/** Throws unless `pair` is a certificate and the private key of its public key. */
-function checkPair(pair: Pair): void {
+/**
+ * The pair with its certificate's expiry; throws unless `pair` is a certificate and the private
+ * key of its public key.
+ */
+function checkPair(pair: Pair): CheckedPair {
   let key;
   try {
     key = createPrivateKey(pair.key);
@@ -146,6 +162,7 @@ function checkPair(pair: Pair): void {
     throw new Error("the private key does not belong to the certificate");
   }
   createSecureContext({ cert: pair.cert, key: pair.key });
+  return { cert: pair.cert, key: pair.key, notAfter: new Date(certificate.validTo) };
 }
 
 function describe(error: unknown): string {
@@ -172,9 +189,8 @@ export async function startTlsServer(
 ): Promise<TlsServer> {
   /** The files last read (may hold a broken pair or CA that was refused). */
   let seen = await readFiles(options);
-  checkPair(seen);
   /** The pair and client CA in use. */
-  let pair: Pair = seen;
+  let pair: CheckedPair = checkPair(seen);
   let clientCa = seen.clientCa === undefined ? undefined : clientCaCertificates(seen.clientCa);
   const connections = new Set<Http1Connection>();
   let stopped = false;
@@ -223,6 +239,7 @@ export async function startTlsServer(
     type: "listening",
     address: `${options.hostname}:${port}`,
     clientCa: clientCa !== undefined,
+    certificateNotAfter: pair.notAfter.toISOString(),
   });
   server.on("error", (error: unknown) => {
     options.onEvent?.({ type: "accept-failed", detail: describe(error) });
@@ -258,8 +275,7 @@ export async function startTlsServer(
     let nextCa = clientCa;
     if (pairChanged) {
       try {
-        checkPair(next);
-        nextPair = next;
+        nextPair = checkPair(next);
       } catch (error) {
         options.onEvent?.({
           type: "reload-failed",
@@ -303,6 +319,7 @@ export async function startTlsServer(
         : tookPair
         ? "certificate"
         : "client CA",
+      certificateNotAfter: pair.notAfter.toISOString(),
     });
     return true;
   }

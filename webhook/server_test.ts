@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
 import { e2eSkipReason, issueCert, LOOPBACK_SANS, makeCA } from "../tests/env/mod.ts";
 import type { WebhookAnswer, WebhookRequest } from "./handler.ts";
 import { type ServerEvent, startTlsServer } from "./server.ts";
@@ -47,6 +48,12 @@ Deno.test({
       assert.equal(await server.reload(), true);
       assert.equal(await get(server.port, second.certPem), "hello /");
       await assert.rejects(() => get(server.port, first.certPem));
+      // Each event names when the certificate in use expires (the webhook's expiry gauge).
+      const notAfter = (pem: string) => new Date(new X509Certificate(pem).validTo).toISOString();
+      assert.deepEqual(
+        events.map((e) => "certificateNotAfter" in e && e.certificateNotAfter),
+        [notAfter(a.certPem), notAfter(b.certPem)],
+      );
 
       await Deno.writeTextFile(keyFile, "not a key");
       assert.equal(await server.reload(), false);
@@ -260,6 +267,9 @@ Deno.test({
         type: "listening",
         address: `127.0.0.1:${server.port}`,
         clientCa: true,
+        certificateNotAfter: new Date(
+          new X509Certificate(await Deno.readTextFile(pair.certFile)).validTo,
+        ).toISOString(),
       });
       assert.match(await askWithCertificate(server.port, serving.certPem), /^refused: /);
       assert.match(

@@ -471,9 +471,20 @@ Deno.test("pipeline --tekton signs what it builds when signing is set up, once",
     const pipeline = cli.kube.get(APIS.pipelines, "dev", "demo-app");
     assert.deepEqual(taskNames(pipeline), ["ibm-setup", "ibm-build", "image-sign"]);
     const sign = (pipeline?.spec as { tasks: Record<string, unknown>[] }).tasks[2]!;
-    assert.deepEqual(sign.params, [
+    const params = sign.params as { name: string; value: string }[];
+    assert.deepEqual(params.slice(0, 2), [
       { name: "IMAGE_URL", value: "$(tasks.ibm-build.results.IMAGE_URL)" },
       { name: "IMAGE_DIGEST", value: "$(tasks.ibm-build.results.IMAGE_DIGEST)" },
+    ]);
+    // And what its provenance step attests, from the run (lib/tekton/signing_step_test.ts).
+    assert.deepEqual(params.slice(2).map((p) => p.name), [
+      "REPOSITORY_URL",
+      "REVISION",
+      "COMMIT",
+      "PIPELINE_NAME",
+      "BUILD_TASK",
+      "PIPELINE_RUN_UID",
+      "PROVENANCE_REQUIRED",
     ]);
     // The signing Task is copied with the others, the Secret into the namespace.
     assert.ok(cli.kube.get(APIS.tasks, "dev", "toolkit-image-sign"));

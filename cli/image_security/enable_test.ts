@@ -6,6 +6,8 @@ import { writeTlsDir } from "./enforcement.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import type { WebhookTls } from "../../lib/install/mod.ts";
 import { namesIn, readOnlyDir, tempDir } from "../../tests/env/files.ts";
+import { parse as parseYaml } from "yaml";
+import { decodeBase64Text } from "../../lib/base64.ts";
 
 async function enable(args: string[]) {
   const io = bufferedIO({});
@@ -29,6 +31,36 @@ Deno.test("enable --dry-run -o text prints the objects' names, -o json one List"
   assert.match(text.out, /^MutatingWebhookConfiguration toolkit-image-security$/m);
   const json = await enable(["--dry-run", "--webhook-url", URL, "-o", "json"]);
   assert.equal(JSON.parse(json.out).kind, "List");
+});
+
+Deno.test("enable --dry-run --client-auth prints no private key: the key entries are shown empty", async () => {
+  for (const format of ["yaml", "json"]) {
+    const r = await enable(["--dry-run", "--webhook-url", URL, "--client-auth", "-o", format]);
+    assert.equal(r.code, 0, r.err);
+    assert.doesNotMatch(r.out + r.err, /PRIVATE KEY/, format);
+    const objects = format === "json"
+      ? JSON.parse(r.out).items
+      : r.out.split("\n---\n").map((text) => parseYaml(text));
+    const secret = (name: string) =>
+      objects.find((o: { kind: string; metadata: { name: string } }) =>
+        o.kind === "Secret" && o.metadata.name === name
+      );
+    const clientCa = secret("toolkit-webhook-client-ca");
+    assert.equal(clientCa.data["ca.key"], "", format);
+    assert.match(decodeBase64Text(clientCa.data["ca.crt"]), /BEGIN CERTIFICATE/, format);
+    const tls = secret("toolkit-webhook-tls");
+    assert.equal(tls.data["tls.key"], "", format);
+    assert.match(decodeBase64Text(tls.data["tls.crt"]), /BEGIN CERTIFICATE/, format);
+    assert.match(
+      r.err,
+      /Private keys are not printed \(empty here; enable makes them when it installs\): Secret "toolkit-system\/toolkit-webhook-tls" tls\.key, Secret "toolkit-system\/toolkit-webhook-client-ca" ca\.key/,
+      format,
+    );
+  }
+  const text = await enable(["--dry-run", "--webhook-url", URL, "--client-auth", "-o", "text"]);
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, /^Secret toolkit-system\/toolkit-webhook-client-ca$/m);
+  assert.doesNotMatch(text.out + text.err, /PRIVATE KEY|not printed/);
 });
 
 Deno.test("enable takes the controller's namespace as -n, --namespace or --controller-namespace", async () => {

@@ -43,6 +43,7 @@ import {
   waitForWebhookUrl,
   waitUntilDeleted,
   type WebhookTls,
+  withoutPrivateKeys,
 } from "../../lib/install/mod.ts";
 import { resolvePath } from "./files.ts";
 import {
@@ -229,7 +230,16 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
   const now = new Date(ctx.clock.now());
   if (flags.dryRun) {
     const format = flags.output ?? "yaml";
-    const { objects } = await prepareInstall(undefined, options, { now, clientCa: auth.active });
+    const prepared = await prepareInstall(undefined, options, { now, clientCa: auth.active });
+    // The keys made for a dry run are throwaway ones: shown as empty entries, never printed.
+    const { objects, emptied } = withoutPrivateKeys(prepared.objects);
+    if (format !== "text" && emptied.length > 0) {
+      ctx.io.stderr.write(
+        `Private keys are not printed (empty here; enable makes them when it installs): ${
+          emptied.join(", ")
+        }\n`,
+      );
+    }
     if (format === "json") {
       ctx.io.stdout.write(formatData({ apiVersion: "v1", kind: "List", items: objects }, "json"));
     } else if (format === "yaml") {
@@ -369,6 +379,13 @@ export async function runStatus(
         })`,
       );
     }
+    if (status.clientAuth !== undefined) {
+      lines.push(
+        status.clientAuth
+          ? `Client authentication: on (--client-ca: only clients with a certificate from the CA of Secret "${status.namespace}/${CLIENT_CA_SECRET_NAME}" are answered)`
+          : "Client authentication: off (any client may call the webhook; enable --client-auth requires the API server's certificate)",
+      );
+    }
     if (status.certificate) {
       lines.push(
         `Certificate: expires ${status.certificate.notAfter} (${status.certificate.daysLeft} days)`,
@@ -446,7 +463,17 @@ export async function runRotateCerts(
     controllerNamespace(options),
     new Date(ctx.clock.now()),
   );
-  if (tlsDir !== undefined) await writeTlsDir(ctx, tlsDir, result.tls);
+  if (tlsDir !== undefined) {
+    // The webhook run from these files needs the client CA too when it requires certificates.
+    await writeTlsDir(ctx, tlsDir, result.tls, result.clientCaPem);
+    if (result.clientAuth && result.clientCaPem === undefined) {
+      ctx.io.stderr.write(
+        `Warning: the webhook requires client certificates, but Secret "${
+          controllerNamespace(options)
+        }/${CLIENT_CA_SECRET_NAME}" holds no ca.crt: ${CLIENT_CA_FILE} not written\n`,
+      );
+    }
+  }
   const format = options.output;
   printData(
     ctx.io.stdout,

@@ -95,7 +95,10 @@ export const ENABLE_ENFORCEMENT = defineCommand({
       describe: 'Namespaces with this label are not checked ("" for none)',
     },
     timeout: { type: "number", default: 10, describe: "The webhook's timeoutSeconds (1-30)" },
-    "dry-run": { type: "boolean", describe: "Print every manifest instead of applying" },
+    "dry-run": {
+      type: "boolean",
+      describe: "Print every manifest instead of applying (private keys left empty)",
+    },
     wait: {
       type: "boolean",
       default: true,

@@ -79,6 +79,7 @@ import {
   signingKeyPairOf,
 } from "../../lib/signing/mod.ts";
 import { keyFingerprint, readPublicKeys } from "../../lib/signature/mod.ts";
+import { DEFAULT_BUILDER_ID_PREFIX } from "../../lib/signing/mod.ts";
 import {
   IMAGE_SIGNING_SECRET,
   secretEntries,
@@ -210,6 +211,7 @@ export async function run(options: SetupOptions, ctx: CommandContext): Promise<n
       vault: vault.where,
       templateNamespace: flags.templateNamespace,
       repositories: flags.repositories,
+      builderId: flags.builderId,
       steps,
       ...reportData({ results }),
     }, options.output));
@@ -232,6 +234,8 @@ interface Flags {
   readonly credentials: VaultCredentials;
   readonly mutateImage: boolean;
   readonly retireOldKeys: boolean;
+  /** `runDetails.builder.id` of the pipeline's provenance. */
+  readonly builderId: string;
 }
 
 async function checkFlags(options: SetupOptions, ctx: CommandContext): Promise<Flags> {
@@ -286,7 +290,26 @@ async function checkFlags(options: SetupOptions, ctx: CommandContext): Promise<F
     credentials,
     mutateImage: options.mutateImage,
     retireOldKeys: options.retireOldKeys === true,
+    builderId: checkBuilderId(options.builderId, templateNamespace),
   };
+}
+
+/** The provenance's builder id: `--builder-id` (an absolute URI), else toolkit's for the namespace. */
+function checkBuilderId(given: string | undefined, templateNamespace: string): string {
+  const value = given?.trim();
+  if (!value) return `${DEFAULT_BUILDER_ID_PREFIX}${templateNamespace}`;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || /\s/.test(value) || !/^[a-z][a-z0-9+.-]*:/i.test(value)) {
+    throw new UsageError(
+      `Invalid --builder-id "${given}": expected an absolute URI such as https://tekton.example/team`,
+    );
+  }
+  return value;
 }
 
 /** A repository pattern naming a registry and a namespace in it (`HOST/NAMESPACE/*`). */
@@ -544,6 +567,7 @@ async function plan(
     format: key.format,
     keySecret: keySecretRef,
     repositories: flags.repositories,
+    builderId: flags.builderId,
     ...(key.cosignPassword !== undefined ? { cosignPassword: key.cosignPassword } : {}),
   });
   const managed = { "app.kubernetes.io/managed-by": "toolkit" };

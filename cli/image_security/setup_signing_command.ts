@@ -78,6 +78,11 @@ export const SETUP_SIGNING = defineCommand({
       type: "string",
       describe: "--vault-key of a cosign key: the file with its password (else $COSIGN_PASSWORD)",
     },
+    "builder-id": {
+      type: "string",
+      describe:
+        "The pipeline's identity in the SLSA provenance it writes (runDetails.builder.id), a URI (default: https://toolkit.dev/tekton/<template namespace>)",
+    },
     "key-secret": {
       type: "string",
       default: "image-signing-key",

@@ -140,6 +140,9 @@ Deno.test("setup-signing stores the key in the vault and writes the Secrets, Tas
   assert.equal(setup.vaultUrl, vault.url);
   assert.equal(setup.fingerprint, report.fingerprint);
   assert.equal(setup.keySecret, "toolkit-system/image-signing-key");
+  // The provenance's builder: toolkit's for the template namespace unless --builder-id says.
+  assert.equal(setup.builderId, "https://toolkit.dev/tekton/tools");
+  assert.equal(report.builderId, "https://toolkit.dev/tekton/tools");
   const key = await vaultClient(vault).getKey(report.keyId);
   assert.equal(key.extractable, true);
   assert.match(new TextDecoder().decode(key.payload), /BEGIN PGP PRIVATE KEY BLOCK/);
@@ -316,6 +319,12 @@ Deno.test("setup-signing fails clearly on bad input, leaving no policy behind", 
     aliases: ["taken-alias"],
   });
   const cases: [string[], Record<string, string>, number, RegExp][] = [
+    [
+      ["--builder-id", "our tekton"],
+      env,
+      2,
+      /Invalid --builder-id "our tekton": expected an absolute URI/,
+    ],
     [
       ["--key-name", "taken-alias"],
       env,

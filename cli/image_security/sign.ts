@@ -31,40 +31,34 @@ import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { SIGN } from "./sign_command.ts";
 import { printData } from "../output.ts";
-import { cosignPassword } from "./cosign_password.ts";
 import { readKeyAs, readPassphrase, resolvePath } from "./files.ts";
-import { type RegistryAccess, registryAccess } from "./registry_access.ts";
+import { registryAccess } from "./registry_access.ts";
+import {
+  cosignSignerOf,
+  imageToSign,
+  NO_TLOG_NOTE,
+  openPgpSigningKey,
+  resolveSubject,
+} from "./signing_common.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
 import {
   formatReference,
   type ImageReference,
-  isDigest,
   parseReference,
   withDefaultTag,
 } from "../../lib/image/mod.ts";
 import { type PrivateKey, verifySignature } from "../../lib/signature/mod.ts";
-import { readOpenPgpSigningKey, signImage } from "../../lib/signing/mod.ts";
+import { signImage } from "../../lib/signing/mod.ts";
 import type { SignatureStore } from "../../lib/lookaside/mod.ts";
-import {
-  type CosignSigner,
-  isCosignPrivateKey,
-  MAX_COSIGN_KEY_FILE_SIZE,
-  publicKeySha256,
-  readCosignPrivateKey,
-} from "../../lib/signing/mod.ts";
+import { type CosignSigner, isCosignPrivateKey, publicKeySha256 } from "../../lib/signing/mod.ts";
 import { cosignDockerReference } from "../../lib/signature/mod.ts";
 import { signCosignBundle, signCosignLegacy } from "../../lib/signing/mod.ts";
 import { COSIGN_SIGN_PREDICATE_TYPE } from "../../lib/signature/mod.ts";
 import { appendCosignSignature, pushCosignBundle } from "../../lib/signing/mod.ts";
-import type { ManifestDescriptor } from "../../lib/registry/mod.ts";
 
 type SignOptions = OptionsOf<typeof SIGN>;
-
-/** The note every cosign signature's output carries. */
-export const NO_TLOG_NOTE =
-  "no transparency log: nothing was sent to Rekor (verify with --insecure-ignore-tlog)";
 
 /** Runs `sign`. */
 export async function run(options: SignOptions, ctx: CommandContext): Promise<number> {
@@ -75,27 +69,6 @@ export async function run(options: SignOptions, ctx: CommandContext): Promise<nu
   } finally {
     key.forget();
   }
-}
-
-/** IMAGE, with `--digest` when given. */
-function imageToSign(options: SignOptions): ImageReference {
-  const ref = parseReference(options.image);
-  const digest = options.digest?.trim();
-  if (digest === undefined) return ref;
-  if (digest === "" || !isDigest(digest)) {
-    throw new UsageError(
-      `Cannot use --digest "${options.digest}": expected a digest such as sha256:<64 hex digits>` +
-        (digest === "" ? " (the build reported none: is its IMAGE_DIGEST result set?)" : ""),
-    );
-  }
-  if (ref.digest !== undefined && ref.digest !== digest) {
-    throw new UsageError(
-      `Cannot sign ${
-        formatReference(ref)
-      } with --digest ${digest}: the reference names another digest`,
-    );
-  }
-  return { ...ref, digest };
 }
 
 /** Signs `ref` with `key` in the format the key and `--format` call for. */
@@ -136,33 +109,8 @@ async function signWith(
       "Cannot use --identity with --format bundle: a cosign bundle names only the digest",
     );
   }
-  if (keyBytes.byteLength > MAX_COSIGN_KEY_FILE_SIZE) {
-    throw new UsageError(`Cannot read ${key.label}: it is too large for a key`);
-  }
-  const found = key.cosignPassword !== undefined
-    ? { password: key.cosignPassword }
-    : await cosignPassword(ctx, options, { message: `Password of ${key.label}` });
-  if (found === undefined) {
-    throw new UsageError(
-      `The cosign key ${key.label} needs its password: pass --passphrase-file or set ` +
-        "COSIGN_PASSWORD (no terminal to ask on)",
-    );
-  }
-  const signer = await readCosignPrivateKey(keyBytes, found.password);
-  if (key.fingerprint) {
-    key.checkFingerprint((await publicKeySha256(signer.publicKeyDer)).toHex());
-  }
+  const signer = await cosignSignerOf(key, options, ctx);
   return await signCosign(ref, signer, format === "bundle" ? "bundle" : "cosign", options, ctx);
-}
-
-/** The OpenPGP private key of `key`, able to sign (and the one the setup names). */
-async function openPgpSigningKey(
-  key: SigningKey,
-  passphrase: string | undefined,
-): Promise<PrivateKey> {
-  const privateKey = await readOpenPgpSigningKey(key.bytes, key.label, { passphrase });
-  key.checkFingerprint(privateKey.getFingerprint().toUpperCase());
-  return privateKey;
 }
 
 /** Writes the Tekton results `--digest-file` and `--store-file` asked for. */
@@ -271,31 +219,6 @@ async function signedBefore(
     if (result.verified && result.dockerReference === identity) return true;
   }
   return false;
-}
-
-/**
- * The image's manifest as a referrer's `subject` names it (digest, media type, size): a digest
- * reference is that digest, a tag is resolved once.
- */
-async function resolveSubject(
-  access: RegistryAccess,
-  ref: ImageReference,
-  ctx: CommandContext,
-): Promise<ManifestDescriptor> {
-  const target = ref.digest !== undefined ? ref : withDefaultTag(ref);
-  // A tag is resolved once (a HEAD, or a GET where the registry's HEAD says too little); the
-  // subject is then read by that digest, whatever the tag points to meanwhile.
-  const digest = ref.digest ?? await access.client.resolveDigest(target);
-  const byDigest = { ...target, digest };
-  let head = await access.client.headManifest(byDigest);
-  if (head.size < 0 || head.mediaType === "") {
-    const manifest = await access.client.getManifest(byDigest);
-    head = { digest: manifest.digest, mediaType: manifest.mediaType, size: manifest.size };
-  }
-  if (ref.digest === undefined) {
-    ctx.io.stderr.write(`Resolved ${formatReference(target)} to ${head.digest}\n`);
-  }
-  return head;
 }
 
 /** A cosign signature, keyed, without a transparency log. */

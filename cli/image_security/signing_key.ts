@@ -11,14 +11,18 @@
  * @module
  */
 import type { CommandContext } from "../command.ts";
-import type { OptionsOf } from "../options.ts";
-import type { SIGN } from "./sign_command.ts";
 import { readUserFile, resolvePath } from "./files.ts";
-import { blankless, connectVault, readKey } from "./vault_access.ts";
+import { blankless, connectVault, readKey, type VaultOptions } from "./vault_access.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { readSecretDir, type SigningSetup, signingSetupOf } from "../../lib/signing/mod.ts";
 
-type SignOptions = OptionsOf<typeof SIGN>;
+/** The flags that name the key (`sign`'s and `attest`'s). */
+export type SigningKeyOptions = VaultOptions & {
+  readonly key?: string | undefined;
+  readonly vaultKey?: string | undefined;
+  readonly signingSecretDir?: string | undefined;
+  readonly signingSecret?: string | undefined;
+};
 
 /** A private key held in memory for one signing. */
 export interface SigningKey {
@@ -32,6 +36,8 @@ export interface SigningKey {
   readonly fingerprint: string | undefined;
   /** The cosign key's password, when the setup holds it. */
   readonly cosignPassword: string | undefined;
+  /** The signing setup mounted at `--signing-secret-dir`, when the key came from it. */
+  readonly setup?: SigningSetup | undefined;
   /** Fails when the key's fingerprint is not the one the setup expects. */
   checkFingerprint(actual: string): void;
   /** Overwrites the bytes. */
@@ -39,7 +45,10 @@ export interface SigningKey {
 }
 
 /** Reads the key `sign` is asked to sign with. */
-export async function signingKey(options: SignOptions, ctx: CommandContext): Promise<SigningKey> {
+export async function signingKey(
+  options: SigningKeyOptions,
+  ctx: CommandContext,
+): Promise<SigningKey> {
   const file = blankless(options.key);
   const vaultKey = blankless(options.vaultKey);
   const secretDir = blankless(options.signingSecretDir);
@@ -77,6 +86,7 @@ export async function signingKey(options: SignOptions, ctx: CommandContext): Pro
     fromVault: true,
     fingerprint: setup?.fingerprint || undefined,
     cosignPassword: setup?.cosignPassword,
+    setup,
   });
 }
 
@@ -101,6 +111,7 @@ function heldKey(
     fromVault: boolean;
     fingerprint?: string | undefined;
     cosignPassword?: string | undefined;
+    setup?: SigningSetup | undefined;
   },
 ): SigningKey {
   return {
@@ -109,6 +120,7 @@ function heldKey(
     fromVault: about.fromVault,
     fingerprint: about.fingerprint,
     cosignPassword: about.cosignPassword,
+    setup: about.setup,
     checkFingerprint(actual: string) {
       const expected = about.fingerprint;
       if (!expected || expected.toLowerCase() === actual.toLowerCase()) return;

@@ -83,3 +83,29 @@ Deno.test("enable and disable -o json give the one shape of results", async () =
     );
   }
 });
+
+Deno.test("status says whether the webhook requires the API server's client certificate", async () => {
+  await using cli = await fakeCli();
+  const flags = ["--webhook-url", "https://127.0.0.1:9/admit", "--no-verify-url"];
+  const plain = await cli.run(["image-security", "enable", ...flags]);
+  assert.equal(plain.status, 0, plain.err);
+  const off = await cli.run(["image-security", "status"]);
+  assert.equal(off.status, 0, off.err);
+  assert.match(off.out, /^Client authentication: off \(.*enable --client-auth/m);
+  assert.equal(
+    JSON.parse((await cli.run(["image-security", "status", "-o", "json"])).out)
+      .clientAuth,
+    false,
+  );
+
+  const authenticated = await cli.run(["image-security", "enable", ...flags, "--client-auth"]);
+  assert.equal(authenticated.status, 0, authenticated.err);
+  const on = await cli.run(["image-security", "status"]);
+  assert.equal(on.status, 0, on.err);
+  assert.match(
+    on.out,
+    /^Client authentication: on \(--client-ca: .*Secret "toolkit-system\/toolkit-webhook-client-ca"/m,
+  );
+  const data = JSON.parse((await cli.run(["image-security", "status", "-o", "json"])).out);
+  assert.equal(data.clientAuth, true);
+});

@@ -36,13 +36,17 @@ export interface SiteDecision {
   /** The verified digest, when the image was resolved. */
   readonly digest?: string;
   /**
-   * Why it was not allowed: `policy` (the image does not satisfy it, or nothing allows it),
-   * `error` (it could not be checked: a registry, a Secret, the time budget). Absent when allowed.
+   * When not allowed: `policy` (the image does not satisfy it, or nothing allows it) or `error`
+   * (it could not be checked: a registry, a key Secret, the time budget; denied because the
+   * webhook fails closed). Absent when allowed.
    */
-  readonly cause?: "policy" | "error";
+  readonly cause?: DenialCause;
   /** The image after the patch, when it is pinned. */
   readonly pinned?: string;
 }
+
+/** Why something was not allowed: the policy said so, or it could not be checked (`error`). */
+export type DenialCause = "policy" | "error";
 
 /** The decision for a review. */
 export interface AdmissionDecision {
@@ -62,6 +66,11 @@ export interface AdmissionDecision {
   readonly sites: readonly SiteDecision[];
   /** Why nothing was checked (`exempt`/`skip`). */
   readonly note?: string;
+  /**
+   * When denied or warned about: `error` when only failures (nothing the policy decided) were
+   * found — a fail-closed denial, or a warning that would be one in enforce mode; else `policy`.
+   */
+  readonly cause?: DenialCause;
 }
 
 /** One image site as the evaluator planned it. */
@@ -70,7 +79,7 @@ export interface PlannedSite {
   readonly match?: PolicyMatch;
   readonly ref?: ImageReference;
   readonly slot?: number;
-  readonly immediate?: { outcome: "allow" | "deny" | "warn"; reason?: string };
+  readonly immediate?: { outcome: "allow" | "deny" | "warn"; reason?: string; cause?: DenialCause };
 }
 
 /** Where a reason applies: `(container "app" at spec.containers[0], image "…")`. */
@@ -108,12 +117,13 @@ export function decisionOf(
     const base = { site, ...(policy ? { policy, policyRef } : {}) };
     let outcome: SiteDecision["outcome"];
     let reason: string | undefined;
+    let cause: DenialCause = "policy";
     let digest: string | undefined;
     let pinned: string | undefined;
-    let cause: "policy" | "error" = "policy";
     if (item.immediate) {
       outcome = item.immediate.outcome;
       reason = item.immediate.reason;
+      cause = item.immediate.cause ?? "policy";
       if (enforcement === "warn" && outcome === "deny") outcome = "warn";
       // A denial always says why, so it is never mistaken for "nothing to report".
       if (outcome !== "allow") reason ??= "the image was not checked";
@@ -127,7 +137,7 @@ export function decisionOf(
       const mode = enforcement === "warn" ? "warn" : item.match?.policy.mode ?? "enforce";
       outcome = mode === "warn" ? "warn" : "deny";
       reason = verdict?.reason ?? "the image was not checked";
-      cause = verdict === undefined ? "error" : verdict.cause;
+      cause = verdict?.allowed === false ? verdict.cause : "error";
       digest = verdict?.digest;
     }
     if (reason !== undefined) {
@@ -161,13 +171,18 @@ export function decisionOf(
   const allowed = nothingToCheck ||
     (sites.length === workload.sites.length &&
       sites.every((s) => s.outcome === "allow" || s.outcome === "warn"));
+  const outcome = !allowed ? "deny" : warnings.length > 0 ? "warn" : "allow";
+  const flagged = sites.filter((s) => s.outcome === outcome && s.cause !== undefined);
   return {
     allowed,
-    outcome: !allowed ? "deny" : warnings.length > 0 ? "warn" : "allow",
+    outcome,
     kind: workload.kind,
     reasons,
     warnings,
     patch: allowed ? patch : [],
     sites,
+    ...(outcome === "allow"
+      ? {}
+      : { cause: flagged.some((s) => s.cause === "policy") ? "policy" : "error" }),
   };
 }

@@ -73,3 +73,42 @@ Deno.test("decisionOf() denies a site without a verdict, and warn mode admits it
   // Nothing to check is admitted for that reason alone.
   assert.equal(decisionOf(workload([]), [], [], "enforce").allowed, true);
 });
+
+Deno.test("decisionOf() says whether the policy or a failure denied (a fail-closed denial)", () => {
+  const a = site(0, "r.example/team/app:1");
+  const b = site(1, "r.example/team/other:1");
+  const planned: PlannedSite[] = [
+    { site: a, match: fakeMatch(), ref: parseReference(a.image), slot: 0 },
+    { site: b, match: fakeMatch(), ref: parseReference(b.image), slot: 1 },
+  ];
+  const failed = { allowed: false as const, cause: "error" as const, reason: "registry down" };
+  const refused = { allowed: false as const, cause: "policy" as const, reason: "not signed" };
+  const ok = { allowed: true as const, digest: DIGEST };
+  const decide = (verdicts: Parameters<typeof decisionOf>[2], mode: "enforce" | "warn") =>
+    decisionOf(workload([a, b]), planned, verdicts, mode);
+  assert.equal(decide([ok, failed], "enforce").cause, "error");
+  assert.equal(decide([ok, failed], "enforce").sites[1]?.cause, "error");
+  assert.equal(decide([refused, failed], "enforce").cause, "policy", "the policy denies anyway");
+  assert.equal(decide([ok, refused], "enforce").cause, "policy");
+  assert.equal(decide([ok, undefined], "enforce").cause, "error", "not checked: a failure");
+  assert.equal(decide([ok, failed], "warn").cause, "error", "warn mode admits a failure");
+  assert.equal(decide([ok, ok], "enforce").cause, undefined, "nothing denied");
+  const problem = decisionOf(
+    workload([a]),
+    [
+      { site: a, immediate: { outcome: "deny", reason: "policies unusable", cause: "error" } },
+    ],
+    [undefined],
+    "enforce",
+  );
+  assert.equal(problem.cause, "error");
+  const noPolicy = decisionOf(
+    workload([a]),
+    [
+      { site: a, immediate: { outcome: "deny", reason: "no policy" } },
+    ],
+    [undefined],
+    "enforce",
+  );
+  assert.equal(noPolicy.cause, "policy");
+});

@@ -33,6 +33,7 @@ import { imageList, workloadImages } from "./workload.ts";
 
 export type {
   AdmissionDecision,
+  DenialCause,
   EnforcementMode,
   NoMatchAction,
   SiteDecision,
@@ -160,13 +161,13 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
     signal?: AbortSignal,
   ): AdmissionDecision | Promise<AdmissionDecision> {
     let kind = request.kind.kind;
-    const failed = (error: unknown) => {
+    const failed = (error: unknown): AdmissionDecision => {
       const line = denialLine(
         `Cannot evaluate the request: internal error (${
           error instanceof Error ? error.name : "unknown"
         })`,
       );
-      return simple(false, "deny", kind, "internal error", [line]);
+      return { ...simple(false, "deny", kind, "internal error", [line]), cause: "error" };
     };
     try {
       if (request.operation !== "CREATE" && request.operation !== "UPDATE") {
@@ -185,8 +186,8 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
         if (workload.skip === "subresource") return simple(true, "skip", kind, workload.reason);
         const line = denialLine(workload.reason);
         return warnMode
-          ? { ...simple(true, "warn", kind, workload.reason), warnings: [line] }
-          : simple(false, "deny", kind, workload.reason, [line]);
+          ? { ...simple(true, "warn", kind, workload.reason), warnings: [line], cause: "policy" }
+          : { ...simple(false, "deny", kind, workload.reason, [line]), cause: "policy" };
       }
       kind = workload.kind;
       if (request.operation === "UPDATE" && isDeleting(request.object)) {
@@ -213,12 +214,12 @@ export function createAdmissionEvaluator(deps: AdmissionDeps): AdmissionEvaluato
           `the object names ${distinct} distinct images; at most ${maxImages} are checked per request`;
         const line = denialLine(reason);
         return warnMode
-          ? { ...simple(true, "warn", kind, reason), warnings: [line] }
-          : simple(false, "deny", kind, reason, [line]);
+          ? { ...simple(true, "warn", kind, reason), warnings: [line], cause: "policy" }
+          : { ...simple(false, "deny", kind, reason, [line]), cause: "policy" };
       }
       if (!source.ready()) {
         const line = denialLine("Cannot check images: the policies have not been loaded yet");
-        return simple(false, "deny", kind, "not ready", [line]);
+        return { ...simple(false, "deny", kind, "not ready", [line]), cause: "error" };
       }
       const decision = decideSites(planning, request, workload, signal);
       return decision instanceof Promise ? decision.catch(failed) : decision;

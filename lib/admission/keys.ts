@@ -12,6 +12,7 @@ import { CACHE_BYTES } from "./memory_budget.ts";
 import { computeDigest } from "../registry/mod.ts";
 import {
   type KeyBounds,
+  keyExpiry,
   keyFingerprint,
   type PublicKey,
   readPublicKeys,
@@ -19,6 +20,7 @@ import {
 import type { CacheStats } from "./cache.ts";
 import { type KeySecretKind, KeySecretReader } from "./key_secret.ts";
 import type { PolicySource } from "./source.ts";
+import type { TrustExpiryObserver } from "./trust_expiry.ts";
 
 /** The keys of a key Secret. */
 export interface TrustedKeys {
@@ -31,6 +33,8 @@ export interface TrustedKeys {
    * material, with its revocations and expiry times, in cache keys.
    */
   readonly id: string;
+  /** When the first of the keys expires (milliseconds since the epoch); absent: none expires. */
+  readonly expiresAt?: number;
 }
 
 /** Where the keys of a `signedBy` requirement come from: its `keySecret` in a namespace. */
@@ -50,15 +54,20 @@ export { KEY_SECRET_ENTRY } from "./key_secret.ts";
  */
 export class KeyStore implements KeySource {
   readonly #reader: KeySecretReader<TrustedKeys>;
+  readonly #onRead: TrustExpiryObserver | undefined;
 
   /** The cache's size and bounds, for metrics. */
   stats(): CacheStats {
     return this.#reader.stats();
   }
 
-  /** Creates a store reading Secrets from `source`, accepting keys within `bounds`. */
-  constructor(source: PolicySource, bounds: KeyBounds = {}) {
+  /**
+   * Creates a store reading Secrets from `source`, accepting keys within `bounds`; `onRead`
+   * hears when the keys of each Secret read expire.
+   */
+  constructor(source: PolicySource, bounds: KeyBounds = {}, onRead?: TrustExpiryObserver) {
     this.#reader = new KeySecretReader(source, OPENPGP_KEY_SECRET, bounds);
+    this.#onRead = onRead;
   }
 
   /**
@@ -68,8 +77,16 @@ export class KeyStore implements KeySource {
    * no usable public key or one that is not accepted (the message names the Secret and the
    * key's fingerprint); {@linkcode PolicySourceError} when it cannot be read.
    */
-  keys(namespace: string, name: string): Promise<TrustedKeys> {
-    return this.#reader.read(namespace, name, `key Secret "${namespace}/${name}"`);
+  async keys(namespace: string, name: string): Promise<TrustedKeys> {
+    const keys = await this.#reader.read(namespace, name, `key Secret "${namespace}/${name}"`);
+    this.#onRead?.({
+      material: "key-secret",
+      kind: "Secret",
+      namespace,
+      name,
+      expiresAt: keys.expiresAt,
+    });
+    return keys;
   }
 }
 
@@ -82,7 +99,14 @@ const OPENPGP_KEY_SECRET: KeySecretKind<TrustedKeys> = {
 
 /** Parsed keys with their fingerprints and the id of their material. */
 export async function trustedKeys(keys: readonly PublicKey[]): Promise<TrustedKeys> {
-  return { keys, fingerprints: keys.map(keyFingerprint).sort(), id: await keyMaterialId(keys) };
+  const expiries = (await Promise.all(keys.map((key) => keyExpiry(key))))
+    .filter((d): d is Date => d !== undefined).map((d) => d.getTime());
+  return {
+    keys,
+    fingerprints: keys.map(keyFingerprint).sort(),
+    id: await keyMaterialId(keys),
+    ...(expiries.length > 0 ? { expiresAt: Math.min(...expiries) } : {}),
+  };
 }
 
 /**

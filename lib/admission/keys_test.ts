@@ -13,6 +13,7 @@ import { filePolicySource } from "./file_source.ts";
 import { KeyStore } from "./keys.ts";
 import { SigstoreMaterialStore } from "./sigstore_material.ts";
 import type { SecretData } from "./source.ts";
+import type { TrustExpiry } from "./trust_expiry.ts";
 
 function keySecret(name: string, namespace: string, armored: string): SecretData {
   return { metadata: { name, namespace, resourceVersion: "1" }, data: { key: btoa(armored) } };
@@ -100,4 +101,51 @@ Deno.test("SigstoreMaterialStore refuses a PEM key too large to check, naming th
       return true;
     },
   );
+});
+
+Deno.test("KeyStore and SigstoreMaterialStore report when what they read expires", async () => {
+  const created = new Date(Math.floor(Date.now() / 1000) * 1000 - 3600_000); // OpenPGP: seconds
+  const expiring = await generateKeyPair({
+    name: "short",
+    keyExpirationTime: 10 * 86400,
+    clock: () => created,
+  });
+  const lasting = await generateKeyPair({ name: "lasting", clock: () => created });
+  const root = await Deno.readTextFile(
+    new URL("../../tests/fixtures/sigstore/public_good_trusted_root.json", import.meta.url),
+  );
+  const source = filePolicySource({
+    policies: [],
+    secrets: [
+      keySecret("key", "a", expiring.publicKeyArmored + lasting.publicKeyArmored),
+      keySecret("key", "b", lasting.publicKeyArmored),
+    ],
+    configMaps: [{
+      metadata: { name: "root", namespace: "sigstore", resourceVersion: "1" },
+      data: { "trusted_root.json": root },
+    }],
+    serviceAccounts: [],
+    namespaces: [],
+  });
+  const reports: TrustExpiry[] = [];
+  const store = new KeyStore(source, {}, (e) => reports.push(e));
+  await store.keys("a", "key");
+  await store.keys("b", "key");
+  await store.keys("a", "key");
+  const expiresAt = created.getTime() + 10 * 86400_000;
+  assert.deepEqual(reports, [
+    { material: "key-secret", kind: "Secret", namespace: "a", name: "key", expiresAt },
+    { material: "key-secret", kind: "Secret", namespace: "b", name: "key", expiresAt: undefined },
+    { material: "key-secret", kind: "Secret", namespace: "a", name: "key", expiresAt },
+  ], "the earliest key of a Secret, on every read (parsed once)");
+  const material = new SigstoreMaterialStore(source, {}, (e) => reports.push(e));
+  const parsed = await material.trustRoot({ kind: "ConfigMap", name: "root" }, "sigstore");
+  assert.deepEqual(reports.at(-1), {
+    material: "trust-root",
+    kind: "ConfigMap",
+    namespace: "sigstore",
+    name: "root",
+    expiresAt: parsed.validUntil?.getTime(),
+  });
+  assert.ok(parsed.validUntil !== undefined);
 });

@@ -47,6 +47,7 @@ export * from "./cache.ts";
 export * from "./source.ts";
 export * from "./keys.ts";
 export * from "./sigstore_material.ts";
+export * from "./trust_expiry.ts";
 export * from "./credentials.ts";
 export * from "./verifier.ts";
 export * from "./evaluate.ts";

@@ -25,6 +25,7 @@ import { cachedPromise, type CacheStats, TtlCache } from "./cache.ts";
 import { PolicyConfigError } from "./errors.ts";
 import { type KeySecretKind, KeySecretReader } from "./key_secret.ts";
 import { configMapText, type PolicySource, secretText } from "./source.ts";
+import type { TrustExpiryObserver } from "./trust_expiry.ts";
 
 /** The keys of a sigstore key Secret. */
 export interface SigstoreKeys {
@@ -64,6 +65,7 @@ const SIGSTORE_KEY_SECRET: KeySecretKind<SigstoreKeys> = {
  */
 export class SigstoreMaterialStore implements SigstoreKeySource {
   readonly #source: PolicySource;
+  readonly #onRead: TrustExpiryObserver | undefined;
   readonly #keys: KeySecretReader<SigstoreKeys>;
   readonly #roots = new TtlCache<string, Promise<TrustRoot>>({
     name: "trust-root",
@@ -73,9 +75,13 @@ export class SigstoreMaterialStore implements SigstoreKeySource {
     sizeOf: (raw) => 4 * raw.length,
   });
 
-  /** Creates a store reading Secrets and ConfigMaps from `source`, keys within `bounds`. */
-  constructor(source: PolicySource, bounds: KeyBounds = {}) {
+  /**
+   * Creates a store reading Secrets and ConfigMaps from `source`, keys within `bounds`;
+   * `onRead` hears when each trust root read stops being valid.
+   */
+  constructor(source: PolicySource, bounds: KeyBounds = {}, onRead?: TrustExpiryObserver) {
     this.#source = source;
+    this.#onRead = onRead;
     this.#keys = new KeySecretReader(source, SIGSTORE_KEY_SECRET, bounds);
   }
 
@@ -130,7 +136,7 @@ export class SigstoreMaterialStore implements SigstoreKeySource {
       throw new PolicyConfigError(`Cannot use trust root ${where}: it has no "${entry}" entry`);
     }
     const content = text;
-    return await cachedPromise(this.#roots, content, async () => {
+    const root = await cachedPromise(this.#roots, content, async () => {
       const { parseTrustRoot } = await loadTrustRootParser();
       try {
         return await parseTrustRoot(content, where);
@@ -140,5 +146,13 @@ export class SigstoreMaterialStore implements SigstoreKeySource {
         });
       }
     });
+    this.#onRead?.({
+      material: "trust-root",
+      kind: ref.kind,
+      namespace,
+      name: ref.name,
+      expiresAt: root.validUntil?.getTime(),
+    });
+    return root;
   }
 }

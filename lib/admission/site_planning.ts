@@ -153,7 +153,8 @@ export function decideSites(
   function step(i: number): Promise<void> | undefined {
     const site = sites[i]!;
     if (problem !== undefined) {
-      pending.push({ site, immediate: { outcome: "deny", reason: problem } });
+      // The policies cannot be used: a failure, the webhook fails closed.
+      pending.push({ site, immediate: { outcome: "deny", reason: problem, cause: "error" } });
       return undefined;
     }
     const p = choices.parse(site.image);

@@ -65,11 +65,18 @@ import type { KeyBounds } from "../signature/mod.ts";
 import { MemoryPool, type MemoryPoolStats } from "../read_budget.ts";
 import type { RegistriesD } from "../lookaside/mod.ts";
 import { type CacheStats, TtlCache } from "./cache.ts";
-import { PolicyConfigError, PolicySourceError, raceSignal, startDeadline } from "./errors.ts";
+import {
+  DeadlineExceededError,
+  PolicyConfigError,
+  PolicySourceError,
+  raceSignal,
+  startDeadline,
+} from "./errors.ts";
 import { SharedFlights } from "./shared_flight.ts";
 import { type KeySource, KeyStore } from "./keys.ts";
 import { type SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
 import type { PolicySource } from "./source.ts";
+import type { TrustExpiryObserver } from "./trust_expiry.ts";
 import { VerdictMemo } from "./verdict_memo.ts";
 import {
   type CacheBounds,
@@ -125,6 +132,27 @@ export interface VerifierObserver {
   cacheMiss?(): void;
   /** A registry (or signature store) request failed. */
   registryError?(error: unknown): void;
+  /**
+   * A verification ended in an error rather than a verdict of the policy (the image is denied,
+   * failing closed): `registry` (a registry or signature store failed), `timeout` (the
+   * verification ran past its time), `config` (a key Secret, trust root or policy that cannot be
+   * used), `source` (the cluster could not be read), `capacity` (a renewal found no free slot).
+   */
+  verificationError?(kind: VerificationErrorKind): void;
+  /** Key material was read for a verification: when it stops being valid (`trust_expiry.ts`). */
+  trustRead?: TrustExpiryObserver;
+}
+
+/** What kind of failure ended a verification (see {@linkcode VerifierObserver}). */
+export type VerificationErrorKind = "registry" | "timeout" | "config" | "source" | "capacity";
+
+/** The kind of failure `error` is. */
+export function verificationErrorKind(error: unknown): VerificationErrorKind {
+  if (error instanceof PolicyConfigError) return "config";
+  if (error instanceof PolicySourceError) return "source";
+  if (error instanceof NoFreeSlotError) return "capacity";
+  if (error instanceof DeadlineExceededError) return "timeout";
+  return "registry";
 }
 
 /** How the verifier reaches registries and stores, and how it caches. */
@@ -249,8 +277,9 @@ function deny(reason: string, cause: "policy" | "error", digest?: string): Image
 export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const now = options.now ?? Date.now;
   const clock = options.clock ?? (() => new Date(now()));
-  const keyStore = new KeyStore(options.source, options.keyBounds);
-  const sigstoreMaterial = new SigstoreMaterialStore(options.source, options.keyBounds);
+  const onRead = options.observer?.trustRead;
+  const keyStore = new KeyStore(options.source, options.keyBounds, onRead);
+  const sigstoreMaterial = new SigstoreMaterialStore(options.source, options.keyBounds, onRead);
   const turns = options.turns ?? new TurnScheduler();
   const services: KindServices = {
     keys: options.keys ?? keyStore,
@@ -454,12 +483,9 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       return verdict;
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;
-      if (
-        !(error instanceof PolicyConfigError) && !(error instanceof PolicySourceError) &&
-        !(error instanceof NoFreeSlotError)
-      ) {
-        observer.registryError?.(error);
-      }
+      const kind = verificationErrorKind(error);
+      if (kind === "registry" || kind === "timeout") observer.registryError?.(error);
+      observer.verificationError?.(kind);
       return deny(errorMessage(error), "error");
     }
   }

@@ -84,6 +84,7 @@ Deno.test({
     };
     const source = filePolicySource(documents);
     const counts = { hits: 0, misses: 0, errors: 0 };
+    const failures: string[] = [];
     let now = 1_000_000;
     const options: VerifierOptions = {
       source,
@@ -100,6 +101,7 @@ Deno.test({
         cacheHit: () => counts.hits++,
         cacheMiss: () => counts.misses++,
         registryError: () => counts.errors++,
+        verificationError: (kind) => failures.push(kind),
       },
     };
     let verifier = createImageVerifier(options);
@@ -253,8 +255,15 @@ Deno.test({
 
     await t.step("denies when the registry cannot be reached", async () => {
       const before = counts.errors;
+      failures.length = 0;
       const verdict = await verify("127.0.0.1:1/team/app:1", signedBy("signer"));
       assert.equal(!verdict.allowed && verdict.cause, "error");
+      assert.equal(counts.errors, before + 1);
+      assert.deepEqual(failures, ["registry"]);
+      // A key Secret that does not exist is a failure too, not the registry's.
+      const missing = await verify(signedRef, signedBy("no-such-secret"));
+      assert.equal(!missing.allowed && missing.cause, "error");
+      assert.deepEqual(failures, ["registry", "config"]);
       assert.equal(counts.errors, before + 1);
     });
 

@@ -57,7 +57,12 @@ import {
 } from "./tls.ts";
 
 import { InstallError } from "./install_error.ts";
-import { CLIENT_CA_SECRET_NAME, type ClientCa, ensureClientCa } from "./client_auth.ts";
+import {
+  CLIENT_CA_SECRET_NAME,
+  type ClientCa,
+  clientCaFromSecret,
+  ensureClientCa,
+} from "./client_auth.ts";
 import { pollUntil } from "../poll.ts";
 import { REGISTRIES_D_CONFIG_MAP_NAME } from "./registries_d_config_map.ts";
 
@@ -334,12 +339,28 @@ export interface InstallStatus {
   readonly replicas?: { desired: number; ready: number };
   /** The image the Deployment runs. */
   readonly image?: string;
+  /**
+   * Whether the installed webhook requires a client certificate of the client CA (its
+   * Deployment runs it with `--client-ca`: `enable --client-auth` or `--client-ca`); absent
+   * without a Deployment.
+   */
+  readonly clientAuth?: boolean;
   /** Where the API server sends reviews: the Service or a URL. */
   readonly endpoint?: string;
   /** The serving certificate's expiry. */
   readonly certificate?: { notAfter: string; daysLeft: number; names: readonly string[] };
   /** Policy names by namespace (`""` for ClusterImagePolicies). */
   readonly policies: Record<string, string[]>;
+}
+
+/** Whether the webhook's Deployment runs it with `--client-ca` (client authentication on). */
+function requiresClientCertificates(deployment: object | undefined): boolean {
+  const spec = (deployment as { spec?: unknown } | undefined)?.spec as
+    | { template?: { spec?: { containers?: { args?: unknown[] }[] } } }
+    | undefined;
+  return (spec?.template?.spec?.containers?.[0]?.args ?? []).some((arg) =>
+    arg === "--client-ca" || (typeof arg === "string" && arg.startsWith("--client-ca="))
+  );
 }
 
 /** Reads what is installed. */
@@ -452,6 +473,7 @@ export async function installationStatus(
         ...(deployment.spec?.template?.spec?.containers?.[0]?.image
           ? { image: deployment.spec.template.spec.containers[0].image }
           : {}),
+        clientAuth: requiresClientCertificates(deployment),
       }
       : {}),
     ...(endpoint ? { endpoint } : {}),
@@ -545,6 +567,13 @@ export interface RotateResult {
   readonly tls: WebhookTls;
   /** The Secret and webhook configuration updates. */
   readonly objects: AppliedObject[];
+  /** Whether the installed webhook requires client certificates (its Deployment's `--client-ca`). */
+  readonly clientAuth: boolean;
+  /**
+   * With {@linkcode clientAuth}, the client CA's certificate (PEM) from its Secret, for a webhook
+   * run outside the cluster; undefined when the Secret holds none.
+   */
+  readonly clientCaPem?: string;
 }
 
 /**
@@ -595,7 +624,19 @@ export async function rotateCertificates(
       "configured",
     ),
   );
-  return { notAfter: ensured.tls.notAfter, tls: ensured.tls, objects };
+  const clientAuth = requiresClientCertificates(
+    await client.read(installedType("Deployment"), namespace, WEBHOOK_NAME),
+  );
+  const clientCa = clientAuth
+    ? clientCaFromSecret(await client.read(secretType, namespace, CLIENT_CA_SECRET_NAME))
+    : undefined;
+  return {
+    notAfter: ensured.tls.notAfter,
+    tls: ensured.tls,
+    objects,
+    clientAuth,
+    ...(clientCa ? { clientCaPem: clientCa.caCertPem } : {}),
+  };
 }
 
 /** Whether an object was put there by toolkit. */

@@ -26,6 +26,7 @@ export * from "./manifests.ts";
 export * from "./install_error.ts";
 export * from "./registries_d_config_map.ts";
 export * from "./apply.ts";
+export * from "./dry_run.ts";
 export * from "./advice.ts";
 export * from "./wait.ts";
 export * from "./readiness.ts";

@@ -10,7 +10,8 @@ import {
 } from "../../tests/env/oci_layout.ts";
 import { fakeSleep, serve } from "../../tests/fakes/loopback_server.ts";
 import { MAX_REGISTRY_HOSTS } from "./auth.ts";
-import { createRegistryClient, insecureRegistryEntry } from "./client.ts";
+import { createRegistryClient } from "./client.ts";
+import { insecureRegistryEntry } from "./registry_url.ts";
 import { credentialsFromSecret, type SecretLike } from "./credentials.ts";
 import { computeDigest } from "./digest.ts";
 import {

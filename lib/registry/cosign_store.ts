@@ -57,7 +57,7 @@ import {
   SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION,
   SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
 } from "../signature/mod.ts";
-import type { RegistryClient, RequestOptions } from "./client.ts";
+import type { RegistryClient, RequestOptions } from "./client_types.ts";
 import { RegistryError } from "./errors.ts";
 import { ToolkitError } from "../errors.ts";
 import { BudgetExceededError } from "../read_budget.ts";

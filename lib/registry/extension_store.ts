@@ -17,8 +17,8 @@
 
 import { decodeBase64, encodeBase64 } from "../base64.ts";
 import { formatReference, type ImageReference, isDigest } from "../image/mod.ts";
-import type { RegistryClient, RequestOptions } from "./client.ts";
-import { registryErrorFromResponse } from "./client.ts";
+import type { RegistryClient, RequestOptions } from "./client_types.ts";
+import { registryErrorFromResponse } from "./error_answer.ts";
 import { RegistryError } from "./errors.ts";
 import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
 import {

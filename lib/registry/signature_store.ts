@@ -23,7 +23,7 @@ import {
   type SignatureStore,
 } from "../lookaside/mod.ts";
 import type { ReadBudget } from "../read_budget.ts";
-import type { RegistryClient } from "./client.ts";
+import type { RegistryClient } from "./client_types.ts";
 import { RegistryError } from "./errors.ts";
 import { createExtensionSignatureStore } from "./extension_store.ts";
 

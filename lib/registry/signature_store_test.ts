@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseReference } from "../image/mod.ts";
 import { parseRegistriesYaml } from "../lookaside/mod.ts";
-import type { RegistryClient } from "./client.ts";
+import type { RegistryClient } from "./client_types.ts";
 import { selectSignatureStore } from "./signature_store.ts";
 
 const DIGEST = `sha256:${"a".repeat(64)}`;

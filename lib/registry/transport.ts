@@ -26,8 +26,10 @@ import {
 import {
   displayUrl,
   type FetchFunction,
+  isNoLimit,
   PlainHttpAnswerError,
   RequestTimeoutError,
+  timedFetch,
 } from "../fetch.ts";
 
 export type { FetchFunction } from "../fetch.ts";
@@ -107,9 +109,6 @@ export const ERROR_BODY_LIMIT = 64 * 1024;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** Thrown inside an attempt to tell a timeout from a caller's abort. */
-class AttemptTimeout extends Error {}
-
 /** Reads a body incrementally, failing (or truncating) at `limit` bytes. */
 export async function readLimited(
   response: Response,
@@ -159,17 +158,19 @@ export function createTransport(options: TransportOptions = {}): Transport {
     : undefined;
   let requestCount = 0;
 
-  /** One attempt: the request and its redirects, with the body read, under one timeout. */
+  /**
+   * One attempt: the request and its redirects, with the body read, under one timeout. Each hop
+   * is a `timedFetch` bounding the whole request (`bound: "request"`) by what is left of the
+   * attempt's time, so the attempt ends within `timeoutMs` of its start.
+   */
   async function attempt(request: HttpRequest): Promise<HttpResponse> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new AttemptTimeout());
-    }, timeoutMs);
-    const signal = request.signal
-      ? AbortSignal.any([controller.signal, request.signal])
-      : controller.signal;
+    const deadline = Date.now() + timeoutMs;
+    /** The fetch of the next hop: at least 1 ms, as 0 would be "no limit". */
+    const hopFetch = (): FetchFunction =>
+      timedFetch(doFetch, isNoLimit(timeoutMs) ? timeoutMs : Math.max(1, deadline - Date.now()), {
+        bound: "request",
+      });
+    const signal = request.signal;
     let url = request.url;
     let method: string = request.method;
     let body = request.body;
@@ -182,11 +183,11 @@ export function createTransport(options: TransportOptions = {}): Transport {
           method,
           headers,
           redirect: "manual",
-          signal,
         };
+        if (signal) init.signal = signal;
         if (body !== undefined) init.body = body as BodyInit;
         if (client) init.client = client;
-        const response = await doFetch(url, init);
+        const response = await hopFetch()(url, init);
         const location = response.headers.get("location");
         if (REDIRECT_STATUSES.has(response.status) && location !== null) {
           await response.body?.cancel().catch(() => {});
@@ -237,7 +238,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
       ) {
         throw error;
       }
-      if (timedOut) {
+      if (error instanceof RequestTimeoutError && !request.signal?.aborted) {
         throw new TransportError(displayUrl(url), `no answer within ${timeoutMs} ms`, {
           timedOut: true,
           cause: new RequestTimeoutError(new URL(url).origin, timeoutMs),
@@ -260,8 +261,6 @@ export function createTransport(options: TransportOptions = {}): Transport {
         timedOut: false,
         cause: error,
       });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -33,6 +33,30 @@ export function keyFingerprint(key: PublicKey): string {
   return key.getFingerprint().toUpperCase();
 }
 
+/**
+ * When `key` stops verifying signatures: the expiry of its primary key or of the subkey it signs
+ * with at `date` (the one openpgp.js picks), whichever is first — a past time once the primary
+ * key has expired; undefined when nothing of it expires, or it is revoked or invalid.
+ */
+export async function keyExpiry(
+  key: PublicKey,
+  date: Date = new Date(),
+): Promise<Date | undefined> {
+  const times: number[] = [];
+  try {
+    const primary = await key.getExpirationTime(undefined, OPENPGP_FULL_CONFIG);
+    if (primary instanceof Date) times.push(primary.getTime());
+    const signing = await key.getSigningKey(undefined, date, undefined, OPENPGP_FULL_CONFIG);
+    if (signing !== key) {
+      const subkey = await signing.getExpirationTime(date, OPENPGP_FULL_CONFIG);
+      if (subkey instanceof Date) times.push(subkey.getTime());
+    }
+  } catch {
+    // No key valid for signing at `date`: nothing to expire.
+  }
+  return times.length > 0 ? new Date(Math.min(...times)) : undefined;
+}
+
 function errorDetail(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import * as openpgp from "openpgp";
 import { generateKeyPair } from "../signing/openpgp_key_generation.ts";
-import { InvalidKeyError, keyFingerprint, KeyGenerationError, readPublicKeys } from "./keys.ts";
+import {
+  InvalidKeyError,
+  keyExpiry,
+  keyFingerprint,
+  KeyGenerationError,
+  readPublicKeys,
+} from "./keys.ts";
 import { KeyNotAcceptedError, MAX_RSA_EXPONENT, maxRsaBits } from "./key_bounds.ts";
 import {
   curveKey,
@@ -69,6 +75,32 @@ Deno.test("generateKeyPair() sets the key expiration", async () => {
   const expires = await key.getExpirationTime();
   assert.ok(expires instanceof Date);
   assert.equal(expires.getTime(), CREATED.getTime() + 3600_000);
+  const [read] = await readPublicKeys(pair.publicKeyArmored);
+  assert.equal((await keyExpiry(read!))?.getTime(), CREATED.getTime() + 3600_000);
+  assert.equal(await keyExpiry((await readPublicKeys(ed.publicKeyArmored))[0]!), undefined);
+});
+
+Deno.test("keyExpiry() counts the signing subkey's expiry when it comes first", async () => {
+  const { publicKey } = await openpgp.generateKey({
+    type: "ecc",
+    curve: "ed25519Legacy",
+    userIDs: [{ name: "Subkey Signer" }],
+    date: CREATED,
+    keyExpirationTime: 30 * 86400,
+    subkeys: [{ sign: true, keyExpirationTime: 5 * 86400 }],
+    format: "armored",
+  });
+  const [key] = await readPublicKeys(publicKey);
+  const during = new Date(CREATED.getTime() + 86400_000);
+  assert.equal((await keyExpiry(key!, during))?.getTime(), CREATED.getTime() + 5 * 86400_000);
+  // Once the subkey has expired (the primary key signs then, until its own expiry).
+  const later = new Date(CREATED.getTime() + 10 * 86400_000);
+  assert.equal((await keyExpiry(key!, later))?.getTime(), CREATED.getTime() + 30 * 86400_000);
+  // Past both: the primary key's expiry, in the past.
+  assert.equal(
+    (await keyExpiry(key!, new Date(CREATED.getTime() + 40 * 86400_000)))?.getTime(),
+    CREATED.getTime() + 30 * 86400_000,
+  );
 });
 
 Deno.test("generateKeyPair() rejects an empty name, a bad e-mail and an unknown type", async () => {

@@ -52,8 +52,8 @@ import {
 } from "../signature/mod.ts";
 import { decodeBase64 } from "../base64.ts";
 
-/** An OCI descriptor. */
-interface Descriptor {
+/** An OCI descriptor (a layer of a legacy cosign tag, a referrer). */
+export interface LayerDescriptor {
   mediaType: string;
   digest: string;
   size: number;
@@ -121,7 +121,7 @@ function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   }
 }
 
-function isDescriptor(value: unknown): value is Descriptor {
+function isDescriptor(value: unknown): value is LayerDescriptor {
   if (typeof value !== "object" || value === null) return false;
   const d = value as Record<string, unknown>;
   return typeof d.mediaType === "string" && typeof d.digest === "string" &&
@@ -148,21 +148,14 @@ export async function appendCosignSignature(
   const action = "store the cosign signature of";
   const tag = cosignSignatureTag(digest);
   const what = subjectOf(ref, digest);
-  const existing = await getTaggedManifest(client, ref, tag, options);
-  let mediaType = OCI_MANIFEST;
-  let layers: Descriptor[] = [];
-  if (existing) {
-    const manifest = parseObject(existing.bytes);
-    const found = manifest?.layers;
-    if (
-      manifest === undefined || !Array.isArray(found) || !found.every(isDescriptor) ||
-      (existing.mediaType !== OCI_MANIFEST && existing.mediaType !== DOCKER_MANIFEST)
-    ) {
-      refuse(ref, action, what, `the tag ${tag} holds something else than a signature manifest`);
-    }
-    mediaType = existing.mediaType;
-    layers = found;
-  }
+  const existing = await readLayersManifest(client, ref, tag, {
+    ...options,
+    action,
+    what,
+    kind: "a signature manifest",
+  });
+  const mediaType = existing.mediaType;
+  let layers = existing.layers;
   const payloadBlob = await pushBlob(client, ref, layer.payload, options);
   for (const old of layers) {
     if (
@@ -177,7 +170,7 @@ export async function appendCosignSignature(
       continue;
     }
     if (await options.isSameSignature(layer.payload, bytes)) {
-      return { tag, manifestDigest: existing!.digest, added: false, signatures: layers.length };
+      return { tag, manifestDigest: existing.digest!, added: false, signatures: layers.length };
     }
   }
   if (layers.length >= MAX_LEGACY_SIGNATURES) {
@@ -189,7 +182,23 @@ export async function appendCosignSignature(
     digest: payloadBlob.digest,
     annotations: { [COSIGN_SIGNATURE_ANNOTATION]: layer.signatureBase64 },
   }];
-  // go-containerregistry's config for uncompressed layers appended to an empty image.
+  const pushed = await writeLayersManifest(client, ref, tag, mediaType, layers, options);
+  return { tag, manifestDigest: pushed.digest, added: true, signatures: layers.length };
+}
+
+/**
+ * Writes the manifest of a legacy cosign tag (`.sig`, `.att`) with `layers`, its config rebuilt
+ * as go-containerregistry makes it for uncompressed layers appended to an empty image (one
+ * diff_id and one empty history entry per layer).
+ */
+export async function writeLayersManifest(
+  client: RegistryClient,
+  ref: ImageReference,
+  tag: string,
+  mediaType: string,
+  layers: readonly LayerDescriptor[],
+  options: RequestOptions,
+): Promise<{ digest: string }> {
   const config = new TextEncoder().encode(JSON.stringify({
     architecture: "",
     created: "0001-01-01T00:00:00Z",
@@ -209,8 +218,37 @@ export async function appendCosignSignature(
     },
     layers,
   }));
-  const pushed = await pushManifest(client, ref, tag, { bytes: manifest, mediaType }, options);
-  return { tag, manifestDigest: pushed.digest, added: true, signatures: layers.length };
+  return await pushManifest(client, ref, tag, { bytes: manifest, mediaType }, options);
+}
+
+/**
+ * The layers of the legacy cosign tag `tag` (`.sig`, `.att`) and its manifest's media type and
+ * digest; no layers (an OCI manifest to come) when the tag does not exist.
+ *
+ * @throws {RegistryError} when the tag holds something else than an image manifest.
+ */
+export async function readLayersManifest(
+  client: RegistryClient,
+  ref: ImageReference,
+  tag: string,
+  options: RequestOptions & { action: string; what: string; kind: string },
+): Promise<{ mediaType: string; layers: LayerDescriptor[]; digest?: string }> {
+  const existing = await getTaggedManifest(client, ref, tag, options);
+  if (!existing) return { mediaType: OCI_MANIFEST, layers: [] };
+  const manifest = parseObject(existing.bytes);
+  const found = manifest?.layers;
+  if (
+    manifest === undefined || !Array.isArray(found) || !found.every(isDescriptor) ||
+    (existing.mediaType !== OCI_MANIFEST && existing.mediaType !== DOCKER_MANIFEST)
+  ) {
+    refuse(
+      ref,
+      options.action,
+      options.what,
+      `the tag ${tag} holds something else than ${options.kind}`,
+    );
+  }
+  return { mediaType: existing.mediaType, layers: found, digest: existing.digest };
 }
 
 /**
@@ -278,11 +316,11 @@ async function addToFallbackIndex(
   client: RegistryClient,
   ref: ImageReference,
   tag: string,
-  descriptor: Descriptor,
+  descriptor: LayerDescriptor,
   options: RequestOptions & { action: string; what: string },
 ): Promise<void> {
   const existing = await getTaggedManifest(client, ref, tag, options);
-  let manifests: Descriptor[] = [];
+  let manifests: LayerDescriptor[] = [];
   let extra: Record<string, unknown> = {};
   if (existing) {
     const index = parseObject(existing.bytes);

@@ -48,7 +48,19 @@ export async function signCosignBundle(
   signer: CosignSigner,
   manifestDigest: string,
 ): Promise<Uint8Array> {
-  const statement = Buffer.from(cosignStatement(manifestDigest));
+  return await signDsseBundle(signer, cosignStatement(manifestDigest));
+}
+
+/**
+ * Signs an in-toto statement (its JSON bytes) as a DSSE envelope (over its pre-authentication
+ * encoding) in a sigstore bundle v0.3 whose verification material is the key's hint, without
+ * transparency-log entries: a cosign v3 signature's or attestation's bundle.
+ */
+export async function signDsseBundle(
+  signer: CosignSigner,
+  statementBytes: Uint8Array,
+): Promise<Uint8Array> {
+  const statement = Buffer.from(statementBytes);
   const signature = await signer.sign(dsse.preAuthEncoding(IN_TOTO_PAYLOAD_TYPE, statement));
   const bundle = toDSSEBundle({
     artifact: statement,

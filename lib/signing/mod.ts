@@ -25,3 +25,6 @@ export * from "./cosign_keys.ts";
 export * from "./cosign_sign.ts";
 export * from "./key_pair.ts";
 export * from "./cosign_push.ts";
+export * from "./attestation_statement.ts";
+export * from "./attestation_sign.ts";
+export * from "./attestation_push.ts";

@@ -20,6 +20,7 @@
  * | `key-secret`        | `<namespace>/<name>` of the public key Secret the policy names    |
  * | `repositories`      | the repositories the policy guards, one a line                    |
  * | `cosign-password`   | the password the cosign private key is encrypted with (cosign only) |
+ * | `builder-id`        | the pipeline's SLSA `runDetails.builder.id` (its provenance's builder) |
  *
  * @module
  */
@@ -44,6 +45,7 @@ export const SIGNING_ENTRIES = {
   keySecret: "key-secret",
   repositories: "repositories",
   cosignPassword: "cosign-password",
+  builderId: "builder-id",
 } as const;
 
 /** The kinds of key a setup signs with. */
@@ -69,6 +71,8 @@ export interface SigningSetup {
   readonly repositories?: readonly string[];
   /** The cosign key's password (cosign keys only). */
   readonly cosignPassword?: string;
+  /** The builder id the pipeline's provenance names (`setup-signing --builder-id`). */
+  readonly builderId?: string;
 }
 
 /** The Secret, or a directory where it is mounted, does not hold a usable setup. */
@@ -97,6 +101,7 @@ export function signingEntries(setup: SigningSetup): Record<string, string> {
       ? { [E.repositories]: setup.repositories.join("\n") }
       : {}),
     ...(setup.cosignPassword !== undefined ? { [E.cosignPassword]: setup.cosignPassword } : {}),
+    ...(setup.builderId !== undefined ? { [E.builderId]: setup.builderId } : {}),
   };
 }
 
@@ -170,6 +175,7 @@ export function signingSetupOf(
   const keySecret = value(E.keySecret);
   const keyRing = value(E.keyRing);
   const cosignPassword = entries[E.cosignPassword];
+  const builderId = value(E.builderId);
   return {
     vaultUrl: value(E.vaultUrl)!,
     instanceId: value(E.instanceId)!,
@@ -182,6 +188,7 @@ export function signingSetupOf(
     ...(keySecret !== undefined ? { keySecret } : {}),
     ...(repositories !== undefined ? { repositories } : {}),
     ...(cosignPassword !== undefined ? { cosignPassword } : {}),
+    ...(builderId !== undefined ? { builderId } : {}),
   };
 }
 

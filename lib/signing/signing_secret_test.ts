@@ -17,6 +17,7 @@ const SETUP = {
   format: "simple" as const,
   keySecret: "toolkit-system/image-signing-key",
   repositories: ["us.icr.io/team/*", "us.icr.io/ops/*"],
+  builderId: "https://toolkit.dev/tekton/tools",
 };
 
 Deno.test("the image-signing Secret holds the setup and reads back the same", () => {
@@ -32,6 +33,7 @@ Deno.test("the image-signing Secret holds the setup and reads back the same", ()
   assert.equal(entries["vault-instance-id"], SETUP.instanceId);
   assert.equal(entries["vault-key-id"], SETUP.keyId);
   assert.equal(entries.repositories, "us.icr.io/team/*\nus.icr.io/ops/*");
+  assert.equal(entries["builder-id"], "https://toolkit.dev/tekton/tools");
   assert.deepEqual(signingSetupOf(entries, "x"), SETUP);
 });
 

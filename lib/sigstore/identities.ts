@@ -107,7 +107,9 @@ export function compileIdentities(
   return {
     async matches(issuer, subject) {
       if (issuer === undefined || subject === undefined) return false;
-      const key = `${issuer}\n${subject}`;
+      // JSON of the pair: no issuer or subject, whatever characters it holds, gives the key of
+      // another pair (`issuer + "\n" + subject` did, for an issuer holding a newline).
+      const key = JSON.stringify([issuer, subject]);
       const known = answers.get(key);
       if (known !== undefined) return known;
       let answer = false;

@@ -306,3 +306,11 @@ export function keyAlgorithm(
 ): SigstoreKeyAlgorithm | undefined {
   return describe(key, bounds).algorithm;
 }
+
+/**
+ * Why a key from elsewhere (a certificate's) is not accepted within `bounds` (e.g. `ECDSA on
+ * secp521r1 is not accepted (P-256 or P-384)`), or undefined when it is.
+ */
+export function keyProblem(key: KeyObject, bounds: KeyBounds = {}): string | undefined {
+  return describe(key, bounds).problem;
+}

@@ -63,7 +63,37 @@ export interface TrustRoot {
   };
   /** The base URLs of its transparency logs and the URIs of its CAs (for messages). */
   readonly names: readonly string[];
+  /**
+   * When it stops being able to verify new signatures ({@linkcode trustRootValidUntil}); absent
+   * when nothing in it expires.
+   */
+  readonly validUntil?: Date;
 }
+
+/**
+ * When a trust root stops being able to verify new signatures: for each kind of authority it
+ * lists (CAs, timestamp authorities, transparency logs, CT logs), the last end of validity among
+ * them (a CA's `validFor.end` or the expiry of a certificate of its chain, whichever is first; a
+ * log's key's `validFor.end`), and the earliest of these. Undefined when none of its kinds ends.
+ * A past time means it can verify nothing new.
+ */
+export function trustRootValidUntil(material: TrustMaterial): Date | undefined {
+  const caEnd = (ca: TrustMaterial["certificateAuthorities"][number]) =>
+    Math.min(ca.validFor.end.getTime(), ...ca.certChain.map((c) => c.notAfter.getTime()));
+  const logEnd = (log: TrustMaterial["tlogs"][number]) => log.validFor.end.getTime();
+  const ends = [
+    material.certificateAuthorities.map(caEnd),
+    material.timestampAuthorities.map(caEnd),
+    material.tlogs.map(logEnd),
+    material.ctlogs.map(logEnd),
+  ].filter((kind) => kind.length > 0).map((kind) => Math.max(...kind));
+  const earliest = Math.min(...ends.filter(Number.isFinite));
+  // @sigstore/verify writes an absent end as the end of time (8.64e15 ms): nothing ends then.
+  return Number.isFinite(earliest) && earliest < END_OF_TIME_MS ? new Date(earliest) : undefined;
+}
+
+/** The largest time a Date holds, which @sigstore/verify gives an absent end of validity. */
+const END_OF_TIME_MS = 8_640_000_000_000_000;
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -152,6 +182,7 @@ export async function parseTrustRoot(text: string | Uint8Array, where: string): 
       { cause: error },
     );
   }
+  const validUntil = trustRootValidUntil(material);
   const names = [
     ...tlogs.map((log) => log.baseUrl),
     ...cas.map((ca) => ca.uri),
@@ -166,5 +197,6 @@ export async function parseTrustRoot(text: string | Uint8Array, where: string): 
       timestampAuthorities: material.timestampAuthorities.length,
     },
     names: [...new Set(names)],
+    ...(validUntil ? { validUntil } : {}),
   };
 }

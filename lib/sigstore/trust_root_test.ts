@@ -54,3 +54,34 @@ Deno.test("parseTrustRoot() refuses what it cannot trust, naming the trust root"
     await assert.rejects(parseTrustRoot(text, 'ConfigMap "x/y"'), message);
   }
 });
+
+Deno.test("a trust root's validity ends with the last authority of the kind that ends first", async () => {
+  const good = JSON.parse(await Deno.readTextFile(PUBLIC_GOOD));
+  const root = await parseTrustRoot(JSON.stringify(good), "public good");
+  // The current Fulcio CA has no end: its chain's certificates end it (the old one ended in 2022).
+  const chainEnd = Math.min(
+    ...root.material.certificateAuthorities[1]!.certChain.map((c) => c.notAfter.getTime()),
+  );
+  const tsaEnd = Math.min(
+    ...root.material.timestampAuthorities[0]!.certChain.map((c) => c.notAfter.getTime()),
+  );
+  assert.equal(root.validUntil?.getTime(), Math.min(chainEnd, tsaEnd));
+  assert.ok(root.validUntil!.getTime() > Date.parse("2026-01-01T00:00:00Z"));
+
+  // The logs' keys ending first decide; an old log that ended does not, while a newer one runs.
+  const logsEnd = structuredClone(good);
+  logsEnd.tlogs[1].publicKey.validFor.end = "2027-01-02T00:00:00Z";
+  logsEnd.tlogs[0].publicKey.validFor.end = "2026-01-01T00:00:00Z";
+  const ending = await parseTrustRoot(JSON.stringify(logsEnd), "ending");
+  assert.equal(ending.validUntil?.toISOString(), "2027-01-02T00:00:00.000Z");
+
+  // Only ended authorities of a kind: the root ended with the last of them.
+  const ended = structuredClone(good);
+  ended.certificateAuthorities = [good.certificateAuthorities[0]];
+  const past = await parseTrustRoot(JSON.stringify(ended), "ended");
+  assert.equal(past.validUntil?.toISOString(), "2022-12-31T23:59:59.999Z");
+
+  // A root of logs without an end does not end.
+  const keysOnly = { mediaType: good.mediaType, tlogs: [good.tlogs[1]] };
+  assert.equal((await parseTrustRoot(JSON.stringify(keysOnly), "logs")).validUntil, undefined);
+});

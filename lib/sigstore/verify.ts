@@ -14,14 +14,19 @@
  *    - Keyless: the certificate (the `dev.sigstore.cosign/certificate` annotation, or the
  *      bundle's) must be an X.509 certificate that chains to a Fulcio CA of the trust root,
  *      every certificate of the chain valid at a verified signing time, with a verified SCT when
- *      the trust root lists CT logs; its key verifies the signature; its subject and issuer are
- *      one of the accepted identities.
+ *      the trust root lists CT logs; its key of an accepted type (refused as such before the
+ *      signature is checked) verifies the signature; the path passes cosign's checks that the
+ *      library leaves out (`certificate_path.ts`: critical extensions understood, code signing
+ *      in every extended key usage, names within the CAs' name constraints); its subject (URI,
+ *      e-mail, or Fulcio username otherName) and issuer are one of the accepted identities.
  * 2. **Evidence of the signing time and of the log** (checked against the trust root's keys):
  *    Rekor entries (the legacy `dev.sigstore.cosign/bundle` signed entry timestamp, or the
  *    bundle's inclusion promise or proof) and RFC 3161 timestamps. Keyless always needs at least
  *    one verified time (an entry with an inclusion promise, or a timestamp), and a log entry when
  *    `tlog: required` (the default for keyless). Keyed with `tlog: required` needs a log entry
- *    verified by a log key of the requirement's trust root; keyed with `tlog: optional` (the
+ *    verified by a log key of the requirement's trust root, every entry naming the key or
+ *    certificate the signature is verified with (`log_entry_verifier.ts`; no Rekor v2 `dsse`
+ *    entry); keyed with `tlog: optional` (the
  *    default for keyed) ignores log entries and timestamps, as `cosign verify
  *    --insecure-ignore-tlog` does.
  * 3. **The image.** Legacy: the payload (strict JSON, `critical.type` cosign's) names the digest
@@ -33,7 +38,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { KeyObject } from "node:crypto";
+import { createPublicKey, type KeyObject } from "node:crypto";
 import { type Bundle, bundleFromJSON } from "@sigstore/bundle";
 import { dsse, X509Certificate } from "@sigstore/core";
 import {
@@ -69,7 +74,9 @@ import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
  */
 const BUNDLE_JSON_LIMITS = { maxValues: 4096, maxDepth: 16 };
 import type { IdentityMatcher } from "./identities.ts";
-import { keyAlgorithm, type SigstorePublicKey, verifyWithKey } from "./public_keys.ts";
+import { keyAlgorithm, keyProblem, type SigstorePublicKey, verifyWithKey } from "./public_keys.ts";
+import { certificatePathProblem, certificatePaths } from "./certificate_path.ts";
+import { logEntryVerifierProblem } from "./log_entry_verifier.ts";
 import type { StoredCosignSignature } from "../registry/mod.ts";
 import type { TrustRoot } from "./trust_root.ts";
 
@@ -433,6 +440,10 @@ function verifyKeyed(
     ...entity,
     timestamps: [],
   });
+  checkLogEntryVerifiers(bundle, {
+    der: new Uint8Array(key.key.export({ type: "spki", format: "der" })),
+    what: "key",
+  });
   const signedAt = earliestLogTime(entity);
   return { keyId: key.id, ...(signedAt ? { signedAt } : {}) };
 }
@@ -461,6 +472,10 @@ async function verifyKeyless(
   if (certificate.extKeyUsage && !certificate.extKeyUsage.digitalSignature) {
     refuse("its certificate's key usage does not allow signatures");
   }
+  // Before the signature is checked: a key that is not accepted never verifies, and the reason
+  // is its type, not the signature.
+  const problem = certificateKeyProblem(certificate);
+  if (problem !== undefined) refuse(`its certificate's key type is not accepted (${problem})`);
   const entity = signedEntity(bundle, data, undefined);
   const signer = runVerifier(trustRoot.material, {
     tlogThreshold: trust.tlog === "required" ? 1 : 0,
@@ -468,7 +483,9 @@ async function verifyKeyless(
     timestampThreshold: 1,
   }, entity);
   if (keyAlgorithm(signer.key) === undefined) refuse("its certificate's key type is not accepted");
-  const subject = signer.identity?.subjectAlternativeName;
+  checkCertificatePath(certificate, trustRoot);
+  checkLogEntryVerifiers(bundle, { der: new Uint8Array(leaf.rawBytes), what: "certificate" });
+  const subject = signer.identity?.subjectAlternativeName ?? fulcioUsername(certificate);
   const issuer = signer.identity?.extensions?.issuer;
   if (!await identities.matches(issuer, subject)) {
     refuse(
@@ -479,6 +496,74 @@ async function verifyKeyless(
   }
   const signedAt = earliestLogTime(entity);
   return { subject: subject!, issuer: issuer!, ...(signedAt ? { signedAt } : {}) };
+}
+
+/** The type of the certificate's key, when it is not accepted. */
+function certificateKeyProblem(certificate: X509Certificate): string | undefined {
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: certificate.publicKey, format: "der", type: "spki" });
+  } catch {
+    return "its key cannot be read";
+  }
+  return keyProblem(key);
+}
+
+/**
+ * The path checks cosign makes and the library does not (`certificate_path.ts`): with the
+ * path through each trust root CA that issued the leaf, at least one passes.
+ */
+function checkCertificatePath(leaf: X509Certificate, trustRoot: TrustRoot): void {
+  const chains = trustRoot.material.certificateAuthorities.map((ca) => ca.certChain);
+  const paths = certificatePaths(leaf, chains);
+  if (paths.length === 0) refuse("its certificate is not issued by a CA of the trust root");
+  const problems = paths.map(certificatePathProblem);
+  if (problems.some((p) => p === undefined)) return;
+  refuse(problems[0]!);
+}
+
+/** Fulcio's username subject: the otherName SAN of type 1.3.6.1.4.1.57264.1.7 (one only). */
+const FULCIO_USERNAME = "1.3.6.1.4.1.57264.1.7";
+
+/**
+ * The Fulcio username a certificate names as its subject alternative name (e.g.
+ * `foo!oidc.local`), when it names neither a URI nor an e-mail address; undefined when it
+ * names none, or several otherNames (as sigstore's `UnmarshalOtherNameSAN`).
+ */
+function fulcioUsername(certificate: X509Certificate): string | undefined {
+  // The extension's value is an OCTET STRING holding the GeneralNames SEQUENCE.
+  const names = certificate.extension("2.5.29.17")?.valueObj.subs[0]?.subs ?? [];
+  const others = names.filter((name) => name.tag.isContextSpecific(0));
+  if (others.length !== 1) return undefined;
+  const [type, value] = others[0]!.subs;
+  const utf8 = value?.subs[0];
+  if (type?.toOID() !== FULCIO_USERNAME || utf8 === undefined || utf8.tag.number !== 0x0c) {
+    return undefined;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(utf8.value);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Each transparency log entry names the bundle's key or certificate (client spec §4.4; the
+ * library compares only the signature and the digest).
+ */
+function checkLogEntryVerifiers(
+  bundle: Bundle,
+  expected: { readonly der: Uint8Array; readonly what: "key" | "certificate" },
+): void {
+  for (const entry of bundle.verificationMaterial.tlogEntries) {
+    const problem = logEntryVerifierProblem(
+      entry.kindVersion?.kind ?? "",
+      entry.kindVersion?.version ?? "",
+      entry.canonicalizedBody,
+      expected,
+    );
+    if (problem !== undefined) refuse(problem);
+  }
 }
 
 /** The digest and identity checks of a legacy payload. */
@@ -585,6 +670,17 @@ export async function verifySigstoreBundle(
 ): Promise<SigstoreSigner> {
   try {
     const bundle = parseBundle(bytes);
+    if (
+      bundle.content.$case === "dsseEnvelope" &&
+      bundle.content.dsseEnvelope.payloadType !== IN_TOTO_PAYLOAD_TYPE
+    ) {
+      // Client spec §4.5: a DSSE envelope is verified as an in-toto statement, nothing else.
+      refuse(
+        `its DSSE payload type ${
+          JSON.stringify(bundle.content.dsseEnvelope.payloadType)
+        } is not ${IN_TOTO_PAYLOAD_TYPE}`,
+      );
+    }
     const data = signedBytes(bundle, artifact);
     const who = "keyless" in trust
       ? await verifyKeyless(trust, bundle, data)

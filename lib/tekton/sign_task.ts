@@ -20,6 +20,16 @@
  * lookaside-staging directory the webhook's registries.d reads (a volume a web server serves).
  * Results: `SIGNED_DIGEST` (the digest signed) and `SIGNATURE_STORE` (where the signature is).
  *
+ * A second step, `provenance`, runs `toolkit image-security attest IMAGE_URL --digest
+ * IMAGE_DIGEST --build-*` with the same key, Secrets and registry: it writes the SLSA Provenance
+ * v1 of the build (the repository, revision, commit, pipeline and build task the pipeline passes,
+ * the PipelineRun's uid, the builder id `setup-signing` stored) as an in-toto statement, signs it
+ * as DSSE (a cosign key: a v3 bundle referrer; an OpenPGP key: the `sha256-<hex>.att` tag), and
+ * pushes it, after checking that the registry serves IMAGE_DIGEST under IMAGE_URL's tag. Any
+ * failure (no Secret, no key, a refused upload) fails the run. `toolkit pipeline` wires its
+ * parameters and sets PROVENANCE_REQUIRED; a run that passes none of them (the Task used on its
+ * own) writes no provenance and says so.
+ *
  * @module
  */
 import type { KubeObject } from "../kube/mod.ts";
@@ -40,13 +50,50 @@ export const SIGN_TASK_PARAMS = {
   registrySecret: "REGISTRY_SECRET",
   tlsVerify: "TLS_VERIFY",
   image: "TOOLKIT_IMAGE",
+  repositoryUrl: "REPOSITORY_URL",
+  revision: "REVISION",
+  commit: "COMMIT",
+  pipelineName: "PIPELINE_NAME",
+  buildTask: "BUILD_TASK",
+  pipelineRunUid: "PIPELINE_RUN_UID",
+  startedOn: "STARTED_ON",
+  finishedOn: "FINISHED_ON",
+  provenanceRequired: "PROVENANCE_REQUIRED",
 } as const;
+
+/** The step that signs, and the step that writes and pushes the provenance. */
+export const SIGN_TASK_STEPS = { sign: "sign", provenance: "provenance" } as const;
 
 /** The Task's results. */
 export const SIGN_TASK_RESULTS = {
   digest: "SIGNED_DIGEST",
   store: "SIGNATURE_STORE",
 } as const;
+
+/** The parameters of the provenance step, and what each is. */
+const PROVENANCE_PARAMS: readonly [string, string][] = [
+  [SIGN_TASK_PARAMS.repositoryUrl, "Provenance: the git repository URL the PipelineRun got"],
+  [
+    SIGN_TASK_PARAMS.revision,
+    "Provenance: the revision the PipelineRun got (a branch or a commit)",
+  ],
+  [
+    SIGN_TASK_PARAMS.commit,
+    "Provenance: the commit built, full hash (a clone task's commit result; empty: REVISION)",
+  ],
+  [SIGN_TASK_PARAMS.pipelineName, "Provenance: the Pipeline's name ($(context.pipeline.name))"],
+  [SIGN_TASK_PARAMS.buildTask, "Provenance: the pipeline task that built and pushed the image"],
+  [
+    SIGN_TASK_PARAMS.pipelineRunUid,
+    "Provenance: the PipelineRun's uid ($(context.pipelineRun.uid)), the invocation id",
+  ],
+  [SIGN_TASK_PARAMS.startedOn, "Provenance: when the run started, RFC 3339 (empty: left out)"],
+  [SIGN_TASK_PARAMS.finishedOn, "Provenance: when the build finished, RFC 3339 (empty: now)"],
+  [
+    SIGN_TASK_PARAMS.provenanceRequired,
+    "true: the run fails without the build parameters; false: without them no provenance is written",
+  ],
+];
 
 /** The optional workspace holding a lookaside-staging directory. */
 export const SIGNATURES_WORKSPACE = "signatures";
@@ -100,9 +147,40 @@ export function signTask(options: SignTaskOptions): KubeObject {
   const R = SIGN_TASK_RESULTS;
   const description = "Signs the image a build pushed (its IMAGE_URL and IMAGE_DIGEST results) " +
     "with the private key kept in the vault (IBM Cloud Key Protect or Hyper Protect Crypto " +
-    "Services), as `toolkit image-security setup-signing` configured it. The key is read into " +
-    "memory only; a missing Secret or key fails the run.";
+    "Services), as `toolkit image-security setup-signing` configured it, and attests its SLSA " +
+    "provenance (the build parameters the pipeline passes) with the same key. The key is read " +
+    "into memory only; a missing Secret or key, or a refused upload, fails the run.";
   const resources = { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } };
+  // What both steps are given: the digest the build reported (checked against the registry),
+  // the signing setup and the registry credentials as mounted files, TLS.
+  const common = [
+    `--digest=$(params.${P.imageDigest})`,
+    `--signing-secret-dir=${SIGNING_SECRET_MOUNT}`,
+    `--signing-secret=$(context.taskRun.namespace)/$(params.${P.signingSecret})`,
+    `--registry-secret-dir=${REGISTRY_SECRET_MOUNT}`,
+    `--tls-verify=$(params.${P.tlsVerify})`,
+  ];
+  const step = (name: string, args: string[]) => ({
+    name,
+    image: `$(params.${P.image})`,
+    command: [TOOLKIT_BINARY],
+    args: ["image-security", ...args],
+    env: [{ name: "NO_COLOR", value: "1" }],
+    volumeMounts: [
+      { name: "image-signing", mountPath: SIGNING_SECRET_MOUNT, readOnly: true },
+      { name: "registry-credentials", mountPath: REGISTRY_SECRET_MOUNT, readOnly: true },
+    ],
+    [version === "v1" ? "computeResources" : "resources"]: resources,
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: TOOLKIT_USER,
+      runAsGroup: TOOLKIT_USER,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"] },
+      seccompProfile: { type: "RuntimeDefault" },
+    },
+  });
   return {
     apiVersion: `tekton.dev/${version}`,
     kind: "Task",
@@ -160,6 +238,12 @@ export function signTask(options: SignTaskOptions): KubeObject {
           default: DEFAULT_TOOLKIT_IMAGE,
           description: "The toolkit CLI's image",
         },
+        ...PROVENANCE_PARAMS.map(([name, description]) => ({
+          name,
+          type: "string",
+          default: name === P.provenanceRequired ? "false" : "",
+          description,
+        })),
       ],
       results: [
         { name: R.digest, type: "string", description: "The digest that was signed" },
@@ -181,39 +265,30 @@ export function signTask(options: SignTaskOptions): KubeObject {
           secret: { secretName: `$(params.${P.registrySecret})`, optional: true },
         },
       ],
-      steps: [{
-        name: "sign",
-        image: `$(params.${P.image})`,
-        command: [TOOLKIT_BINARY],
-        args: [
-          "image-security",
+      steps: [
+        step(SIGN_TASK_STEPS.sign, [
           "sign",
           `$(params.${P.imageUrl})`,
-          `--digest=$(params.${P.imageDigest})`,
-          `--signing-secret-dir=${SIGNING_SECRET_MOUNT}`,
-          `--signing-secret=$(context.taskRun.namespace)/$(params.${P.signingSecret})`,
-          `--registry-secret-dir=${REGISTRY_SECRET_MOUNT}`,
-          `--tls-verify=$(params.${P.tlsVerify})`,
+          ...common,
           `--lookaside-staging=$(workspaces.${SIGNATURES_WORKSPACE}.path)`,
           `--digest-file=$(results.${R.digest}.path)`,
           `--store-file=$(results.${R.store}.path)`,
-        ],
-        env: [{ name: "NO_COLOR", value: "1" }],
-        volumeMounts: [
-          { name: "image-signing", mountPath: SIGNING_SECRET_MOUNT, readOnly: true },
-          { name: "registry-credentials", mountPath: REGISTRY_SECRET_MOUNT, readOnly: true },
-        ],
-        [version === "v1" ? "computeResources" : "resources"]: resources,
-        securityContext: {
-          runAsNonRoot: true,
-          runAsUser: TOOLKIT_USER,
-          runAsGroup: TOOLKIT_USER,
-          readOnlyRootFilesystem: true,
-          allowPrivilegeEscalation: false,
-          capabilities: { drop: ["ALL"] },
-          seccompProfile: { type: "RuntimeDefault" },
-        },
-      }],
+        ]),
+        step(SIGN_TASK_STEPS.provenance, [
+          "attest",
+          `$(params.${P.imageUrl})`,
+          ...common,
+          `--build-repository=$(params.${P.repositoryUrl})`,
+          `--build-revision=$(params.${P.revision})`,
+          `--build-commit=$(params.${P.commit})`,
+          `--build-pipeline=$(params.${P.pipelineName})`,
+          `--build-task=$(params.${P.buildTask})`,
+          `--build-invocation-id=$(params.${P.pipelineRunUid})`,
+          `--build-started-on=$(params.${P.startedOn})`,
+          `--build-finished-on=$(params.${P.finishedOn})`,
+          `--build-required=$(params.${P.provenanceRequired})`,
+        ]),
+      ],
     },
   };
 }

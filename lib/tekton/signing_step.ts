@@ -10,6 +10,13 @@
  * names one (`--sign-after`), else the error names the candidates. A pipeline that already runs
  * the signing Task is left as it is, so the change is made once however often it is applied.
  *
+ * The signing task also gets what its provenance step attests: `REPOSITORY_URL` and `REVISION`
+ * from the pipeline's `git-url` and `git-revision` parameters (what the PipelineRun got),
+ * `COMMIT` from the `commit` result of a task that reports one (Tekton's git-clone; else the
+ * revision, which a trigger sets to the pushed commit), `PIPELINE_NAME` and `PIPELINE_RUN_UID`
+ * from Tekton's context (no task can set them), `BUILD_TASK` the producer's name, and
+ * `PROVENANCE_REQUIRED` true: a run without them fails instead of shipping unattested.
+ *
  * @module
  */
 import type { KubeObject } from "../kube/mod.ts";
@@ -99,6 +106,44 @@ export interface SigningInsertion {
   readonly added: boolean;
 }
 
+/**
+ * The provenance parameters of the signing task in `pipeline`: the git parameters when the
+ * pipeline declares them (none: the provenance is not required and not written), the commit of
+ * a clone task's `commit` result when one reports it, Tekton's context for the run.
+ */
+function provenanceParams(
+  pipeline: TektonPipeline,
+  tasks: ReadonlyMap<string, KubeObject>,
+  producer: string,
+): { name: string; value: string }[] {
+  const P = SIGN_TASK_PARAMS;
+  const declared = new Set((pipeline.spec?.params ?? []).map((p) => p.name));
+  if (!declared.has(GIT_URL) || !declared.has(GIT_REVISION)) return [];
+  const clone = (pipeline.spec?.tasks ?? []).find((task) =>
+    task.name !== undefined && resultNames(taskSpecOf(task, tasks)).includes(COMMIT_RESULT)
+  );
+  return [
+    { name: P.repositoryUrl, value: `$(params.${GIT_URL})` },
+    { name: P.revision, value: `$(params.${GIT_REVISION})` },
+    {
+      name: P.commit,
+      value: clone
+        ? `$(tasks.${clone.name}.results.${COMMIT_RESULT})`
+        : `$(params.${GIT_REVISION})`,
+    },
+    { name: P.pipelineName, value: "$(context.pipeline.name)" },
+    { name: P.buildTask, value: producer },
+    { name: P.pipelineRunUid, value: "$(context.pipelineRun.uid)" },
+    { name: P.provenanceRequired, value: "true" },
+  ];
+}
+
+/** The pipeline parameters of the repository and revision (toolkit's templates, triggers). */
+const GIT_URL = "git-url";
+const GIT_REVISION = "git-revision";
+/** The result of Tekton's git-clone Task naming the commit it checked out. */
+const COMMIT_RESULT = "commit";
+
 /** Whether a pipeline task depends on `producer` (runs after it, or reads its results). */
 function dependsOn(task: PipelineTask, producer: string): boolean {
   if ((task.runAfter as string[] | undefined)?.includes(producer)) return true;
@@ -148,6 +193,7 @@ export function withSigningTask(
   );
   let signTask = SIGN_PIPELINE_TASK;
   for (let n = 2; taken.has(signTask); n++) signTask = `${SIGN_PIPELINE_TASK}-${n}`;
+  const provenance = provenanceParams(pipeline, tasks, producer.task);
   const sign: PipelineTask = {
     name: signTask,
     taskRef: { name: SIGN_TASK_NAME, kind: "Task" },
@@ -161,6 +207,7 @@ export function withSigningTask(
         name: SIGN_TASK_PARAMS.imageDigest,
         value: `$(tasks.${producer.task}.results.${producer.digestResult})`,
       },
+      ...provenance,
     ],
   };
   const tasksAfter: PipelineTask[] = [];

@@ -152,3 +152,64 @@ Deno.test("the signing Task is written at v1 and v1beta1 only", () => {
   assert.equal(old.computeResources, undefined);
   assert.throws(() => signTask({ version: "v1alpha1" }), SignTaskVersionError);
 });
+
+Deno.test("the signing task gets the provenance's parameters: git params, a clone's commit, Tekton's context", () => {
+  const withGit: TektonPipeline = {
+    ...IBM_LIKE,
+    spec: {
+      ...IBM_LIKE.spec,
+      params: [{ name: "git-url" }, { name: "git-revision" }],
+      tasks: [
+        { name: "clone", taskRef: { name: "git-clone" } },
+        ...IBM_LIKE.spec!.tasks!,
+      ],
+    },
+  };
+  const tasks = new Map([...TASKS, ["git-clone", task("git-clone", ["commit", "url"])]]);
+  const sign = withSigningTask(withGit, tasks).pipeline.spec!.tasks!.find((t) =>
+    t.name === "image-sign"
+  )!;
+  const params = (t: Record<string, unknown>) => t.params as { name: string; value: string }[];
+  assert.deepEqual(params(sign).slice(2), [
+    { name: "REPOSITORY_URL", value: "$(params.git-url)" },
+    { name: "REVISION", value: "$(params.git-revision)" },
+    { name: "COMMIT", value: "$(tasks.clone.results.commit)" },
+    { name: "PIPELINE_NAME", value: "$(context.pipeline.name)" },
+    { name: "BUILD_TASK", value: "build" },
+    { name: "PIPELINE_RUN_UID", value: "$(context.pipelineRun.uid)" },
+    { name: "PROVENANCE_REQUIRED", value: "true" },
+  ]);
+  // Without a clone task reporting its commit, the revision is the commit (a trigger's push).
+  const noClone = withSigningTask({
+    ...withGit,
+    spec: { ...withGit.spec, tasks: IBM_LIKE.spec!.tasks },
+  }, TASKS);
+  assert.deepEqual(
+    params(noClone.pipeline.spec!.tasks!.find((t) => t.name === "image-sign")!).find((p) =>
+      p.name === "COMMIT"
+    ),
+    { name: "COMMIT", value: "$(params.git-revision)" },
+  );
+});
+
+Deno.test("the Task's provenance step attests with the sign step's key, Secrets and digest", () => {
+  const spec = signTask({ version: "v1" }).spec as {
+    steps: { name: string; args: string[]; volumeMounts: unknown }[];
+    params: { name: string; default?: string }[];
+  };
+  assert.deepEqual(spec.steps.map((s) => s.name), ["sign", "provenance"]);
+  const [sign, provenance] = spec.steps;
+  assert.deepEqual(provenance!.args.slice(0, 3), [
+    "image-security",
+    "attest",
+    "$(params.IMAGE_URL)",
+  ]);
+  // Same digest, key, registry Secret and TLS flags as the signature.
+  for (const arg of sign!.args.filter((a) => !/lookaside|-file=/.test(a)).slice(3)) {
+    assert.ok(provenance!.args.includes(arg), arg);
+  }
+  assert.deepEqual(provenance!.volumeMounts, sign!.volumeMounts);
+  assert.ok(provenance!.args.includes("--build-invocation-id=$(params.PIPELINE_RUN_UID)"));
+  assert.ok(provenance!.args.includes("--build-required=$(params.PROVENANCE_REQUIRED)"));
+  assert.equal(spec.params.find((p) => p.name === "PROVENANCE_REQUIRED")?.default, "false");
+});

@@ -16,13 +16,12 @@
  * @module
  */
 import { type AttackFigures, measureAttack } from "./_attack.ts";
-import { startWebhook, type TestWebhook } from "./_webhook.ts";
+import { RELEASE_RUNTIME_FLAGS, type TestWebhook } from "./_webhook.ts";
+import { startWorld } from "./_world.ts";
 
 const MiB = 1024 * 1024;
 /** The webhook's default per-request cap (`--max-request-bytes`). */
 export const REQUEST_CAP = 3 * MiB;
-/** The release build's runtime flags (tools/compile.ts, Dockerfile). */
-const RELEASE_RUNTIME_FLAGS = ["--v8-flags=--max-semi-space-size=4"];
 /** How long the held bodies are held, in ms (the webhook's own request timeout is 30 s). */
 const HOLD_MS = 3000;
 
@@ -153,28 +152,23 @@ async function underAttack(
   name: string,
   attack: (webhook: TestWebhook) => Promise<string[]>,
 ): Promise<BodyAttackResult> {
-  const dir = await Deno.makeTempDir({ prefix: "toolkit-body-attack-" });
+  await using world = await startWorld({ cluster: false, images: false });
+  const webhook = await world.startWebhook({
+    policies: await world.file("policies.yaml", POLICY),
+    args: ["--no-match", "allow"],
+    runtimeFlags: RELEASE_RUNTIME_FLAGS,
+  });
+  const { result, figures } = await measureAttack(name, webhook, attack(webhook));
+  const answers = tally(result);
+  let admittedAfter = false;
   try {
-    await Deno.writeTextFile(`${dir}/policies.yaml`, POLICY);
-    await using webhook = await startWebhook(
-      ["--policies", `${dir}/policies.yaml`, "--no-match", "allow"],
-      undefined,
-      { runtimeFlags: RELEASE_RUNTIME_FLAGS },
-    );
-    const { result, figures } = await measureAttack(name, webhook, attack(webhook));
-    const answers = tally(result);
-    let admittedAfter = false;
-    try {
-      admittedAfter =
-        (await webhook.reviewPod("after", "dev", "docker.io/library/nginx:1.27")).allowed;
-    } catch {
-      admittedAfter = false;
-    }
-    const note = Object.entries(answers).map(([s, n]) => `${n} × ${s}`).join(", ");
-    return { figures: { ...figures, note }, answers, admittedAfter };
-  } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    admittedAfter =
+      (await webhook.reviewPod("after", "dev", "docker.io/library/nginx:1.27")).allowed;
+  } catch {
+    admittedAfter = false;
   }
+  const note = Object.entries(answers).map(([s, n]) => `${n} × ${s}`).join(", ");
+  return { figures: { ...figures, note }, answers, admittedAfter };
 }
 
 /**

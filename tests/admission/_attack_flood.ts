@@ -15,7 +15,6 @@
 import { silentServer } from "../fakes/silent_server.ts";
 import { type AttackFigures, measureAttack } from "./_attack.ts";
 import { postReview, signerSecretDocument } from "./_hostile.ts";
-import { startWebhook } from "./_webhook.ts";
 import { startWorld } from "./_world.ts";
 
 /** How the flood is run. */
@@ -102,8 +101,8 @@ export async function floodAttack(options: FloodOptions = {}): Promise<FloodFigu
 
   await using world = await startWorld({ cluster: false });
   const { registry, gpg } = world;
-  await using silent = new AsyncDisposableStack();
-  const hosts = Array.from({ length: silentHosts }, () => silent.use(silentServer()).host);
+  // Stopped with the world, after the webhook.
+  const hosts = Array.from({ length: silentHosts }, () => world.use(silentServer()).host);
   const key = await world.signer();
   // One image per cold review, each pushed and signed: every cold verdict is a fresh one.
   const victimImages = Array.from(
@@ -117,92 +116,79 @@ export async function floodAttack(options: FloodOptions = {}): Promise<FloodFigu
       ),
     );
   }
-  const dir = await Deno.makeTempDir({ prefix: "toolkit-flood-" });
+  const webhook = await world.startWebhook({
+    policies: await world.file("policies.yaml", everyImageSignedPolicy(key.publicKeyArmored)),
+    insecureRegistries: [registry.host, ...hosts],
+    args: ["--budget", `${budgetMs}ms`],
+  });
+  const floodClient = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
+  const victimClient = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   try {
-    const policies = `${dir}/policies.yaml`;
-    await Deno.writeTextFile(policies, everyImageSignedPolicy(key.publicKeyArmored));
-    await using webhook = await startWebhook([
-      "--policies",
-      policies,
-      "--insecure-registry",
-      registry.host,
-      ...hosts.flatMap((host) => ["--insecure-registry", host]),
-      "--registries.d",
-      gpg.registriesD,
-      "--budget",
-      `${budgetMs}ms`,
-    ]);
-    const floodClient = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
-    const victimClient = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
-    try {
-      let flooding = true;
-      const floodAnswers: Promise<boolean | undefined>[] = [];
-      const flood = (async () => {
-        for (let round = 0; flooding; round++) {
-          const images = Array.from(
-            { length: floodImages },
-            (_, i) => `${hosts[i % hosts.length]}/flood/app:r${round}-${i}`,
-          );
-          floodAnswers.push(
-            postReview(webhook, floodClient, namespacedPodReview(`flood-${round}`, "flood", images))
-              .then((a) => a.allowed, () => undefined),
-          );
-          await sleep(floodEveryMs);
+    let flooding = true;
+    const floodAnswers: Promise<boolean | undefined>[] = [];
+    const flood = (async () => {
+      for (let round = 0; flooding; round++) {
+        const images = Array.from(
+          { length: floodImages },
+          (_, i) => `${hosts[i % hosts.length]}/flood/app:r${round}-${i}`,
+        );
+        floodAnswers.push(
+          postReview(webhook, floodClient, namespacedPodReview(`flood-${round}`, "flood", images))
+            .then((a) => a.allowed, () => undefined),
+        );
+        await sleep(floodEveryMs);
+      }
+    })();
+    const attack = (async () => {
+      // The flood holds its slots first.
+      await sleep(Math.min(2 * floodEveryMs, budgetMs));
+      const round = async (name: string) => {
+        let admitted = 0;
+        for (let i = 0; i < reviews; i++) {
+          const answer = await postReview(
+            webhook,
+            victimClient,
+            namespacedPodReview(`victim-${name}-${i}`, "victim", [victimImages[i]!]),
+          ).catch(() => undefined);
+          if (answer?.allowed === true) admitted++;
+          await sleep(floodEveryMs / 4);
         }
-      })();
-      const attack = (async () => {
-        // The flood holds its slots first.
-        await sleep(Math.min(2 * floodEveryMs, budgetMs));
-        const round = async (name: string) => {
-          let admitted = 0;
-          for (let i = 0; i < reviews; i++) {
-            const answer = await postReview(
-              webhook,
-              victimClient,
-              namespacedPodReview(`victim-${name}-${i}`, "victim", [victimImages[i]!]),
-            ).catch(() => undefined);
-            if (answer?.allowed === true) admitted++;
-            await sleep(floodEveryMs / 4);
-          }
-          return admitted;
-        };
-        const cold = await round("cold");
-        const warm = await round("warm");
-        flooding = false;
-        await flood;
-        const answers = await Promise.all(floodAnswers);
-        return {
-          cold,
-          warm,
-          floodSent: answers.length,
-          floodDenied: answers.filter((a) => a === false).length,
-          floodAdmitted: answers.filter((a) => a === true).length,
-        };
-      })();
-      const { result, figures } = await measureAttack(
-        `one namespace floods ${
-          silentHosts === 1 ? "a silent registry" : `${silentHosts} silent registries`
-        } (${floodImages} images every ${floodEveryMs / 1000} s)`,
-        webhook,
-        attack,
-      );
-      return {
-        ...figures,
-        otherNamespaceAdmitted: `${result.cold}/${reviews} cold, ${result.warm}/${reviews} warm`,
-        coldAdmitted: result.cold,
-        warmAdmitted: result.warm,
-        reviews,
-        floodSent: result.floodSent,
-        floodDenied: result.floodDenied,
-        floodAdmitted: result.floodAdmitted,
-        note:
-          `${result.floodDenied} of ${result.floodSent} flood reviews denied; budget ${budgetMs} ms`,
+        return admitted;
       };
-    } finally {
-      floodClient.close();
-      victimClient.close();
-    }
+      const cold = await round("cold");
+      const warm = await round("warm");
+      flooding = false;
+      await flood;
+      const answers = await Promise.all(floodAnswers);
+      return {
+        cold,
+        warm,
+        floodSent: answers.length,
+        floodDenied: answers.filter((a) => a === false).length,
+        floodAdmitted: answers.filter((a) => a === true).length,
+      };
+    })();
+    const { result, figures } = await measureAttack(
+      `one namespace floods ${
+        silentHosts === 1 ? "a silent registry" : `${silentHosts} silent registries`
+      } (${floodImages} images every ${floodEveryMs / 1000} s)`,
+      webhook,
+      attack,
+    );
+    return {
+      ...figures,
+      otherNamespaceAdmitted: `${result.cold}/${reviews} cold, ${result.warm}/${reviews} warm`,
+      coldAdmitted: result.cold,
+      warmAdmitted: result.warm,
+      reviews,
+      floodSent: result.floodSent,
+      floodDenied: result.floodDenied,
+      floodAdmitted: result.floodAdmitted,
+      note:
+        `${result.floodDenied} of ${result.floodSent} flood reviews denied; budget ${budgetMs} ms`,
+    };
   } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    floodClient.close();
+    victimClient.close();
   }
 }

@@ -21,7 +21,6 @@ import {
 } from "../fakes/hostile_keys.ts";
 import { type AttackFigures, eventLoopStalls, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, podReviewBody, postReview, signerSecretDocument } from "./_hostile.ts";
-import { startWebhook } from "./_webhook.ts";
 import { startWorld } from "./_world.ts";
 
 /** The size of the hostile key's modulus and exponent, in bits: the key of issue #33. */
@@ -93,23 +92,14 @@ export async function runHostileKeyAttack(
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeFile(`${dir}/signature-1`, await pgpSignatureBy(spec, key, payload));
 
-  const policies = `${gpg.sigstore}/../policies.yaml`;
-  await Deno.writeTextFile(
-    policies,
-    policyFile(registry.host, key.armored, rsaSpkiPem(huge, huge)),
-  );
-  // Started by hand: it serves from the `--policies` file, there is no cluster.
-  const webhook = world.use(
-    await startWebhook([
-      "--policies",
-      policies,
-      "--insecure-registry",
-      registry.host,
-      "--registries.d",
-      gpg.registriesD,
-      ...(options.webhookArgs ?? []),
-    ]),
-  );
+  // It serves from the `--policies` file: there is no cluster.
+  const webhook = await world.startWebhook({
+    policies: await world.file(
+      "policies.yaml",
+      policyFile(registry.host, key.armored, rsaSpkiPem(huge, huge)),
+    ),
+    args: options.webhookArgs ?? [],
+  });
   const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   try {
     // The longest stall so far (starting up): the review's own shows only if it is longer.

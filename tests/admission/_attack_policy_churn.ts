@@ -10,15 +10,13 @@
 import { connectCluster } from "../../lib/kube/mod.ts";
 import { type AttackFigures, eventLoopStalls, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, podReviewBody, postReview, processMemory } from "./_hostile.ts";
-import { CONTROLLER_NAMESPACE, eventually, startWebhook } from "./_webhook.ts";
+import { eventually, RELEASE_RUNTIME_FLAGS } from "./_webhook.ts";
 import { startWorld } from "./_world.ts";
 
 /** The namespace whose ImagePolicy churns. */
 const CHURN = "churn";
 /** The other namespace (`podReviewBody` reviews Pods there). */
 const OTHER = "dev";
-/** The webhook's runtime flags in the release (tools/compile.ts, the Dockerfile). */
-const RELEASE_RUNTIME_FLAGS = ["--v8-flags=--max-semi-space-size=4"];
 const REPOSITORIES = 512;
 const OTHER_REVIEWS = 20;
 /** PATCHes of the ImagePolicy in flight at once (more only make the API server retry conflicts). */
@@ -77,23 +75,8 @@ export async function policyChurnAttack(
     },
   });
 
-  // Started by hand: the release's runtime flags, and reviews are posted to it directly.
-  const webhook = world.use(
-    await startWebhook(
-      [
-        "--kubeconfig",
-        cluster.kubeconfigPath,
-        "--namespace",
-        CONTROLLER_NAMESPACE,
-        "--insecure-registry",
-        registry.host,
-        "--registries.d",
-        gpg.registriesD,
-      ],
-      undefined,
-      { runtimeFlags: RELEASE_RUNTIME_FLAGS },
-    ),
-  );
+  // Not registered with the API server: reviews are posted to it directly.
+  const webhook = await world.startWebhook({ runtimeFlags: RELEASE_RUNTIME_FLAGS });
   const http = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   const review = (namespace: string, images: string[], uid: string) =>
     postReview(webhook, http, podReviewBody(uid, images).replaceAll(`"dev"`, `"${namespace}"`));

@@ -12,11 +12,9 @@
 import { connectCluster, type KubeClient } from "../../lib/kube/mod.ts";
 import { type AttackFigures, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, postReview } from "./_hostile.ts";
-import { CONTROLLER_NAMESPACE, startWebhook, type TestWebhook } from "./_webhook.ts";
+import { RELEASE_RUNTIME_FLAGS, type TestWebhook } from "./_webhook.ts";
 import { startWorld, type World } from "./_world.ts";
 
-/** The webhook's runtime flags in the release (tools/compile.ts, the Dockerfile). */
-const RELEASE_RUNTIME_FLAGS = ["--v8-flags=--max-semi-space-size=4"];
 /** The tenant's namespace. */
 const NAMESPACE = "tenant";
 
@@ -104,21 +102,9 @@ async function prepare(world: World): Promise<void> {
  */
 export async function pullSecretsAttack(): Promise<PullSecretsAttack> {
   await using world = await startWorld({ images: false });
-  const { cluster } = world;
   await prepare(world);
-  // Started by hand: the release's runtime flags, and reviews are posted to it directly.
-  const webhook: TestWebhook = world.use(
-    await startWebhook(
-      [
-        "--kubeconfig",
-        cluster.kubeconfigPath,
-        "--namespace",
-        CONTROLLER_NAMESPACE,
-      ],
-      undefined,
-      { runtimeFlags: RELEASE_RUNTIME_FLAGS },
-    ),
-  );
+  // Not registered with the API server: reviews are posted to it directly.
+  const webhook: TestWebhook = await world.startWebhook({ runtimeFlags: RELEASE_RUNTIME_FLAGS });
   const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   try {
     const attack = (async () => {

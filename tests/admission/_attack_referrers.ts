@@ -19,14 +19,12 @@
  */
 import { pushTestImage, startCosign, type TestCosign } from "../env/mod.ts";
 import { junkReferrers, pushLayout } from "../fakes/cosign_registry.ts";
+import { serve, type TestServer } from "../fakes/loopback_server.ts";
 import { referrersFallbackTag } from "../../lib/signature/cosign_media_types.ts";
 import { type AttackFigures, measureAttack } from "./_attack.ts";
 import { type AdmitAnswer, podReviewBody, postReview, signerSecretDocument } from "./_hostile.ts";
-import { startWebhook, type TestWebhook } from "./_webhook.ts";
+import { RELEASE_RUNTIME_FLAGS, type TestWebhook } from "./_webhook.ts";
 import { startWorld } from "./_world.ts";
-
-/** The webhook's runtime flags in the release (tools/compile.ts, the Dockerfile). */
-const RELEASE_RUNTIME_FLAGS = ["--v8-flags=--max-semi-space-size=4"];
 
 /** A `--policies` file: images of each host must carry a cosign signature by `publicKeyPem`. */
 export function cosignPolicyFile(hosts: readonly string[], publicKeyPem: string): string {
@@ -83,7 +81,6 @@ export function hugeReferrersBody(count = 333_260): Uint8Array {
  */
 function startHugeReferrersServer(objects: number): HugeReferrersServer {
   const body = hugeReferrersBody(objects);
-  const aborts = new AbortController();
   let referrersAnswers = 0;
   let fallbackWaits = 0;
   const unknown = (code: string) =>
@@ -91,13 +88,7 @@ function startHugeReferrersServer(objects: number): HugeReferrersServer {
       status: 404,
       headers: { "content-type": "application/json" },
     });
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    signal: aborts.signal,
-    onListen: () => {},
-    onError: () => new Response("error", { status: 500 }),
-  }, (request) => {
+  const server: TestServer = serve((request) => {
     const url = new URL(request.url);
     if (url.pathname === "/v2/") return Response.json({});
     const referrers = /^\/v2\/.+\/referrers\/(sha256:[0-9a-f]{64})$/.exec(url.pathname);
@@ -133,7 +124,7 @@ function startHugeReferrersServer(objects: number): HugeReferrersServer {
         return new Promise<Response>((resolve) => {
           const end = () => resolve(new Response(null, { status: 504 }));
           request.signal.addEventListener("abort", end, { once: true });
-          aborts.signal.addEventListener("abort", end, { once: true });
+          server.stopping.addEventListener("abort", end, { once: true });
         });
       }
       return unknown("MANIFEST_UNKNOWN");
@@ -141,17 +132,14 @@ function startHugeReferrersServer(objects: number): HugeReferrersServer {
     return unknown("BLOB_UNKNOWN");
   });
   return {
-    host: `127.0.0.1:${server.addr.port}`,
+    host: server.host,
     get referrersAnswers() {
       return referrersAnswers;
     },
     get fallbackWaits() {
       return fallbackWaits;
     },
-    async [Symbol.asyncDispose]() {
-      aborts.abort();
-      await server.finished.catch(() => {});
-    },
+    [Symbol.asyncDispose]: () => server.stop(),
   };
 }
 
@@ -185,42 +173,37 @@ export async function runHugeReferrersAttack(
   images = 16,
   objects = 333_260,
 ): Promise<HugeReferrersResult> {
-  await using server = startHugeReferrersServer(objects);
-  const dir = await Deno.makeTempDir({ prefix: "toolkit-referrers-attack-" });
+  await using world = await startWorld({ cluster: false, images: false });
+  const server = world.use(startHugeReferrersServer(objects));
+  const policies = await world.file(
+    "policies.yaml",
+    cosignPolicyFile([server.host], await throwawayPublicKeyPem()),
+  );
+  const webhook = await world.startWebhook({
+    policies,
+    insecureRegistries: [server.host],
+    runtimeFlags: RELEASE_RUNTIME_FLAGS,
+  });
+  const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
   try {
-    const policies = `${dir}/policies.yaml`;
-    await Deno.writeTextFile(
-      policies,
-      cosignPolicyFile([server.host], await throwawayPublicKeyPem()),
+    const body = podReviewBody(
+      `huge-${images}`,
+      Array.from({ length: images }, (_, i) => hugeReferrersImage(server.host, i)),
     );
-    await using webhook = await startWebhook(
-      ["--policies", policies, "--insecure-registry", server.host],
-      undefined,
-      { runtimeFlags: RELEASE_RUNTIME_FLAGS },
+    const { result: answer, figures } = await measureAttack(
+      `${images} images, referrers answers of ${
+        objects.toLocaleString("en-US")
+      } {} each, fallback tag never answered`,
+      webhook,
+      postReview(webhook, client, body),
     );
-    const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
-    try {
-      const body = podReviewBody(
-        `huge-${images}`,
-        Array.from({ length: images }, (_, i) => hugeReferrersImage(server.host, i)),
-      );
-      const { result: answer, figures } = await measureAttack(
-        `${images} images, referrers answers of ${
-          objects.toLocaleString("en-US")
-        } {} each, fallback tag never answered`,
-        webhook,
-        postReview(webhook, client, body),
-      );
-      return {
-        figures: { ...figures, note: `denied with: ${excerpt(answer.message)}` },
-        answer,
-        referrersAnswers: server.referrersAnswers,
-      };
-    } finally {
-      client.close();
-    }
+    return {
+      figures: { ...figures, note: `denied with: ${excerpt(answer.message)}` },
+      answer,
+      referrersAnswers: server.referrersAnswers,
+    };
   } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    client.close();
   }
 }
 
@@ -336,18 +319,11 @@ export async function runJunkReferrersAttack(
         await Deno.readTextFile(key.publicKeyFile),
       ),
     );
-    await using webhook = await startWebhook(
-      [
-        "--policies",
-        policies,
-        "--insecure-registry",
-        referrers.host,
-        "--insecure-registry",
-        distribution.host,
-      ],
-      undefined,
-      { runtimeFlags: RELEASE_RUNTIME_FLAGS },
-    );
+    // The world's registries are its `--insecure-registry` flags, in order.
+    await using webhook = await world.startWebhook({
+      policies,
+      runtimeFlags: RELEASE_RUNTIME_FLAGS,
+    });
     return await reviewEach(webhook, images, junk);
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -26,7 +26,8 @@ import {
   issueClientCertificate,
 } from "../../lib/install/mod.ts";
 import { type AttackFigures, CHART_MEMORY_LIMIT, measureAttack } from "./_attack.ts";
-import { startWebhook, type TestWebhook, type Trust } from "./_webhook.ts";
+import type { TestWebhook, Trust } from "./_webhook.ts";
+import { startWorld, type World, type WorldWebhookOptions } from "./_world.ts";
 
 export { CHART_MEMORY_LIMIT };
 
@@ -48,11 +49,13 @@ export interface AuthenticatedWebhook extends AsyncDisposable {
 }
 
 /**
- * Starts `webhook/main.ts` with `--client-ca` and `--probe-port` (and `args`), on `port` (default:
- * a free one), and waits until the probe listener says it is ready.
+ * Starts the webhook of `world` (as `webhookOptions` say) with `--client-ca` and `--probe-port`, on
+ * `port` (default: a free one), and waits until the probe listener says it is ready; not
+ * registered with the API server.
  */
 export async function startAuthenticatedWebhook(
-  args: readonly string[],
+  world: World,
+  webhookOptions: Omit<WorldWebhookOptions, "probe" | "serving" | "waitUntilReady">,
   options: {
     readonly port?: number;
     readonly dir?: string;
@@ -75,11 +78,18 @@ export async function startAuthenticatedWebhook(
   const stranger = await issueClientCertificate(await generateClientCa());
   const port = options.port ?? freePort();
   const probePort = freePort();
-  const webhook = await startWebhook(
-    [...args, "--client-ca", clientCaFile, "--probe-port", String(probePort)],
-    { port, certFile: pair.certFile, keyFile: pair.keyFile, caPem: servingCa.certPem },
-    { waitUntilReady: false },
-  );
+  const webhook = await world.startWebhook({
+    ...webhookOptions,
+    args: [
+      ...webhookOptions.args ?? [],
+      "--client-ca",
+      clientCaFile,
+      "--probe-port",
+      String(probePort),
+    ],
+    serving: { port, certFile: pair.certFile, keyFile: pair.keyFile, caPem: servingCa.certPem },
+    waitUntilReady: false,
+  });
   try {
     await waitFor(
       "the webhook's probe listener",
@@ -184,52 +194,47 @@ export async function runUnauthenticatedAttack(
   connections = 128,
   bodyBytes = 8 * 1024 * 1024,
 ): Promise<UnauthenticatedAttackResult> {
-  const dir = await Deno.makeTempDir({ prefix: "toolkit-attack-unauth-" });
-  try {
-    const policies = `${dir}/policies.yaml`;
-    await Deno.writeTextFile(
-      policies,
-      `apiVersion: toolkit.dev/v1
+  await using world = await startWorld({ cluster: false, images: false });
+  const policies = await world.file(
+    "policies.yaml",
+    `apiVersion: toolkit.dev/v1
 kind: ClusterImagePolicy
 metadata: { name: default }
 spec:
   repositories:
     - { name: "registry.invalid/*", policy: {} }
 `,
-    );
-    await using env = await startAuthenticatedWebhook(["--policies", policies], { dir });
-    const attack = Promise.all(
-      Array.from({ length: connections }, (_, i) =>
-        sendWithoutAcceptedCertificate(
-          env.webhook.port,
-          env.serving,
-          bodyBytes,
-          i % 2 === 0 ? undefined : env.stranger,
-        )),
-    );
-    const target: Pick<TestWebhook, "port" | "ca" | "process"> = {
-      port: env.probePort,
-      ca: env.serving,
-      process: env.webhook.process as ManagedProcess,
-    };
-    const { result: attempts, figures } = await measureAttack(
-      `${connections} connections without a client certificate × ${
-        Math.round(bodyBytes / (1024 * 1024))
-      } MiB bodies`,
-      target,
-      attack,
-    );
-    const answered = attempts.filter((a) => a.bytesAnswered > 0).length;
-    return {
-      attempts,
-      figures: {
-        ...figures,
-        note: `${answered} of ${connections} answered (refused at the TLS handshake)`,
-      },
-    };
-  } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
+  );
+  await using env = await startAuthenticatedWebhook(world, { policies });
+  const attack = Promise.all(
+    Array.from({ length: connections }, (_, i) =>
+      sendWithoutAcceptedCertificate(
+        env.webhook.port,
+        env.serving,
+        bodyBytes,
+        i % 2 === 0 ? undefined : env.stranger,
+      )),
+  );
+  const target: Pick<TestWebhook, "port" | "ca" | "process"> = {
+    port: env.probePort,
+    ca: env.serving,
+    process: env.webhook.process as ManagedProcess,
+  };
+  const { result: attempts, figures } = await measureAttack(
+    `${connections} connections without a client certificate × ${
+      Math.round(bodyBytes / (1024 * 1024))
+    } MiB bodies`,
+    target,
+    attack,
+  );
+  const answered = attempts.filter((a) => a.bytesAnswered > 0).length;
+  return {
+    attempts,
+    figures: {
+      ...figures,
+      note: `${answered} of ${connections} answered (refused at the TLS handshake)`,
+    },
+  };
 }
 
 /**

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { serve } from "../fakes/loopback_server.ts";
 import { signerSecretDocument } from "./_hostile.ts";
 
 /** The kinds of hostile signature stores. */
@@ -39,7 +40,6 @@ const MiB = 1024 * 1024;
 /** Starts the hostile store and registry on a free loopback port. */
 export function startHostileServer(): Promise<HostileServer> {
   let sent = 0;
-  const aborts = new AbortController();
   const block = new Uint8Array(64 * 1024).fill(0x41);
   const count = (n: number) => (sent += n);
 
@@ -102,13 +102,7 @@ export function startHostileServer(): Promise<HostileServer> {
     }
   }
 
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    signal: aborts.signal,
-    onListen: () => {},
-    onError: () => new Response("error", { status: 500 }),
-  }, (request) => {
+  const server = serve((request) => {
     const url = new URL(request.url);
     const storeMatch = /^\/store\/([a-z]+)\/.*\/signature-([0-9]+)$/.exec(url.pathname);
     if (storeMatch) return store(storeMatch[1]!, Number(storeMatch[2]), url);
@@ -137,17 +131,14 @@ export function startHostileServer(): Promise<HostileServer> {
     }
     return new Response("not found", { status: 404 });
   });
-  const host = `127.0.0.1:${server.addr.port}`;
+  const host = server.host;
   return Promise.resolve({
     host,
     get sentBytes() {
       return sent;
     },
     storeURL: (kind) => `http://${host}/store/${kind}`,
-    async [Symbol.asyncDispose]() {
-      aborts.abort();
-      await server.finished.catch(() => {});
-    },
+    [Symbol.asyncDispose]: () => server.stop(),
   });
 }
 

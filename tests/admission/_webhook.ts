@@ -69,6 +69,9 @@ export interface ReviewAnswer {
   readonly message: string;
 }
 
+/** The webhook's runtime flags in the release (tools/compile.ts, the Dockerfile). */
+export const RELEASE_RUNTIME_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space-size=4"];
+
 /** How {@linkcode startWebhook} starts the webhook. */
 export interface StartOptions {
   /** Wait until `/readyz` answers ok (default true); else return once the process runs. */

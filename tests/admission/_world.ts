@@ -14,8 +14,17 @@
  * const webhook = await world.startWebhook({ probe: { namespace: "dev", image: unsigned } });
  * ```
  *
+ * A world without a cluster (`cluster: false`) serves its webhook from a `--policies` file:
+ *
+ * ```ts
+ * await using world = await startWorld({ cluster: false, images: "keys" });
+ * const policies = await world.file("policies.yaml", text);
+ * const webhook = await world.startWebhook({ policies, runtimeFlags: RELEASE_RUNTIME_FLAGS });
+ * ```
+ *
  * @module
  */
+import { tempDir } from "../env/files.ts";
 import {
   type ClusterOptions,
   type GpgKey,
@@ -35,6 +44,7 @@ import {
   eventually,
   keySecretManifest,
   kubectlOk,
+  type ServingFiles,
   startWebhook,
   type TestWebhook,
   WEBHOOK_NAME,
@@ -44,8 +54,8 @@ import {
 /** What a world holds besides its cluster, its first registry and its gpg home. */
 export interface WorldOptions {
   /**
-   * The cluster. Default: the toolkit CRDs. `false`: no cluster (a webhook of `--policies`
-   * files, started by hand and used with {@linkcode World.use}); `cluster` and everything that
+   * The cluster. Default: the toolkit CRDs. `false`: no cluster (its webhook serves from a
+   * `--policies` file, {@linkcode WorldWebhookOptions.policies}); `cluster` and everything that
    * needs it then throw.
    */
   readonly cluster?: ClusterOptions | false;
@@ -56,9 +66,11 @@ export interface WorldOptions {
   readonly registries?: Readonly<Record<string, WorldRegistryOptions>>;
   /**
    * Whether the world has signed images: its first registry and a gpg home (default true). A
-   * world without them is a cluster and a webhook; `registry` and `gpg` then throw.
+   * world without them is a cluster and a webhook; `registry` and `gpg` then throw. `"keys"`: a
+   * gpg home that makes keys and signatures, and no registry (`registry` throws), for images
+   * of servers the test runs itself.
    */
-  readonly images?: boolean;
+  readonly images?: boolean | "keys";
 }
 
 /** A registry of the world. */
@@ -83,17 +95,35 @@ export interface WorldWebhookOptions {
    */
   readonly insecureRegistries?: readonly string[];
   /**
-   * A Pod the webhook denies: once a dry run of it is refused by the webhook, the API server
-   * calls the webhook (it picks the configuration up asynchronously).
+   * Registers the webhook with the API server (a MutatingWebhookConfiguration of its URL and
+   * CA) and waits until the API server calls it: once a dry run of this Pod, which the webhook
+   * denies, is refused by the webhook (the API server picks the configuration up
+   * asynchronously). Absent: the webhook is not registered; reviews are posted to it directly.
    */
-  readonly probe: { readonly namespace: string; readonly image: string };
+  readonly probe?: { readonly namespace: string; readonly image: string };
+  /**
+   * A `--policies` file the webhook serves from (see {@linkcode World.file}), instead of the
+   * world's cluster (`--kubeconfig`, `--namespace`): the one source of a world without a cluster.
+   */
+  readonly policies?: string;
+  /** The `--kubeconfig` of the cluster's webhook. Default: the cluster's own. */
+  readonly kubeconfig?: string;
   /**
    * The `--registries.d` directory. Default: the gpg home's (its lookaside for every host); none
-   * in a world without images.
+   * in a world without a gpg home, or with `false`.
    */
-  readonly registriesD?: string;
+  readonly registriesD?: string | false;
   /** More webhook flags, after the world's. */
   readonly args?: readonly string[];
+  /** Flags of the Deno runtime (`RELEASE_RUNTIME_FLAGS` of `_webhook.ts`: the release's). */
+  readonly runtimeFlags?: readonly string[];
+  /** Serving files made elsewhere. Default: a certificate from the webhook's own CA. */
+  readonly serving?: ServingFiles;
+  /**
+   * Wait until `/readyz` answers ok (default true); `false`: return once the process runs (a
+   * webhook that cannot get ready, or must not yet). Not with `probe`.
+   */
+  readonly waitUntilReady?: boolean;
 }
 
 /** A running world; stopped, last started first, with `await using`. */
@@ -115,11 +145,17 @@ export interface World extends AsyncDisposable {
   /** Applies the ClusterImagePolicy `default` with these repositories. */
   clusterPolicy(repositories: readonly unknown[]): Promise<void>;
   /**
-   * Starts the webhook on the world (its kubeconfig and namespace, its registries, the gpg home's
-   * registries.d), registers it with the API server and waits until the API server calls it; it
-   * is stopped with the world, first.
+   * Starts the webhook on the world (its kubeconfig and namespace, or a `--policies` file; its
+   * registries, the gpg home's registries.d) and, given a `probe`, registers it with the API
+   * server and waits until the API server calls it; it is stopped with the world, first (or
+   * before, by the test: stopping twice is harmless).
    */
-  startWebhook(options: WorldWebhookOptions): Promise<TestWebhook>;
+  startWebhook(options?: WorldWebhookOptions): Promise<TestWebhook>;
+  /**
+   * Writes `text` into the file `name` of the world's own directory (removed with the world) and
+   * resolves with its path: a `--policies` file, a registries.d.
+   */
+  file(name: string, text: string): Promise<string>;
   /** Stops `item` with the world, before everything started so far (a temporary directory). */
   use<T extends AsyncDisposable>(item: T): T;
 }
@@ -141,13 +177,16 @@ async function disposeAll(items: AsyncDisposable[]): Promise<void> {
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const named = Object.entries(options.registries ?? {});
   const images = options.images ?? true;
+  const withRegistry = images === true;
+  const withGpg = images !== false;
   const clusterOptions = options.cluster ?? { crds: ["toolkit"] };
   const withCluster = clusterOptions !== false;
   const first = withCluster ? 1 : 0;
   const started = await Promise.allSettled<AsyncDisposable>([
     ...(withCluster ? [startCluster(clusterOptions)] : []),
     ...named.map(([, registryOptions]) => startWorldRegistry(registryOptions)),
-    ...(images ? [startRegistry(), startGpg()] : []),
+    ...(withRegistry ? [startRegistry()] : []),
+    ...(withGpg ? [startGpg()] : []),
   ]);
   const running = started.flatMap((s) => s.status === "fulfilled" ? [s.value] : []);
   const failed = started.find((s) => s.status === "rejected");
@@ -159,10 +198,12 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const registries = Object.fromEntries(
     named.map(([name], i) => [name, running[first + i] as TestRegistry]),
   );
-  const registry = images ? running[first + named.length] as TestRegistry : undefined;
-  const gpg = images ? running[first + 1 + named.length] as TestGpg : undefined;
+  const registry = withRegistry ? running[first + named.length] as TestRegistry : undefined;
+  const gpg = withGpg
+    ? running[first + named.length + (withRegistry ? 1 : 0)] as TestGpg
+    : undefined;
   const withImages = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`this world has no ${what} (images: false)`);
+    if (value === undefined) throw new Error(`this world has no ${what} (images: ${images})`);
     return value;
   };
   const theCluster = (): TestCluster => {
@@ -172,6 +213,16 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const stack: AsyncDisposable[] = [...running];
   const apply = async (manifest: string) => {
     await kubectlOk(theCluster(), ["apply", "-f", "-"], manifest);
+  };
+  let dir: Promise<string> | undefined;
+  const file = async (name: string, text: string) => {
+    dir ??= tempDir("toolkit-world-").then((made) => {
+      stack.push(made);
+      return made.path;
+    });
+    const path = `${await dir}/${name}`;
+    await Deno.writeTextFile(path, text);
+    return path;
   };
   return {
     get cluster() {
@@ -196,21 +247,36 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         metadata: { name: "default" },
         spec: { repositories },
       })),
-    async startWebhook(webhookOptions) {
-      const cluster = theCluster();
+    async startWebhook(webhookOptions = {}) {
+      const source = webhookOptions.policies !== undefined
+        ? ["--policies", webhookOptions.policies]
+        : [
+          "--kubeconfig",
+          webhookOptions.kubeconfig ?? theCluster().kubeconfigPath,
+          "--namespace",
+          CONTROLLER_NAMESPACE,
+        ];
       const insecure = webhookOptions.insecureRegistries ??
         [registry, ...Object.values(registries)].flatMap((r) => r === undefined ? [] : [r.host]);
       const registriesD = webhookOptions.registriesD ?? gpg?.registriesD;
-      const webhook = await startWebhook([
-        "--kubeconfig",
-        cluster.kubeconfigPath,
-        "--namespace",
-        CONTROLLER_NAMESPACE,
-        ...insecure.flatMap((host) => ["--insecure-registry", host]),
-        ...(registriesD === undefined ? [] : ["--registries.d", registriesD]),
-        ...webhookOptions.args ?? [],
-      ]);
+      const webhook = await startWebhook(
+        [
+          ...source,
+          ...insecure.flatMap((host) => ["--insecure-registry", host]),
+          ...(registriesD === undefined || registriesD === false
+            ? []
+            : ["--registries.d", registriesD]),
+          ...webhookOptions.args ?? [],
+        ],
+        webhookOptions.serving,
+        {
+          ...(webhookOptions.runtimeFlags ? { runtimeFlags: webhookOptions.runtimeFlags } : {}),
+          ...(webhookOptions.waitUntilReady === false ? { waitUntilReady: false } : {}),
+        },
+      );
       stack.push(webhook);
+      if (webhookOptions.probe === undefined) return webhook;
+      const cluster = theCluster();
       await apply(webhookConfiguration(webhook.url, webhook.ca));
       const { namespace, image } = webhookOptions.probe;
       await eventually("the API server to call the webhook", async () => {
@@ -219,6 +285,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       });
       return webhook;
     },
+    file,
     use(item) {
       stack.push(item);
       return item;

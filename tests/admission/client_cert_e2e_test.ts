@@ -85,17 +85,8 @@ Deno.test({
         name: `${registry.host}/*`,
         policy: { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } },
       }]);
-      // Started by hand: it asks for the API server's client certificate (--client-ca).
-      const env = world.use(
-        await startAuthenticatedWebhook([
-          "--kubeconfig",
-          cluster.kubeconfigPath,
-          "--insecure-registry",
-          registry.host,
-          "--registries.d",
-          gpg.registriesD,
-        ], { port, dir, clientCa }),
-      );
+      // It asks for the API server's client certificate (--client-ca); registered by URL below.
+      const env = world.use(await startAuthenticatedWebhook(world, {}, { port, dir, clientCa }));
       await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(url, env.serving));
 
       await t.step("the API server calls with its certificate: reviews flow", async () => {

@@ -15,10 +15,8 @@ import {
   dryRunPod,
   eventually,
   kubectlOk,
-  startWebhook,
   type TestWebhook,
   WEBHOOK_NAME,
-  webhookConfiguration,
 } from "./_webhook.ts";
 import { startWorld } from "./_world.ts";
 
@@ -177,29 +175,15 @@ Deno.test({
       clusterPolicy("legacy", [{ name: `${reg}/legacy/*`, policy: {} }]),
     );
 
-    const webhookArgs = [
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      CONTROLLER_NAMESPACE,
-      "--budget",
-      BUDGET,
-      "--no-events",
-      "--insecure-registry",
-      reg,
-      "--insecure-registry",
-      proxy.host,
-      "--insecure-registry",
-      doomed.host,
-      "--registries.d",
+    // The same options start it again while kube-apiserver is down.
+    const webhookOptions = {
+      insecureRegistries: [reg, proxy.host, doomed.host],
       registriesD,
-    ];
-    // Started by hand: the same arguments start it again while kube-apiserver is down.
-    const webhook = world.use(await startWebhook(webhookArgs));
-    await kubectlOk(cluster, ["apply", "-f", "-"], webhookConfiguration(webhook.url, webhook.ca));
-    await eventually("the API server to call the webhook", async () => {
-      const r = await dryRunPod(cluster, "probe", "dev", images.unsigned);
-      return r.code !== 0 && r.stderr.includes(WEBHOOK_NAME);
+      args: ["--budget", BUDGET, "--no-events"],
+    };
+    const webhook = await world.startWebhook({
+      ...webhookOptions,
+      probe: { namespace: "dev", image: images.unsigned },
     });
     /** The webhook's denial as the API server reports it (not a timeout of the call). */
     const denial = async (name: string, image: string): Promise<string> => {
@@ -273,7 +257,8 @@ Deno.test({
       "a webhook started while kube-apiserver is down is not ready and denies every review until it has listed the policies",
       async () => {
         await cluster.stopApiServer();
-        await using restarted = await startWebhook(webhookArgs, undefined, {
+        await using restarted = await world.startWebhook({
+          ...webhookOptions,
           waitUntilReady: false,
         });
         try {
@@ -390,8 +375,11 @@ Deno.test({
       "insecure-skip-tls-verify in the webhook's kubeconfig is refused at startup with the field and the fix",
       async () => {
         const kubeconfig = await insecureKubeconfig(cluster);
-        const args = webhookArgs.map((a) => a === cluster.kubeconfigPath ? kubeconfig : a);
-        await using refused = await startWebhook(args, undefined, { waitUntilReady: false });
+        await using refused = await world.startWebhook({
+          ...webhookOptions,
+          kubeconfig,
+          waitUntilReady: false,
+        });
         let exited = false;
         void refused.process.status.then(() => (exited = true));
         await waitFor("the webhook to exit", () => Promise.resolve(exited), { timeoutMs: 60_000 });

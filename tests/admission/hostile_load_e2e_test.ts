@@ -13,13 +13,11 @@
  */
 import assert from "node:assert/strict";
 import { type ClusterOptions, e2eSkipReason } from "../env/mod.ts";
-import { tempDir } from "../env/files.ts";
 import {
   createNamespaces,
   eventually,
   kubectlOk,
   podManifest,
-  startWebhook,
   WEBHOOK_NAME,
   webhookConfiguration,
 } from "./_webhook.ts";
@@ -40,29 +38,19 @@ const BUDGET_MS = 3000;
 const RSS_BOUND = 384 * MB;
 
 /**
- * The webhook of `--policies` files (started by hand: the world's webhook reads the cluster's
- * policies) on a world of a registry, a gpg home and `cluster`; stopped with the world.
+ * The webhook of a `--policies` file (not the cluster's policies, not registered with the API
+ * server) on a world of a registry, a gpg home and `cluster`; stopped with the world.
  */
 async function hostileSetup(cluster: ClusterOptions | false) {
   const world = await startWorld({ cluster });
   try {
-    const { registry, gpg } = world;
+    const { registry } = world;
     const key = await world.signer();
-    const dir = world.use(await tempDir("toolkit-hostile-"));
-    const policies = `${dir.path}/policies.yaml`;
-    await Deno.writeTextFile(policies, signedPolicyFile(registry, key.publicKeyArmored));
-    const webhook = world.use(
-      await startWebhook([
-        "--policies",
-        policies,
-        "--insecure-registry",
-        registry.host,
-        "--registries.d",
-        gpg.registriesD,
-        "--budget",
-        `${BUDGET_MS}ms`,
-      ]),
-    );
+    const webhook = await world.startWebhook({
+      policies: await world.file("policies.yaml", signedPolicyFile(registry, key.publicKeyArmored)),
+      insecureRegistries: [registry.host],
+      args: ["--budget", `${BUDGET_MS}ms`],
+    });
     const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
     world.use({ [Symbol.asyncDispose]: () => Promise.resolve(client.close()) });
     return {

@@ -11,8 +11,9 @@
  * bound asserted is the webhook's own budget.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startGpg } from "../env/mod.ts";
-import { eventually, startWebhook } from "./_webhook.ts";
+import { e2eSkipReason } from "../env/mod.ts";
+import { eventually, RELEASE_RUNTIME_FLAGS } from "./_webhook.ts";
+import { startWorld } from "./_world.ts";
 import { podReviewBody, postReview, probeHealthWhile, processMemory } from "./_hostile.ts";
 import {
   HOSTILE_STORES,
@@ -45,24 +46,22 @@ Deno.test({
   name: "hostile signature stores and registries cannot take the webhook out of memory or time",
   ignore: e2eSkipReason(["gpg", "openssl"]) !== undefined,
   fn: async (t) => {
-    await using server = await startHostileServer();
-    await using gpg = await startGpg();
-    const key = await gpg.generateKey({ type: "ed25519" });
-    const dir = await Deno.makeTempDir({ prefix: "toolkit-hostile-store-" });
-    const policies = `${dir}/policies.yaml`;
-    await Deno.writeTextFile(policies, hostilePolicyFile(server, key.publicKeyArmored));
-    await using webhook = await startWebhook(
-      [
-        "--policies",
-        policies,
-        "--insecure-registry",
-        server.host,
-        "--budget",
-        `${BUDGET_MS}ms`,
-      ],
-      undefined,
-      { runtimeFlags: ["--v8-flags=--max-semi-space-size=4"] },
+    // Keys to sign with, and no registry: the registry and stores are the hostile server's.
+    await using world = await startWorld({ cluster: false, images: "keys" });
+    const server = world.use(await startHostileServer());
+    const key = await world.signer();
+    const policies = await world.file(
+      "policies.yaml",
+      hostilePolicyFile(server, key.publicKeyArmored),
     );
+    const webhook = await world.startWebhook({
+      policies,
+      insecureRegistries: [server.host],
+      // The gpg home's registries.d is not the hostile stores': the policies name them.
+      registriesD: false,
+      args: ["--budget", `${BUDGET_MS}ms`],
+      runtimeFlags: RELEASE_RUNTIME_FLAGS,
+    });
     const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
     try {
       const kinds = [...HOSTILE_STORES, "registry", "token"] as const;
@@ -145,7 +144,6 @@ Deno.test({
       });
     } finally {
       client.close();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
     }
   },
 });

@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason, run } from "../env/mod.ts";
-import { eventually, startWebhook } from "./_webhook.ts";
+import { eventually } from "./_webhook.ts";
+import { startWorld } from "./_world.ts";
 
 const WEBHOOK = new URL("../../webhook/main.ts", import.meta.url).pathname;
 const CLI = new URL("../../cli/main.ts", import.meta.url).pathname;
@@ -54,33 +55,28 @@ Deno.test({
   name: "the webhook logs no Secret value from a policy file that fails to reload",
   ignore: e2eSkipReason(["openssl"]) !== undefined,
   fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "toolkit-secret-leak-" });
+    await using world = await startWorld({ cluster: false, images: false });
     const secret = canary();
-    const file = `${dir}/policies.yaml`;
-    await Deno.writeTextFile(file, storeSecret(`password: ${secret}`));
-    try {
-      await using webhook = await startWebhook(["--policies", file]);
-      const broken = brokenFiles(secret);
-      for (const [i, text] of broken.entries()) {
-        await Deno.writeTextFile(file, text);
-        await eventually(
-          `reload ${i + 1} refused`,
-          async () =>
-            (await webhook.logLines()).filter((l) =>
-              String(l.msg).startsWith("policies not reloaded")
-            ).length === i + 1,
-        );
-      }
-      const refused = (await webhook.logLines()).filter((l) =>
-        String(l.msg).startsWith("policies not reloaded")
+    const file = await world.file("policies.yaml", storeSecret(`password: ${secret}`));
+    const webhook = await world.startWebhook({ policies: file });
+    const broken = brokenFiles(secret);
+    for (const [i, text] of broken.entries()) {
+      await Deno.writeTextFile(file, text);
+      await eventually(
+        `reload ${i + 1} refused`,
+        async () =>
+          (await webhook.logLines()).filter((l) =>
+            String(l.msg).startsWith("policies not reloaded")
+          ).length === i + 1,
       );
-      for (const line of refused.slice(0, 4)) {
-        assert.match(String(line.detail), /invalid YAML in document 1 at line \d+, column \d+/);
-      }
-      assertNoSecret(await webhook.logText(), secret, "the webhook's output");
-    } finally {
-      await Deno.remove(dir, { recursive: true });
     }
+    const refused = (await webhook.logLines()).filter((l) =>
+      String(l.msg).startsWith("policies not reloaded")
+    );
+    for (const line of refused.slice(0, 4)) {
+      assert.match(String(line.detail), /invalid YAML in document 1 at line \d+, column \d+/);
+    }
+    assertNoSecret(await webhook.logText(), secret, "the webhook's output");
   },
 });
 

@@ -35,9 +35,11 @@ import { createNamespaces } from "../admission/_webhook.ts";
 import { startExtensionRegistry } from "../fakes/signature_extension_registry.ts";
 import {
   assertEnforced,
+  attestationEnvelopes,
   namespaceSecrets,
   runSignStep,
   startSigningVault,
+  verifiedOpenPgpStatement,
 } from "../tekton/_sign_step.ts";
 import { templateObjects } from "./_templates.ts";
 
@@ -179,6 +181,8 @@ Deno.test({
     const unsigned = `${repository}/shop-frontend:unsigned`;
     await gpg.pushImage(`${backend.host}/demo/shop-frontend:unsigned`, { content: "unsigned\n" });
 
+    // deno-lint-ignore no-explicit-any
+    let signTaskRun: any;
     await t.step("the signing step, run as the PipelineRun runs it, signs the image", async () => {
       const pipeline = await getJson(cluster, ["pipeline", "shop-frontend", "-n", "dev"]);
       const pipelineRun = await getJson(cluster, ["pipelinerun", run!.metadata.name, "-n", "dev"]);
@@ -188,10 +192,20 @@ Deno.test({
         pipelineTask: "image-sign",
         results: { "ibm-build": { IMAGE_URL: image, IMAGE_DIGEST: digest } },
       });
+      // The provenance's parameters, resolved by Tekton's own code from the run: the git
+      // parameters the PipelineRun got, its pipeline's name and its uid.
       assert.deepEqual(taskRun.spec.params, [
         { name: "IMAGE_URL", value: image },
         { name: "IMAGE_DIGEST", value: digest },
+        { name: "REPOSITORY_URL", value: repo.cloneUrl },
+        { name: "REVISION", value: commit },
+        { name: "COMMIT", value: commit },
+        { name: "PIPELINE_NAME", value: "shop-frontend" },
+        { name: "BUILD_TASK", value: "ibm-build" },
+        { name: "PIPELINE_RUN_UID", value: pipelineRun!.metadata.uid },
+        { name: "PROVENANCE_REQUIRED", value: "true" },
       ]);
+      signTaskRun = taskRun;
       assert.equal(taskRun.spec.serviceAccountName, "pipeline");
       const step = await runSignStep({
         task: await getJson(cluster, ["task", "toolkit-image-sign", "-n", "dev"]),
@@ -210,6 +224,66 @@ Deno.test({
         await step.dispose();
       }
     });
+
+    await t.step(
+      "the provenance step attests the build with the same key: SLSA v1 in the .att tag",
+      async () => {
+        const step = await runSignStep({
+          step: "provenance",
+          task: await getJson(cluster, ["task", "toolkit-image-sign", "-n", "dev"]),
+          taskRun: signTaskRun,
+          secrets: await namespaceSecrets(cluster, "dev"),
+          trust: caFile,
+        });
+        try {
+          assert.equal(step.code, 0, step.stderr);
+          assert.match(step.stderr, /Added the attestation to .*\.att \(1 attestation there now\)/);
+          const line = await vault.privateKeyLine();
+          assert.ok(!`${step.argv.join(" ")} ${step.stdout} ${step.stderr}`.includes(line));
+        } finally {
+          await step.dispose();
+        }
+        const found = await attestationEnvelopes(backend.url, "demo/shop-frontend", digest);
+        assert.deepEqual(found.map((a) => a.predicateType), ["https://slsa.dev/provenance/v1"]);
+        const keySecret = await getJson(cluster, [
+          "secret",
+          "image-signing-key",
+          "-n",
+          "toolkit-system",
+        ]);
+        const statement = await verifiedOpenPgpStatement(
+          found[0]!.envelope,
+          atob((keySecret!.data as Record<string, string>).key!),
+        );
+        assert.deepEqual(statement.subject, [{
+          name: `${registry.host}/demo/shop-frontend`,
+          digest: { sha256: digest.slice("sha256:".length) },
+        }]);
+        const predicate = statement.predicate;
+        assert.equal(
+          predicate.buildDefinition.buildType,
+          "https://toolkit.dev/tekton/image-build/v1",
+        );
+        assert.deepEqual(predicate.buildDefinition.externalParameters, {
+          repository: repo.cloneUrl,
+          revision: commit,
+          pipeline: "shop-frontend",
+          task: "ibm-build",
+        });
+        assert.deepEqual(predicate.buildDefinition.resolvedDependencies, [{
+          uri: `git+${repo.cloneUrl}`,
+          digest: { sha1: commit },
+        }]);
+        assert.equal(predicate.runDetails.builder.id, "https://toolkit.dev/tekton/tools");
+        const pipelineRun = await getJson(cluster, [
+          "pipelinerun",
+          run!.metadata.name,
+          "-n",
+          "dev",
+        ]);
+        assert.equal(predicate.runDetails.metadata.invocationId, pipelineRun!.metadata.uid);
+      },
+    );
 
     await t.step(
       "the webhook admits the signed image, pinned, and denies the unsigned one",

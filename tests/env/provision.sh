@@ -32,6 +32,9 @@
 #   Key Protect (github.com/IBM/keyprotect-go-client at KEYPROTECT_SDK_VERSION), so tests check
 #   the Key Protect stand-in and toolkit's vault client against a client nobody here wrote
 #   (rebuilt when that source changes).
+# - promtool (checks the chart's alerting rules): taken out of Debian's prometheus package (its
+#   .deb only, into .../promtool-deb/bin/; installing the package would start a Prometheus server),
+#   unless one is on the PATH.
 # Gitea, Triggers, cosign, the referrers registry, keyprotect-sdk and tekton-pipeline are built in
 # the background while the Kubernetes binaries build (they share no packages worth waiting for),
 # all under `nice`; their logs are printed if they fail.
@@ -95,6 +98,26 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -qq >&2
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2
+fi
+
+# promtool (checks the chart's alerting rules), from Debian's prometheus package: only the binary
+# is taken out of the .deb (installing the package would start a Prometheus server as a service).
+promtool_bin=$(command -v promtool || true)
+if [ -z "$promtool_bin" ]; then
+  promtool_bin="$root/promtool-deb/bin/promtool"
+  if [ ! -x "$promtool_bin" ]; then
+    say "extracting promtool from Debian's prometheus package"
+    promtool_tmp="$root/promtool-deb/tmp"
+    rm -rf "$promtool_tmp" && mkdir -p "$promtool_tmp"
+    sudo_cmd=()
+    [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+    (cd "$promtool_tmp" && { apt-get download prometheus >&2 2>/dev/null ||
+      { "${sudo_cmd[@]}" apt-get update -qq >&2 && apt-get download prometheus >&2; }; })
+    dpkg-deb -x "$promtool_tmp"/prometheus_*.deb "$promtool_tmp/root"
+    mkdir -p "$(dirname "$promtool_bin")"
+    mv "$promtool_tmp/root/usr/bin/promtool" "$promtool_bin"
+    rm -rf "$promtool_tmp"
+  fi
 fi
 
 # Go toolchain settings: modules and build cache live in the cache, shared across versions --
@@ -419,6 +442,7 @@ wait_builds
   echo "TEKTON_PIPELINE=$pipeline_bin"
   echo "KEYPROTECT_SDK_VERSION=$KEYPROTECT_SDK_VERSION"
   echo "KEYPROTECT_SDK=$kpsdk_bin"
+  echo "PROMTOOL=$promtool_bin"
 } >"$cache/env.tmp"
 # Keys this run does not write (tools another checkout of this script builds) are kept, so that
 # runs from different branches of the repository do not take each other's tools away.

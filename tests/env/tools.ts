@@ -4,7 +4,8 @@
  * Triggers' eventlistenersink, interceptors, cel-eval and binding-eval, cosign, the referrers
  * registry (go-containerregistry's, `tests/env/referrers-registry/`), keyprotect-sdk (IBM's Go
  * SDK for Key Protect behind a small command line, `tests/env/keyprotect-sdk/`) and
- * tekton-pipeline (Tekton Pipelines' own code, `tests/env/tekton-pipeline/`) from that cache,
+ * tekton-pipeline (Tekton Pipelines' own code, `tests/env/tekton-pipeline/`) and promtool (out of
+ * Debian's prometheus package) from that cache,
  * else the PATH; docker-registry, gpg, skopeo, htpasswd, openssl and git from the PATH.
  *
  * @module
@@ -105,6 +106,7 @@ function provisionedTool(name: string): string | undefined {
   if (name === "cosign") return provisioned.COSIGN;
   if (name === "referrers-registry") return provisioned.REFERRERS_REGISTRY;
   if (name === "keyprotect-sdk") return provisioned.KEYPROTECT_SDK;
+  if (name === "promtool") return provisioned.PROMTOOL;
   if (name === "tekton-pipeline") {
     // Kept per Pipelines version beside the versioned cache (also when another checkout's
     // provision.sh wrote the env file without this line).

@@ -22,6 +22,11 @@ export interface TestServer extends AsyncDisposable {
   readonly host: string;
   /** The requests received so far. */
   readonly requests: RecordedRequest[];
+  /**
+   * Aborted when the server stops: a handler that holds its answer (until the client goes) ends
+   * it then too, or the server would wait for it.
+   */
+  readonly stopping: AbortSignal;
   /** Stops the server. */
   stop(): Promise<void>;
 }
@@ -58,6 +63,7 @@ export function serve(
   return {
     host: `127.0.0.1:${server.addr.port}`,
     requests,
+    stopping: controller.signal,
     stop,
     [Symbol.asyncDispose]: stop,
   };

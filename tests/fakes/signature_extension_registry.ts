@@ -68,6 +68,9 @@ export function startExtensionRegistry(
     });
     const out = new Headers(response.headers);
     if (path === "/v2/") out.set("x-registry-supports-signatures", "1");
+    // An upload's Location names the backend: the front's own path, as one registry answers.
+    const location = out.get("location");
+    if (location?.startsWith(backendUrl)) out.set("location", location.slice(backendUrl.length));
     return new Response(response.body, { status: response.status, headers: out });
   }
 

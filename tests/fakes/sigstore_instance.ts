@@ -38,6 +38,8 @@ x509.cryptoProvider.set(crypto);
 const FULCIO_ISSUER_V1 = "1.3.6.1.4.1.57264.1.1";
 const FULCIO_ISSUER_V2 = "1.3.6.1.4.1.57264.1.8";
 const CODE_SIGNING = "1.3.6.1.5.5.7.3.3";
+const FULCIO_USERNAME = "1.3.6.1.4.1.57264.1.7";
+const NAME_CONSTRAINTS = "2.5.29.30";
 
 /** A key pair for signing in tests. */
 export interface TestKeyPair {
@@ -66,11 +68,20 @@ export function testKeyPair(
   };
 }
 
-/** Signs as cosign does: DER ECDSA over SHA-256 (SHA-384 for P-384), Ed25519 pure, RSA PKCS #1. */
+/**
+ * Signs as cosign does: DER ECDSA over SHA-256 (SHA-384 for P-384, SHA-512 for P-521), Ed25519
+ * pure, RSA PKCS #1.
+ */
 export function signBytes(key: KeyObject, data: Uint8Array): Uint8Array {
   const type = key.asymmetricKeyType;
   const curve = key.asymmetricKeyDetails?.namedCurve;
-  const digest = type === "ed25519" ? null : curve === "secp384r1" ? "sha384" : "sha256";
+  const digest = type === "ed25519"
+    ? null
+    : curve === "secp384r1"
+    ? "sha384"
+    : curve === "secp521r1"
+    ? "sha512"
+    : "sha256";
   return new Uint8Array(nodeCrypto.sign(digest, data, key));
 }
 
@@ -105,7 +116,75 @@ export interface TestFulcio {
     minutes?: number;
     /** Leave out the Fulcio issuer extensions. */
     withoutIssuer?: boolean;
+    /**
+     * The subject as a Fulcio username (an otherName SAN of type 1.3.6.1.4.1.57264.1.7, e.g.
+     * `foo!oidc.local`) instead of a URI or e-mail.
+     */
+    username?: boolean;
+    /** The extended key usages (OIDs); default code signing; empty: no such extension. */
+    extendedKeyUsages?: readonly string[];
+    /** Extensions added after the usual ones. */
+    extraExtensions?: readonly x509.Extension[];
   }): Promise<x509.X509Certificate>;
+}
+
+/** Name constraints of a test CA (RFC 5280 §4.2.1.10), by name form. */
+export interface TestNameConstraints {
+  readonly permitted?: {
+    readonly email?: string[];
+    readonly uri?: string[];
+    readonly dns?: string[];
+  };
+  readonly excluded?: {
+    readonly email?: string[];
+    readonly uri?: string[];
+    readonly dns?: string[];
+  };
+}
+
+/** DER type-length-value. */
+function tlv(tag: number, content: Uint8Array): Uint8Array {
+  const n = content.length;
+  const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff];
+  return Uint8Array.of(tag, ...length, ...content);
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  return Uint8Array.from(parts.flatMap((p) => [...p]));
+}
+
+function oidDer(oid: string): Uint8Array {
+  const [a, b, ...rest] = oid.split(".").map(Number);
+  const bytes = [a! * 40 + b!];
+  for (const arc of rest) {
+    const groups = [arc & 0x7f];
+    for (let v = arc >>> 7; v > 0; v >>>= 7) groups.unshift((v & 0x7f) | 0x80);
+    bytes.push(...groups);
+  }
+  return tlv(0x06, Uint8Array.from(bytes));
+}
+
+/** The DER of a NameConstraints extension value. */
+function nameConstraintsDer(constraints: TestNameConstraints): Uint8Array {
+  const subtrees = (forms: TestNameConstraints["permitted"], tag: number) => {
+    if (forms === undefined) return [];
+    const names = [
+      ...(forms.email ?? []).map((v) => tlv(0x81, new TextEncoder().encode(v))),
+      ...(forms.dns ?? []).map((v) => tlv(0x82, new TextEncoder().encode(v))),
+      ...(forms.uri ?? []).map((v) => tlv(0x86, new TextEncoder().encode(v))),
+    ];
+    return [tlv(tag, concat(names.map((name) => tlv(0x30, name))))];
+  };
+  return tlv(
+    0x30,
+    concat([...subtrees(constraints.permitted, 0xa0), ...subtrees(constraints.excluded, 0xa1)]),
+  );
+}
+
+/** The DER of a subject alternative name extension holding one Fulcio username. */
+function usernameSanDer(username: string): Uint8Array {
+  const value = tlv(0xa0, tlv(0x0c, new TextEncoder().encode(username)));
+  return tlv(0x30, tlv(0xa0, concat([oidDer(FULCIO_USERNAME), value])));
 }
 
 async function ecKeys(curve: "P-256" | "P-384"): Promise<CryptoKeyPair> {
@@ -117,7 +196,12 @@ async function ecKeys(curve: "P-256" | "P-384"): Promise<CryptoKeyPair> {
 
 /** Makes a Fulcio-like CA: a root, an intermediate, valid from `notBefore` for ten years. */
 export async function testFulcio(
-  options: { name?: string; notBefore?: Date } = {},
+  options: {
+    name?: string;
+    notBefore?: Date;
+    /** Name constraints of the intermediate (critical, as RFC 5280 asks). */
+    nameConstraints?: TestNameConstraints;
+  } = {},
 ): Promise<TestFulcio> {
   const name = options.name ?? "fulcio.test";
   const notBefore = options.notBefore ?? new Date(Date.UTC(2020, 0, 1));
@@ -158,6 +242,15 @@ export async function testFulcio(
       ),
       await x509.SubjectKeyIdentifierExtension.create(intermediateKeys.publicKey),
       await x509.AuthorityKeyIdentifierExtension.create(rootKeys.publicKey),
+      ...(options.nameConstraints
+        ? [
+          new x509.Extension(
+            NAME_CONSTRAINTS,
+            true,
+            nameConstraintsDer(options.nameConstraints) as BufferSource,
+          ),
+        ]
+        : []),
     ],
   });
   let serial = 16;
@@ -165,16 +258,16 @@ export async function testFulcio(
     chain: [intermediate, root],
     async issue(leaf) {
       const start = leaf.notBefore ?? new Date();
-      const publicKey = await crypto.subtle.importKey(
-        "spki",
-        der(leaf.publicKey) as BufferSource,
-        { name: "ECDSA", namedCurve: "P-256" },
-        true,
-        ["verify"],
-      );
-      const san = leaf.subject.includes("://")
-        ? { type: "url" as const, value: leaf.subject }
-        : { type: "email" as const, value: leaf.subject };
+      // Any key type (P-521, RSA…): the generator takes the SubjectPublicKeyInfo as it is.
+      const publicKey = der(leaf.publicKey) as BufferSource;
+      const san = leaf.username
+        ? new x509.Extension("2.5.29.17", true, usernameSanDer(leaf.subject) as BufferSource)
+        : new x509.SubjectAlternativeNameExtension([
+          leaf.subject.includes("://")
+            ? { type: "url" as const, value: leaf.subject }
+            : { type: "email" as const, value: leaf.subject },
+        ], true);
+      const usages = leaf.extendedKeyUsages ?? [CODE_SIGNING];
       return await x509.X509CertificateGenerator.create({
         serialNumber: (serial++).toString(16).padStart(2, "0"),
         subject: "",
@@ -186,13 +279,14 @@ export async function testFulcio(
         signingAlgorithm,
         extensions: [
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-          new x509.ExtendedKeyUsageExtension([CODE_SIGNING]),
-          new x509.SubjectAlternativeNameExtension([san], true),
+          ...(usages.length > 0 ? [new x509.ExtendedKeyUsageExtension([...usages])] : []),
+          san,
           await x509.AuthorityKeyIdentifierExtension.create(intermediateKeys.publicKey),
           ...(leaf.withoutIssuer ? [] : [
             new x509.Extension(FULCIO_ISSUER_V1, false, new TextEncoder().encode(leaf.issuer)),
             new x509.Extension(FULCIO_ISSUER_V2, false, utf8String(leaf.issuer) as BufferSource),
           ]),
+          ...(leaf.extraExtensions ?? []),
         ],
       });
     },
@@ -375,6 +469,8 @@ export function legacySignature(options: {
   rekor?: { log: TestRekor; at: Date };
   annotations?: Record<string, string>;
   where?: string;
+  /** Another key or certificate (PEM) in the Rekor entry than the signer's. */
+  entryVerifier?: string;
 }): StoredCosignSignature {
   const { signer, payload } = options;
   const signature = signBytes(signer.key.privateKey, payload);
@@ -386,7 +482,8 @@ export function legacySignature(options: {
     annotations[COSIGN_CHAIN_ANNOTATION] = "";
   }
   if (options.rekor) {
-    const verifier = signer.certificate ? certificatePem(signer.certificate) : signer.key.publicPem;
+    const verifier = options.entryVerifier ??
+      (signer.certificate ? certificatePem(signer.certificate) : signer.key.publicPem);
     const entry = options.rekor.log.entry(
       hashedRekordBody(payload, signature, verifier),
       options.rekor.at,
@@ -408,6 +505,8 @@ export function bundleSignature(options: {
   payloadType?: string;
   rekor?: { log: TestRekor; at: Date };
   where?: string;
+  /** Another key or certificate (PEM) in the Rekor entry than the signer's. */
+  entryVerifier?: string;
 }): StoredCosignSignature {
   const { signer, statement } = options;
   const payloadType = options.payloadType ?? IN_TOTO_PAYLOAD_TYPE;
@@ -417,7 +516,8 @@ export function bundleSignature(options: {
   );
   const tlogEntries = [];
   if (options.rekor) {
-    const verifier = signer.certificate ? certificatePem(signer.certificate) : signer.key.publicPem;
+    const verifier = options.entryVerifier ??
+      (signer.certificate ? certificatePem(signer.certificate) : signer.key.publicPem);
     const entry = options.rekor.log.entry(
       dsseRekordBody(statement, signature, verifier),
       options.rekor.at,
@@ -451,4 +551,44 @@ export function bundleSignature(options: {
     bundle: new TextEncoder().encode(JSON.stringify(bundle)),
     where: options.where ?? "referrer sha256:test",
   };
+}
+
+/**
+ * A sigstore bundle v0.3 of a message signature over `artifact` (what `cosign sign-blob
+ * --bundle` writes), with a hashedrekord entry (inclusion promise and proof) of `rekor`.
+ * `entryVerifier` puts another key or certificate (PEM) in the entry than the signer's.
+ */
+export function messageBundle(options: {
+  signer: TestSigner;
+  artifact: Uint8Array;
+  rekor: { log: TestRekor; at: Date };
+  entryVerifier?: string;
+}): Uint8Array {
+  const { signer, artifact, rekor } = options;
+  const signature = signBytes(signer.key.privateKey, artifact);
+  const verifier = options.entryVerifier ??
+    (signer.certificate ? certificatePem(signer.certificate) : signer.key.publicPem);
+  const entry = rekor.log.entry(hashedRekordBody(artifact, signature, verifier), rekor.at);
+  const bundle = {
+    mediaType: SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
+    verificationMaterial: {
+      ...(signer.certificate
+        ? { certificate: { rawBytes: encodeBase64(new Uint8Array(signer.certificate.rawData)) } }
+        : { publicKey: { hint: encodeBase64(sha256(der(signer.key.publicKey))) } }),
+      tlogEntries: [{
+        logIndex: String(entry.Payload.logIndex),
+        logId: { keyId: encodeBase64(Uint8Array.from(Buffer.from(entry.Payload.logID, "hex"))) },
+        kindVersion: { kind: "hashedrekord", version: "0.0.1" },
+        integratedTime: String(entry.Payload.integratedTime),
+        inclusionPromise: { signedEntryTimestamp: entry.SignedEntryTimestamp },
+        inclusionProof: rekor.log.inclusionProof(entry.Payload.body),
+        canonicalizedBody: entry.Payload.body,
+      }],
+    },
+    messageSignature: {
+      messageDigest: { algorithm: "SHA2_256", digest: encodeBase64(sha256(artifact)) },
+      signature: encodeBase64(signature),
+    },
+  };
+  return new TextEncoder().encode(JSON.stringify(bundle));
 }

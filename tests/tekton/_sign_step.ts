@@ -25,6 +25,9 @@ import { type Json, runStep, type StepResult, taskRunPod } from "../env/tekton_p
 import { TOOLKIT_BINARY } from "../../lib/tekton/mod.ts";
 import { createKeyProtectClient } from "../../lib/vault/mod.ts";
 import { startKeyProtectServer } from "../fakes/key_protect_server.ts";
+import * as openpgp from "openpgp";
+import { decodeBase64 } from "../../lib/base64.ts";
+import { dssePae } from "../../lib/signing/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -68,8 +71,10 @@ export async function namespaceSecrets(
   return Object.fromEntries(list.items.map((s) => [s.metadata.name, s]));
 }
 
-/** Builds the Pod of `taskRun` with Tekton's code and runs its `sign` step. */
+/** Builds the Pod of `taskRun` with Tekton's code and runs its `sign` step (or `step`). */
 export async function runSignStep(options: {
+  /** The step to run: `sign` (default) or `provenance`. */
+  readonly step?: string;
   readonly task: Json;
   readonly taskRun: Json;
   readonly secrets: Record<string, Json>;
@@ -81,7 +86,7 @@ export async function runSignStep(options: {
   const pod = await taskRunPod(options.task, options.taskRun);
   const result = await runStep({
     pod,
-    step: "sign",
+    step: options.step ?? "sign",
     secrets: options.secrets,
     ...(options.volumes ? { volumes: options.volumes } : {}),
     commands: { [TOOLKIT_BINARY]: toolkitInStep },
@@ -234,4 +239,52 @@ export async function assertEnforced(
   const denied = await createPod(cluster, options.namespace, "unsigned", options.unsigned);
   assert.equal(denied.admitted, false);
   assert.match((denied as { message: string }).message, options.denial);
+}
+
+/** The DSSE envelopes (parsed) of the `sha256-<hex>.att` tag of `digest`, read over plain HTTP. */
+export async function attestationEnvelopes(
+  registryUrl: string,
+  repository: string,
+  digest: string,
+): Promise<{ envelope: Json; predicateType: string }[]> {
+  const tag = `${digest.replace(":", "-")}.att`;
+  const answer = await fetch(`${registryUrl}/v2/${repository}/manifests/${tag}`, {
+    headers: { accept: "application/vnd.oci.image.manifest.v1+json" },
+  });
+  if (answer.status === 404) {
+    await answer.body?.cancel();
+    return [];
+  }
+  assert.equal(answer.status, 200, `${tag}: ${answer.status}`);
+  const manifest = await answer.json() as {
+    layers: { digest: string; mediaType: string; annotations: Record<string, string> }[];
+  };
+  return await Promise.all(manifest.layers.map(async (layer) => {
+    assert.equal(layer.mediaType, "application/vnd.dsse.envelope.v1+json");
+    const blob = await fetch(`${registryUrl}/v2/${repository}/blobs/${layer.digest}`);
+    return { envelope: await blob.json(), predicateType: layer.annotations.predicateType! };
+  }));
+}
+
+/**
+ * The statement of an OpenPGP attestation, read as a verifier reads it: the DSSE signature (a
+ * binary detached OpenPGP signature over the PAE) verified with `armoredPublicKey` first.
+ */
+export async function verifiedOpenPgpStatement(
+  envelope: Json,
+  armoredPublicKey: string,
+): Promise<Json> {
+  const payload = decodeBase64(envelope.payload);
+  const publicKey = await openpgp.readKey({ armoredKey: armoredPublicKey });
+  const verified = await openpgp.verify({
+    message: await openpgp.createMessage({ binary: dssePae(envelope.payloadType, payload) }),
+    signature: await openpgp.readSignature({
+      binarySignature: decodeBase64(envelope.signatures[0].sig),
+    }),
+    verificationKeys: publicKey,
+    expectSigned: true,
+  });
+  await verified.signatures[0]!.verified;
+  assert.equal(envelope.signatures[0].keyid, publicKey.getFingerprint().toUpperCase());
+  return JSON.parse(new TextDecoder().decode(payload));
 }

@@ -21,6 +21,7 @@ import assert from "node:assert/strict";
 import {
   e2eSkipReason,
   startCluster,
+  startCosign,
   startGpg,
   startRegistry,
   tektonValidate,
@@ -29,12 +30,14 @@ import { copyKubeconfig, kubectl, tempDir, toolkit } from "../cli_dev/helpers.ts
 import { createNamespaces } from "../admission/_webhook.ts";
 import {
   assertEnforced,
+  attestationEnvelopes,
   filesHolding,
   namespaceSecrets,
   runSignStep,
   startSigningVault,
+  verifiedOpenPgpStatement,
 } from "./_sign_step.ts";
-import { signTask } from "../../lib/tekton/mod.ts";
+import { signTask, withSigningTask } from "../../lib/tekton/mod.ts";
 import { parseYaml } from "../../lib/yaml.ts";
 import { serve } from "../fakes/loopback_server.ts";
 
@@ -102,23 +105,54 @@ Deno.test({
       await kubectl(cluster, ["get", "task", "toolkit-image-sign", "-n", "tools", "-o", "json"]),
     );
     await t.step(
-      "Tekton's own validation accepts the Task (v1, v1beta1, the released file)",
+      "Tekton's own validation accepts the Task (v1, v1beta1, the released file) and a pipeline wired to it",
       async () => {
         const released = parseYaml(
           await Deno.readTextFile(
             new URL("../../deploy/tekton/toolkit-image-sign.yaml", import.meta.url),
           ),
         );
+        // And a pipeline signing (and attesting) what it builds, as `toolkit pipeline` writes it:
+        // the provenance parameters from the git parameters, a clone's commit, Tekton's context.
+        const step = { name: "s", image: "alpine:3", script: "true" };
+        const built = withSigningTask({
+          apiVersion: "tekton.dev/v1",
+          kind: "Pipeline",
+          metadata: { name: "app-build", namespace: "tools" },
+          spec: {
+            params: [{ name: "git-url", type: "string" }, { name: "git-revision", type: "string" }],
+            tasks: [
+              {
+                name: "clone",
+                taskSpec: { results: [{ name: "commit" }, { name: "url" }], steps: [step] },
+              },
+              {
+                name: "build",
+                runAfter: ["clone"],
+                taskSpec: {
+                  results: [{ name: "IMAGE_URL" }, { name: "IMAGE_DIGEST" }],
+                  steps: [step],
+                },
+              },
+            ],
+          },
+        }, new Map()).pipeline;
         const verdicts = await tektonValidate([
           stored,
           signTask({ version: "v1beta1", namespace: "tools" }),
           released,
+          built,
         ]);
-        assert.deepEqual(verdicts.map((v) => [v.apiVersion, v.error]), [
-          ["tekton.dev/v1", ""],
-          ["tekton.dev/v1beta1", ""],
-          ["tekton.dev/v1", ""],
+        assert.deepEqual(verdicts.map((v) => [v.apiVersion, v.kind, v.error]), [
+          ["tekton.dev/v1", "Task", ""],
+          ["tekton.dev/v1beta1", "Task", ""],
+          ["tekton.dev/v1", "Task", ""],
+          ["tekton.dev/v1", "Pipeline", ""],
         ]);
+        assert.deepEqual(
+          (stored.spec.steps as { name: string }[]).map((s) => s.name),
+          ["sign", "provenance"],
+        );
       },
     );
 
@@ -185,6 +219,86 @@ Deno.test({
       }
     });
 
+    const build = {
+      REPOSITORY_URL: "https://git.example/team/app",
+      REVISION: "main",
+      COMMIT: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+      PIPELINE_NAME: "app-build",
+      BUILD_TASK: "build",
+      PIPELINE_RUN_UID: "8f1c2e1a-0000-4000-8000-000000000001",
+      PROVENANCE_REQUIRED: "true",
+    };
+    await t.step(
+      "the provenance step attests the build with the same key, in the .att tag",
+      async () => {
+        const step = await runSignStep({
+          step: "provenance",
+          task: stored,
+          taskRun: taskRun("sign-app", {
+            IMAGE_URL: image,
+            IMAGE_DIGEST: digest,
+            TLS_VERIFY: "false",
+            ...build,
+            STARTED_ON: "2026-01-02T03:04:05Z",
+          }),
+          secrets: await namespaceSecrets(cluster, NAMESPACE),
+          volumes: { "/workspace/signatures": signatures },
+        });
+        try {
+          assert.equal(step.code, 0, step.stderr);
+          assert.match(step.stderr, /Added the attestation to .*\.att/);
+          assert.ok(!(step.stdout + step.stderr).includes(privateKeyLine));
+          assert.deepEqual(
+            await filesHolding([step.root, signatures, dir.path], privateKeyLine),
+            [],
+          );
+        } finally {
+          await step.dispose();
+        }
+        const found = await attestationEnvelopes(registry.url, "demo/app", digest);
+        assert.deepEqual(found.map((a) => a.predicateType), ["https://slsa.dev/provenance/v1"]);
+        const keySecret = (await namespaceSecrets(cluster, "toolkit-system"))["image-signing-key"];
+        const statement = await verifiedOpenPgpStatement(
+          found[0]!.envelope,
+          atob(keySecret.data.key),
+        );
+        assert.deepEqual(statement.predicate.runDetails, {
+          builder: { id: "https://toolkit.dev/tekton/tools" },
+          metadata: {
+            invocationId: build.PIPELINE_RUN_UID,
+            startedOn: "2026-01-02T03:04:05Z",
+            finishedOn: statement.predicate.runDetails.metadata.finishedOn,
+          },
+        });
+        assert.deepEqual(statement.predicate.buildDefinition.resolvedDependencies, [{
+          uri: "git+https://git.example/team/app",
+          digest: { sha1: build.COMMIT },
+        }]);
+      },
+    );
+
+    await t.step(
+      "the Task used without build parameters writes no provenance and says so",
+      async () => {
+        const step = await runSignStep({
+          step: "provenance",
+          task: stored,
+          taskRun: taskRun("sign-alone", {
+            IMAGE_URL: image,
+            IMAGE_DIGEST: digest,
+            TLS_VERIFY: "false",
+          }),
+          secrets: await namespaceSecrets(cluster, NAMESPACE),
+        });
+        try {
+          assert.equal(step.code, 0, step.stderr);
+          assert.match(step.stderr, /No provenance written: the run passed no build parameters/);
+        } finally {
+          await step.dispose();
+        }
+      },
+    );
+
     await t.step(
       "through the API server, the webhook admits and pins it, and denies the unsigned one",
       async () => {
@@ -215,6 +329,15 @@ Deno.test({
           if (url.pathname.startsWith("/extensions/v2/")) {
             // Reading is allowed (there are none yet); writing is not.
             if (request.method === "GET") return Response.json({ signatures: [] });
+            return Response.json(
+              {
+                errors: [{ code: "DENIED", message: "requested access to the resource is denied" }],
+              },
+              { status: 403 },
+            );
+          }
+          if (request.method === "POST" || request.method === "PUT") {
+            // Nor may anything be pushed (the provenance's blobs and manifests).
             return Response.json(
               {
                 errors: [{ code: "DENIED", message: "requested access to the resource is denied" }],
@@ -258,6 +381,52 @@ Deno.test({
             /the build reported none/,
           ],
         ];
+        const other = await gpg.pushImage(`${repository}/app:other`, { content: "another\n" });
+        const provenanceCases: [string, Record<string, string>, Record<string, unknown>, RegExp][] =
+          [
+            [
+              "provenance: no Secret",
+              { ...params, ...build },
+              {},
+              /No signing setup: Secret "dev\/image-signing" \(mounted at .*\) does not exist or is empty/,
+            ],
+            [
+              "provenance: a registry refusing the upload",
+              { ...params, ...build, IMAGE_URL: `${refusing.host}/demo/app:1` },
+              secrets,
+              /Cannot upload blob to .*: DENIED: requested access to the resource is denied/,
+            ],
+            [
+              "provenance: a digest the tag does not serve",
+              { ...params, ...build, IMAGE_DIGEST: other },
+              secrets,
+              /the registry serves sha256:[0-9a-f]{64} under that tag, not the digest given/,
+            ],
+            [
+              "provenance: required, and no build parameters",
+              { ...params, PROVENANCE_REQUIRED: "true" },
+              secrets,
+              /Cannot write the provenance: repository, revision, commit, pipeline, task, invocationId not given/,
+            ],
+          ];
+        for (const [what, runParams, runSecrets, message] of provenanceCases) {
+          const step = await runSignStep({
+            step: "provenance",
+            task: stored,
+            taskRun: taskRun("provenance-fails", runParams),
+            secrets: runSecrets,
+          });
+          try {
+            assert.notEqual(step.code, 0, `${what}: ${step.stderr}`);
+            assert.match(step.stderr, message, `${what}: ${step.stderr}`);
+            assert.ok(!(step.stdout + step.stderr).includes(privateKeyLine), what);
+          } finally {
+            await step.dispose();
+          }
+        }
+        // Nothing but the one provenance of the passing run was stored.
+        assert.equal((await attestationEnvelopes(registry.url, "demo/app", digest)).length, 1);
+        assert.equal((await attestationEnvelopes(registry.url, "demo/app", other)).length, 0);
         for (const [what, runParams, runSecrets, message] of cases) {
           const step = await runSignStep({
             task: stored,
@@ -281,8 +450,8 @@ Deno.test({
 
 Deno.test({
   name:
-    "toolkit-image-sign with a cosign key: the step stores a cosign bundle, sigstoreSigned admits it",
-  ignore: e2eSkipReason(TOOLS) !== undefined,
+    "toolkit-image-sign with a cosign key: the step stores a cosign bundle, sigstoreSigned admits it, cosign verifies its provenance",
+  ignore: e2eSkipReason([...TOOLS, "cosign"]) !== undefined,
   fn: async () => {
     await using environment = await signingEnvironment("toolkit-sign-task-cosign-");
     const { cluster, registry, gpg, vault, env } = environment;
@@ -330,6 +499,62 @@ Deno.test({
     } finally {
       await step.dispose();
     }
+
+    // The provenance step: a bundle with the same cosign key, which cosign itself verifies.
+    const provenance = await runSignStep({
+      step: "provenance",
+      task: JSON.parse(
+        await kubectl(cluster, ["get", "task", "toolkit-image-sign", "-n", "tools", "-o", "json"]),
+      ),
+      taskRun: {
+        apiVersion: "tekton.dev/v1",
+        kind: "TaskRun",
+        metadata: { name: "sign-cosign", namespace: NAMESPACE },
+        spec: {
+          taskRef: { name: "toolkit-image-sign" },
+          params: Object.entries({
+            IMAGE_URL: image,
+            IMAGE_DIGEST: digest,
+            TLS_VERIFY: "false",
+            REPOSITORY_URL: "https://git.example/team/app",
+            REVISION: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+            PIPELINE_NAME: "app-build",
+            BUILD_TASK: "build",
+            PIPELINE_RUN_UID: "8f1c2e1a-0000-4000-8000-000000000002",
+            PROVENANCE_REQUIRED: "true",
+          }).map(([name, value]) => ({ name, value })),
+        },
+      },
+      secrets: await namespaceSecrets(cluster, NAMESPACE),
+    });
+    try {
+      assert.equal(provenance.code, 0, provenance.stderr);
+      assert.match(provenance.stderr, /Stored the attestation bundle as referrer/);
+    } finally {
+      await provenance.dispose();
+    }
+    await using cosign = await startCosign();
+    const keySecret = (await namespaceSecrets(cluster, "toolkit-system"))["image-signing-key"];
+    const publicKeyFile = `${environment.dir.path}/cosign.pub`;
+    await Deno.writeTextFile(publicKeyFile, atob(keySecret.data.key));
+    const verified = await cosign.run([
+      "verify-attestation",
+      "--key",
+      publicKeyFile,
+      "--type",
+      "slsaprovenance1",
+      "--insecure-ignore-tlog",
+      "--allow-insecure-registry",
+      "--new-bundle-format",
+      image,
+    ]);
+    assert.equal(verified.code, 0, verified.stderr);
+    const statement = JSON.parse(atob(JSON.parse(verified.stdout.trim().split("\n")[0]!).payload));
+    assert.equal(
+      statement.predicate.runDetails.metadata.invocationId,
+      "8f1c2e1a-0000-4000-8000-000000000002",
+    );
+    assert.equal(statement.predicate.buildDefinition.externalParameters.task, "build");
 
     await assertEnforced(cluster, {
       webhookArgs: ["--insecure-registry", registry.host],
