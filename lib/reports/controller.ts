@@ -97,22 +97,79 @@ function auditedSpec(object: KubeObject): unknown {
   ];
 }
 
-/** The annotation `kubectl apply` keeps the last applied object in (a copy of the whole spec). */
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+/** The fields of a pod spec an audit reads: image sites, their names, the pull credentials. */
+function podSpecPart(spec: unknown): unknown {
+  if (typeof spec !== "object" || spec === null) return spec;
+  const s = spec as Spec;
+  const named = (list: unknown, pick: (item: Spec) => Spec) =>
+    Array.isArray(list)
+      ? list.map((item) => typeof item === "object" && item !== null ? pick(item as Spec) : item)
+      : list;
+  // Every item stays, in its place: a site's field path (`spec.volumes[2]`) is the webhook's.
+  const container = (c: Spec) => ({ name: c.name, image: c.image });
+  const part: Spec = {
+    containers: named(s.containers, container),
+    initContainers: named(s.initContainers, container),
+    ephemeralContainers: named(s.ephemeralContainers, container),
+    volumes: named(s.volumes, (v) => (v.image === undefined ? { name: v.name } : {
+      name: v.name,
+      image: v.image,
+    })),
+    serviceAccountName: s.serviceAccountName,
+    serviceAccount: s.serviceAccount,
+    imagePullSecrets: s.imagePullSecrets,
+  };
+  for (const key of Object.keys(part)) if (part[key] === undefined) delete part[key];
+  return part;
+}
 
 /**
- * What of a workload the controller keeps: all but its `status`, its `managedFields` and the
- * last-applied annotation, which no audit reads and which are often most of a Pod's size.
+ * What of a workload the controller keeps: its name, namespace, uid, labels and owners, and of its
+ * pod spec (a Pod's, a template's, a CronJob's job template's) only what an audit reads — the
+ * image sites, their names and the pull credentials. Its status, managed fields, annotations and
+ * the rest of its spec (environment, resources, probes: most of a Pod's size) are not held.
  */
 export function auditedPart(object: KubeObject): KubeObject {
-  const { status: _status, ...rest } = object as KubeObject & { status?: unknown };
-  const { managedFields: _fields, ...metadata } = object.metadata;
-  const annotations = metadata.annotations;
-  if (annotations && LAST_APPLIED in annotations) {
-    const { [LAST_APPLIED]: _applied, ...others } = annotations;
-    metadata.annotations = others;
+  const m = object.metadata;
+  const metadata = Object.fromEntries(
+    Object.entries({
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      labels: m.labels,
+      ownerReferences: m.ownerReferences,
+      deletionTimestamp: m.deletionTimestamp,
+    }).filter(([, v]) => v !== undefined),
+  ) as KubeObject["metadata"];
+  const spec = (object as { spec?: Spec }).spec;
+  let kept: Spec | undefined;
+  if (spec && typeof spec === "object") {
+    const template = spec.template as { metadata?: unknown; spec?: unknown } | undefined;
+    const jobTemplate = spec.jobTemplate as
+      | { spec?: { template?: { metadata?: unknown; spec?: unknown } } }
+      | undefined;
+    if (template && typeof template === "object") {
+      kept = {
+        ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}),
+        template: { spec: podSpecPart(template.spec) },
+      };
+    } else if (jobTemplate && typeof jobTemplate === "object") {
+      kept = {
+        jobTemplate: {
+          spec: { template: { spec: podSpecPart(jobTemplate.spec?.template?.spec) } },
+        },
+      };
+    } else {
+      kept = podSpecPart(spec) as Spec;
+    }
   }
-  return { ...rest, metadata };
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata,
+    ...(kept ? { spec: kept } : {}),
+  } as KubeObject;
 }
 
 /** A running controller (one per leadership term). */

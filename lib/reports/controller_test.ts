@@ -1,7 +1,17 @@
 import assert from "node:assert/strict";
 import { FakeKubeApi } from "../../tests/fakes/kube_api.ts";
 import { fakeKubeClient } from "../../tests/fakes/kube_transport.ts";
-import { DEPLOYMENTS, type KubeObject, NAMESPACES, PODS, POLICY_REPORTS } from "../kube/mod.ts";
+import {
+  CRON_JOBS,
+  DEPLOYMENTS,
+  type KubeObject,
+  NAMESPACES,
+  PODS,
+  POLICY_REPORTS,
+  type ResourceType,
+} from "../kube/mod.ts";
+import { workloadImages } from "../admission/mod.ts";
+import { createRequest } from "../audit/mod.ts";
 import type { AuditedImage, AuditFunction } from "./audited.ts";
 import { auditedPart, ReportController } from "./controller.ts";
 import { POLICY_REPORT_NAME, REPORTER_ANNOTATION } from "./report.ts";
@@ -180,32 +190,64 @@ Deno.test("a resync that finds nothing new leaves the report as it was", async (
   }
 });
 
-Deno.test("the controller keeps workloads without their status, managedFields or last-applied copy", () => {
-  const kept = auditedPart({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: {
-      name: "a",
-      namespace: "n",
-      labels: { app: "a" },
-      managedFields: [{ manager: "kubectl" }],
-      annotations: {
-        "kubectl.kubernetes.io/last-applied-configuration": "{…}",
-        "team.example.com/owner": "x",
-      },
-    },
-    spec: { containers: [{ name: "app", image: "reg/app:1" }] },
-    status: { phase: "Running" },
-  } as KubeObject);
-  assert.deepEqual(kept, {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: {
-      name: "a",
-      namespace: "n",
-      labels: { app: "a" },
-      annotations: { "team.example.com/owner": "x" },
-    },
-    spec: { containers: [{ name: "app", image: "reg/app:1" }] },
-  });
+Deno.test("the controller keeps of a workload what its audit reads, the same sites", () => {
+  const podSpec = {
+    serviceAccountName: "builder",
+    imagePullSecrets: [{ name: "pull" }],
+    initContainers: [{ name: "init", image: "reg/init:1", env: [{ name: "A", value: "x" }] }],
+    containers: [
+      { name: "app", image: "reg/app:1", resources: { limits: { memory: "1Gi" } } },
+      { name: "blank", image: "" },
+    ],
+    volumes: [
+      { name: "config", configMap: { name: "c" } },
+      { name: "data", image: { reference: "reg/data:1", pullPolicy: "IfNotPresent" } },
+    ],
+    nodeSelector: { zone: "a" },
+  };
+  const metadata = {
+    name: "w",
+    namespace: "n",
+    uid: "u1",
+    labels: { app: "w" },
+    annotations: { "kubectl.kubernetes.io/last-applied-configuration": "{…}" },
+    managedFields: [{ manager: "kubectl" }],
+    ownerReferences: [{ kind: "ReplicaSet", name: "rs", uid: "u0", controller: true }],
+  };
+  const workloads: Array<[ResourceType, KubeObject]> = [
+    [PODS, {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata,
+      spec: podSpec,
+      status: { phase: "Running" },
+    }],
+    [DEPLOYMENTS, {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata,
+      spec: { replicas: 2, selector: {}, template: { metadata: { labels: {} }, spec: podSpec } },
+    }],
+    [CRON_JOBS, {
+      apiVersion: "batch/v1",
+      kind: "CronJob",
+      metadata,
+      spec: { schedule: "* * * * *", jobTemplate: { spec: { template: { spec: podSpec } } } },
+    }],
+  ] as unknown as Array<[ResourceType, KubeObject]>;
+  for (const [type, object] of workloads) {
+    const kept = auditedPart(object);
+    const full = workloadImages(createRequest(type, object));
+    const part = workloadImages(createRequest(type, kept));
+    assert.deepEqual(part, full, type.kind);
+    assert.ok(full.sites && full.sites.length === 3, type.kind);
+    assert.equal(JSON.stringify(kept).includes("last-applied"), false);
+    assert.equal(JSON.stringify(kept).includes("memory"), false);
+    assert.equal((kept.metadata as { uid?: string }).uid, "u1");
+    assert.deepEqual(kept.metadata.ownerReferences, metadata.ownerReferences);
+  }
+  assert.equal(
+    (auditedPart(workloads[1]![1]) as unknown as { spec: { replicas: number } }).spec.replicas,
+    2,
+  );
 });
