@@ -18,6 +18,7 @@ import type { KubeClient } from "../lib/kube/mod.ts";
 import {
   rateLimitedFetch,
   ReportController,
+  REPORTS_LEASE_NAME,
   runLeaderElection,
   SYSTEM_BUCKET_CLOCK,
   TokenBucket,
@@ -26,9 +27,6 @@ import type { TurnScheduler } from "../lib/turns.ts";
 import type { WebhookConfig } from "./config.ts";
 import type { JsonLog } from "./log.ts";
 import { ReportMetrics } from "./report_metrics.ts";
-
-/** The Lease the replicas elect the report writer with, in the controller's namespace. */
-export const REPORTS_LEASE_NAME = "toolkit-policy-reports";
 
 /** The time one report audit may give one workload (its registry waits included). */
 const REPORT_BUDGET_MS = 30_000;

@@ -19,7 +19,13 @@ import {
 import type { InstallOptions } from "./options.ts";
 import { defaultPolicyManifests, releaseKeySecretManifest } from "./policies.ts";
 import { registriesDConfigMapManifest } from "./registries_d_config_map.ts";
-import { clusterRoleBindingManifest, clusterRoleManifest, serviceAccountManifest } from "./rbac.ts";
+import {
+  clusterRoleBindingManifest,
+  clusterRoleManifest,
+  leaseRoleBindingManifest,
+  leaseRoleManifest,
+  serviceAccountManifest,
+} from "./rbac.ts";
 import { tlsSecretManifest, type WebhookTls } from "./tls.ts";
 import { webhookConfigurationManifest } from "./webhook_configuration.ts";
 
@@ -58,6 +64,8 @@ export function installManifests(
     serviceAccountManifest(options),
     clusterRoleManifest(),
     clusterRoleBindingManifest(options),
+    leaseRoleManifest(options),
+    leaseRoleBindingManifest(options),
   );
   if (options.tlsMode === "cert-manager") {
     objects.push(issuerManifest(options), certificateManifest(options));

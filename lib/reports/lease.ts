@@ -13,6 +13,9 @@
 import { isStatus, type KubeClient, type KubeObject, LEASES } from "../kube/mod.ts";
 import type { BucketClock } from "./token_bucket.ts";
 
+/** The Lease the webhook's replicas elect the PolicyReport writer with (controller's namespace). */
+export const REPORTS_LEASE_NAME = "toolkit-policy-reports";
+
 /** How to elect. */
 export interface LeaderElectionOptions {
   readonly client: Pick<KubeClient, "read" | "create" | "replace">;

@@ -8,6 +8,14 @@
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason } from "../env/mod.ts";
+import {
+  clusterRoleBindingManifest,
+  clusterRoleManifest,
+  defaultInstallOptions,
+  leaseRoleBindingManifest,
+  leaseRoleManifest,
+  serviceAccountManifest,
+} from "../../lib/install/mod.ts";
 import { startWebhook } from "./_webhook.ts";
 import { startWorld } from "./_world.ts";
 import {
@@ -225,5 +233,42 @@ Deno.test({
           verdictOf(r, "Deployment", "signed") === "pass";
       }, 90_000);
     });
+
+    await t.step(
+      "the installed RBAC lets the webhook do this, and writes no other Lease",
+      async () => {
+        const options = defaultInstallOptions({ namespace: CONTROLLER_NAMESPACE });
+        for (
+          const object of [
+            serviceAccountManifest(options),
+            clusterRoleManifest(),
+            clusterRoleBindingManifest(options),
+            leaseRoleManifest(options),
+            leaseRoleBindingManifest(options),
+          ]
+        ) await world.apply(JSON.stringify(object));
+        const can = async (...args: string[]) =>
+          (await cluster.kubectl([
+            "auth",
+            "can-i",
+            `--as=system:serviceaccount:${CONTROLLER_NAMESPACE}:toolkit-webhook`,
+            ...args,
+          ])).stdout.trim();
+        const lease = ["leases.coordination.k8s.io", "-n", CONTROLLER_NAMESPACE];
+        assert.equal(await can("watch", "pods", "-A"), "yes");
+        assert.equal(await can("list", "deployments.apps", "-A"), "yes");
+        assert.equal(await can("watch", "cronjobs.batch", "-A"), "yes");
+        assert.equal(await can("patch", "policyreports.wgpolicyk8s.io", "-n", "team"), "yes");
+        assert.equal(await can("delete", "policyreports.wgpolicyk8s.io", "-n", "team"), "yes");
+        assert.equal(await can("create", ...lease), "yes");
+        assert.equal(
+          await can("update", `${lease[0]}/toolkit-policy-reports`, ...lease.slice(1)),
+          "yes",
+        );
+        assert.equal(await can("update", `${lease[0]}/other`, ...lease.slice(1)), "no");
+        assert.equal(await can("update", "leases.coordination.k8s.io", "-n", "kube-system"), "no");
+        assert.equal(await can("update", "deployments.apps", "-n", "team"), "no");
+      },
+    );
   },
 });
