@@ -50,6 +50,18 @@ Deno.test({
       text,
       /denied the request: policy denied the request: None of the signatures were accepted, reasons: .*does not verify with the key of the requirement/,
     );
+    // A multi-platform image signed recursively, admitted under everyPlatform, pinned to its
+    // index, with the warning that its platforms' signatures admitted it.
+    assert.match(
+      text,
+      /\$ toolkit image-security sign 127\.0\.0\.1:\d+\/multiarch\/app:1 --key cosign\.key --recursive/,
+    );
+    assert.match(text, /and its platform linux\/arm64 \(sha256:[0-9a-f]{64}\)/);
+    assert.match(
+      text,
+      /Warning: the image index sha256:[0-9a-f]{64} was admitted by the signatures of its platforms linux\/amd64, linux\/arm64 \(multiArch: everyPlatform\)/,
+    );
+    assert.match(text, /\n {6}127\.0\.0\.1:\d+\/multiarch\/app@sha256:[0-9a-f]{64}\n/);
     // Signing set up for the pipelines, in one command.
     assert.match(
       text,

@@ -17,10 +17,12 @@
  *    are missing; the TriggerTemplate, TriggerBinding and webhook Secret of this repository and
  *    branch are written and its trigger put into the EventListener `tekton`; the listener is
  *    exposed by a Route (OpenShift) or an Ingress (`--ingress-host`), and awaited.
- * 5. The first PipelineRun starts (unless `--no-start`), then the webhook is created or updated
- *    on the host (unless `--skipWebhook`). What cannot be done is reported, everything else
- *    stays, and the command exits 1; a webhook that cannot be made is explained with the URL,
- *    secret and event to register by hand.
+ * 5. The first PipelineRun starts (unless `--no-start`) at the branch's head commit, read from
+ *    the host just before (its `git-revision`, as a push's run gets the pushed commit), then the
+ *    webhook is created or updated on the host (unless `--skipWebhook`). What cannot be done is
+ *    reported (a branch whose head cannot be read: no run), everything else stays, and the
+ *    command exits 1; a webhook that cannot be made is explained with the URL, secret and event
+ *    to register by hand.
  *
  * Every write is idempotent: a second run changes nothing and adds no hook.
  *
@@ -197,6 +199,8 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
   const secretBody = setup.gitSecret;
 
   if (options.dryRun) {
+    // The run would build the branch's head (reading it changes nothing on the host).
+    const revision = options.start ? await host.branchHead(branch) : branch;
     const objects = await plannedObjects(client, apis, {
       namespace,
       openshift,
@@ -208,7 +212,7 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
       labels,
       start: options.start,
       gitUrl: git.url,
-      branch,
+      revision,
       answers,
       gitSecret: secretBody,
       signing,
@@ -313,16 +317,20 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
     }
   }
   if (options.start) {
-    report.pipelineRun = await startPipelineRun(client, apis, {
-      namespace,
-      pipeline: pipelineName,
-      gitUrl: git.url,
-      gitRevision: branch,
-      params: answers,
-      serviceAccount: PIPELINE_SERVICE_ACCOUNT,
-      labels,
-    });
-    log.info(`Pipeline run started: ${report.pipelineRun}`);
+    const commit = await branchHeadOrProblem(host, branch, report, log);
+    if (commit !== undefined) {
+      report.commit = commit;
+      report.pipelineRun = await startPipelineRun(client, apis, {
+        namespace,
+        pipeline: pipelineName,
+        gitUrl: git.url,
+        gitRevision: commit,
+        params: answers,
+        serviceAccount: PIPELINE_SERVICE_ACCOUNT,
+        labels,
+      });
+      log.info(`Pipeline run started at ${branch} ${commit}: ${report.pipelineRun}`);
+    }
   }
 
   if (options.skipWebhook) {
@@ -353,6 +361,30 @@ export async function run(options: PipelineOptions, ctx: CommandContext): Promis
   const failure = failedSteps(report);
   if (failure) throw failure;
   return 0;
+}
+
+/**
+ * The commit `branch` points to on the host, which the first run builds: its `git-revision`, as
+ * the trigger's runs get the pushed commit, so the clone checks out exactly the commit the
+ * provenance names (a branch name would be cloned at whatever its head is by then, and a
+ * template whose clone task reports no `commit` result would leave the provenance step no full
+ * hash). When it cannot be read, no run is started and the problem is reported (exit 1 at the
+ * end); the other steps go on.
+ */
+async function branchHeadOrProblem(
+  host: GitHost,
+  branch: string,
+  report: PipelineReport,
+  log: Logger,
+): Promise<string | undefined> {
+  try {
+    return await host.branchHead(branch);
+  } catch (error) {
+    if (!(error instanceof ToolkitError)) throw error;
+    report.problems.push(`No PipelineRun: ${error.message}`);
+    log.warn(`The first PipelineRun was not started: ${error.message}`);
+    return undefined;
+  }
 }
 
 async function repositoryRuntime(
@@ -413,7 +445,8 @@ interface Plan {
   labels: Record<string, string>;
   start: boolean;
   gitUrl: string;
-  branch: string;
+  /** The first run's `git-revision`: the branch's head commit. */
+  revision: string;
   answers: ReadonlyMap<string, string>;
   gitSecret: KubeObject | undefined;
   signing: PipelineSigning;
@@ -475,7 +508,7 @@ async function plannedObjects(
       namespace: plan.namespace,
       pipeline: plan.pipelineName,
       gitUrl: plan.gitUrl,
-      gitRevision: plan.branch,
+      gitRevision: plan.revision,
       params: plan.answers,
       serviceAccount: PIPELINE_SERVICE_ACCOUNT,
       labels: plan.labels,

@@ -107,7 +107,7 @@ export const PIPELINE = defineCommand({
     start: {
       type: "boolean",
       default: true,
-      describe: "Start a first PipelineRun (--no-start: do not)",
+      describe: "Start a first PipelineRun, at the branch's head commit (--no-start: do not)",
     },
     wait: {
       type: "boolean",

@@ -220,6 +220,8 @@ export interface PipelineReport {
   signing?: Record<string, unknown> | false;
   results: ApplyResult[];
   listenerUrl?: string;
+  /** The commit the first run builds (the branch's head when it started). */
+  commit?: string;
   pipelineRun?: string;
   build?: string;
   webhook?: { id: string | number; url: string; action: string };

@@ -140,9 +140,17 @@ Deno.test("pipeline --tekton sets everything up, starts a run and registers one 
     const runs = cli.kube.list(APIS.pipelineRuns, "dev");
     assert.equal(runs.length, 1);
     assert.equal(runs[0]!.metadata.name, report.pipelineRun);
+    // The run builds the branch's head commit, as GitLab names it, not the moving branch.
+    assert.equal(report.commit, host.head);
+    assert.ok(
+      host.requests.some((q) =>
+        q.path === "/api/v4/projects/team%2Fdemo.app/repository/branches/main"
+      ),
+    );
+    assert.match(r.err, new RegExp(`Pipeline run started at main ${host.head}: demo-app-`));
     assert.deepEqual(params(runs[0]), {
       "git-url": `${host.origin}/team/demo.app`,
-      "git-revision": "main",
+      "git-revision": host.head,
       "scan-image": "true",
       "image-server": "quay.io",
     });
@@ -205,6 +213,10 @@ Deno.test("pipeline --tekton --dry-run prints every object, secrets redacted, an
         "PipelineRun",
       ]
     ) assert.ok(kinds.includes(kind), kind);
+    const run = (JSON.parse(r.out) as { items: KubeObject[] }).items.find((o) =>
+      o.kind === "PipelineRun"
+    );
+    assert.equal(params(run)["git-revision"], host.head);
     assert.doesNotMatch(r.out, new RegExp(TOKEN));
     assert.deepEqual(cli.kube.writes(), []);
     assert.deepEqual(host.hooks, []);
@@ -236,6 +248,46 @@ Deno.test("pipeline --tekton: the steps that cannot be done are reported, the re
     const refused = await cli.run([...args, "--no-wait", "--skipWebhook", "--no-start"]);
     assert.equal(refused.status, 1);
     assert.match(refused.err, /TriggerBinding .*denied the request/);
+  } finally {
+    await dispose(s);
+  }
+});
+
+Deno.test("pipeline --tekton --start: a branch whose head cannot be read starts no run, the rest stays, exit 1", async () => {
+  const s = await setUp();
+  try {
+    const { cli, host, args } = s;
+    cli.kube.seed(DEPLOYMENTS, readyListener("dev"));
+    // A branch of the URL (`url#branch`) that the host does not have.
+    const r = await cli.run([
+      "pipeline",
+      `${host.origin}/team/demo.app#feature/gone`,
+      ...args.slice(2),
+      "--listener-url",
+      "https://el.example.com",
+      "-o",
+      "json",
+    ]);
+    assert.equal(r.status, 1, r.err);
+    assert.match(
+      r.err,
+      /The first PipelineRun was not started: \S+ has no branch "feature\/gone" in repository "team\/demo.app"/,
+    );
+    assert.match(r.err, /The pipeline is registered, but 1 step\(s\) failed: No PipelineRun: /);
+    const report = JSON.parse(r.out);
+    assert.equal(report.pipelineRun, undefined);
+    assert.equal(report.commit, undefined);
+    assert.equal(report.problems.length, 1);
+    // The branch is URL-encoded, as GitLab reads it; everything else was done.
+    assert.ok(
+      host.requests.some((q) =>
+        q.path === "/api/v4/projects/team%2Fdemo.app/repository/branches/feature%2Fgone"
+      ),
+    );
+    assert.deepEqual(cli.kube.list(APIS.pipelineRuns, "dev"), []);
+    assert.ok(cli.kube.get(APIS.pipelines, "dev", "demo-app"));
+    assert.equal(report.webhook.action, "created");
+    assert.equal(host.hooks.length, 1);
   } finally {
     await dispose(s);
   }

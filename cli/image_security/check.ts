@@ -109,6 +109,8 @@ export interface ImageCheck {
   /** The pinned reference the webhook would set. */
   readonly pinned?: string;
   readonly reason?: string;
+  /** What the admission tells besides (an index admitted by its platforms' signatures). */
+  readonly notes?: readonly string[];
 }
 
 /** Turns a decision into per-image results. */
@@ -132,6 +134,7 @@ export function imageChecks(images: readonly string[], decision: AdmissionDecisi
       ...(c.digest ? { digest: c.digest } : {}),
       ...(c.pinned ? { pinned: c.pinned } : {}),
       ...(c.detail ? { reason: c.detail } : {}),
+      ...(c.notes ? { notes: c.notes } : {}),
     };
   });
 }
@@ -144,6 +147,7 @@ function text(checks: readonly ImageCheck[]): string {
     if (c.pinned) lines.push(`         pinned: ${c.pinned}`);
     else if (c.digest) lines.push(`         digest: ${c.digest}`);
     if (c.reason) lines.push(`         ${c.reason}`);
+    for (const note of c.notes ?? []) lines.push(`         note: ${note}`);
     return lines.join("\n");
   }).join("\n") + "\n";
 }

@@ -15,7 +15,10 @@
  * cosign signatures are keyed and made without a transparency log: nothing is sent to Rekor,
  * and the output says so (`cosign verify --key cosign.pub --insecure-ignore-tlog` verifies them).
  * A digest reference (or `--digest`) signs that digest; a tag is resolved once and the digest
- * printed.
+ * printed. With `--recursive` (cosign's flag), when that digest is a multi-platform index, every
+ * platform manifest it lists is signed too, in the same format and for the same identity
+ * (BuildKit's attestation manifests left out), so that policies with `multiArch: everyPlatform`
+ * admit it; the index is read within lib/registry's bounds (`image_index.ts`).
  *
  * The key comes from `--key FILE`, or straight from the vault (`--vault-key NAME|ID` with the
  * vault flags, or the `image-signing` Secret of `setup-signing` mounted at
@@ -32,7 +35,7 @@ import type { OptionsOf } from "../options.ts";
 import type { SIGN } from "./sign_command.ts";
 import { printData } from "../output.ts";
 import { readKeyAs, readPassphrase, resolvePath } from "./files.ts";
-import { registryAccess } from "./registry_access.ts";
+import { type RegistryAccess, registryAccess } from "./registry_access.ts";
 import {
   cosignSignerOf,
   imageToSign,
@@ -57,6 +60,11 @@ import { cosignDockerReference } from "../../lib/signature/mod.ts";
 import { signCosignBundle, signCosignLegacy } from "../../lib/signing/mod.ts";
 import { COSIGN_SIGN_PREDICATE_TYPE } from "../../lib/signature/mod.ts";
 import { appendCosignSignature, pushCosignBundle } from "../../lib/signing/mod.ts";
+import {
+  type ManifestDescriptor,
+  type PlatformManifest,
+  readImageManifestShape,
+} from "../../lib/registry/mod.ts";
 
 type SignOptions = OptionsOf<typeof SIGN>;
 
@@ -155,20 +163,35 @@ async function signSimple(
   }
   const { store, where } = await access.writableSignatureStore();
   const fingerprint = privateKey.getFingerprint().toUpperCase();
-  // Signing again with the same key for the same identity adds nothing: said, not stored twice.
-  const already = await signedBefore(store, ref, digest, privateKey, identity);
-  if (already) {
-    ctx.io.stderr.write(
-      `${identity} (${digest}) is already signed with key ${fingerprint} in ${where}: nothing stored\n`,
-    );
-  } else {
+  /** Signs one digest (the image's, or a platform's) unless the key signed it for `identity`. */
+  const signOne = async (signed: string, label: string): Promise<boolean> => {
+    // Signing again with the same key for the same identity adds nothing: said, not stored twice.
+    if (await signedBefore(store, ref, signed, privateKey, identity)) {
+      ctx.io.stderr.write(
+        `${identity} (${label}${signed}) is already signed with key ${fingerprint} in ${where}: nothing stored\n`,
+      );
+      return true;
+    }
     const signature = await signImage({
       privateKey,
       dockerReference: identity,
-      manifestDigest: digest,
+      manifestDigest: signed,
     });
-    await store.writeSignature(ref, digest, signature);
-    ctx.io.stderr.write(`Stored the signature in ${where}\n`);
+    await store.writeSignature(ref, signed, signature);
+    ctx.io.stderr.write(
+      `Stored the signature${label === "" ? "" : ` of ${label.trim()}`} in ${where}\n`,
+    );
+    return false;
+  };
+  const already = await signOne(digest, "");
+  const platforms: Record<string, unknown>[] = [];
+  for (const manifest of await platformsToSign(access, ref, digest, options, ctx)) {
+    const before = await signOne(manifest.digest, `${manifest.platform ?? "no platform"} `);
+    platforms.push({
+      platform: manifest.platform ?? null,
+      digest: manifest.digest,
+      ...(before ? { alreadySigned: true } : {}),
+    });
   }
   await writeResults(options, ctx, digest, where);
   printData(
@@ -182,13 +205,51 @@ async function signSimple(
       signedBy: fingerprint,
       store: where,
       ...(already ? { alreadySigned: true } : {}),
+      ...(options.recursive ? { platforms } : {}),
     },
     () =>
-      already
+      (already
         ? `${identity} (${digest}) is already signed with key ${fingerprint}\n`
-        : `Signed ${identity} (${digest}) with key ${fingerprint}\n`,
+        : `Signed ${identity} (${digest}) with key ${fingerprint}\n`) +
+      platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`).join(""),
   );
   return 0;
+}
+
+/**
+ * With `--recursive`, the platform manifests of `digest` when it is an index (BuildKit's
+ * attestation manifests left out), read within the bounds of lib/registry's `image_index.ts`;
+ * none otherwise.
+ */
+async function platformsToSign(
+  access: RegistryAccess,
+  ref: ImageReference,
+  digest: string,
+  options: SignOptions,
+  ctx: CommandContext,
+): Promise<PlatformManifest[]> {
+  if (!options.recursive) return [];
+  const shape = await readImageManifestShape(access.client, {
+    domain: ref.domain,
+    path: ref.path,
+    digest,
+  });
+  if (!shape.index) {
+    ctx.io.stderr.write(
+      `--recursive: ${digest} is not an index (${shape.mediaType}): the image alone is signed\n`,
+    );
+    return [];
+  }
+  const platforms = shape.manifests.filter((m) => !m.attestation);
+  const left = shape.manifests.length - platforms.length;
+  ctx.io.stderr.write(
+    `--recursive: ${digest} is an index of ${platforms.length} platform manifest${
+      platforms.length === 1 ? "" : "s"
+    }${
+      left > 0 ? ` (and ${left} attestation manifest${left === 1 ? "" : "s"}, not signed)` : ""
+    }\n`,
+  );
+  return platforms;
 }
 
 /**
@@ -235,46 +296,77 @@ async function signCosign(
   const digest = subject.digest;
   const repository = { ...ref, tag: undefined, digest: undefined };
   const fingerprint = (await publicKeySha256(signer.publicKeyDer)).toHex();
-  let where: string;
-  let stored: Record<string, unknown>;
-  let identity: string | undefined;
-  if (format === "cosign") {
-    identity = options.identity || cosignDockerReference(ref.domain, ref.path);
-    const signature = await signCosignLegacy(signer, {
-      dockerReference: identity,
-      manifestDigest: digest,
-    });
-    const appended = await appendCosignSignature(access.client, repository, digest, signature, {
-      isSameSignature: (payload, der) => signer.verify(payload, der),
-    });
-    where = `${ref.domain}/${ref.path}:${appended.tag}`;
-    stored = { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added };
-    io.stderr.write(
-      appended.added
-        ? `Added the signature to ${where} (${appended.signatures} signature${
-          appended.signatures === 1 ? "" : "s"
-        } there now)\n`
-        : `${where} holds this key's signature of this payload already: nothing was written\n`,
-    );
-  } else {
-    const bundle = await signCosignBundle(signer, digest);
-    const pushed = await pushCosignBundle(access.client, repository, subject, bundle, {
+  const identity = format === "cosign"
+    ? options.identity || cosignDockerReference(ref.domain, ref.path)
+    : undefined;
+  /** Signs one manifest (the image's, or a platform's): where it went and what was stored. */
+  const signOne = async (
+    target: ManifestDescriptor,
+    label: string,
+  ): Promise<{ where: string; stored: Record<string, unknown> }> => {
+    if (format === "cosign") {
+      const signature = await signCosignLegacy(signer, {
+        dockerReference: identity!,
+        manifestDigest: target.digest,
+      });
+      const appended = await appendCosignSignature(
+        access.client,
+        repository,
+        target.digest,
+        signature,
+        { isSameSignature: (payload, der) => signer.verify(payload, der) },
+      );
+      const where = `${ref.domain}/${ref.path}:${appended.tag}`;
+      io.stderr.write(
+        appended.added
+          ? `Added the signature${label} to ${where} (${appended.signatures} signature${
+            appended.signatures === 1 ? "" : "s"
+          } there now)\n`
+          : `${where} holds this key's signature of this payload already: nothing was written\n`,
+      );
+      return {
+        where,
+        stored: { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added },
+      };
+    }
+    const bundle = await signCosignBundle(signer, target.digest);
+    const pushed = await pushCosignBundle(access.client, repository, target, bundle, {
       predicateType: COSIGN_SIGN_PREDICATE_TYPE,
       created: new Date(ctx.clock.now()),
     });
-    where = `${ref.domain}/${ref.path}@${pushed.manifestDigest}`;
-    stored = {
-      referrer: pushed.manifestDigest,
-      listedBy: pushed.listedBy,
-      ...(pushed.fallbackTag ? { fallbackTag: pushed.fallbackTag } : {}),
-    };
+    const where = `${ref.domain}/${ref.path}@${pushed.manifestDigest}`;
     io.stderr.write(
-      `Stored the bundle as referrer ${where}, listed by ${
+      `Stored the bundle${label} as referrer ${where}, listed by ${
         pushed.listedBy === "referrers-api"
           ? "the registry's referrers API"
           : `the fallback tag ${pushed.fallbackTag} (the registry has no referrers API)`
       }\n`,
     );
+    return {
+      where,
+      stored: {
+        referrer: pushed.manifestDigest,
+        listedBy: pushed.listedBy,
+        ...(pushed.fallbackTag ? { fallbackTag: pushed.fallbackTag } : {}),
+      },
+    };
+  };
+  const { where, stored } = await signOne(subject, "");
+  const platforms: Record<string, unknown>[] = [];
+  for (const manifest of await platformsToSign(access, ref, digest, options, ctx)) {
+    const label = ` of ${manifest.platform ?? "(no platform)"} (${manifest.digest})`;
+    // A referrer names its subject's media type and size: the index's entry says them, else a
+    // HEAD (or a GET) of the platform manifest does.
+    const target = manifest.size >= 0 && manifest.mediaType !== ""
+      ? { digest: manifest.digest, mediaType: manifest.mediaType, size: manifest.size }
+      : await resolveSubject(access, { ...repository, digest: manifest.digest }, ctx);
+    const one = await signOne(target, label);
+    platforms.push({
+      platform: manifest.platform ?? null,
+      digest: manifest.digest,
+      store: one.where,
+      ...one.stored,
+    });
   }
   io.stderr.write(`Note: ${NO_TLOG_NOTE}\n`);
   await writeResults(options, ctx, digest, where);
@@ -287,8 +379,10 @@ async function signCosign(
     store: where,
     ...stored,
     transparencyLog: false,
+    ...(options.recursive ? { platforms } : {}),
   }, () =>
     `Signed ${formatReference({ ...repository, digest })} with cosign key ${fingerprint} ` +
-    `(${format === "bundle" ? "bundle" : "legacy .sig"}, no transparency log)\n`);
+    `(${format === "bundle" ? "bundle" : "legacy .sig"}, no transparency log)\n` +
+    platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`).join(""));
   return 0;
 }

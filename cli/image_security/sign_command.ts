@@ -22,6 +22,10 @@ export const SIGN = defineCommand({
       "cosign's legacy sha256-<hex>.sig tag",
     ],
     [
+      "image-security sign quay.io/team/app:1 --key cosign.key --recursive",
+      "A multi-platform image: its index and every platform manifest it lists",
+    ],
+    [
       "image-security sign us.icr.io/team/app:1 --vault-key image-signing --kms-url https://us-south.kms.cloud.ibm.com --instance-id ID",
       "With the key kept in Key Protect (IBMCLOUD_API_KEY), read into memory only",
     ],
@@ -72,6 +76,11 @@ export const SIGN = defineCommand({
       type: "string",
       describe:
         "A registry Secret mounted as files (.dockerconfigjson, .dockercfg, or REGISTRY_USER and REGISTRY_PASSWORD), instead of --creds/--authfile",
+    },
+    recursive: {
+      type: "boolean",
+      describe:
+        "When the image is a multi-platform index, also sign every platform manifest it lists (as cosign sign --recursive; BuildKit attestation manifests are left out), in the same format and for the same identity",
     },
     "lookaside-staging": {
       type: "string",

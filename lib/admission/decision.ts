@@ -43,6 +43,8 @@ export interface SiteDecision {
   readonly cause?: DenialCause;
   /** The image after the patch, when it is pinned. */
   readonly pinned?: string;
+  /** What an admitted verdict tells besides (an index admitted by its platforms' signatures). */
+  readonly notes?: readonly string[];
 }
 
 /** Why something was not allowed: the policy said so, or it could not be checked (`error`). */
@@ -58,7 +60,10 @@ export interface AdmissionDecision {
   readonly kind: string;
   /** Every denial line, in site order; joined by newlines they are the status message. */
   readonly reasons: readonly string[];
-  /** Warnings for the response (warn mode, skipped pull secrets never). */
+  /**
+   * Warnings for the response (warn mode; the notes of admitted verdicts, such as an index
+   * admitted by its platforms' signatures; skipped pull secrets never).
+   */
   readonly warnings: readonly string[];
   /** The operations that pin verified images; empty when denied or nothing changes. */
   readonly patch: readonly JsonPatchOperation[];
@@ -106,6 +111,7 @@ export function decisionOf(
   const sites: SiteDecision[] = [];
   const reasons: string[] = [];
   const warnings: string[] = [];
+  const notices: string[] = [];
   const patch: JsonPatchOperation[] = [];
   items.forEach((item, i) => {
     const site = item.site;
@@ -130,6 +136,7 @@ export function decisionOf(
     } else if (verdict?.allowed === true) {
       outcome = "allow";
       digest = verdict.digest;
+      for (const note of verdict.notes ?? []) notices.push(`${note} ${location(site)}`);
       if (digest && item.ref && item.match?.policy.mutateImage !== false && site.pinnable) {
         pinned = pinnedReference(item.ref, digest);
       }
@@ -157,11 +164,13 @@ export function decisionOf(
     if (pinned !== undefined && pinned !== site.image) {
       patch.push({ op: "replace", path: site.pointer, value: pinned });
     }
+    const notes = verdict?.allowed === true ? verdict.notes : undefined;
     sites.push({
       ...base,
       outcome,
       ...(digest ? { digest } : {}),
       ...(pinned ? { pinned } : {}),
+      ...(notes && notes.length > 0 ? { notes } : {}),
     });
   });
   // Admitted only when every site was explicitly allowed (or warned about in warn mode),
@@ -178,7 +187,8 @@ export function decisionOf(
     outcome,
     kind: workload.kind,
     reasons,
-    warnings,
+    // Notes of admitted images (an index admitted by its platforms) are told, but are no denial.
+    warnings: allowed ? [...warnings, ...notices] : warnings,
     patch: allowed ? patch : [],
     sites,
     ...(outcome === "allow"

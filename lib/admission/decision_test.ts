@@ -112,3 +112,30 @@ Deno.test("decisionOf() says whether the policy or a failure denied (a fail-clos
   );
   assert.equal(noPolicy.cause, "policy");
 });
+
+Deno.test("decisionOf() tells an admitted verdict's notes as warnings, still pinned to the index", () => {
+  const a = site(0, "r.example/team/app:1");
+  const planned: PlannedSite[] = [{
+    site: a,
+    match: fakeMatch(),
+    ref: parseReference(a.image),
+    slot: 0,
+  }];
+  const note =
+    `the image index ${DIGEST} was admitted by the signatures of its platforms linux/amd64 (multiArch: everyPlatform), not by its own; it is still pinned by its digest`;
+  const decision = decisionOf(
+    workload([a]),
+    planned,
+    [{ allowed: true, digest: DIGEST, notes: [note] }],
+    "enforce",
+  );
+  assert.equal(decision.allowed, true);
+  assert.equal(decision.outcome, "allow", "a note is no warn-mode admission");
+  assert.deepEqual(decision.warnings, [
+    `${note} (container "c0" at spec.containers[0], image "r.example/team/app:1")`,
+  ]);
+  assert.deepEqual(decision.patch, [
+    { op: "replace", path: a.pointer, value: `r.example/team/app@${DIGEST}` },
+  ]);
+  assert.deepEqual(decision.sites[0]?.notes, [note]);
+});

@@ -1,7 +1,9 @@
 /**
  * The verifier's dispatch over requirement kinds: the signature requirements of a policy
- * planned by their kinds (grouped, in the list's order), and one image verified by each kind in
- * turn, the first denial deciding.
+ * planned by their kinds (grouped by kind and by their rule for multi-platform indexes, in the
+ * list's order), and one image verified by each group in turn, the first denial deciding. A
+ * group whose rule is not `index` is verified through the image's platform scope
+ * (`platform_scope.ts`), the same for every kind.
  *
  * @module
  */
@@ -14,11 +16,19 @@ import type {
   PlanContext,
 } from "./requirement_kind.ts";
 import { KIND_ORDER, kindOf } from "./requirement_kinds.ts";
+import {
+  type PlatformRule,
+  platformRuleKey,
+  platformRuleOf,
+  type PlatformScope,
+} from "./platform_scope.ts";
 
-/** The plans of one kind's requirements. */
+/** The plans of one kind's requirements under one rule for indexes. */
 export interface KindPlans {
   readonly kind: AnyRequirementKind;
   readonly plans: readonly unknown[];
+  /** What must be signed when the image is an index. @default `{ multiArch: "index" }` */
+  readonly rule?: PlatformRule;
 }
 
 /**
@@ -30,39 +40,76 @@ export async function planKinds(
   context: PlanContext,
   order: readonly AnyRequirementKind[] = KIND_ORDER,
 ): Promise<KindPlans[]> {
-  const groups = order.filter((kind) => kind.needs === "signature").map((kind) => ({
-    kind,
-    requirements: requirements.filter((r) => kindOf(r) === kind),
-  })).filter((group) => group.requirements.length > 0);
-  return await Promise.all(groups.map(async ({ kind, requirements }) => ({
+  const groups = order.filter((kind) => kind.needs === "signature").flatMap((kind) => {
+    const byRule = new Map<string, { rule: PlatformRule; requirements: Requirement[] }>();
+    for (const r of requirements) {
+      if (kindOf(r) !== kind) continue;
+      const rule = platformRuleOf(r);
+      const key = platformRuleKey(rule);
+      const group = byRule.get(key) ?? { rule, requirements: [] };
+      group.requirements.push(r);
+      byRule.set(key, group);
+    }
+    return [...byRule.values()].map((group) => ({ kind, ...group }));
+  });
+  return await Promise.all(groups.map(async ({ kind, rule, requirements }) => ({
     kind,
     plans: await Promise.all(requirements.map((r) => kind.plan(r, context))),
+    ...(rule.multiArch === "index" ? {} : { rule }),
   })));
 }
 
 /** What the verdict of the plans depends on, for the verdict cache. */
 export function plansKey(groups: readonly KindPlans[]): string {
-  return groups.map(({ kind, plans }) => `${kind.type}:${plans.map(kind.planKey).join("|")}`)
-    .join("|");
+  return groups.map(({ kind, plans, rule }) => {
+    const ruleKey = rule === undefined ? "" : platformRuleKey(rule);
+    return `${kind.type}${ruleKey === "" ? "" : `@${ruleKey}`}:${
+      plans.map(kind.planKey).join("|")
+    }`;
+  }).join("|");
 }
 
-/** Each kind verifies the image in turn; the first denial decides, else their signers add up. */
+/**
+ * Each group verifies the image in turn (through `scope` when its rule is not `index`); the
+ * first denial decides, else their signers and notes add up.
+ */
 export async function verifyKinds(
   groups: readonly KindPlans[],
   image: ImageToVerify,
   services: KindServices,
+  scope?: PlatformScope,
 ): Promise<KindOutcome> {
   const signers: string[] = [];
+  const notes: string[] = [];
   let validUntil: number | undefined;
   let explained: NonNullable<Extract<KindOutcome, { allowed: true }>["explained"]> = {};
-  for (const { kind, plans } of groups) {
-    const outcome = await kind.verify(plans, image, services);
+  for (const { kind, plans, rule } of groups) {
+    let outcome: KindOutcome;
+    if (rule === undefined || rule.multiArch === "index") {
+      outcome = await kind.verify(plans, image, services);
+    } else if (scope === undefined) {
+      // Never the index's verdict in place of the platforms' the policy asks for.
+      outcome = {
+        allowed: false,
+        cause: "error",
+        reason: `multiArch: ${rule.multiArch} needs the image's platform manifests, not read here`,
+      };
+    } else {
+      outcome = await scope.verify(kind, plans, rule, image, services);
+    }
     if (!outcome.allowed) return outcome;
     signers.push(...outcome.signers);
+    for (const note of outcome.notes ?? []) if (!notes.includes(note)) notes.push(note);
     if (outcome.validUntil !== undefined) {
       validUntil = Math.min(validUntil ?? outcome.validUntil, outcome.validUntil);
     }
     explained = { ...explained, ...outcome.explained };
   }
-  return { allowed: true, signers, validUntil, explained };
+  return {
+    allowed: true,
+    signers,
+    validUntil,
+    explained,
+    ...(notes.length > 0 ? { notes } : {}),
+  };
 }

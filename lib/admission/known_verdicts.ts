@@ -21,8 +21,15 @@ export const MAX_MEMO_RENEWALS = 8;
 export function servedFromMemory(
   digest: string | undefined,
   signers: readonly string[],
+  notes?: readonly string[],
 ): ImageVerdict {
-  return { allowed: true, ...(digest === undefined ? {} : { digest }), signers, cached: true };
+  return {
+    allowed: true,
+    ...(digest === undefined ? {} : { digest }),
+    signers,
+    ...(notes === undefined || notes.length === 0 ? {} : { notes }),
+    cached: true,
+  };
 }
 
 /** Where the known verdicts come from, and how they are renewed. */
@@ -97,7 +104,7 @@ export class KnownVerdicts {
       return;
     }
     memo.set(task.reference, task.match, task.credentialsKey, {
-      verdict: servedFromMemory(verdict.digest, verdict.signers ?? []),
+      verdict: servedFromMemory(verdict.digest, verdict.signers ?? [], verdict.notes),
       validUntil,
       lifeMs: this.#memoLife(task),
     }, generation);

@@ -65,6 +65,11 @@ export type KindOutcome =
     readonly signers: readonly string[];
     /** Milliseconds since the epoch until when the signatures and keys relied on are valid. */
     readonly validUntil?: number | undefined;
+    /**
+     * What the answer should tell besides (an index admitted by its platforms' signatures): sent
+     * as warnings.
+     */
+    readonly notes?: readonly string[];
     /** For `VerifierOptions.explain`: where signatures were read and which were accepted. */
     readonly explained?: {
       readonly store?: string;

@@ -20,6 +20,11 @@ export type ImageVerdict =
     readonly digest?: string | undefined;
     /** Fingerprints of the keys whose signatures were accepted. */
     readonly signers?: readonly string[];
+    /**
+     * What the answer tells besides, as warnings: an index admitted by the signatures of its
+     * platforms (`platform_scope.ts`).
+     */
+    readonly notes?: readonly string[];
     /** True when the verdict came from the cache. */
     readonly cached?: boolean;
     /** With `VerifierOptions.explain`: where the signatures were read. */

@@ -25,6 +25,11 @@
  *    of its Secret or, keyless, the Fulcio CAs and identities of its trust root, with the log
  *    and timestamp evidence it asks for. No store needs to be configured for it, and nothing
  *    but the registry is contacted: trust roots come from the cluster.
+ * 7. A requirement whose `multiArch` is not `index` is met, when the digest is a multi-platform
+ *    index, by the signatures of the platform manifests it lists (`everyPlatform`), or by the
+ *    index's or theirs (`either`): `platform_scope.ts` applies the rule around any kind's verify,
+ *    each platform verified as an image by its digest, its verdict cached by that digest. The
+ *    image is still pinned to the index; the verdict's notes say what admitted it.
  *
  * Verified verdicts are cached by digest, image reference, the exact key material (its digest,
  * revocations and expiry times included, see `keys.ts`; the PEM keys and trust roots of
@@ -94,6 +99,8 @@ import { NoFreeSlotError, startCall, type VerifyCall } from "./verify_call.ts";
 import { MAX_SIMPLE_SIGNATURE_BYTES, noSignatureStore } from "./kind_signed_by.ts";
 import type { ImageToVerify, KindServices } from "./requirement_kind.ts";
 import { kindOf } from "./requirement_kinds.ts";
+import { PlatformScope } from "./platform_scope.ts";
+import { readImageManifestShape } from "../registry/mod.ts";
 import { TurnScheduler } from "../turns.ts";
 
 export type { CacheBounds, ImageVerdict, VerifyTask } from "./verification.ts";
@@ -250,6 +257,8 @@ export { noSignatureStore };
 /** A verified verdict kept in the cache, and until when its signatures and keys are valid. */
 interface CachedVerdict {
   readonly signers: readonly string[];
+  /** What the answer tells besides (an index admitted by its platforms). */
+  readonly notes?: readonly string[] | undefined;
   /** Milliseconds since the epoch on the validity clock; absent when nothing expires. */
   readonly validUntil?: number | undefined;
 }
@@ -293,7 +302,9 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
     name: "verdict",
     maxBytes: DEFAULT_CACHE_MAX_BYTES,
     ...options.verdictCache,
-    sizeOf: (key, value) => key.length + 48 * value.signers.length + 64,
+    sizeOf: (key, value) =>
+      key.length + 48 * value.signers.length + 64 +
+      (value.notes ?? []).reduce((n, note) => n + note.length, 0),
     now,
   });
   const verifying = new SharedFlights<string, Verified>();
@@ -357,7 +368,10 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       if (cached === undefined || (cached.validUntil ?? Infinity) <= clock().getTime()) {
         return undefined;
       }
-      return { verdict: servedFromMemory(digest, cached.signers), validUntil: cached.validUntil };
+      return {
+        verdict: servedFromMemory(digest, cached.signers, cached.notes),
+        validUntil: cached.validUntil,
+      };
     };
     // A verdict known already never waits for a slot; one found while waiting is used too.
     let known = fromCache();
@@ -375,7 +389,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       const signal = AbortSignal.any([abandoned, deadline.signal]);
       using budget = await memory.pool.reserve(memory.imageReadBytes, signal);
       const client = clients.clientFor(credentials);
-      const image: ImageToVerify = {
+      const imageAt = (digest: string): ImageToVerify => ({
         reference: task.reference,
         digest,
         client,
@@ -390,15 +404,54 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
           ),
         signal,
         budget,
-      };
-      const outcome = await raceSignal(verifyKinds(groups, image, services), signal);
+      });
+      const image = imageAt(digest);
+      const at = (digest: string) => ({
+        domain: task.reference.domain,
+        path: task.reference.path,
+        digest,
+      });
+      // A requirement with multiArch other than index reads the manifest (once) and verifies
+      // the platforms it lists, each as an image, their verdicts cached by platform digest.
+      const scope = new PlatformScope({
+        shape: () => readImageManifestShape(client, at(digest), { signal, budget }),
+        verifyPlatform: async (kind, plans, manifest) => {
+          const platformKey = `platform|${manifest.digest}|${identity}|${kind.type}:${
+            plans.map(kind.planKey).join("|")
+          }`;
+          const cached = verdicts.get(platformKey);
+          if (cached !== undefined && (cached.validUntil ?? Infinity) > clock().getTime()) {
+            return { allowed: true, signers: cached.signers, validUntil: cached.validUntil };
+          }
+          const [, outcome] = await Promise.all([
+            client.headManifest(at(manifest.digest), { signal, budget }),
+            kind.verify(plans, imageAt(manifest.digest), services),
+          ]);
+          if (outcome.allowed) {
+            const left = outcome.validUntil === undefined
+              ? Infinity
+              : outcome.validUntil - clock().getTime();
+            verdicts.set(
+              platformKey,
+              { signers: outcome.signers, validUntil: outcome.validUntil },
+              left,
+            );
+          }
+          return outcome;
+        },
+        extraSlot: () => task.slots?.tryAcquire(),
+      });
+      const outcome = await raceSignal(verifyKinds(groups, image, services, scope), signal);
       if (!outcome.allowed) return { verdict: deny(outcome.reason, outcome.cause, digest) };
-      const { signers, validUntil } = outcome;
+      const { signers, validUntil, notes } = outcome;
       // Never beyond the expiry of a signature or key the verdict relied on.
       const remaining = validUntil === undefined ? Infinity : validUntil - clock().getTime();
-      verdicts.set(key, { signers, validUntil }, remaining);
+      verdicts.set(key, { signers, validUntil, ...(notes ? { notes } : {}) }, remaining);
       const explained = options.explain ? outcome.explained : {};
-      return { verdict: { allowed: true, digest, signers, ...explained }, validUntil };
+      return {
+        verdict: { allowed: true, digest, signers, ...(notes ? { notes } : {}), ...explained },
+        validUntil,
+      };
     }, call.signal);
   }
 

@@ -1,5 +1,6 @@
 /**
- * Bitbucket Cloud (API 2.0, api.bitbucket.org): the repository's `mainbranch`, the source tree
+ * Bitbucket Cloud (API 2.0, api.bitbucket.org): the repository's `mainbranch`, a branch
+ * (`refs/branches/{name}`, `target.hash`: its head), the source tree
  * of a branch (`/src/<branch>/`, two levels deep, paged by `next`), raw files, and repository
  * webhooks (`events: ["repo:push"]` with a `secret`, which Bitbucket uses to sign deliveries in
  * `X-Hub-Signature`), with Basic authentication of the user and an app password or API token.
@@ -8,7 +9,7 @@
  */
 import { basicAuthorization } from "../base64.ts";
 import type { GitHook, GitHost, PushHookSpec } from "./host.ts";
-import { GitHostHttp, type GitHostHttpOptions } from "./http.ts";
+import { GitHostHttp, type GitHostHttpOptions, objectField } from "./http.ts";
 import { restHooks } from "./rest_hooks.ts";
 import type { GitUrl } from "./url.ts";
 
@@ -80,6 +81,12 @@ export function bitbucketHost(
       );
       return body.mainbranch?.name ?? "main";
     },
+    branchHead: (branch) =>
+      api.branchHead(
+        `${repo}/refs/branches/${ref(branch)}`,
+        branch,
+        (b) => objectField(b, "target")?.hash,
+      ),
     async listFiles(branch) {
       const entries = await all<{ path: string; type: string }>(
         `${repo}/src/${ref(branch)}/?max_depth=2&pagelen=100`,

@@ -44,6 +44,23 @@ export class GitHostNotFoundError extends ToolkitError {
   }
 }
 
+/**
+ * The repository has no such branch (the host answered 404 for it), or the credentials cannot see
+ * the repository.
+ */
+export class GitBranchNotFoundError extends ToolkitError {
+  /** The branch asked for. */
+  readonly branch: string;
+  /** Creates the error. */
+  constructor(host: string, repository: string, branch: string) {
+    super(
+      `${host} has no branch "${branch}" in repository "${repository}" that these credentials can see: check the branch (url#branch) and the user's access`,
+    );
+    this.name = "GitBranchNotFoundError";
+    this.branch = branch;
+  }
+}
+
 /** No probe said which kind of host this is. */
 export class UnknownGitHostError extends ToolkitError {
   /** Creates the error. */

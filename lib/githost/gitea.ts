@@ -4,13 +4,14 @@
  * `config: {url, content_type: json, secret}`), with Basic authentication of the user and its
  * password or token. Files: Gitea lists the recursive git tree of a branch (paged) and serves raw
  * files by ref; Gogs has no tree API, so its files are the branch's contents listing, top level and
- * one level down (what runtime detection reads).
+ * one level down (what runtime detection reads). A branch's head is `commit.id` of
+ * `GET /repos/{owner}/{repo}/branches/{branch}` on both.
  *
  * @module
  */
 import { basicAuthorization } from "../base64.ts";
 import type { GitHost, PushHookSpec } from "./host.ts";
-import { GitHostHttp, type GitHostHttpOptions } from "./http.ts";
+import { GitHostHttp, type GitHostHttpOptions, objectField } from "./http.ts";
 import { CONFIG_HOOKS, type ConfigHook, restHooks } from "./rest_hooks.ts";
 import type { GitUrl } from "./url.ts";
 
@@ -88,6 +89,13 @@ export function giteaHost(
       const { body } = await api.request<{ default_branch: string }>("GET", repo, "read it");
       return body.default_branch;
     },
+    // Both answer `{name, commit: {id, …}}`; a branch's slashes stay path separators.
+    branchHead: (branch) =>
+      api.branchHead(
+        `${repo}/branches/${path(branch)}`,
+        branch,
+        (b) => objectField(b, "commit")?.id,
+      ),
     listFiles: (branch) => (gogs ? gogsFiles(branch) : giteaFiles(branch)),
     readFile: (branch, file) =>
       api.optionalText(

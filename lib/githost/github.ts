@@ -1,13 +1,13 @@
 /**
  * GitHub and GitHub Enterprise (the same REST API; GHE serves it under `/api/v3`): repository
- * (`default_branch`), recursive git tree, contents, and repository webhooks (`name: web`,
+ * (`default_branch`), a branch (`commit.sha`: its head), recursive git tree, contents, and repository webhooks (`name: web`,
  * `events: [push]`, `config: {url, content_type: json, secret}`), with a bearer token.
  *
  * @module
  */
 import { decodeBase64Text } from "../base64.ts";
 import type { GitHost, PushHookSpec } from "./host.ts";
-import { GitHostHttp, type GitHostHttpOptions } from "./http.ts";
+import { GitHostHttp, type GitHostHttpOptions, objectField } from "./http.ts";
 import { CONFIG_HOOKS, type ConfigHook, restHooks } from "./rest_hooks.ts";
 import type { GitUrl } from "./url.ts";
 
@@ -50,6 +50,12 @@ export function githubHost(
       const { body } = await api.request<{ default_branch: string }>("GET", repo, "read it");
       return body.default_branch;
     },
+    branchHead: (branch) =>
+      api.branchHead(
+        `${repo}/branches/${encodeURIComponent(branch)}`,
+        branch,
+        (b) => objectField(b, "commit")?.sha,
+      ),
     async listFiles(branch) {
       const { body } = await api.request<{ tree: { path: string; type: string }[] }>(
         "GET",

@@ -1,13 +1,14 @@
 /**
  * GitLab (gitlab.com and self-hosted, API v4): the project by its URL-encoded path (subgroups
- * included: `group%2Fsub%2Frepo`), its `default_branch`, the recursive repository tree, raw
+ * included: `group%2Fsub%2Frepo`), its `default_branch`, a branch (URL-encoded; `commit.id`: its
+ * head), the recursive repository tree, raw
  * files, and project hooks (`push_events: true`, the secret as `token`, which GitLab sends back
  * in `X-Gitlab-Token`), with a `Private-Token`.
  *
  * @module
  */
 import type { GitHook, GitHost, PushHookSpec } from "./host.ts";
-import { GitHostHttp, type GitHostHttpOptions } from "./http.ts";
+import { GitHostHttp, type GitHostHttpOptions, objectField } from "./http.ts";
 import { restHooks } from "./rest_hooks.ts";
 import type { GitUrl } from "./url.ts";
 
@@ -56,6 +57,12 @@ export function gitlabHost(
       const { body } = await api.request<{ default_branch: string }>("GET", project, "read it");
       return body.default_branch;
     },
+    branchHead: (branch) =>
+      api.branchHead(
+        `${project}/repository/branches/${encodeURIComponent(branch)}`,
+        branch,
+        (b) => objectField(b, "commit")?.id,
+      ),
     async listFiles(branch) {
       const entries = await api.pages<{ path: string; type: string }>(
         `${project}/repository/tree?ref=${encodeURIComponent(branch)}&recursive=true&per_page=100`,

@@ -1,6 +1,6 @@
 /**
- * A repository on a git host, whatever its flavour: its default branch, the files of a branch
- * (for runtime detection), and its push webhooks. `ensurePushHook` is idempotent: the hook that
+ * A repository on a git host, whatever its flavour: its default branch, the commit a branch
+ * points to, the files of a branch (for runtime detection), and its push webhooks. `ensurePushHook` is idempotent: the hook that
  * already points at the URL is kept or updated, never doubled (igc added one on every run for
  * Gitea, Gogs and GitLab), and every hook carries a secret (igc's carried none).
  *
@@ -40,6 +40,13 @@ export interface GitHost {
   readonly flavour: GitFlavour;
   /** The repository's default branch. */
   defaultBranch(): Promise<string>;
+  /**
+   * The commit `branch` points to now, as a full hash (what a run started from the branch
+   * builds, and what its provenance names).
+   *
+   * @throws {GitBranchNotFoundError} when the repository has no such branch.
+   */
+  branchHead(branch: string): Promise<string>;
   /** The paths of the files of `branch` (`/`-separated, relative to the root). */
   listFiles(branch: string): Promise<string[]>;
   /** The text of a file of `branch`, or undefined when it is not there. */

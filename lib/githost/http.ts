@@ -7,6 +7,7 @@
  * @module
  */
 import {
+  GitBranchNotFoundError,
   GitHostApiError,
   GitHostAuthError,
   GitHostNotFoundError,
@@ -88,6 +89,11 @@ export class GitHostHttp {
     return this.#options.baseUrl;
   }
 
+  /** The repository as messages name it. */
+  get repository(): string {
+    return this.#options.repository;
+  }
+
   /** Closes the HTTP client of the CA certificates. */
   close(): void {
     this.#client?.close();
@@ -160,6 +166,35 @@ export class GitHostHttp {
     return { status: response.status, body: body as T, headers: response.headers };
   }
 
+  /**
+   * The commit `branch` points to: the full hash `pick` finds in the host's answer for the branch
+   * at `path`. A 404 is {@link GitBranchNotFoundError} naming the branch; an answer without a full
+   * hash (40 hex digits, SHA-1; 64, SHA-256) is a {@link GitHostApiError}.
+   */
+  async branchHead(
+    path: string,
+    branch: string,
+    pick: (body: Record<string, unknown>) => unknown,
+  ): Promise<string> {
+    const action = `read the head of branch ${branch}`;
+    const { status, body } = await this.request<unknown>("GET", path, action, { accept: [404] });
+    if (status === 404) {
+      throw new GitBranchNotFoundError(this.#options.host, this.#options.repository, branch);
+    }
+    const hash = typeof body === "object" && body !== null && !Array.isArray(body)
+      ? pick(body as Record<string, unknown>)
+      : undefined;
+    if (typeof hash !== "string" || !FULL_COMMIT_HASH.test(hash)) {
+      throw new GitHostApiError(
+        this.#options.host,
+        action,
+        status,
+        "the answer names no full commit hash",
+      );
+    }
+    return hash;
+  }
+
   /** Every item of a paged list, following `Link: rel="next"`. */
   async pages<T>(path: string, action: string): Promise<T[]> {
     const items: T[] = [];
@@ -172,6 +207,20 @@ export class GitHostHttp {
     return items;
   }
 }
+
+/** The object `body[field]` of an answer, or undefined when it is not an object. */
+export function objectField(
+  body: Record<string, unknown>,
+  field: string,
+): Record<string, unknown> | undefined {
+  const value = body[field];
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : undefined;
+}
+
+/** A full git commit hash: SHA-1 (40 hex digits) or SHA-256 (64), as hosts write them. */
+const FULL_COMMIT_HASH = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /** The message of an error body (`{"message": …}`, `{"error": {"message": …}}`) or its text. */
 export function errorMessage(text: string): string {

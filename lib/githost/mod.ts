@@ -1,7 +1,8 @@
 /**
  * The git-host layer: repository URLs, the local clone, the flavour of a host (GitHub, GitHub
  * Enterprise, GitLab, Gitea, Gogs, Bitbucket Cloud) and each flavour's API for what toolkit needs
- * of a repository: its default branch, its files, and an idempotent push webhook with a secret.
+ * of a repository: its default branch, the commit a branch points to, its files, and an
+ * idempotent push webhook with a secret.
  *
  * @module
  */

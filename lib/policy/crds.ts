@@ -30,6 +30,19 @@ export const REQUIREMENT_TYPES = [
 /** Whether a `sigstoreSigned` requirement needs a transparency log entry. */
 export const TLOG_POLICIES = ["required", "optional"] as const;
 
+/**
+ * What must be signed when the image is a multi-platform index (an OCI image index or a Docker
+ * manifest list): the index itself (the default), every platform manifest it lists, or either.
+ */
+export const MULTI_ARCH_RULES = ["index", "everyPlatform", "either"] as const;
+
+/** The most platforms one requirement's `platforms` lists. */
+export const MAX_POLICY_PLATFORMS = 32;
+
+/** A platform as `platforms` names it: `os/architecture[/variant]`, as in `linux/arm64/v8`. */
+export const PLATFORM_PATTERN =
+  "^[a-z0-9][a-z0-9._-]{0,31}/[a-z0-9][a-z0-9._-]{0,31}(/[a-z0-9][a-z0-9._-]{0,31})?$";
+
 /** The kinds of object a `trustRootRef` names. */
 export const TRUST_ROOT_KINDS = ["ConfigMap", "Secret"] as const;
 
@@ -213,6 +226,17 @@ function requirementSchema(): Schema {
       trustRootRef: trustRootRefSchema(
         "sigstoreSigned with keySecret and tlog: required: the trust root whose transparency logs are trusted",
       ),
+      multiArch: str(
+        "When the image is a multi-platform index: index (the index's digest must be signed; the default), everyPlatform (every platform manifest it lists must be), or either",
+        { enum: [...MULTI_ARCH_RULES] },
+      ),
+      platforms: {
+        type: "array",
+        description:
+          "The platforms that count when platform manifests are verified (os/architecture[/variant], e.g. linux/amd64); the others are ignored. Default: all",
+        maxItems: MAX_POLICY_PLATFORMS,
+        items: { type: "string", maxLength: 98, pattern: PLATFORM_PATTERN },
+      },
     },
     "x-kubernetes-validations": [
       {
@@ -229,6 +253,12 @@ function requirementSchema(): Schema {
         rule:
           "self.type == 'sigstoreSigned' || (!has(self.keyless) && !has(self.tlog) && !has(self.trustRootRef))",
         message: "keyless, tlog and trustRootRef are for sigstoreSigned",
+        fieldPath: ".type",
+      },
+      {
+        rule:
+          "(self.type != 'reject' && self.type != 'insecureAcceptAnything') || (!has(self.multiArch) && !has(self.platforms))",
+        message: "multiArch and platforms are for signature and attestation requirements",
         fieldPath: ".type",
       },
       {

@@ -4,6 +4,7 @@
  * @module
  */
 import type {
+  MULTI_ARCH_RULES,
   POLICY_MODES,
   REQUIREMENT_TYPES,
   SIGNED_IDENTITY_TYPES,
@@ -19,6 +20,9 @@ export type TlogPolicy = typeof TLOG_POLICIES[number];
 
 /** A signedIdentity type, under either of its names. */
 export type SignedIdentityType = typeof SIGNED_IDENTITY_TYPES[number];
+
+/** `index`, `everyPlatform` or `either`: what must be signed when the image is an index. */
+export type MultiArchRule = typeof MULTI_ARCH_RULES[number];
 
 /** `enforce` or `warn`. */
 export type PolicyMode = typeof POLICY_MODES[number];
@@ -69,6 +73,16 @@ export interface RequirementFields {
   readonly tlog?: TlogPolicy;
   /** sigstoreSigned with a key and `tlog: required`: the trust root of the logs. */
   readonly trustRootRef?: TrustRootRef;
+  /**
+   * Signature and attestation requirements: what must be signed when the image is a
+   * multi-platform index. @default "index"
+   */
+  readonly multiArch?: MultiArchRule;
+  /**
+   * Signature and attestation requirements: the platforms (`os/arch[/variant]`) that count when
+   * platform manifests are verified; the others are ignored. @default every platform
+   */
+  readonly platforms?: readonly string[];
 }
 
 /** `signedBy`: a simple (GnuPG) signature by one of the keys of `keySecret`. */

@@ -11,9 +11,11 @@ import {
   MAX_FIELD_LENGTHS,
   MAX_IDENTITY_STATES,
   MAX_KEYLESS_IDENTITIES,
+  MAX_POLICY_PLATFORMS,
   MAX_REPOSITORIES,
   MAX_REQUIREMENTS,
   MAX_STRING_LENGTH,
+  MULTI_ARCH_RULES,
   TLOG_POLICIES,
   TRUST_ROOT_KINDS,
 } from "./crds.ts";
@@ -276,6 +278,8 @@ function requirement(c: Checker, raw: unknown, path: string): Requirement | unde
       "keyless",
       "tlog",
       "trustRootRef",
+      "multiArch",
+      "platforms",
     ],
     path,
   );
@@ -287,6 +291,7 @@ function requirement(c: Checker, raw: unknown, path: string): Requirement | unde
     ? undefined
     : signedIdentity(c, raw.signedIdentity, `${path}.signedIdentity`);
   const sigstore = sigstoreFields(c, raw, type, keySecret, path);
+  const multiArch = multiArchFields(c, raw, type, path);
   if (type === undefined) return undefined;
   return {
     type,
@@ -294,7 +299,71 @@ function requirement(c: Checker, raw: unknown, path: string): Requirement | unde
     ...(keySecretNamespace ? { keySecretNamespace } : {}),
     ...(identity ? { signedIdentity: identity } : {}),
     ...sigstore,
+    ...multiArch,
   };
+}
+
+/** `os/architecture[/variant]`, each part as the CRD's `PLATFORM_PATTERN` says (no regexp run). */
+export function isPlatformName(value: string): boolean {
+  const parts = value.split("/");
+  if (parts.length < 2 || parts.length > 3) return false;
+  return parts.every((part) =>
+    part.length >= 1 && part.length <= 32 && /^[a-z0-9]$/.test(part[0]!) &&
+    [...part].every((ch) => /^[a-z0-9._-]$/.test(ch))
+  );
+}
+
+/**
+ * `multiArch` and `platforms`: on every requirement that verifies signatures or attestations
+ * (not `reject`, `insecureAcceptAnything`).
+ */
+function multiArchFields(
+  c: Checker,
+  raw: Record<string, unknown>,
+  type: Requirement["type"] | undefined,
+  path: string,
+): Pick<Requirement, "multiArch" | "platforms"> {
+  const present = (key: string) => raw[key] !== undefined && raw[key] !== null;
+  if (type === "reject" || type === "insecureAcceptAnything") {
+    for (const key of ["multiArch", "platforms"]) {
+      if (present(key)) {
+        c.fail(`${path}.${key}`, "is only for signature and attestation requirements");
+      }
+    }
+    return {};
+  }
+  const multiArch = present("multiArch")
+    ? enumValue(c, raw.multiArch, MULTI_ARCH_RULES, `${path}.multiArch`)
+    : undefined;
+  if (!present("platforms")) return multiArch ? { multiArch } : {};
+  const list = raw.platforms;
+  const at = `${path}.platforms`;
+  if (!Array.isArray(list)) {
+    c.fail(at, "must be a list of platforms (os/architecture[/variant], e.g. linux/amd64)");
+    return multiArch ? { multiArch } : {};
+  }
+  if (list.length > MAX_POLICY_PLATFORMS) {
+    c.fail(at, `lists ${list.length} platforms; at most ${MAX_POLICY_PLATFORMS} are allowed`);
+    return multiArch ? { multiArch } : {};
+  }
+  const platforms: string[] = [];
+  list.forEach((value, i) => {
+    if (typeof value !== "string" || !isPlatformName(value)) {
+      c.fail(
+        `${at}[${i}]`,
+        `must be a platform as os/architecture[/variant] in lower case (e.g. linux/amd64, linux/arm64/v8), not ${
+          JSON.stringify(
+            quoteInput(typeof value === "string" ? value : JSON.stringify(value) ?? String(value)),
+          )
+        }`,
+      );
+    } else if (!platforms.includes(value)) {
+      platforms.push(value);
+    }
+  });
+  if (list.length > 0 && platforms.length === 0) return multiArch ? { multiArch } : {};
+  if (list.length === 0) c.fail(at, "must name at least one platform (omit it for all)");
+  return { ...(multiArch ? { multiArch } : {}), platforms };
 }
 
 function repositoryPolicy(c: Checker, raw: unknown, path: string): RepositoryPolicy {

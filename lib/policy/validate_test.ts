@@ -264,3 +264,49 @@ Deno.test("validatePolicyInSlices() validates as validatePolicy() does, waiting 
     /spec\.repositories\[300\]\.name: is required/,
   );
 });
+
+Deno.test("validatePolicy() reads multiArch and platforms of signature requirements", () => {
+  const parsed = validatePolicy(
+    withRequirements(
+      {
+        type: "signedBy",
+        keySecret: "k",
+        multiArch: "everyPlatform",
+        platforms: ["linux/amd64", "linux/arm64/v8", "linux/amd64"],
+      },
+      { type: "sigstoreSigned", keySecret: "k", multiArch: "either" },
+      { type: "sigstoreSigned", keySecret: "k" },
+    ),
+    groups,
+  );
+  const requirements = parsed.repositories[0]!.policy.simple!.requirements!;
+  assert.equal(requirements[0]?.multiArch, "everyPlatform");
+  assert.deepEqual(requirements[0]?.platforms, ["linux/amd64", "linux/arm64/v8"]);
+  assert.equal(requirements[1]?.multiArch, "either");
+  assert.equal(requirements[1]?.platforms, undefined);
+  assert.equal(requirements[2]?.multiArch, undefined);
+});
+
+Deno.test("validatePolicy() names every wrong multiArch and platforms field with its path", () => {
+  assert.deepEqual(
+    problems(withRequirements(
+      { type: "signedBy", keySecret: "k", multiArch: "all" },
+      { type: "signedBy", keySecret: "k", platforms: "linux/amd64" },
+      { type: "signedBy", keySecret: "k", platforms: ["linux", "Linux/AMD64", 3, "linux/amd64"] },
+      { type: "signedBy", keySecret: "k", platforms: [] },
+      { type: "signedBy", keySecret: "k", platforms: Array.from({ length: 33 }, () => "a/b") },
+      { type: "reject", multiArch: "index", platforms: ["linux/amd64"] },
+    )),
+    [
+      `${REQ}[0].multiArch: "all" is not supported: use one of "index", "everyPlatform", "either"`,
+      `${REQ}[1].platforms: must be a list of platforms (os/architecture[/variant], e.g. linux/amd64)`,
+      `${REQ}[2].platforms[0]: must be a platform as os/architecture[/variant] in lower case (e.g. linux/amd64, linux/arm64/v8), not "linux"`,
+      `${REQ}[2].platforms[1]: must be a platform as os/architecture[/variant] in lower case (e.g. linux/amd64, linux/arm64/v8), not "Linux/AMD64"`,
+      `${REQ}[2].platforms[2]: must be a platform as os/architecture[/variant] in lower case (e.g. linux/amd64, linux/arm64/v8), not "3"`,
+      `${REQ}[3].platforms: must name at least one platform (omit it for all)`,
+      `${REQ}[4].platforms: lists 33 platforms; at most 32 are allowed`,
+      `${REQ}[5].multiArch: is only for signature and attestation requirements`,
+      `${REQ}[5].platforms: is only for signature and attestation requirements`,
+    ],
+  );
+});

@@ -26,6 +26,7 @@ export * from "./credentials.ts";
 export * from "./digest.ts";
 export * from "./errors.ts";
 export * from "./extension_store.ts";
+export * from "./image_index.ts";
 export * from "./keyring.ts";
 export * from "./media_types.ts";
 export * from "../retry.ts";

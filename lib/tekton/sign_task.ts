@@ -19,6 +19,9 @@
  * Container Registry, OpenShift's registry), else the optional workspace `signatures`, a
  * lookaside-staging directory the webhook's registries.d reads (a volume a web server serves).
  * Results: `SIGNED_DIGEST` (the digest signed) and `SIGNATURE_STORE` (where the signature is).
+ * When the digest is a multi-platform index, every platform manifest it lists is signed too
+ * (`sign --recursive`), so that policies asking for every platform admit it; the parameter
+ * `RECURSIVE` (`false`) signs the index alone.
  *
  * A second step, `provenance`, runs `toolkit image-security attest IMAGE_URL --digest
  * IMAGE_DIGEST --build-*` with the same key, Secrets and registry: it writes the SLSA Provenance
@@ -49,6 +52,7 @@ export const SIGN_TASK_PARAMS = {
   signingSecret: "SIGNING_SECRET",
   registrySecret: "REGISTRY_SECRET",
   tlsVerify: "TLS_VERIFY",
+  recursive: "RECURSIVE",
   image: "TOOLKIT_IMAGE",
   repositoryUrl: "REPOSITORY_URL",
   revision: "REVISION",
@@ -233,6 +237,13 @@ export function signTask(options: SignTaskOptions): KubeObject {
           description: "Verify the registry's TLS certificate (false: plain HTTP or untrusted)",
         },
         {
+          name: P.recursive,
+          type: "string",
+          default: "true",
+          description:
+            "When the digest is a multi-platform index, also sign every platform manifest it lists (sign --recursive); false: the index alone",
+        },
+        {
           name: P.image,
           type: "string",
           default: DEFAULT_TOOLKIT_IMAGE,
@@ -270,6 +281,7 @@ export function signTask(options: SignTaskOptions): KubeObject {
           "sign",
           `$(params.${P.imageUrl})`,
           ...common,
+          `--recursive=$(params.${P.recursive})`,
           `--lookaside-staging=$(workspaces.${SIGNATURES_WORKSPACE}.path)`,
           `--digest-file=$(results.${R.digest}.path)`,
           `--store-file=$(results.${R.store}.path)`,

@@ -13,7 +13,8 @@
  * The signing task also gets what its provenance step attests: `REPOSITORY_URL` and `REVISION`
  * from the pipeline's `git-url` and `git-revision` parameters (what the PipelineRun got),
  * `COMMIT` from the `commit` result of a task that reports one (Tekton's git-clone; else the
- * revision, which a trigger sets to the pushed commit), `PIPELINE_NAME` and `PIPELINE_RUN_UID`
+ * revision, which a trigger sets to the pushed commit and `toolkit pipeline --start` to the
+ * branch's head commit), `PIPELINE_NAME` and `PIPELINE_RUN_UID`
  * from Tekton's context (no task can set them), `BUILD_TASK` the producer's name, and
  * `PROVENANCE_REQUIRED` true: a run without them fails instead of shipping unattested.
  *

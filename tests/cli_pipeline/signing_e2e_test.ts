@@ -111,6 +111,8 @@ Deno.test({
       assert.equal(r.status, 0, r.err);
     });
 
+    let firstRun = "";
+    let firstCommit = "";
     await t.step("pipeline: the copied pipeline signs what ibm-build pushes", async () => {
       const args = [
         "pipeline",
@@ -127,17 +129,23 @@ Deno.test({
         "--listener-url",
         sink.url,
         "--no-wait",
-        "--no-start",
       ];
+      // The first run starts at the branch's head commit.
       const r = await toolkit([...args, "-o", "json"], env);
       assert.equal(r.status, 0, r.err);
       const report = JSON.parse(r.out);
+      firstRun = report.pipelineRun;
+      firstCommit = report.commit;
+      const head = await gitea.api("GET", `/repos/${repo.fullName}/branches/main`) as {
+        commit: { id: string };
+      };
+      assert.equal(firstCommit, head.commit.id);
       assert.deepEqual(report.signing, {
         task: "image-sign",
         after: "ibm-build",
         secret: 'Secret "dev/image-signing" (from tools)',
       });
-      const again = await toolkit([...args, "-o", "json"], env);
+      const again = await toolkit([...args, "--no-start", "-o", "json"], env);
       assert.equal(again.status, 0, again.err);
       for (const result of JSON.parse(again.out).results) {
         assert.equal(result.outcome, "unchanged", JSON.stringify(result));
@@ -155,6 +163,30 @@ Deno.test({
         ["Task", "ibm-build", ""],
       ]);
     });
+
+    await t.step(
+      "the first run's provenance names the branch's head commit, not the branch",
+      async () => {
+        const pipeline = await getJson(cluster, ["pipeline", "shop-frontend", "-n", "dev"]);
+        const pipelineRun = await getJson(cluster, ["pipelinerun", firstRun, "-n", "dev"]);
+        const taskRun = await pipelineTaskRun({
+          pipeline,
+          pipelineRun,
+          pipelineTask: "image-sign",
+          results: {
+            "ibm-build": {
+              IMAGE_URL: `${repository}/shop-frontend:1`,
+              IMAGE_DIGEST: `sha256:${"0".repeat(64)}`,
+            },
+          },
+        });
+        const given = Object.fromEntries(
+          (taskRun.spec.params as { name: string; value: string }[]).map((p) => [p.name, p.value]),
+        );
+        assert.equal(given.REVISION, firstCommit);
+        assert.equal(given.COMMIT, firstCommit);
+      },
+    );
 
     let run: PipelineRun | undefined;
     let commit = "";

@@ -170,13 +170,18 @@ Deno.test({
           const secret = await getJson(cluster, ["secret", "git-credentials", "-n", "dev"]);
           assert.equal(secret?.type, "kubernetes.io/basic-auth");
 
-          // The first run: the repository and the branch.
+          // The first run: the repository and the commit the branch points to, as Gitea says.
+          const head = await gitea.api("GET", `/repos/${repo.fullName}/branches/main`) as {
+            commit: { id: string };
+          };
+          assert.match(head.commit.id, /^[0-9a-f]{40}$/);
+          assert.equal(report.commit, head.commit.id);
           const runs = await pipelineRuns(cluster, "dev");
           assert.equal(runs.length, 1);
           assert.equal(runs[0]!.metadata.name, report.pipelineRun);
           assert.deepEqual(params(runs[0]!), {
             "git-url": repo.cloneUrl.replace(/\.git$/, ""),
-            "git-revision": "main",
+            "git-revision": head.commit.id,
             "scan-image": "true",
             "image-server": "quay.io",
           });

@@ -14,6 +14,9 @@
  * 6b. cosign: a key made by `keygen --type ecdsa-p256`, an image signed with it by the real
  *    cosign, a `sigstoreSigned` ClusterImagePolicy: the Pod is admitted and pinned; an image
  *    signed by another key (toolkit's bundle format) is denied;
+ * 6c. a multi-platform image (two platform images and their index, assembled with crane) signed
+ *    with `sign --recursive` is admitted under `multiArch: everyPlatform`, pinned to its index,
+ *    with the warning that its platforms' signatures admitted it;
  * 7. `toolkit image-security setup-signing` sets signing up for pipelines: a key made in memory
  *    and kept in the vault, the image-signing Secret, the public key, the signing Task and a
  *    policy requiring the key for the pipelines' registry namespace;
@@ -57,6 +60,7 @@ import {
   waitFor,
   webhookReady,
 } from "../env/mod.ts";
+import { pushMultiPlatformImage } from "../env/multiarch.ts";
 import { startKeyProtectServer } from "../fakes/key_protect_server.ts";
 import { startExtensionRegistry } from "../fakes/signature_extension_registry.ts";
 import { namespaceSecrets, runSignStep } from "../tekton/_sign_step.ts";
@@ -511,6 +515,76 @@ try {
     ["run", "stranger", "-n", "shop", `--image=${cosignStranger}`, "--restart=Never"],
     { expectFailure: true },
   );
+
+  tour.chapter(
+    "A multi-platform image, every platform signed",
+    "A multi-platform image's tag names an index of one image per platform, and a node pulls its\n" +
+      "own platform. sign --recursive (cosign's flag) signs the index and every platform; a\n" +
+      "requirement with multiArch: everyPlatform wants each platform's signature. The Pod is\n" +
+      "pinned to the index, and the answer warns that the platforms' signatures admitted it.",
+  );
+  const multi = await tour.quietly(
+    `built ${registry.host}/multiarch/app:1: a linux/amd64 and a linux/arm64 image, and their index (crane index append)`,
+    () =>
+      pushMultiPlatformImage(`${registry.host}/multiarch/app:1`, {
+        content: "a multi-platform app",
+      }),
+  );
+  await toolkit([
+    "image-security",
+    "sign",
+    multi.image,
+    "--key",
+    "cosign.key",
+    "--recursive",
+    "--tls-verify=false",
+  ]);
+  const multiPolicy = [
+    "apiVersion: toolkit.dev/v1",
+    "kind: ClusterImagePolicy",
+    "metadata:",
+    "  name: multiarch",
+    "spec:",
+    "  repositories:",
+    `    - name: "${registry.host}/multiarch/*"`,
+    "      policy:",
+    "        simple:",
+    "          requirements:",
+    "            - type: sigstoreSigned",
+    "              keySecret: cosign-signer",
+    "              multiArch: everyPlatform",
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(`${work}/multiarch-policy.yaml`, multiPolicy);
+  tour.file("multiarch-policy.yaml", multiPolicy);
+  await kubectl(["apply", "-f", "multiarch-policy.yaml"]);
+  await tour.quietly(
+    "the policy reached the webhook",
+    () =>
+      waitFor("the multiarch policy", async () => {
+        const probe = await cluster.kubectl([
+          "run",
+          "probe",
+          "-n",
+          "shop",
+          `--image=${multi.image}`,
+          "--restart=Never",
+          "--dry-run=server",
+        ]);
+        return probe.code === 0 &&
+          probe.stderr.includes("admitted by the signatures of its platforms");
+      }),
+  );
+  await kubectl(["run", "multiarch", "-n", "shop", `--image=${multi.image}`, "--restart=Never"]);
+  await kubectl([
+    "get",
+    "pod",
+    "multiarch",
+    "-n",
+    "shop",
+    "-o",
+    'jsonpath={.spec.containers[0].image}{"\\n"}',
+  ]);
 
   tour.chapter(
     "Set up signing for the pipelines",

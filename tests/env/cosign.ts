@@ -44,7 +44,7 @@ export interface TestCosign extends AsyncDisposable {
   /** Signs `image` with a private key, keyed and without a transparency log; throws on failure. */
   sign(
     image: string,
-    options: { key: string; password: string; format: CosignFormat },
+    options: { key: string; password: string; format: CosignFormat; recursive?: boolean },
   ): Promise<CosignResult>;
   /** `cosign verify --key PUB --insecure-ignore-tlog image` (the result, not a throw). */
   verify(image: string, options: { publicKeyFile: string }): Promise<CosignResult>;
@@ -98,6 +98,8 @@ export async function startCosign(): Promise<TestCosign> {
         "-y",
       ];
       if (options.format === "legacy") args.push("--new-bundle-format=false");
+      // An index and every manifest it lists.
+      if (options.recursive) args.push("--recursive");
       return ok([...args, image], { password: options.password });
     },
     verify(image, options) {

@@ -208,6 +208,20 @@ build_referrers_registry() {
   rm -rf "$src"
 }
 
+# go-containerregistry's crane at GGCR_VERSION, from its Go module (its own go.mod, no replace
+# directives): the tests assemble multi-platform images with it (`crane index append`).
+crane_dir="$root/crane-${GGCR_VERSION}"
+crane_bin="$crane_dir/bin/crane"
+build_crane() {
+  need_go crane
+  local tmp="$crane_dir/bin.tmp"
+  say "building crane (go-containerregistry ${GGCR_VERSION})"
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  GOBIN="$tmp" go install -trimpath -ldflags "-s -w" \
+    "github.com/google/go-containerregistry/cmd/crane@${GGCR_VERSION}"
+  mkdir -p "$crane_dir/bin" && mv "$tmp/crane" "$crane_bin" && rm -rf "$tmp"
+}
+
 # Tekton Pipelines' own code for the tests: tests/env/tekton-pipeline/main.go in a module made for
 # it, against github.com/tektoncd/pipeline at the version of the CRDs below, with the replace
 # directives of that module's go.mod (a dependency's replaces do not apply to the module using it).
@@ -268,6 +282,7 @@ for b in "${triggers_tools[@]}"; do
   [ -x "$triggers_bin/$b" ] || { start_build tekton-triggers build_triggers; break; }
 done
 [ -x "$cosign_bin" ] || start_build cosign build_cosign
+[ -x "$crane_bin" ] || start_build crane build_crane
 if [ ! -x "$pipeline_bin" ] || [ "$(cat "$pipeline_bin.sum" 2>/dev/null)" != "$pipeline_sum" ]; then
   start_build tekton-pipeline build_tekton_pipeline
 fi
@@ -439,6 +454,7 @@ wait_builds
   echo "COSIGN=$cosign_bin"
   echo "GGCR_VERSION=$GGCR_VERSION"
   echo "REFERRERS_REGISTRY=$referrers_bin"
+  echo "CRANE=$crane_bin"
   echo "TEKTON_PIPELINE=$pipeline_bin"
   echo "KEYPROTECT_SDK_VERSION=$KEYPROTECT_SDK_VERSION"
   echo "KEYPROTECT_SDK=$kpsdk_bin"

@@ -104,6 +104,7 @@ function provisionedTool(name: string): string | undefined {
   if (name === "helm") return provisioned.HELM;
   if (name === "gitea") return provisioned.GITEA;
   if (name === "cosign") return provisioned.COSIGN;
+  if (name === "crane") return provisioned.CRANE;
   if (name === "referrers-registry") return provisioned.REFERRERS_REGISTRY;
   if (name === "keyprotect-sdk") return provisioned.KEYPROTECT_SDK;
   if (name === "promtool") return provisioned.PROMTOOL;

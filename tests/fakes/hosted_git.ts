@@ -6,18 +6,22 @@
  * documentation for the calls toolkit makes — paths, authentication headers, status codes, error
  * bodies and the paging of hook lists:
  *
- * - GitHub (docs.github.com/rest: repos, git/trees, contents, repos/hooks): `Authorization:
- *   Bearer|token`; 401 `{"message":"Bad credentials"}`; 404 `{"message":"Not Found"}`; hooks paged
+ * - GitHub (docs.github.com/rest: repos, branches, git/trees, contents, repos/hooks): `Authorization:
+ *   Bearer|token`; 401 `{"message":"Bad credentials"}`; 404 `{"message":"Not Found"}` (a branch:
+ *   `{"message":"Branch not found"}`); a branch's head is `commit.sha`; hooks paged
  *   by `per_page`/`page` with a `Link: rel="next"` header; a second hook to the same URL is refused
  *   with 422 "Hook already exists on this repository"; secrets come back masked. GHE adds
  *   `X-GitHub-Enterprise-Version` to every answer and serves `/api/v3/meta`.
- * - GitLab (docs.gitlab.com/api: projects, repository tree and files, project hooks, version):
- *   `Private-Token`; 401 `{"message":"401 Unauthorized"}`; projects by URL-encoded path; lists
+ * - GitLab (docs.gitlab.com/api: projects, branches, repository tree and files, project hooks,
+ *   version): `Private-Token`; 401 `{"message":"401 Unauthorized"}`; projects and branches by
+ *   URL-encoded path (a branch's head is `commit.id`; none: `{"message":"404 Branch Not Found"}`); lists
  *   paged with `Link` and `X-Next-Page`; the hook's `token` is never returned.
- * - Bitbucket Cloud (developer.atlassian.com/cloud/bitbucket/rest: repositories, src, hooks): Basic
- *   authentication with an app password; errors as `{"type":"error","error":{"message":…}}`; lists
+ * - Bitbucket Cloud (developer.atlassian.com/cloud/bitbucket/rest: repositories, refs/branches, src,
+ *   hooks): Basic authentication with an app password; a branch's head is `target.hash`; errors as
+ *   `{"type":"error","error":{"message":…}}` (a missing branch: 404 in that shape); lists
  *   as `{values, pagelen, next}`; hooks by `{uuid}`.
- * - Gogs (github.com/gogs/docs-api: repos, contents, raw, hooks): Basic or `token` authentication;
+ * - Gogs (github.com/gogs/docs-api: repos, branches, contents, raw, hooks): Basic or `token`
+ *   authentication; a branch's head is `commit.id` (a missing branch: 404 with no body);
  *   no `/api/v1/settings/api` and no `/api/v1/version` (Gitea's), which is how toolkit tells them
  *   apart.
  *
@@ -25,6 +29,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { encodeBase64 } from "../../lib/base64.ts";
 
 /** A request a stand-in received. */
@@ -43,6 +48,8 @@ export interface StandInRepository {
   readonly defaultBranch: string;
   /** Files of the default branch, by path. */
   readonly files: Readonly<Record<string, string>>;
+  /** The commit the default branch points to (default: a SHA-1 of the files). */
+  readonly head?: string;
 }
 
 /** A stored hook: the stand-in's own record (secret included, which the API never shows). */
@@ -61,6 +68,8 @@ export interface HostedGit extends AsyncDisposable {
   readonly origin: string;
   /** The API base URL for `apiBaseUrl`. */
   readonly apiBaseUrl: string;
+  /** The commit the default branch points to (its only branch). */
+  readonly head: string;
   readonly hooks: StoredHook[];
   readonly requests: RecordedRequest[];
 }
@@ -106,6 +115,16 @@ export function startHostedGit(
   const files = Object.keys(repository.files).sort();
   const basic = `Basic ${btoa(`${credentials.username}:${credentials.token}`)}`;
   let origin = "";
+  const head = repository.head ??
+    createHash("sha1").update(JSON.stringify(repository.files)).digest("hex");
+  /** The branch a request's path names (as the host decodes it), when it is the one branch. */
+  const isBranch = (encoded: string) => {
+    try {
+      return decodeURIComponent(encoded) === repository.defaultBranch;
+    } catch {
+      return false;
+    }
+  };
 
   const handlers: Record<HostedKind, Handler> = {
     github: (req, url, body) => github(req, url, body, ""),
@@ -154,6 +173,25 @@ export function startHostedGit(
         full_name: repository.path,
         default_branch: repository.defaultBranch,
         clone_url: `${origin}/${repository.path}.git`,
+      });
+    }
+    if (req.method === "GET" && rest.startsWith("/branches/")) {
+      if (!isBranch(rest.slice("/branches/".length))) {
+        return answer(404, {
+          message: "Branch not found",
+          documentation_url: "https://docs.github.com/rest/branches/branches#get-a-branch",
+          status: "404",
+        });
+      }
+      return answer(200, {
+        name: repository.defaultBranch,
+        commit: {
+          sha: head,
+          url: `${origin}${prefix}${repo}/commits/${head}`,
+          commit: { message: "Initial commit", tree: { sha: "0".repeat(40) } },
+          parents: [],
+        },
+        protected: false,
       });
     }
     if (req.method === "GET" && rest === `/git/trees/${repository.defaultBranch}`) {
@@ -261,6 +299,26 @@ export function startHostedGit(
         default_branch: repository.defaultBranch,
       });
     }
+    const branch = /^\/repository\/branches\/(.+)$/.exec(rest);
+    if (req.method === "GET" && branch) {
+      // The branch is one URL-encoded path segment (its slashes as %2F).
+      if (branch[1]!.includes("/") || !isBranch(branch[1]!)) {
+        return json(404, { message: "404 Branch Not Found" });
+      }
+      return json(200, {
+        name: repository.defaultBranch,
+        merged: false,
+        protected: true,
+        default: true,
+        commit: {
+          id: head,
+          short_id: head.slice(0, 8),
+          title: "Initial commit",
+          message: "Initial commit\n",
+          parent_ids: [],
+        },
+      });
+    }
     if (req.method === "GET" && rest === "/repository/tree") {
       const entries = files.map((f) => ({
         id: f,
@@ -334,6 +392,19 @@ export function startHostedGit(
       return json(200, {
         full_name: repository.path,
         mainbranch: { type: "branch", name: repository.defaultBranch },
+      });
+    }
+    if (req.method === "GET" && rest.startsWith("/refs/branches/")) {
+      if (!isBranch(rest.slice("/refs/branches/".length))) return error(404, "Branch not found");
+      return json(200, {
+        type: "branch",
+        name: repository.defaultBranch,
+        target: {
+          type: "commit",
+          hash: head,
+          message: "Initial commit\n",
+          parents: [],
+        },
       });
     }
     if (req.method === "GET" && rest === `/src/${repository.defaultBranch}/`) {
@@ -417,6 +488,18 @@ export function startHostedGit(
         default_branch: repository.defaultBranch,
       });
     }
+    if (req.method === "GET" && rest.startsWith("/branches/")) {
+      if (!isBranch(rest.slice("/branches/".length))) return new Response(null, { status: 404 });
+      return json(200, {
+        name: repository.defaultBranch,
+        commit: {
+          id: head,
+          message: "Initial commit\n",
+          url: `${origin}/${repository.path}/commit/${head}`,
+          timestamp: "2026-11-24T00:00:00Z",
+        },
+      });
+    }
     const contents = /^\/contents\/?(.*)$/.exec(rest);
     if (req.method === "GET" && contents) {
       const dir = decodeURIComponent(contents[1] ?? "").replace(/\/$/, "");
@@ -498,5 +581,12 @@ export function startHostedGit(
     bitbucket: `${origin}/2.0`,
     gogs: `${origin}/api/v1`,
   }[kind];
-  return { origin, apiBaseUrl, hooks, requests, [Symbol.asyncDispose]: () => server.shutdown() };
+  return {
+    origin,
+    apiBaseUrl,
+    head,
+    hooks,
+    requests,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
 }

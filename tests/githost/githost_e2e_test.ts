@@ -13,6 +13,7 @@ import { toolkit } from "../cli_dev/helpers.ts";
 import {
   connectGitHost,
   detectGitFlavour,
+  GitBranchNotFoundError,
   type GitFlavour,
   GitHostAuthError,
   GitHostNotFoundError,
@@ -34,6 +35,8 @@ interface Case {
   secretOf: (body: Record<string, unknown>) => unknown;
   /** Whether the hook's events say push. */
   pushEvent: string;
+  /** The vendor's path of branch `main` (below the API base). */
+  branchPath: string;
 }
 
 const CASES: Case[] = [
@@ -43,26 +46,36 @@ const CASES: Case[] = [
     path: "octo/app",
     secretOf: (b) => (b.config as Record<string, unknown>).secret,
     pushEvent: "push",
+    branchPath: "/repos/octo/app/branches/main",
   },
   {
     kind: "ghe",
     path: "octo/app",
     secretOf: (b) => (b.config as Record<string, unknown>).secret,
     pushEvent: "push",
+    branchPath: "/api/v3/repos/octo/app/branches/main",
   },
-  { kind: "gitlab", path: "platform/backend/app", secretOf: (b) => b.token, pushEvent: "push" },
+  {
+    kind: "gitlab",
+    path: "platform/backend/app",
+    secretOf: (b) => b.token,
+    pushEvent: "push",
+    branchPath: "/api/v4/projects/platform%2Fbackend%2Fapp/repository/branches/main",
+  },
   {
     kind: "bitbucket",
     knownHost: "bitbucket.org",
     path: "team/app",
     secretOf: (b) => b.secret,
     pushEvent: "repo:push",
+    branchPath: "/2.0/repositories/team/app/refs/branches/main",
   },
   {
     kind: "gogs",
     path: "octo/app",
     secretOf: (b) => (b.config as Record<string, unknown>).secret,
     pushEvent: "push",
+    branchPath: "/api/v1/repos/octo/app/branches/main",
   },
 ];
 
@@ -95,6 +108,19 @@ Deno.test("the git-host layer speaks each hosted flavour's API (stand-ins)", asy
         }
         assert.equal(await repo.readFile("main", "Makefile"), "all:\n");
         assert.equal(await repo.readFile("main", "missing.txt"), undefined);
+
+        // The branch's head, from the vendor's branch endpoint; a missing branch named.
+        assert.equal(await repo.branchHead("main"), host.head);
+        assert.ok(
+          host.requests.some((r) => r.method === "GET" && r.path === c.branchPath),
+          host.requests.map((r) => r.path).join(", "),
+        );
+        await assert.rejects(
+          repo.branchHead("feature/gone"),
+          (e: unknown) =>
+            e instanceof GitBranchNotFoundError && e.branch === "feature/gone" &&
+            e.message.includes('"feature/gone"'),
+        );
 
         // Three other hooks first, so that finding ours needs the second page.
         for (let i = 0; i < 3; i++) {
@@ -231,6 +257,23 @@ Deno.test({
       assert.deepEqual(await host.listFiles("main"), ["cmd/x/main.go", "go.mod"]);
       assert.equal(await host.readFile("main", "go.mod"), "module x\n");
       assert.equal(await host.readFile("main", "nope"), undefined);
+      const pushed = await gitea.pushCommit(repo, [{ path: "README.md", content: "# x\n" }]);
+      assert.equal(await host.branchHead("main"), pushed);
+      await assert.rejects(
+        host.branchHead("feature/gone"),
+        (e: unknown) => e instanceof GitBranchNotFoundError && e.branch === "feature/gone",
+      );
+      // A branch with a slash: its segments are the API path's.
+      const slashed = await gitea.createRepo("layer-release", [{ path: "a", content: "a\n" }], {
+        branch: "release/v1",
+      });
+      const release = await gitea.pushCommit(slashed, [{ path: "b", content: "b\n" }]);
+      const other = await connectGitHost(parseGitUrl(slashed.cloneUrl), options);
+      try {
+        assert.equal(await other.branchHead("release/v1"), release);
+      } finally {
+        other.close();
+      }
       const a = await host.ensurePushHook({ url: "https://l.example.com/h", secret: "s" });
       const b = await host.ensurePushHook({ url: "https://l.example.com/h", secret: "s" });
       assert.deepEqual([a.action, b.action], ["created", "unchanged"]);
