@@ -1,0 +1,157 @@
+/**
+ * CEL conditions, bounded as Kubernetes bounds the CEL of a ValidatingAdmissionPolicy: when the
+ * condition is compiled (when the policy is read) its length is checked, it is parsed, and its
+ * cost is estimated from the parsed AST and the bounds of its variables (`cost.ts`); over a limit
+ * is a {@linkcode CelLimitError} naming the condition. Each evaluation then counts its runtime
+ * cost (`input.ts`: the elements and keys it iterates) and stops at the per-evaluation limit.
+ * The inputs themselves are bounded by whoever provides them (the attestation reader bounds each
+ * statement's bytes), which is what makes the estimate hold.
+ *
+ * The language is `@bufbuild/cel`'s: the CEL standard library (strings, comparisons, logic,
+ * lists and maps, `has`, the macros `all`, `exists`, `exists_one`, `map`, `filter`, `matches`
+ * with an RE2 engine, linear in its input), no extension libraries.
+ *
+ * @module
+ */
+import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+import { ToolkitError } from "../errors.ts";
+import { estimateCost, type VariableShapes } from "./cost.ts";
+import { celInput, StepLimitError, StepMeter } from "./input.ts";
+
+/** The bounds of CEL conditions. */
+export interface CelLimits {
+  /** The longest expression, in characters. @default 5000 */
+  readonly maxExpressionLength: number;
+  /**
+   * The highest estimated cost of one expression (the worst case over inputs within the
+   * variables' bounds). @default 10,000,000 (Kubernetes' static estimated cost limit of a CEL
+   * rule)
+   */
+  readonly maxEstimatedCost: number;
+  /**
+   * The most runtime steps (elements and keys iterated) of one evaluation. @default 100,000: a
+   * tenth of Kubernetes' per-call limit, as a million steps held the event loop for about a third
+   * of a second here (a loop nested in a loop over 1,000 elements).
+   */
+  readonly maxRuntimeCost: number;
+}
+
+/** The default bounds. */
+export const DEFAULT_CEL_LIMITS: CelLimits = Object.freeze({
+  maxExpressionLength: 5000,
+  maxEstimatedCost: 10_000_000,
+  maxRuntimeCost: 100_000,
+});
+
+/** A condition over a limit, or one that does not compile: names the condition. */
+export class CelLimitError extends ToolkitError {
+  /** The condition's name. */
+  readonly condition: string;
+
+  /** Creates the error for condition `condition`. */
+  constructor(condition: string, detail: string, options?: ErrorOptions) {
+    super(`Cannot use the CEL condition "${condition}": ${detail}`, options);
+    this.name = "CelLimitError";
+    this.condition = condition;
+  }
+}
+
+/** The outcome of one evaluation. */
+export type ConditionResult =
+  | { readonly ok: true; readonly value: boolean }
+  | { readonly ok: false; readonly reason: string };
+
+/** A compiled condition. */
+export interface CelCondition {
+  readonly name: string;
+  readonly expression: string;
+  /** Its estimated worst-case cost. */
+  readonly estimatedCost: number;
+  /**
+   * Evaluates the condition over `variables` (parsed JSON values): true or false, or why it
+   * has no boolean value (an error in the evaluation, a value not a boolean, the runtime limit).
+   */
+  evaluate(variables: Readonly<Record<string, unknown>>): ConditionResult;
+}
+
+const ENV = celEnv();
+
+/**
+ * Compiles the condition `name`: checks its length, parses it, estimates its cost over
+ * `variables`' bounds; throws {@linkcode CelLimitError} when it is over a limit or does not
+ * parse.
+ */
+export function compileCondition(
+  name: string,
+  expression: string,
+  variables: VariableShapes,
+  limits: CelLimits = DEFAULT_CEL_LIMITS,
+): CelCondition {
+  if (expression.length > limits.maxExpressionLength) {
+    throw new CelLimitError(
+      name,
+      `the expression is ${expression.length} characters long, more than ${limits.maxExpressionLength}`,
+    );
+  }
+  let parsed;
+  try {
+    parsed = parse(expression);
+  } catch (error) {
+    throw new CelLimitError(
+      name,
+      `the expression does not parse (${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
+    );
+  }
+  const estimatedCost = estimateCost(parsed.expr, variables);
+  if (!(estimatedCost <= limits.maxEstimatedCost)) {
+    throw new CelLimitError(
+      name,
+      `its estimated cost ${estimatedCost} is more than the limit ${limits.maxEstimatedCost}`,
+    );
+  }
+  let run;
+  try {
+    run = plan(ENV, parsed);
+  } catch (error) {
+    throw new CelLimitError(
+      name,
+      `the expression cannot be planned (${
+        error instanceof Error ? error.message : String(error)
+      })`,
+      { cause: error },
+    );
+  }
+  return {
+    name,
+    expression,
+    estimatedCost,
+    evaluate(values) {
+      const meter = new StepMeter(limits.maxRuntimeCost);
+      let result;
+      try {
+        const bindings = Object.fromEntries(
+          Object.entries(values).map(([k, v]) => [k, celInput(v, meter)]),
+        );
+        result = run(bindings);
+      } catch (error) {
+        result = error;
+      }
+      // A step past the limit throws; where a function caught it as an error value, the
+      // meter still says so.
+      if (meter.steps > meter.limit || result instanceof StepLimitError) {
+        return {
+          ok: false,
+          reason: `its evaluation took more than the runtime cost limit ${meter.limit}`,
+        };
+      }
+      if (isCelError(result) || result instanceof Error) {
+        return { ok: false, reason: `its evaluation failed: ${result.message}` };
+      }
+      if (typeof result !== "boolean") {
+        return { ok: false, reason: "its value is not a boolean" };
+      }
+      return { ok: true, value: result };
+    },
+  };
+}
