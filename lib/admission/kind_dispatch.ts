@@ -14,6 +14,7 @@ import type {
   PlanContext,
 } from "./requirement_kind.ts";
 import { KIND_ORDER, kindOf } from "./requirement_kinds.ts";
+import { PolicyConfigError } from "./errors.ts";
 
 /** The plans of one kind's requirements. */
 export interface KindPlans {
@@ -34,6 +35,16 @@ export async function planKinds(
     kind,
     requirements: requirements.filter((r) => kindOf(r) === kind),
   })).filter((group) => group.requirements.length > 0);
+  // Exhaustive: a requirement that needs verifying and that no kind of the order verifies is
+  // an error, never "no signature requirement, so allowed".
+  const unhandled = requirements.find((r) =>
+    kindOf(r).needs === "signature" && !groups.some((g) => g.kind === kindOf(r))
+  );
+  if (unhandled !== undefined) {
+    throw new PolicyConfigError(
+      `Cannot use ${context.match.source}: its requirement of type "${unhandled.type}" is not verified by this verifier`,
+    );
+  }
   return await Promise.all(groups.map(async ({ kind, requirements }) => ({
     kind,
     plans: await Promise.all(requirements.map((r) => kind.plan(r, context))),

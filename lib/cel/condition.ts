@@ -16,7 +16,9 @@
 import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { ToolkitError } from "../errors.ts";
 import { estimateCost, type VariableShapes } from "./cost.ts";
-import { celInput, StepLimitError, StepMeter } from "./input.ts";
+import { ConditionInputs, StepLimitError } from "./input.ts";
+
+export { ConditionInputs };
 
 /** The bounds of CEL conditions. */
 export interface CelLimits {
@@ -68,10 +70,11 @@ export interface CelCondition {
   /** Its estimated worst-case cost. */
   readonly estimatedCost: number;
   /**
-   * Evaluates the condition over `variables` (parsed JSON values): true or false, or why it
-   * has no boolean value (an error in the evaluation, a value not a boolean, the runtime limit).
+   * Evaluates the condition over `variables` (parsed JSON values, or converted once for several
+   * conditions): true or false, or why it has no boolean value (an error in the evaluation, a
+   * value not a boolean, the runtime limit).
    */
-  evaluate(variables: Readonly<Record<string, unknown>>): ConditionResult;
+  evaluate(variables: Readonly<Record<string, unknown>> | ConditionInputs): ConditionResult;
 }
 
 const ENV = celEnv();
@@ -127,13 +130,12 @@ export function compileCondition(
     expression,
     estimatedCost,
     evaluate(values) {
-      const meter = new StepMeter(limits.maxRuntimeCost);
+      const inputs = values instanceof ConditionInputs ? values : new ConditionInputs(values);
+      const meter = inputs.meter;
+      meter.reset(limits.maxRuntimeCost);
       let result;
       try {
-        const bindings = Object.fromEntries(
-          Object.entries(values).map(([k, v]) => [k, celInput(v, meter)]),
-        );
-        result = run(bindings);
+        result = run(inputs.bindings);
       } catch (error) {
         result = error;
       }

@@ -16,10 +16,21 @@ import type { CelInput } from "@bufbuild/cel";
 /** The steps of one evaluation, and its limit. */
 export class StepMeter {
   #steps = 0;
-  readonly limit: number;
+  #limit: number;
 
   constructor(limit: number) {
-    this.limit = limit;
+    this.#limit = limit;
+  }
+
+  /** The most steps. */
+  get limit(): number {
+    return this.#limit;
+  }
+
+  /** Starts counting again from zero, up to `limit` (for the next evaluation). */
+  reset(limit: number): void {
+    this.#steps = 0;
+    this.#limit = limit;
   }
 
   /** Steps taken so far. */
@@ -29,7 +40,7 @@ export class StepMeter {
 
   /** Counts one step; past the limit, throws {@linkcode StepLimitError}. */
   step(): void {
-    if (++this.#steps > this.limit) throw new StepLimitError(this.limit);
+    if (++this.#steps > this.#limit) throw new StepLimitError(this.#limit);
   }
 }
 
@@ -90,5 +101,23 @@ export function celInput(value: unknown, meter: StepMeter): CelInput {
       ) as unknown as CelInput;
     default:
       return null;
+  }
+}
+
+/**
+ * Variables converted once for several evaluations (each condition of a requirement over one
+ * statement): each evaluation counts its own steps from zero.
+ */
+export class ConditionInputs {
+  /** The meter the inputs count on. */
+  readonly meter: StepMeter = new StepMeter(Infinity);
+  /** The converted variables. */
+  readonly bindings: Readonly<Record<string, CelInput>>;
+
+  /** Converts `values` (parsed JSON). */
+  constructor(values: Readonly<Record<string, unknown>>) {
+    this.bindings = Object.fromEntries(
+      Object.entries(values).map(([k, v]) => [k, celInput(v, this.meter)]),
+    );
   }
 }

@@ -19,6 +19,7 @@ export {
   CelLimitError,
   type CelLimits,
   compileCondition,
+  ConditionInputs,
   type ConditionResult,
   DEFAULT_CEL_LIMITS,
 } from "./condition.ts";

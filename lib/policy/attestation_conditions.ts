@@ -1,0 +1,57 @@
+/**
+ * The CEL conditions of an `attestation` requirement: the variables they see and how large
+ * those can be, and their compilation with lib/cel's bounds, the same when the policy is
+ * validated (a condition over a limit is a problem of the policy, with its field path) and when
+ * the webhook plans the requirement.
+ *
+ * The variables: `statement` (the in-toto statement), `predicate` (its predicate), `subject`
+ * (its subject list), `predicateType` (its predicate type URI) and `attestations` (from
+ * predicate type to the statements of every attestation of the image verified with the same
+ * requirement's trust). Their bounds are what the attestation reader lets through.
+ *
+ * @module
+ */
+import {
+  type CelCondition,
+  compileCondition,
+  DEFAULT_CEL_LIMITS,
+  jsonShape,
+  type Shape,
+  type VariableShapes,
+} from "../cel/mod.ts";
+import type { AttestationCondition } from "./types.ts";
+
+/** The most bytes of one statement a condition is given (its envelope's payload). */
+export const MAX_STATEMENT_BYTES = 256 * 1024;
+
+/** The most attestations of one image read, and so in `attestations`. */
+export const MAX_ATTESTATIONS = 64;
+
+const ALL_STATEMENTS = MAX_ATTESTATIONS * MAX_STATEMENT_BYTES;
+const STATEMENTS: Shape = {
+  bytes: ALL_STATEMENTS,
+  count: MAX_ATTESTATIONS,
+  element: jsonShape(MAX_STATEMENT_BYTES),
+};
+
+/** The variables of a condition, bounded. */
+export const ATTESTATION_CONDITION_VARIABLES: VariableShapes = Object.freeze({
+  statement: jsonShape(MAX_STATEMENT_BYTES),
+  predicate: jsonShape(MAX_STATEMENT_BYTES),
+  subject: jsonShape(MAX_STATEMENT_BYTES),
+  predicateType: jsonShape(MAX_STATEMENT_BYTES),
+  attestations: { bytes: ALL_STATEMENTS, count: MAX_ATTESTATIONS, element: STATEMENTS },
+});
+
+/** The CEL limits of conditions. */
+export const ATTESTATION_CEL_LIMITS = DEFAULT_CEL_LIMITS;
+
+/** Compiles one condition; throws lib/cel's CelLimitError naming it. */
+export function compileAttestationCondition(condition: AttestationCondition): CelCondition {
+  return compileCondition(
+    condition.name,
+    condition.expression,
+    ATTESTATION_CONDITION_VARIABLES,
+    ATTESTATION_CEL_LIMITS,
+  );
+}
