@@ -6,9 +6,13 @@
  * real kube-apiserver): the image is admitted and pinned. Each failure is denied with its
  * message: a condition that is false, an attestation of another predicate type, one signed by
  * another key, a tampered statement; and a CEL condition over the cost limit makes the policy
- * unusable when it is read, naming the condition.
+ * unusable when it is read, naming the condition. `toolkit image-security verify-attestation`
+ * verifies what cosign attested, in each format.
  */
 import assert from "node:assert/strict";
+import { runCli } from "../../cli/app.ts";
+import { commandContext } from "../../cli/context.ts";
+import { bufferedIO } from "../../cli/io.ts";
 import { e2eSkipReason, pushTestImage, REGISTRY_KINDS, startCosign } from "../env/mod.ts";
 import type { TestCosign } from "../env/cosign.ts";
 import { startWorld } from "./_world.ts";
@@ -202,6 +206,35 @@ Deno.test({
       message:
         /no attestation of type https:\/\/slsa\.dev\/provenance\/v1 is signed by a key of Secret toolkit-system\/build-keys \(layer sha256:\w+ of sha256-\w+\.att: the envelope's signature does not verify/,
     });
+
+    await t.step(
+      "toolkit verify-attestation --key cosign.pub verifies what cosign attested, in each format",
+      async () => {
+        for (const { name, image, digest } of admitted) {
+          const io = bufferedIO({ cwd: dir });
+          const status = await runCli([
+            "image-security",
+            "verify-attestation",
+            image,
+            "--type",
+            "slsaprovenance1",
+            "--key",
+            builder.publicKeyFile,
+            "--tls-verify=false",
+            "-o",
+            "json",
+          ], commandContext(io));
+          assert.equal(status, 0, `${name}: ${io.err()}`);
+          const data = JSON.parse(io.out());
+          assert.equal(data.digest, digest, name);
+          assert.equal(data.attestations[0].format, name.endsWith("legacy") ? "legacy" : "bundle");
+          assert.equal(
+            data.attestations[0].statement.predicate.buildDefinition.externalParameters.repository,
+            "https://git.example/team/app",
+          );
+        }
+      },
+    );
 
     await world.namespaces("dev");
     await world.keySecret("build-keys", await Deno.readTextFile(builder.publicKeyFile));
