@@ -27,7 +27,11 @@ import {
   type AttestationRequirement,
   compileAttestationCondition,
 } from "../policy/mod.ts";
-import { openCosignSignatures, type StoredCosignSignature } from "../registry/mod.ts";
+import {
+  type CosignSignatureSource,
+  openCosignSignatures,
+  type StoredCosignSignature,
+} from "../registry/mod.ts";
 import type { PublicKey } from "../signature/mod.ts";
 import {
   type AttestationTrust,
@@ -38,6 +42,7 @@ import {
 import { PolicyConfigError } from "./errors.ts";
 import { neverDenies } from "./kind_not_verified.ts";
 import type {
+  ImageToVerify,
   KindOutcome,
   KindServices,
   PlanContext,
@@ -161,13 +166,12 @@ export const attestationKind: RequirementKind<AttestationRequirement, Attestatio
     };
   },
   planKey: (plan) => plan.id,
-  async verify(plans, image, services): Promise<KindOutcome> {
-    const { digest, signal, budget } = image;
-    using source = openCosignSignatures(image.client, image.reference, digest, {
-      signal,
-      budget,
-      attestations: true,
-    });
+  // The attestations are asked for while the signature kinds verify (one round trip, not two).
+  prepare: (_plans, image) => openAttestations(image),
+  async verify(plans, image, services, prepared): Promise<KindOutcome> {
+    const { digest, signal } = image;
+    using opened = prepared === undefined ? openAttestations(image) : undefined;
+    const source = (prepared ?? opened) as CosignSignatureSource;
     const stored: StoredCosignSignature[] = [];
     for await (const attestation of source.signatures()) stored.push(attestation);
     const { verifyAttestation, claimedPredicateType } = await loadAttestationVerification();
@@ -188,11 +192,12 @@ export const attestationKind: RequirementKind<AttestationRequirement, Attestatio
             if (services.turns.due()) await services.turns.next();
             signal.throwIfAborted();
             const result = await verifyAttestation(attestation, trust, digest);
-            if (result.verified) accepted.push(result.attestation);
-            else {refused.push({
-                claimed: claimedPredicateType(attestation),
-                reason: result.reason,
-              });}
+            if (result.verified) {
+              accepted.push(result.attestation);
+            } else {
+              const claimed = claimedPredicateType(attestation);
+              refused.push({ claimed, reason: result.reason });
+            }
           }
           return { accepted, refused };
         })();
@@ -209,6 +214,15 @@ export const attestationKind: RequirementKind<AttestationRequirement, Attestatio
     return { allowed: true, signers };
   },
 };
+
+function openAttestations(image: ImageToVerify): CosignSignatureSource {
+  const { digest, signal, budget } = image;
+  return openCosignSignatures(image.client, image.reference, digest, {
+    signal,
+    budget,
+    attestations: true,
+  });
+}
 
 interface Verified {
   readonly accepted: readonly VerifiedAttestation[];

@@ -66,14 +66,20 @@ export async function verifyKinds(
   const signers: string[] = [];
   let validUntil: number | undefined;
   let explained: NonNullable<Extract<KindOutcome, { allowed: true }>["explained"]> = {};
-  for (const { kind, plans } of groups) {
-    const outcome = await kind.verify(plans, image, services);
-    if (!outcome.allowed) return outcome;
-    signers.push(...outcome.signers);
-    if (outcome.validUntil !== undefined) {
-      validUntil = Math.min(validUntil ?? outcome.validUntil, outcome.validUntil);
+  // The kinds that can start their reads do so at once, so that their round trips overlap.
+  const prepared = groups.map(({ kind, plans }) => kind.prepare?.(plans, image));
+  try {
+    for (const [i, { kind, plans }] of groups.entries()) {
+      const outcome = await kind.verify(plans, image, services, prepared[i]);
+      if (!outcome.allowed) return outcome;
+      signers.push(...outcome.signers);
+      if (outcome.validUntil !== undefined) {
+        validUntil = Math.min(validUntil ?? outcome.validUntil, outcome.validUntil);
+      }
+      explained = { ...explained, ...outcome.explained };
     }
-    explained = { ...explained, ...outcome.explained };
+  } finally {
+    for (const p of prepared) p?.[Symbol.dispose]();
   }
   return { allowed: true, signers, validUntil, explained };
 }

@@ -92,8 +92,23 @@ export interface RequirementKind<R extends Requirement, P = unknown> {
   plan(requirement: R, context: PlanContext): Promise<P>;
   /** What a verdict under the plan depends on (key material, rules), for the verdict cache. */
   planKey(plan: P): string;
-  /** Verifies one image against every requirement of this kind (their plans, in order). */
-  verify(plans: readonly P[], image: ImageToVerify, services: KindServices): Promise<KindOutcome>;
+  /**
+   * Optional: starts the reads of the kind's `verify` for `image` before the kinds before it
+   * have verified, so that their registry round trips overlap (an attestation's beside a
+   * signature's). What it returns is handed to `verify` and disposed of after the image is
+   * verified, whether or not `verify` ran.
+   */
+  prepare?(plans: readonly P[], image: ImageToVerify): Disposable;
+  /**
+   * Verifies one image against every requirement of this kind (their plans, in order), with
+   * what `prepare` started, if anything.
+   */
+  verify(
+    plans: readonly P[],
+    image: ImageToVerify,
+    services: KindServices,
+    prepared?: Disposable,
+  ): Promise<KindOutcome>;
 }
 
 /** A kind seen without its own types, as the verifier composes them. */

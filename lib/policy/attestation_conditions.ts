@@ -46,12 +46,26 @@ export const ATTESTATION_CONDITION_VARIABLES: VariableShapes = Object.freeze({
 /** The CEL limits of conditions. */
 export const ATTESTATION_CEL_LIMITS = DEFAULT_CEL_LIMITS;
 
-/** Compiles one condition; throws lib/cel's CelLimitError naming it. */
+/** The most compiled conditions kept (a policy has at most 16 a requirement). */
+const MAX_COMPILED = 512;
+const compiled = new Map<string, CelCondition>();
+
+/**
+ * Compiles one condition (kept, so that validating a policy and planning its requirements for
+ * each review compile it once); throws lib/cel's CelLimitError naming it.
+ */
 export function compileAttestationCondition(condition: AttestationCondition): CelCondition {
-  return compileCondition(
-    condition.name,
-    condition.expression,
-    ATTESTATION_CONDITION_VARIABLES,
-    ATTESTATION_CEL_LIMITS,
-  );
+  const key = `${condition.name}\n${condition.expression}`;
+  let cel = compiled.get(key);
+  if (cel === undefined) {
+    cel = compileCondition(
+      condition.name,
+      condition.expression,
+      ATTESTATION_CONDITION_VARIABLES,
+      ATTESTATION_CEL_LIMITS,
+    );
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(key, cel);
+  }
+  return cel;
 }
