@@ -40,6 +40,8 @@ import {
   type VerifiedAttestation,
 } from "../sigstore/mod.ts";
 import { PolicyConfigError } from "./errors.ts";
+import type { TrustedKeys } from "./keys.ts";
+import type { SigstoreKeys } from "./sigstore_material.ts";
 import { neverDenies } from "./kind_not_verified.ts";
 import type {
   ImageToVerify,
@@ -79,14 +81,24 @@ async function keyedTrust(requirement: AttestationRequirement, context: PlanCont
   const { services, policyNamespace } = context;
   const namespace = requirement.keySecretNamespace || policyNamespace;
   const name = requirement.keySecret!;
-  // The Secret holds PEM keys (cosign) or OpenPGP keys (toolkit's simple signing): each reader
-  // refuses the other's, so the one that reads it is the one used.
-  const [pem, pgp] = await Promise.allSettled([
-    services.sigstoreKeys.sigstoreKeys(namespace, name),
-    services.keys.keys(namespace, name),
-  ]);
-  const pemKeys = pem.status === "fulfilled" ? pem.value : undefined;
-  const pgpKeys = pgp.status === "fulfilled" ? pgp.value : undefined;
+  let pemKeys: SigstoreKeys | undefined;
+  let pgpKeys: TrustedKeys | undefined;
+  if (services.attestationKeys !== undefined) {
+    // PEM keys (cosign), OpenPGP keys (toolkit's simple signing), or both.
+    ({ pem: pemKeys, pgp: pgpKeys } = await services.attestationKeys.attestationKeys(
+      namespace,
+      name,
+    ));
+  }
+  // Without that source (keys given apart, as the CLI does): the one reader that reads it.
+  const [pem, pgp] = services.attestationKeys !== undefined
+    ? [{ status: "fulfilled", value: pemKeys }, { status: "fulfilled", value: pgpKeys }] as const
+    : await Promise.allSettled([
+      services.sigstoreKeys.sigstoreKeys(namespace, name),
+      services.keys.keys(namespace, name),
+    ]);
+  pemKeys = pem.status === "fulfilled" ? pem.value : undefined;
+  pgpKeys = pgp.status === "fulfilled" ? pgp.value : undefined;
   if (!pemKeys?.keys.length && !pgpKeys?.keys.length) {
     if (pem.status === "rejected" && !(pem.reason instanceof PolicyConfigError)) throw pem.reason;
     if (pgp.status === "rejected" && !(pgp.reason instanceof PolicyConfigError)) throw pgp.reason;

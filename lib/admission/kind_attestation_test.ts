@@ -71,12 +71,15 @@ async function gpgSigned(payload: Uint8Array): Promise<StoredCosignSignature> {
   return { format: "legacy", payload: envelope(payload, [sig]), annotations: {}, where: "" };
 }
 
-/** Services whose key Secrets hold the PEM key (`pem`) or the OpenPGP key (`gpg`). */
-async function services(): Promise<KindServices> {
+/**
+ * Services whose key Secrets hold the PEM key (`pem`) or the OpenPGP key (`gpg`), read as the
+ * CLI reads them; `withBoth`: through the attestation key source, whose Secret `both` holds both.
+ */
+async function services(withBoth = false): Promise<KindServices> {
   const { services } = fakeServices();
   const pem = await sigstoreKeySet(await readSigstorePublicKeys(pemOf(pemPair)));
   const pgp = await trustedKeys(await readPublicKeys(gpg.publicKeyArmored));
-  return {
+  const all: KindServices = {
     ...services,
     clock: () => new Date(),
     sigstoreKeys: {
@@ -85,6 +88,12 @@ async function services(): Promise<KindServices> {
           new PolicyConfigError(`Cannot use key Secret "${name}": not PEM`),
         ),
     },
+    attestationKeys: {
+      attestationKeys: (_namespace, name) =>
+        name === "both"
+          ? Promise.resolve({ pem, pgp, id: `${pem.id}/${pgp.id}` })
+          : Promise.reject(new PolicyConfigError(`Cannot use key Secret "${name}": no keys`)),
+    },
     keys: {
       keys: (_namespace, name) =>
         name === "gpg" ? Promise.resolve(pgp) : Promise.reject(
@@ -92,12 +101,16 @@ async function services(): Promise<KindServices> {
         ),
     },
   };
+  if (withBoth) return all;
+  const { attestationKeys: _, ...without } = all;
+  return without;
 }
 
 /** Serves `stored` attestations (of `type`, legacy `.att` layers) and verifies with `requirements`. */
 async function verify(
   requirements: AttestationRequirement[],
   stored: { type: string; attestations: StoredCosignSignature[] }[],
+  withBoth = false,
 ) {
   // One `.att` manifest holds every legacy attestation, a layer each (the layer's
   // predicateType annotation is not relied on).
@@ -105,7 +118,7 @@ async function verify(
   const layout = await cosignLayout(DIGEST, all, { attestationType: stored[0]?.type ?? SLSA });
   await using server = serveReferrersRegistry({ layout });
   using client = createRegistryClient({ insecureRegistries: [server.host] });
-  const s = await services();
+  const s = await services(withBoth);
   const context = fakePlanContext(s);
   const plans = await Promise.all(requirements.map((r) => attestationKind.plan(r, context)));
   const image: ImageToVerify = {
@@ -271,4 +284,15 @@ Deno.test("attestationKind.plan() refuses what it cannot use, naming the policy"
   );
   const plan = await attestationKind.plan(requirement(), context);
   assert.match(attestationKind.planKey(plan), /^key:sha256:[0-9a-f]{64}\/-\/optional\/-\//);
+});
+
+Deno.test("attestationKind reads one Secret of PEM and OpenPGP keys: either signs", async () => {
+  const good = statement(SLSA, provenance("https://git.example/team/app"));
+  for (const signed of [pemSigned(good), await gpgSigned(good)]) {
+    const outcome = await verify([requirement({ keySecret: "both" })], [{
+      type: SLSA,
+      attestations: [signed],
+    }], true);
+    assert.equal(outcome.allowed, true, JSON.stringify(outcome));
+  }
 });

@@ -14,6 +14,7 @@ import type { ReadBudget } from "../read_budget.ts";
 import type { TurnScheduler } from "../turns.ts";
 import type { IdentityRules } from "./identity_rules.ts";
 import type { KeySource } from "./keys.ts";
+import type { AttestationKeySource } from "./attestation_keys.ts";
 import type { SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
 
 /** What the kinds read through, built once by the verifier. */
@@ -22,6 +23,11 @@ export interface KindServices {
   readonly keys: KeySource;
   /** The PEM keys of keyed `sigstoreSigned` requirements. */
   readonly sigstoreKeys: SigstoreKeySource;
+  /**
+   * The keys of `attestation` requirements (PEM, OpenPGP or both in one Secret); without it,
+   * a Secret is read as PEM keys, else as OpenPGP keys (`keys`, `sigstoreKeys`).
+   */
+  readonly attestationKeys?: AttestationKeySource;
   /** Trust roots from the cluster. */
   readonly sigstoreMaterial: Pick<SigstoreMaterialStore, "trustRoot">;
   /** `signedIdentity` rules and keyless identities, parsed once. */
