@@ -14,7 +14,10 @@ import { attestationKind } from "./kind_attestation.ts";
 import { trustedKeys } from "./keys.ts";
 import { sigstoreKeySet } from "./sigstore_material.ts";
 import type { ImageToVerify, KindServices } from "./requirement_kind.ts";
-import { fakePlanContext, fakeServices } from "../../tests/fakes/requirement_kinds.ts";
+import { fakeMatch, fakePlanContext, fakeServices } from "../../tests/fakes/requirement_kinds.ts";
+import { pullCredentials } from "./credentials.ts";
+import { filePolicySource } from "./file_source.ts";
+import { createImageVerifier } from "./verifier.ts";
 import { cosignLayout, serveReferrersRegistry } from "../../tests/fakes/cosign_registry.ts";
 
 const SLSA = "https://slsa.dev/provenance/v1";
@@ -294,5 +297,44 @@ Deno.test("attestationKind reads one Secret of PEM and OpenPGP keys: either sign
       attestations: [signed],
     }], true);
     assert.equal(outcome.allowed, true, JSON.stringify(outcome));
+  }
+});
+
+Deno.test("the verifier verifies a policy of attestation requirements only: no attestation, denied (never admitted for want of a signature requirement)", async () => {
+  const empty = await cosignLayout(DIGEST, []);
+  await using server = serveReferrersRegistry({ layout: empty });
+  const source = filePolicySource({
+    policies: [],
+    secrets: [{
+      metadata: { name: "pem", namespace: "toolkit-system" },
+      data: { key: encodeBase64(new TextEncoder().encode(pemOf(pemPair))) },
+    }],
+    serviceAccounts: [],
+    namespaces: [],
+  });
+  const verifier = createImageVerifier({
+    source,
+    clusterKeyNamespace: "toolkit-system",
+    insecureRegistries: [server.host],
+    flightTimeoutMs: 10_000,
+    verdictCache: { ttlMs: 60_000, maxEntries: 10 },
+    digestCache: { ttlMs: 60_000, maxEntries: 10 },
+  });
+  for (const mutateImage of [true, false]) {
+    const verdict = await verifier.verify({
+      reference: parseReference(`${server.host}/team/app@${DIGEST}`),
+      match: {
+        ...fakeMatch(),
+        policy: { mutateImage, simple: { requirements: [requirement()] } },
+      },
+      namespace: "dev",
+      credentials: () => pullCredentials(source, "dev", [], "default"),
+    });
+    assert.deepEqual(verdict, {
+      allowed: false,
+      reason: `attestation ${SLSA}: no attestation of type ${SLSA} exists`,
+      cause: "policy",
+      digest: DIGEST,
+    });
   }
 });
