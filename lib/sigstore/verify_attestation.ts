@@ -102,6 +102,14 @@ function bundleEnvelope(bytes: Uint8Array): DsseEnvelope {
   };
 }
 
+/** Whether `bytes` start with an OpenPGP packet header of tag 2 (a signature). */
+function isOpenPgpSignaturePacket(bytes: Uint8Array): boolean {
+  const first = bytes[0];
+  if (first === undefined || (first & 0x80) === 0) return false;
+  const tag = (first & 0x40) !== 0 ? first & 0x3f : (first >> 2) & 0x0f;
+  return tag === 2;
+}
+
 /** Verifies a legacy envelope's signatures; returns the signer. */
 async function verifyEnvelope(envelope: DsseEnvelope, trust: AttestationTrust): Promise<string> {
   const pae = dssePae(envelope.payloadType, envelope.payload);
@@ -131,6 +139,8 @@ async function verifyEnvelope(envelope: DsseEnvelope, trust: AttestationTrust): 
   const openpgp = trust.openpgp ?? [];
   if (openpgp.length > 0) {
     for (const { sig } of envelope.signatures) {
+      // What is not an OpenPGP signature packet (cosign's DER signature) was for the PEM keys.
+      if (sigstore !== undefined && !isOpenPgpSignaturePacket(sig)) continue;
       const result = await verifyDetachedOpenPgp(pae, sig, openpgp, trust.clock());
       if (result.verified) return result.keyFingerprint;
       reasons.push(`OpenPGP: ${result.reason}`);

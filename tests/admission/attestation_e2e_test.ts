@@ -6,20 +6,23 @@
  * real kube-apiserver): the image is admitted and pinned. Each failure is denied with its
  * message: a condition that is false, an attestation of another predicate type, one signed by
  * another key, a tampered statement; and a CEL condition over the cost limit makes the policy
- * unusable when it is read, naming the condition. `toolkit image-security verify-attestation`
+ * unusable when it is read, naming the condition. An attestation signed by toolkit's OpenPGP key
+ * (gpg's detached signature over the envelope's PAE, which cosign cannot verify) is admitted under
+ * the same requirement, its key Secret holding both keys. `toolkit image-security verify-attestation`
  * verifies what cosign attested, in each format.
  */
 import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
 import { commandContext } from "../../cli/context.ts";
 import { bufferedIO } from "../../cli/io.ts";
-import { e2eSkipReason, pushTestImage, REGISTRY_KINDS, startCosign } from "../env/mod.ts";
+import { e2eSkipReason, pushTestImage, REGISTRY_KINDS, startCosign, startGpg } from "../env/mod.ts";
 import type { TestCosign } from "../env/cosign.ts";
 import { startWorld } from "./_world.ts";
 import { dryRunPod, kubectlOk, podManifest } from "./_webhook.ts";
 import { pushCosignSignatures } from "../fakes/cosign_registry.ts";
 import { cosignAttestationTag } from "../../lib/signature/cosign_media_types.ts";
 import { decodeBase64, encodeBase64 } from "../../lib/base64.ts";
+import { dssePae } from "../../lib/signature/mod.ts";
 
 const SLSA = "https://slsa.dev/provenance/v1";
 const FORMATS = ["legacy", "bundle"] as const;
@@ -177,6 +180,46 @@ Deno.test({
       message:
         /attestation https:\/\/slsa\.dev\/provenance\/v1: no attestation of type https:\/\/slsa\.dev\/provenance\/v1 is signed by a key of Secret toolkit-system\/build-keys \(layer sha256:\w+ of sha256-\w+\.att: the envelope's signature does not verify with the PEM key of the requirement\)/,
     });
+    // Toolkit's OpenPGP attestation (the format cosign cannot verify): a DSSE envelope whose
+    // signature is gpg's binary detached signature over the PAE, in the .att tag.
+    await using gpg = await startGpg();
+    const gpgKey = await gpg.generateKey({ type: "ed25519", name: "toolkit builder" });
+    const gpgImage = `${host}/attested/gpg:1`;
+    const gpgDigest = await pushTestImage(gpgImage, { content: "gpg" });
+    const gpgStatement = new TextEncoder().encode(JSON.stringify({
+      _type: "https://in-toto.io/Statement/v1",
+      subject: [{ name: `${host}/attested/gpg`, digest: { sha256: gpgDigest.slice(7) } }],
+      predicateType: SLSA,
+      predicate: provenance("https://git.example/team/app"),
+    }));
+    const pae = dssePae("application/vnd.in-toto+json", gpgStatement);
+    const sigFile = `${dir}/gpg.sig`;
+    const signed = await gpg.run("gpg", [
+      "--batch",
+      "--yes",
+      "--local-user",
+      gpgKey.fingerprint,
+      "--detach-sign",
+      "--output",
+      sigFile,
+    ], { stdin: pae });
+    assert.equal(signed.code, 0, signed.stderr);
+    await pushCosignSignatures(host, "attested/gpg", gpgDigest, [{
+      format: "legacy",
+      payload: new TextEncoder().encode(JSON.stringify({
+        payloadType: "application/vnd.in-toto+json",
+        payload: encodeBase64(gpgStatement),
+        signatures: [{
+          keyid: gpgKey.fingerprint,
+          sig: encodeBase64(await Deno.readFile(sigFile)),
+        }],
+      })),
+      annotations: { "dev.cosignproject.cosign/signature": "" },
+      where: "",
+    }], { attestationType: SLSA });
+    const gpgPublic = `${dir}/gpg.pub.asc`;
+    await Deno.writeTextFile(gpgPublic, gpgKey.publicKeyArmored);
+
     // Tampered: the builder's envelope of theirs, its statement replaced by ours.
     const tampered = `${host}/attested/tampered:1`;
     const tamperedDigest = await pushTestImage(tampered, { content: "tampered" });
@@ -236,8 +279,34 @@ Deno.test({
       },
     );
 
+    await t.step(
+      "toolkit verify-attestation --key with the OpenPGP key verifies gpg's",
+      async () => {
+        const io = bufferedIO({ cwd: dir });
+        const status = await runCli([
+          "image-security",
+          "verify-attestation",
+          gpgImage,
+          "--type",
+          SLSA,
+          "--key",
+          gpgPublic,
+          "--tls-verify=false",
+          "-o",
+          "json",
+        ], commandContext(io));
+        assert.equal(status, 0, io.err());
+        assert.equal(JSON.parse(io.out()).attestations[0].signedBy, gpgKey.fingerprint);
+      },
+    );
+    admitted.push({ name: "distribution-gpg", image: gpgImage, digest: gpgDigest });
+
     await world.namespaces("dev");
-    await world.keySecret("build-keys", await Deno.readTextFile(builder.publicKeyFile));
+    // One Secret of both keys: cosign's PEM key and toolkit's OpenPGP key.
+    await world.keySecret(
+      "build-keys",
+      `${await Deno.readTextFile(builder.publicKeyFile)}\n${gpgKey.publicKeyArmored}`,
+    );
     await world.clusterPolicy(REGISTRY_KINDS.map((kind) => ({
       name: `${registries[kind].host}/attested/*`,
       policy: {
