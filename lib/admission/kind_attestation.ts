@@ -218,12 +218,16 @@ export const attestationKind: RequirementKind<AttestationRequirement, Attestatio
       return verified;
     };
     const signers: string[] = [];
+    let validUntil: number | undefined;
     for (const plan of plans) {
       const outcome = await judge(plan, await verifiedWith(plan), source.skipped, services);
       if (!outcome.allowed) return outcome;
       signers.push(...outcome.signers);
+      // An OpenPGP key or signature that expires ends the verdict's validity.
+      const until = outcome.validUntil;
+      if (until !== undefined) validUntil = Math.min(validUntil ?? until, until);
     }
-    return { allowed: true, signers };
+    return { allowed: true, signers, ...(validUntil === undefined ? {} : { validUntil }) };
   },
 };
 
@@ -275,7 +279,14 @@ async function judge(
   let firstFailure: string | undefined;
   for (const candidate of candidates) {
     const failure = await failingCondition(plan, candidate, attestations, services);
-    if (failure === undefined) return { allowed: true, signers: [candidate.signer] };
+    if (failure === undefined) {
+      const until = candidate.validUntil?.getTime();
+      return {
+        allowed: true,
+        signers: [candidate.signer],
+        ...(until === undefined ? {} : { validUntil: until }),
+      };
+    }
     firstFailure ??= failure;
   }
   return deny(firstFailure!);

@@ -8,7 +8,7 @@
  * @module
  */
 import * as openpgp from "openpgp";
-import { OPENPGP_CONFIG } from "./_config.ts";
+import { OPENPGP_CONFIG, OPENPGP_FULL_CONFIG } from "./_config.ts";
 import { keyFingerprint, type PublicKey } from "./keys.ts";
 import { keyProblem, signatureProblem } from "./verify.ts";
 
@@ -17,7 +17,12 @@ export const MAX_DETACHED_SIGNATURE_BYTES = 16 * 1024;
 
 /** The outcome of {@linkcode verifyDetachedOpenPgp}. */
 export type DetachedVerification =
-  | { readonly verified: true; readonly keyFingerprint: string }
+  | {
+    readonly verified: true;
+    readonly keyFingerprint: string;
+    /** The earliest expiry of the signature and its key, when either expires. */
+    readonly validUntil?: Date;
+  }
   | { readonly verified: false; readonly reason: string };
 
 /**
@@ -84,5 +89,37 @@ export async function verifyDetachedOpenPgp(
   }
   const problem = await keyProblem(key, keyID, date);
   if (problem !== undefined) return { verified: false, reason: problem };
-  return { verified: true, keyFingerprint: keyFingerprint(key) };
+  const until = await expiry(key, keyID, packet, date);
+  return {
+    verified: true,
+    keyFingerprint: keyFingerprint(key),
+    ...(until === undefined ? {} : { validUntil: until }),
+  };
+}
+
+/**
+ * The earliest expiry of the signature, the signing subkey and the primary key; undefined when
+ * none expires; `date` when one cannot be read (the result holds for that moment only).
+ */
+async function expiry(
+  key: PublicKey,
+  keyID: openpgp.KeyID,
+  signature: openpgp.SignaturePacket | undefined,
+  date: Date,
+): Promise<Date | undefined> {
+  try {
+    const times: (Date | number | null)[] = [
+      signature?.getExpirationTime() ?? null,
+      await key.getExpirationTime(undefined, OPENPGP_FULL_CONFIG),
+    ];
+    if (!key.getKeyID().equals(keyID)) {
+      const subkey = key.getSubkeys(keyID)[0];
+      if (subkey === undefined) return date;
+      times.push(await subkey.getExpirationTime(date, OPENPGP_FULL_CONFIG));
+    }
+    const dates = times.filter((t): t is Date => t instanceof Date);
+    return dates.length === 0 ? undefined : new Date(Math.min(...dates.map((d) => d.getTime())));
+  } catch {
+    return date;
+  }
 }

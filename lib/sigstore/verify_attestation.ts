@@ -54,6 +54,8 @@ export interface VerifiedAttestation {
   readonly predicateType: string;
   /** The statement (objects without prototype). */
   readonly statement: { readonly [key: string]: JsonValue };
+  /** OpenPGP: when the signature or its key expires, if either does. */
+  readonly validUntil?: Date;
 }
 
 /** The outcome for one stored attestation. */
@@ -111,7 +113,10 @@ function isOpenPgpSignaturePacket(bytes: Uint8Array): boolean {
 }
 
 /** Verifies a legacy envelope's signatures; returns the signer. */
-async function verifyEnvelope(envelope: DsseEnvelope, trust: AttestationTrust): Promise<string> {
+async function verifyEnvelope(
+  envelope: DsseEnvelope,
+  trust: AttestationTrust,
+): Promise<{ signer: string; validUntil?: Date }> {
   const pae = dssePae(envelope.payloadType, envelope.payload);
   const sigstore = trust.sigstore;
   const reasons: string[] = [];
@@ -127,7 +132,7 @@ async function verifyEnvelope(envelope: DsseEnvelope, trust: AttestationTrust): 
     } else {
       for (const { sig } of envelope.signatures) {
         const key = sigstore.keys.find((k) => verifyWithKey(k.key, pae, sig));
-        if (key !== undefined) return key.id;
+        if (key !== undefined) return { signer: key.id };
       }
       reasons.push(
         `the envelope's signature does not verify with ${
@@ -142,7 +147,12 @@ async function verifyEnvelope(envelope: DsseEnvelope, trust: AttestationTrust): 
       // What is not an OpenPGP signature packet (cosign's DER signature) was for the PEM keys.
       if (sigstore !== undefined && !isOpenPgpSignaturePacket(sig)) continue;
       const result = await verifyDetachedOpenPgp(pae, sig, openpgp, trust.clock());
-      if (result.verified) return result.keyFingerprint;
+      if (result.verified) {
+        return {
+          signer: result.keyFingerprint,
+          ...(result.validUntil ? { validUntil: result.validUntil } : {}),
+        };
+      }
       reasons.push(`OpenPGP: ${result.reason}`);
     }
   }
@@ -162,9 +172,10 @@ export async function verifyAttestation(
   try {
     let envelope: DsseEnvelope;
     let signer: string;
+    let validUntil: Date | undefined;
     if (stored.format === "legacy") {
       envelope = parseDsseEnvelope(stored.payload);
-      signer = await verifyEnvelope(envelope, trust);
+      ({ signer, validUntil } = await verifyEnvelope(envelope, trust));
     } else {
       if (trust.sigstore === undefined) {
         refuse(
@@ -190,6 +201,7 @@ export async function verifyAttestation(
         signer,
         predicateType: parsed.predicateType,
         statement: parsed.statement,
+        ...(validUntil ? { validUntil } : {}),
       },
     };
   } catch (error) {
