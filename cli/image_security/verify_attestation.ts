@@ -1,9 +1,12 @@
 /**
- * `toolkit image-security verify-attestation IMAGE --type T (--key FILE | --key-secret NS/NAME)
+ * `toolkit image-security verify-attestation IMAGE --type T (--key FILE | --key-secret NS/NAME |
+ * --trust-root FILE --certificate-identity[-regexp] … --certificate-oidc-issuer[-regexp] …)
  * [--policy FILE]`: reads the image's attestations from its registry as the webhook does (the
  * `.att` tag and the bundle referrers, lib/registry's bounds), verifies each with the key (PEM:
  * cosign's; OpenPGP: toolkit's simple-signing keys) as the `attestation` requirement does
- * (lib/sigstore), and prints the verified statements of the predicate type. With `--policy`,
+ * (lib/sigstore), or keyless with a trust root and an identity (cosign's flag names; the log entry
+ * required, as for a keyless requirement), and prints the verified statements of the predicate
+ * type. With `--policy`,
  * each statement is also checked against the CEL conditions of the file, compiled and bounded
  * as the webhook compiles them, and which held is printed.
  *
@@ -27,17 +30,23 @@ import { decodeBase64 } from "../../lib/base64.ts";
 import { openCosignSignatures, type StoredCosignSignature } from "../../lib/registry/mod.ts";
 import { InvalidKeyError, type PublicKey, readPublicKeys } from "../../lib/signature/mod.ts";
 import {
+  type AttestationTrust,
+  compileIdentities,
   isPemPublicKey,
   loadAttestationVerification,
+  loadTrustRootParser,
   readSigstorePublicKeys,
+  type SigstoreTrust,
   type VerifiedAttestation,
 } from "../../lib/sigstore/mod.ts";
+import { RegExpSyntaxError } from "../../lib/linear_regexp.ts";
 import { CelLimitError, ConditionInputs } from "../../lib/cel/mod.ts";
 import {
   API_GROUP,
   type AttestationCondition,
   compileAttestationCondition,
   InvalidPolicyError,
+  type KeylessIdentity,
   PORTIERIS_API_GROUP,
   predicateTypeURI,
   validatePolicy,
@@ -49,7 +58,7 @@ type Options = OptionsOf<typeof VERIFY_ATTESTATION>;
 async function keyText(options: Options, ctx: CommandContext): Promise<[Uint8Array, string]> {
   if ((options.key === undefined) === (options.keySecret === undefined)) {
     throw new UsageError(
-      "Name the key with --key FILE or --key-secret NAMESPACE/NAME (one of them)",
+      "Name the key with --key FILE or --key-secret NAMESPACE/NAME (one of them), or a trust root with --trust-root FILE",
     );
   }
   if (options.key !== undefined) {
@@ -71,6 +80,46 @@ async function keyText(options: Options, ctx: CommandContext): Promise<[Uint8Arr
     );
   }
   return [decodeBase64(entry), `Secret ${namespace}/${name}`];
+}
+
+/** The keyless trust of `--trust-root` and the `--certificate-*` flags. */
+async function keylessTrust(options: Options, ctx: CommandContext): Promise<SigstoreTrust> {
+  const pick = (exact: string | undefined, regexp: string | undefined, flag: string) => {
+    if ((exact === undefined) === (regexp === undefined)) {
+      throw new UsageError(`Keyless verification needs one of --${flag} and --${flag}-regexp`);
+    }
+  };
+  pick(options.certificateIdentity, options.certificateIdentityRegexp, "certificate-identity");
+  pick(
+    options.certificateOidcIssuer,
+    options.certificateOidcIssuerRegexp,
+    "certificate-oidc-issuer",
+  );
+  const identity: KeylessIdentity = {
+    ...(options.certificateOidcIssuer !== undefined
+      ? { issuer: options.certificateOidcIssuer }
+      : { issuerRegExp: options.certificateOidcIssuerRegexp }),
+    ...(options.certificateIdentity !== undefined
+      ? { subject: options.certificateIdentity }
+      : { subjectRegExp: options.certificateIdentityRegexp }),
+  };
+  let identities;
+  try {
+    identities = compileIdentities([identity]);
+  } catch (error) {
+    if (error instanceof RegExpSyntaxError) throw new UsageError(error.message);
+    throw error;
+  }
+  const file = options.trustRoot!;
+  const bytes = await readUserFile(ctx.io.cwd, file, "--trust-root");
+  const { InvalidTrustRootError, parseTrustRoot } = await loadTrustRootParser();
+  try {
+    const trustRoot = await parseTrustRoot(bytes, `--trust-root "${file}"`);
+    return { keyless: { trustRoot, identities }, tlog: "required" };
+  } catch (error) {
+    if (error instanceof InvalidTrustRootError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** The keys of the key text: PEM (cosign) or OpenPGP. */
@@ -192,14 +241,31 @@ export async function run(options: Options, ctx: CommandContext): Promise<number
     );
   }
   const ref = parseReference(options.image);
-  const [bytes, where] = await keyText(options, ctx);
-  const { pem, pgp } = await keys(bytes, where);
+  let trust: AttestationTrust;
+  let where: string;
+  const clock = () => new Date(ctx.clock.now());
+  if (options.trustRoot !== undefined) {
+    if (options.key !== undefined || options.keySecret !== undefined) {
+      throw new UsageError(
+        "--trust-root is for keyless attestations: leave out --key and --key-secret",
+      );
+    }
+    trust = { sigstore: await keylessTrust(options, ctx), clock };
+    where = `--trust-root ${options.trustRoot}`;
+  } else {
+    const [bytes, from] = await keyText(options, ctx);
+    const { pem, pgp } = await keys(bytes, from);
+    trust = {
+      sigstore: pem.length > 0 ? { keys: pem, tlog: "optional" as const } : undefined,
+      openpgp: pgp,
+      clock,
+    };
+    where = `the keys of ${from}`;
+  }
   const conditions = await conditionsOf(options, ctx, predicateType);
   const log = makeLogger(options, ctx.io);
   const image = formatReference(ref);
-  log.step(
-    `Verifying the attestations of ${image} of type ${predicateType} with the keys of ${where}`,
-  );
+  log.step(`Verifying the attestations of ${image} of type ${predicateType} with ${where}`);
 
   using access = await registryAccess(ref, options, ctx);
   const digest = ref.digest ?? await access.client.resolveDigest(ref);
@@ -211,11 +277,7 @@ export async function run(options: Options, ctx: CommandContext): Promise<number
     skipped = [...source.skipped];
   }
   const { verifyAttestation } = await loadAttestationVerification();
-  const trust = {
-    sigstore: pem.length > 0 ? { keys: pem, tlog: "optional" as const } : undefined,
-    openpgp: pgp,
-    clock: () => new Date(ctx.clock.now()),
-  };
+
   const verified: VerifiedAttestation[] = [];
   const refused: string[] = [...skipped];
   for (const attestation of stored) {
@@ -238,7 +300,7 @@ export async function run(options: Options, ctx: CommandContext): Promise<number
   const reason = ofType.length === 0
     ? stored.length === 0
       ? `no attestation of the image exists`
-      : `no attestation of type ${predicateType} is verified with the keys of ${where}`
+      : `no attestation of type ${predicateType} is verified with ${where}`
     : ok
     ? undefined
     : `no attestation of type ${predicateType} meets every condition of --policy`;

@@ -29,6 +29,27 @@ export const VERIFY_ATTESTATION = defineCommand({
       type: "string",
       describe: "NAMESPACE/NAME of a key Secret in the cluster (its key entry), instead of --key",
     },
+    "trust-root": {
+      type: "string",
+      describe:
+        "A sigstore trusted_root.json: keyless attestations (GitHub's artifact attestations, cosign's keyless), with the --certificate-* flags, instead of a key",
+    },
+    "certificate-identity": {
+      type: "string",
+      describe: "Keyless: the certificate's subject (URI or e-mail), exactly",
+    },
+    "certificate-identity-regexp": {
+      type: "string",
+      describe: "Keyless: the certificate's subject, by an RE2 regular expression",
+    },
+    "certificate-oidc-issuer": {
+      type: "string",
+      describe: "Keyless: the OIDC issuer in the certificate, exactly",
+    },
+    "certificate-oidc-issuer-regexp": {
+      type: "string",
+      describe: "Keyless: the OIDC issuer, by an RE2 regular expression",
+    },
     policy: {
       type: "string",
       describe:

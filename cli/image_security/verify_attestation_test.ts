@@ -166,3 +166,47 @@ Deno.test("verify-attestation exits 1 when no statement meets the policy's condi
   );
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("verify-attestation verifies a GitHub artifact attestation keyless, with a trust root and an identity", async () => {
+  const fixtures = new URL("../../tests/fixtures/", import.meta.url);
+  const bundle = await Deno.readFile(
+    new URL("attestations/github-reusable-workflow-attestation.sigstore.json", fixtures),
+  );
+  const digest = "sha256:49a3aa6075e0f49f82843e74b5baa614ad2a588e6675612bf108a0a008c5ac25";
+  const layout = await cosignLayout(digest, [{ format: "bundle", bundle, where: "" }], {
+    attestationType: SLSA,
+  });
+  await using server = serveReferrersRegistry({ layout });
+  const root = new URL("sigstore/public_good_trusted_root.json", fixtures).pathname;
+  const base = [
+    "image-security",
+    "verify-attestation",
+    `${server.host}/github/artifact@${digest}`,
+    "--tls-verify=false",
+    "--type",
+    "slsaprovenance1",
+    "--trust-root",
+    root,
+    "--certificate-oidc-issuer",
+    "https://token.actions.githubusercontent.com",
+  ];
+  const r = await run([
+    ...base,
+    "--certificate-identity-regexp",
+    "^https://github\\.com/github/artifact-attestations-workflows/",
+    "-o",
+    "json",
+  ]);
+  assert.equal(r.status, 0, r.err);
+  const data = JSON.parse(r.out);
+  assert.equal(
+    data.attestations[0].statement.predicate.buildDefinition.externalParameters.workflow
+      .repository,
+    "https://github.com/malancas/attest-demo",
+  );
+  const other = await run([...base, "--certificate-identity", "https://github.com/other"]);
+  assert.equal(other.status, 1);
+  assert.match(other.err, /which is not an accepted identity/);
+  const both = await run([...base, "--certificate-identity", "x", "--key", "k.pub"]);
+  assert.equal(both.status, 2);
+});
