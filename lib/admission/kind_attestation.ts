@@ -276,9 +276,11 @@ async function judge(
   }
   const attestations: Record<string, unknown[]> = {};
   for (const a of verified.accepted) (attestations[a.predicateType] ??= []).push(a.statement);
+  // Converted once for every candidate's conditions.
+  const shared = new ConditionInputs({ attestations });
   let firstFailure: string | undefined;
   for (const candidate of candidates) {
-    const failure = await failingCondition(plan, candidate, attestations, services);
+    const failure = await failingCondition(plan, candidate, shared, services);
     if (failure === undefined) {
       const until = candidate.validUntil?.getTime();
       return {
@@ -296,7 +298,7 @@ async function judge(
 async function failingCondition(
   plan: AttestationPlan,
   attestation: VerifiedAttestation,
-  attestations: Record<string, unknown[]>,
+  shared: ConditionInputs,
   services: KindServices,
 ): Promise<string | undefined> {
   const statement = attestation.statement;
@@ -305,8 +307,7 @@ async function failingCondition(
     predicate: statement.predicate ?? null,
     subject: statement.subject ?? null,
     predicateType: attestation.predicateType,
-    attestations,
-  });
+  }, shared);
   for (const { spec, cel } of plan.conditions) {
     // Each evaluation is bounded by its runtime limit; the next waits for a turn once the
     // process's shared slice is spent.

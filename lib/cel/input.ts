@@ -110,14 +110,19 @@ export function celInput(value: unknown, meter: StepMeter): CelInput {
  */
 export class ConditionInputs {
   /** The meter the inputs count on. */
-  readonly meter: StepMeter = new StepMeter(Infinity);
+  readonly meter: StepMeter;
   /** The converted variables. */
   readonly bindings: Readonly<Record<string, CelInput>>;
 
-  /** Converts `values` (parsed JSON). */
-  constructor(values: Readonly<Record<string, unknown>>) {
-    this.bindings = Object.fromEntries(
-      Object.entries(values).map(([k, v]) => [k, celInput(v, this.meter)]),
-    );
+  /**
+   * Converts `values` (parsed JSON); with `base`, adds them to its variables, converted once
+   * (what several statements' conditions share), on its meter.
+   */
+  constructor(values: Readonly<Record<string, unknown>>, base?: ConditionInputs) {
+    this.meter = base?.meter ?? new StepMeter(Infinity);
+    this.bindings = {
+      ...base?.bindings,
+      ...Object.fromEntries(Object.entries(values).map(([k, v]) => [k, celInput(v, this.meter)])),
+    };
   }
 }
