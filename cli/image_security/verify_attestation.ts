@@ -47,6 +47,7 @@ import {
   compileAttestationCondition,
   InvalidPolicyError,
   type KeylessIdentity,
+  loadAttestationConditions,
   PORTIERIS_API_GROUP,
   predicateTypeURI,
   validatePolicy,
@@ -154,6 +155,7 @@ async function conditionsOf(
       cause: error,
     });
   }
+  await loadAttestationConditions();
   let listed: unknown[];
   const object = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
   if (Array.isArray(raw)) listed = raw;

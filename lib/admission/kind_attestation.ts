@@ -26,6 +26,7 @@ import {
   type AttestationCondition,
   type AttestationRequirement,
   compileAttestationCondition,
+  loadAttestationConditions,
 } from "../policy/mod.ts";
 import {
   type CosignSignatureSource,
@@ -138,6 +139,7 @@ export const attestationKind: RequirementKind<AttestationRequirement, Attestatio
   async plan(requirement, context) {
     const { services, policyNamespace } = context;
     if (!requirement.predicateType) unusable(context, "has no predicateType");
+    if (requirement.conditions?.length) await loadAttestationConditions();
     const conditions = (requirement.conditions ?? []).map((spec) => {
       try {
         return { spec, cel: compileAttestationCondition(spec) };

@@ -13,9 +13,9 @@
  */
 import {
   type CelCondition,
-  compileCondition,
   DEFAULT_CEL_LIMITS,
   jsonShape,
+  loadCel,
   type Shape,
   type VariableShapes,
 } from "../cel/mod.ts";
@@ -46,6 +46,31 @@ export const ATTESTATION_CONDITION_VARIABLES: VariableShapes = Object.freeze({
 /** The CEL limits of conditions. */
 export const ATTESTATION_CEL_LIMITS = DEFAULT_CEL_LIMITS;
 
+let evaluator: Awaited<ReturnType<typeof loadCel>> | undefined;
+
+/**
+ * Loads the CEL evaluator (some 30 ms and 16 MiB the first time), which
+ * {@linkcode compileAttestationCondition} needs: done when a policy first has conditions.
+ */
+export async function loadAttestationConditions(): Promise<void> {
+  evaluator ??= await loadCel();
+}
+
+/** Whether a policy object (as read, unvalidated) has conditions, so needs the evaluator. */
+export function hasAttestationConditions(raw: unknown): boolean {
+  const at = (v: unknown, k: string): unknown =>
+    typeof v === "object" && v !== null ? (v as Record<string, unknown>)[k] : undefined;
+  const repositories = at(at(raw, "spec"), "repositories");
+  if (!Array.isArray(repositories)) return false;
+  return repositories.some((repository) => {
+    const requirements = at(at(at(repository, "policy"), "simple"), "requirements");
+    return Array.isArray(requirements) && requirements.some((r) => {
+      const conditions = at(r, "conditions");
+      return conditions !== undefined && conditions !== null;
+    });
+  });
+}
+
 /** The most compiled conditions kept (a policy has at most 16 a requirement). */
 const MAX_COMPILED = 512;
 const compiled = new Map<string, CelCondition>();
@@ -58,7 +83,10 @@ export function compileAttestationCondition(condition: AttestationCondition): Ce
   const key = `${condition.name}\n${condition.expression}`;
   let cel = compiled.get(key);
   if (cel === undefined) {
-    cel = compileCondition(
+    if (evaluator === undefined) {
+      throw new Error("the CEL evaluator is not loaded: await loadAttestationConditions() first");
+    }
+    cel = evaluator.compileCondition(
       condition.name,
       condition.expression,
       ATTESTATION_CONDITION_VARIABLES,

@@ -22,7 +22,11 @@ import {
 import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
 import { patternProblem } from "./pattern.ts";
 import { PREDICATE_TYPE_SHORT_NAMES, predicateTypeURI } from "./predicate_types.ts";
-import { compileAttestationCondition } from "./attestation_conditions.ts";
+import {
+  compileAttestationCondition,
+  hasAttestationConditions,
+  loadAttestationConditions,
+} from "./attestation_conditions.ts";
 import { CelLimitError } from "../cel/mod.ts";
 import type { Slicer } from "../turns.ts";
 import type {
@@ -469,6 +473,8 @@ export const REPOSITORIES_PER_SLICE = 16;
 /**
  * Validates a ClusterImagePolicy or ImagePolicy object (as parsed from YAML or returned by the
  * API server) of the given API group. Throws {@link InvalidPolicyError} listing every problem.
+ * A policy with CEL conditions needs the evaluator loaded first
+ * (`loadAttestationConditions()`; {@linkcode validatePolicyInSlices} loads it).
  */
 export function validatePolicy(raw: unknown, groups: readonly string[]): ImagePolicy {
   const steps = validation(raw, groups);
@@ -489,6 +495,8 @@ export async function validatePolicyInSlices(
   groups: readonly string[],
   slicer: Slicer,
 ): Promise<ImagePolicy> {
+  // CEL conditions are compiled as they are validated: the evaluator is loaded first.
+  if (hasAttestationConditions(raw)) await loadAttestationConditions();
   const steps = validation(raw, groups);
   for (;;) {
     const step = steps.next();

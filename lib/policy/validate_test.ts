@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { InvalidPolicyError, validatePolicy, validatePolicyInSlices } from "./validate.ts";
 import { API_GROUP, PORTIERIS_API_GROUP } from "./crds.ts";
+import { loadAttestationConditions } from "./attestation_conditions.ts";
+
+await loadAttestationConditions();
 
 const groups = [API_GROUP];
 

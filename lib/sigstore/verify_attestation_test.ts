@@ -9,12 +9,14 @@
 import assert from "node:assert/strict";
 import * as nodeCrypto from "node:crypto";
 import { encodeBase64 } from "../base64.ts";
-import { compileAttestationCondition } from "../policy/mod.ts";
+import { compileAttestationCondition, loadAttestationConditions } from "../policy/mod.ts";
 import { dssePae } from "../signature/mod.ts";
 import { compileIdentities } from "./identities.ts";
 import { readSigstorePublicKeys } from "./public_keys.ts";
 import { parseTrustRoot } from "./trust_root.ts";
 import { verifyAttestation } from "./verify_attestation.ts";
+
+await loadAttestationConditions();
 
 const FIXTURES = new URL("../../tests/fixtures/attestations/", import.meta.url);
 const ROOT = new URL(
