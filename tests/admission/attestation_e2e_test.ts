@@ -363,6 +363,39 @@ Deno.test({
     }
 
     await t.step(
+      "the API server refuses an attestation requirement the CRD's rules forbid",
+      async () => {
+        const refused = await cluster.kubectl(["apply", "-f", "-"], {
+          stdin: JSON.stringify({
+            apiVersion: "toolkit.dev/v1",
+            kind: "ClusterImagePolicy",
+            metadata: { name: "incomplete" },
+            spec: {
+              repositories: [{
+                name: `${host}/incomplete/*`,
+                policy: {
+                  simple: {
+                    requirements: [
+                      { type: "attestation", keySecret: "build-keys" },
+                      {
+                        type: "sigstoreSigned",
+                        keySecret: "build-keys",
+                        conditions: [{ name: "c", expression: "true" }],
+                      },
+                    ],
+                  },
+                },
+              }],
+            },
+          }),
+        });
+        assert.notEqual(refused.code, 0);
+        assert.match(refused.stderr, /predicateType is required for attestation/);
+        assert.match(refused.stderr, /predicateType and conditions are for attestation/);
+      },
+    );
+
+    await t.step(
       "a CEL condition over the cost limit is refused when the policy is read",
       async () => {
         await world.apply(JSON.stringify({
