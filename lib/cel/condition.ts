@@ -14,6 +14,7 @@
  * @module
  */
 import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+import type { Expr } from "@bufbuild/cel-spec/cel/expr/syntax_pb.js";
 import { CelLimitError, type CelLimits, DEFAULT_CEL_LIMITS } from "./limits.ts";
 
 export { CelLimitError, type CelLimits, DEFAULT_CEL_LIMITS };
@@ -44,6 +45,54 @@ export interface CelCondition {
 const ENV = celEnv();
 
 /**
+ * The deepest nesting of an expression (as cel-go's parser's recursion limit): planning,
+ * estimating and evaluating recurse that deep.
+ */
+export const MAX_NESTING = 250;
+
+/** The nesting depth of `expr`, counted without recursion. */
+function nestingDepth(root: Expr): number {
+  let deepest = 0;
+  const stack: [Expr | undefined, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [expr, depth] = stack.pop()!;
+    if (expr === undefined) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_NESTING) return deepest;
+    const kind = expr.exprKind;
+    const next = depth + 1;
+    switch (kind.case) {
+      case "selectExpr":
+        stack.push([kind.value.operand, next]);
+        break;
+      case "callExpr":
+        stack.push(
+          [kind.value.target, next],
+          ...kind.value.args.map((a) => [a, next] as [Expr, number]),
+        );
+        break;
+      case "listExpr":
+        stack.push(...kind.value.elements.map((e) => [e, next] as [Expr, number]));
+        break;
+      case "structExpr":
+        for (const entry of kind.value.entries) {
+          stack.push([entry.value, next]);
+          if (entry.keyKind.case === "mapKey") stack.push([entry.keyKind.value, next]);
+        }
+        break;
+      case "comprehensionExpr": {
+        const c = kind.value;
+        for (const e of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) {
+          stack.push([e, next]);
+        }
+        break;
+      }
+    }
+  }
+  return deepest;
+}
+
+/**
  * Compiles the condition `name`: checks its length, parses it, estimates its cost over
  * `variables`' bounds; throws {@linkcode CelLimitError} when it is over a limit or does not
  * parse.
@@ -70,7 +119,23 @@ export function compileCondition(
       { cause: error },
     );
   }
-  const estimatedCost = estimateCost(parsed.expr, variables);
+  const depth = nestingDepth(parsed.expr);
+  if (depth > MAX_NESTING) {
+    throw new CelLimitError(
+      name,
+      `the expression is nested ${depth} deep, more than ${MAX_NESTING}`,
+    );
+  }
+  let estimatedCost: number;
+  try {
+    estimatedCost = estimateCost(parsed.expr, variables);
+  } catch (error) {
+    throw new CelLimitError(
+      name,
+      `its cost cannot be estimated (${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
+    );
+  }
   if (!(estimatedCost <= limits.maxEstimatedCost)) {
     throw new CelLimitError(
       name,

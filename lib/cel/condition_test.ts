@@ -95,6 +95,16 @@ Deno.test("the limits are checked when the condition is compiled, naming it", ()
     () => compileCondition("syntax", "predicate.(", VARIABLES),
     (e: unknown) => e instanceof CelLimitError && /does not parse/.test(e.message),
   );
+  // Nesting is bounded before anything recurses over the expression.
+  assert.throws(
+    () => compileCondition("deep", "predicate" + ".b".repeat(2400) + " == 1", VARIABLES),
+    (e: unknown) =>
+      e instanceof CelLimitError && /is nested 251 deep, more than 250/.test(e.message),
+  );
+  assert.throws(
+    () => compileCondition("parens", "(".repeat(2400) + "true" + ")".repeat(2400), VARIABLES),
+    (e: unknown) => e instanceof CelLimitError && /does not parse/.test(e.message),
+  );
   // One loop over the statement is within the estimate.
   const one = compileCondition("one", "predicate.a.all(x, x > 0)", VARIABLES);
   assert.ok(one.estimatedCost <= DEFAULT_CEL_LIMITS.maxEstimatedCost);
