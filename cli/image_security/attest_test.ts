@@ -4,7 +4,8 @@ import { commandContext } from "../context.ts";
 import { bufferedIO } from "../io.ts";
 import { decodeBase64 } from "../../lib/base64.ts";
 import { generateCosignKeyPair, readCosignPrivateKey } from "../../lib/signing/cosign_keys.ts";
-import { dssePae, generateKeyPair } from "../../lib/signing/mod.ts";
+import { generateKeyPair } from "../../lib/signing/mod.ts";
+import { dssePae } from "../../lib/signature/mod.ts";
 import { e2eSkipReason, pushTestImage, startRegistry } from "../../tests/env/mod.ts";
 import { pushMultiPlatformImage } from "../../tests/env/multiarch.ts";
 

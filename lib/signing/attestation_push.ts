@@ -21,14 +21,15 @@
 import type { ImageReference } from "../image/mod.ts";
 import type { RegistryClient, RequestOptions } from "../registry/mod.ts";
 import { RegistryError } from "../registry/mod.ts";
-import { COSIGN_SIGNATURE_ANNOTATION } from "../signature/mod.ts";
+import {
+  COSIGN_PREDICATE_TYPE_ANNOTATION,
+  COSIGN_SIGNATURE_ANNOTATION,
+  cosignAttestationTag,
+  DSSE_ENVELOPE_MEDIA_TYPE,
+} from "../signature/mod.ts";
 import { pushBlob } from "./registry_push.ts";
 import { readLayersManifest, writeLayersManifest } from "./cosign_push.ts";
 
-/** The media type of an `.att` layer: a DSSE envelope. */
-export const DSSE_ENVELOPE_MEDIA_TYPE = "application/vnd.dsse.envelope.v1+json";
-/** The `.att` layer annotation naming the statement's predicate type. */
-export const PREDICATE_TYPE_ANNOTATION = "predicateType";
 /** The most attestations kept under one `.att` tag. */
 export const MAX_LEGACY_ATTESTATIONS = 1000;
 
@@ -39,13 +40,6 @@ export const MAX_LEGACY_ATTESTATIONS = 1000;
 export const SAME_ENVELOPE_SIZE_SLACK = 256;
 /** The largest `.att` layer read to tell whether it holds the same statement. */
 export const MAX_COMPARED_ENVELOPE_BYTES = 4 * 1024 * 1024;
-
-/** The tag of the legacy attestation manifest of `digest`: `sha256-<hex>.att`. */
-export function cosignAttestationTag(digest: string): string {
-  const match = /^(sha256|sha384|sha512):([a-f0-9]{64,128})$/.exec(digest);
-  if (!match) throw new TypeError(`not a manifest digest: ${JSON.stringify(digest)}`);
-  return `${match[1]}-${match[2]}.att`;
-}
 
 /** What {@linkcode appendCosignAttestation} did. */
 export interface AppendedAttestation {
@@ -95,7 +89,7 @@ export async function appendCosignAttestation(
     for (const old of layers) {
       if (
         old.mediaType !== DSSE_ENVELOPE_MEDIA_TYPE ||
-        old.annotations?.[PREDICATE_TYPE_ANNOTATION] !== options.predicateType ||
+        old.annotations?.[COSIGN_PREDICATE_TYPE_ANNOTATION] !== options.predicateType ||
         Math.abs(old.size - envelope.byteLength) > SAME_ENVELOPE_SIZE_SLACK ||
         old.size > MAX_COMPARED_ENVELOPE_BYTES
       ) continue;
@@ -119,7 +113,7 @@ export async function appendCosignAttestation(
     digest: blob.digest,
     annotations: {
       [COSIGN_SIGNATURE_ANNOTATION]: "",
-      [PREDICATE_TYPE_ANNOTATION]: options.predicateType,
+      [COSIGN_PREDICATE_TYPE_ANNOTATION]: options.predicateType,
     },
   }];
   const pushed = await writeLayersManifest(client, ref, tag, existing.mediaType, all, options);

@@ -5,11 +5,8 @@ import { createRegistryClient } from "../registry/client.ts";
 import { OCI_MANIFEST } from "../registry/media_types.ts";
 import { RegistryError } from "../registry/errors.ts";
 import { pushManifest } from "./registry_push.ts";
-import {
-  appendCosignAttestation,
-  cosignAttestationTag,
-  DSSE_ENVELOPE_MEDIA_TYPE,
-} from "./attestation_push.ts";
+import { appendCosignAttestation } from "./attestation_push.ts";
+import { cosignAttestationTag, DSSE_ENVELOPE_MEDIA_TYPE } from "../signature/mod.ts";
 
 const ignore = e2eSkipReason(["docker-registry", "skopeo"]) !== undefined;
 const encoder = new TextEncoder();

@@ -14,11 +14,10 @@
  * @module
  */
 import * as openpgp from "openpgp";
-import { Buffer } from "node:buffer";
-import { dsse } from "@sigstore/core";
 import { decodeBase64, encodeBase64 } from "../base64.ts";
 import type { CosignSigner } from "./cosign_keys.ts";
 import {
+  dssePae,
   IN_TOTO_PAYLOAD_TYPE,
   keyFingerprint,
   OPENPGP_CONFIG,
@@ -27,23 +26,18 @@ import {
 } from "../signature/mod.ts";
 
 /** A DSSE envelope as JSON. */
-export interface DsseEnvelope {
+export interface DsseEnvelopeJson {
   readonly payloadType: string;
   /** The base64 payload (the statement's bytes). */
   readonly payload: string;
   readonly signatures: readonly { readonly keyid: string; readonly sig: string }[];
 }
 
-/** `PAE(payloadType, payload)` of DSSE v1: the bytes a DSSE signature signs. */
-export function dssePae(payloadType: string, payload: Uint8Array): Uint8Array {
-  return new Uint8Array(dsse.preAuthEncoding(payloadType, Buffer.from(payload)));
-}
-
 /** Signs `statement` (its JSON bytes) with a cosign key: a DSSE envelope, `keyid` empty. */
 export async function signAttestationCosign(
   signer: CosignSigner,
   statement: Uint8Array,
-): Promise<DsseEnvelope> {
+): Promise<DsseEnvelopeJson> {
   const signature = await signer.sign(dssePae(IN_TOTO_PAYLOAD_TYPE, statement));
   return {
     payloadType: IN_TOTO_PAYLOAD_TYPE,
@@ -62,7 +56,7 @@ export async function signAttestationOpenPgp(
   privateKey: PrivateKey,
   statement: Uint8Array,
   options: { clock?: () => Date } = {},
-): Promise<DsseEnvelope> {
+): Promise<DsseEnvelopeJson> {
   const fingerprint = keyFingerprint(privateKey);
   const date = (options.clock ?? (() => new Date()))();
   let signature: Uint8Array;
@@ -95,7 +89,7 @@ export async function signAttestationOpenPgp(
 }
 
 /** The envelope's JSON bytes: the blob of an `.att` layer. */
-export function encodeEnvelope(envelope: DsseEnvelope): Uint8Array {
+export function encodeEnvelope(envelope: DsseEnvelopeJson): Uint8Array {
   return new TextEncoder().encode(JSON.stringify({
     payloadType: envelope.payloadType,
     payload: envelope.payload,

@@ -4,9 +4,9 @@ import { decodeBase64 } from "../base64.ts";
 import { generateCosignKeyPair, readCosignPrivateKey } from "./cosign_keys.ts";
 import { generateKeyPair } from "./openpgp_key_generation.ts";
 import { readPrivateKey } from "./private_key.ts";
+import { dssePae } from "../signature/mod.ts";
 import {
-  type DsseEnvelope,
-  dssePae,
+  type DsseEnvelopeJson,
   encodeEnvelope,
   envelopeSignsStatement,
   openPgpSignatureVerifies,
@@ -66,7 +66,7 @@ Deno.test("signDsseBundle() carries the statement as the DSSE payload", async ()
  * detached signature read as binary and verified over the PAE with the public key.
  */
 async function readOpenPgpEnvelope(bytes: Uint8Array, publicKey: openpgp.PublicKey) {
-  const envelope = JSON.parse(new TextDecoder().decode(bytes)) as DsseEnvelope;
+  const envelope = JSON.parse(new TextDecoder().decode(bytes)) as DsseEnvelopeJson;
   const payload = decodeBase64(envelope.payload);
   const signature = await openpgp.readSignature({
     binarySignature: decodeBase64(envelope.signatures[0]!.sig),
