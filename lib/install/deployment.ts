@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { webhookMemoryLimitQuantity } from "../admission/mod.ts";
 import type { KubeObject } from "../kube/mod.ts";
 import {
   commonLabels,
@@ -129,7 +130,14 @@ export function deploymentManifest(options: InstallOptions): KubeObject {
             readinessProbe: probe("/readyz"),
             resources: {
               requests: { cpu: "50m", memory: "64Mi" },
-              limits: { cpu: "500m", memory: "256Mi" },
+              // The memory budget's limit (lib/admission/memory_budget.ts): 320Mi with the
+              // PolicyReport controller's bounds, 256Mi without.
+              limits: {
+                cpu: "500m",
+                memory: webhookMemoryLimitQuantity(
+                  webhookArgs(options).includes("--policy-reports"),
+                ),
+              },
             },
             securityContext: {
               allowPrivilegeEscalation: false,

@@ -59,11 +59,11 @@ function tableAudit(
   denied: Set<string>,
   calls: Array<readonly string[] | undefined>,
 ): AuditFunction {
-  return async (lister, namespaces, _signal) => {
-    calls.push(namespaces);
+  return async (lister, ns, _signal, onImages) => {
+    calls.push([ns]);
     const out: AuditedImage[] = [];
     for (const type of [PODS, DEPLOYMENTS]) {
-      for (const namespace of namespaces ?? [undefined]) {
+      for (const namespace of [ns]) {
         for (const o of await lister.list(type, namespace)) {
           const spec = o.spec as { containers: Array<{ name: string; image: string }> };
           for (const c of spec.containers ?? []) {
@@ -80,7 +80,7 @@ function tableAudit(
         }
       }
     }
-    return out;
+    onImages(out);
   };
 }
 

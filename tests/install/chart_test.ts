@@ -23,6 +23,7 @@ import {
 import { context, runEnable, runRotateCerts, runStatus } from "./_context.ts";
 import { DEFAULT_IMAGE, selectorLabels, TOOLKIT_IMAGE_REPOSITORY } from "../../lib/install/mod.ts";
 import { VERSION } from "../../lib/version.ts";
+import { webhookMemoryLimitQuantity } from "../../lib/admission/mod.ts";
 import { startTlsServer } from "../../webhook/server.ts";
 
 const CHART = new URL("../../deploy/chart/toolkit/", import.meta.url).pathname;
@@ -538,6 +539,39 @@ Deno.test({
       assert.deepEqual(chart.filter((o) => o.kind === "ClusterImagePolicy"), []);
       find(chart, "Secret", "toolkit-release-key");
     });
+
+    await t.step(
+      "the memory limit is the memory budget's, with and without the reports",
+      async () => {
+        // lib/admission/memory_budget.ts: the reports' bounds need 320Mi, the admission path 256Mi.
+        const memoryLimit = async (values: Json) =>
+          ((podSpecOf(await renderChart(home.path, values)).containers[0]!.resources as Json)
+            .limits as Json | undefined)?.memory;
+        assert.equal(await memoryLimit({}), webhookMemoryLimitQuantity(true));
+        assert.equal(await memoryLimit({}), "320Mi");
+        assert.equal(await memoryLimit({ policyReports: { enabled: false } }), "256Mi");
+        assert.equal(
+          await memoryLimit({ policyReports: { enabled: false } }),
+          webhookMemoryLimitQuantity(false),
+        );
+        // A limit given wins, either way; no limits stay none.
+        assert.equal(await memoryLimit({ resources: { limits: { memory: "1Gi" } } }), "1Gi");
+        assert.equal(
+          await memoryLimit({
+            policyReports: { enabled: false },
+            resources: { limits: { cpu: "1", memory: "200Mi" } },
+          }),
+          "200Mi",
+        );
+        assert.equal(await memoryLimit({ resources: { limits: null } }), undefined);
+        // enable runs the reports: its Deployment has the limit with them.
+        const enable = await renderEnable({});
+        assert.equal(
+          ((podSpecOf(enable).containers[0]!.resources as Json).limits as Json).memory,
+          "320Mi",
+        );
+      },
+    );
   },
 });
 
