@@ -144,7 +144,7 @@ export function startReports(deps: ReportsDeps): RunningReports {
             { kube: lister, evaluator },
             { namespaces: [namespace], signal: auditSignal, onImages },
           ),
-        maxCopyBytes: REPORTS_BYTES.workloadCopies,
+        maxCopyBytes: settings.maxCopyBytes,
         reporter: identity,
         clock: SYSTEM_BUCKET_CLOCK,
         resyncMs: settings.resyncMs,

@@ -31,9 +31,18 @@ export const WEBHOOK_MEMORY_LIMIT = 256 * MiB;
  */
 export const WEBHOOK_MEMORY_LIMIT_WITH_REPORTS = 320 * MiB;
 
-/** The memory limit as a Kubernetes quantity (`256Mi`, `320Mi`), with or without the reports. */
-export function webhookMemoryLimitQuantity(policyReports: boolean): string {
-  return `${(policyReports ? WEBHOOK_MEMORY_LIMIT_WITH_REPORTS : WEBHOOK_MEMORY_LIMIT) / MiB}Mi`;
+/**
+ * The memory limit as a Kubernetes quantity (`256Mi`, `320Mi`), with or without the reports; with
+ * a bound of the reports' workload copies above its default (`--reports-max-copy-bytes`), raised
+ * by as much (rounded up to MiB).
+ */
+export function webhookMemoryLimitQuantity(
+  policyReports: boolean,
+  maxCopyBytes: number = REPORTS_BYTES.workloadCopies,
+): string {
+  if (!policyReports) return `${WEBHOOK_MEMORY_LIMIT / MiB}Mi`;
+  const more = Math.max(0, maxCopyBytes - REPORTS_BYTES.workloadCopies);
+  return `${Math.ceil((WEBHOOK_MEMORY_LIMIT_WITH_REPORTS + more) / MiB)}Mi`;
 }
 
 /** The byte bound of each cache, by the name it has on `/metrics`. */

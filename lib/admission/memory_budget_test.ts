@@ -41,6 +41,14 @@ Deno.test("memory budget: the limits are the chart's and enable's, 256Mi and 320
   assert.equal(webhookMemoryLimitQuantity(false), "256Mi");
   assert.equal(webhookMemoryLimitQuantity(true), "320Mi");
   assert.equal(memoryBudgetTotal(), memoryBudgetTotal({ policyReports: false }));
+  // --reports-max-copy-bytes above its default raises the limit by as much: the sum still fits.
+  for (const copies of [48 * MiB, 64 * MiB, 64 * MiB + 1]) {
+    const limit = parseInt(webhookMemoryLimitQuantity(true, copies)) * MiB;
+    const total = memoryBudgetTotal({ policyReports: true }) - REPORTS_BYTES.workloadCopies +
+      copies;
+    assert.ok(total <= limit, `${total / MiB} MiB > ${limit / MiB} MiB`);
+  }
+  assert.equal(webhookMemoryLimitQuantity(true, 16 * MiB), "320Mi");
 });
 
 Deno.test("memory budget: a report bound raised past the limit with reports fails the sum", () => {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { webhookMemoryLimitQuantity } from "../admission/mod.ts";
+import { REPORTS_BYTES, webhookMemoryLimitQuantity } from "../admission/mod.ts";
 import type { KubeObject } from "../kube/mod.ts";
 import {
   commonLabels,
@@ -53,6 +53,7 @@ export function webhookArgs(options: InstallOptions): string[] {
     "--policy-reports",
     "--reports-resync=10m",
     "--reports-registry-rate=5",
+    `--reports-max-copy-bytes=${REPORTS_BYTES.workloadCopies}`,
     ...(options.clientAuth
       ? [`--client-ca=${CLIENT_CA_MOUNT_PATH}/ca.crt`, `--probe-port=${PROBE_PORT}`]
       : []),

@@ -564,6 +564,14 @@ Deno.test({
           "200Mi",
         );
         assert.equal(await memoryLimit({ resources: { limits: null } }), undefined);
+        // A larger bound of the copies raises the limit by as much, and reaches the webhook.
+        const larger = podSpecOf(
+          await renderChart(home.path, { policyReports: { maxCopyMiB: 64 } }),
+        )
+          .containers[0]!;
+        assert.equal(((larger.resources as Json).limits as Json).memory, "352Mi");
+        assert.equal(webhookMemoryLimitQuantity(true, 64 * 2 ** 20), "352Mi");
+        assert.ok((larger.args as string[]).includes(`--reports-max-copy-bytes=${64 * 2 ** 20}`));
         // enable runs the reports: its Deployment has the limit with them.
         const enable = await renderEnable({});
         assert.equal(
