@@ -108,9 +108,9 @@ export const MEASURED_BYTES = {
 export const REPORTS_BYTES = {
   /**
    * The copies of the cluster's workloads (`lib/reports/workload_copies.ts`): each stripped copy
-   * counted as its JSON text and 64 bytes a value, 256 bytes besides. About 4 KB a Pod counted
-   * (1.6 KB measured on the heap): some 8,000 Pods; past it, whole namespaces are refused and
-   * reported as `error`.
+   * counted as its JSON text and 64 bytes a value, 256 bytes besides. A realistic Pod of four
+   * containers counts 5.3 KB (1.6 KB on the heap): some 6,000 Pods; past it, whole namespaces are
+   * refused and reported as `error`. `--reports-max-copy-bytes` sets it (the limit rises with it).
    */
   workloadCopies: 32 * MiB,
   /** Verdicts one pass of audits remembers (`lib/audit/verdicts.ts`, about 400 bytes each). */
