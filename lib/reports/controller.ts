@@ -218,8 +218,11 @@ export class ReportController {
   #copies: WorkloadCopies;
   /** The fingerprint of each namespace's workloads at its last audit (`refused` when refused). */
   #audited = new Map<string, string>();
-  /** The copies of this pass by namespace and kind (references, counted with each copy). */
-  #index = new Map<string, Map<string, KubeObject[]>>();
+  /**
+   * The names of the copies of this pass by namespace and kind (counted with each copy): an audit
+   * reads the copies held when it runs, and no copy let go is kept alive by the index.
+   */
+  #index = new Map<string, Map<ResourceType, string[]>>();
   #workloadsChanged = false;
   #policiesChanged = false;
   #wake: AbortController = new AbortController();
@@ -280,13 +283,21 @@ export class ReportController {
     this.#wake.abort();
   }
 
-  /** Lists workloads from this pass's index of the copies, for the audit. */
+  /** Lists workloads from the copies, by this pass's index of their names, for the audit. */
   readonly #lister: AuditLister = {
     list: ((type: ResourceType, namespace: string | undefined) => {
-      const kinds = namespace === undefined
-        ? [...this.#index.values()]
-        : [this.#index.get(namespace) ?? new Map<string, KubeObject[]>()];
-      return Promise.resolve(kinds.flatMap((byKind) => byKind.get(typeKey(type)) ?? []));
+      const found: KubeObject[] = [];
+      for (const [t, reflector] of this.#reflectors) {
+        if (t.group !== type.group || t.plural !== type.plural) continue;
+        const namespaces = namespace === undefined ? [...this.#index.keys()] : [namespace];
+        for (const ns of namespaces) {
+          for (const name of this.#index.get(ns)?.get(t) ?? []) {
+            const copy = reflector.get(ns, name);
+            if (copy !== undefined) found.push(copy);
+          }
+        }
+      }
+      return Promise.resolve(found);
     }) as AuditLister["list"],
   };
 
@@ -296,9 +307,8 @@ export class ReportController {
    */
   #fingerprints(): Map<string, string> {
     const sums = new Map<string, { a: number; b: number; n: number }>();
-    const index = new Map<string, Map<string, KubeObject[]>>();
+    const index = new Map<string, Map<ResourceType, string[]>>();
     for (const [type, reflector] of this.#reflectors) {
-      const kind = typeKey(type);
       for (const object of reflector.items()) {
         const namespace = object.metadata.namespace ?? "";
         const text = `${type.kind}/${object.metadata.name}/${object.metadata.uid ?? ""}/${
@@ -311,9 +321,9 @@ export class ReportController {
         sums.set(namespace, sum);
         let byKind = index.get(namespace);
         if (byKind === undefined) index.set(namespace, byKind = new Map());
-        const list = byKind.get(kind);
-        if (list === undefined) byKind.set(kind, [object]);
-        else list.push(object);
+        const list = byKind.get(type);
+        if (list === undefined) byKind.set(type, [object.metadata.name]);
+        else list.push(object.metadata.name);
       }
     }
     this.#index = index;
@@ -521,11 +531,6 @@ export class ReportController {
       );
     }
   }
-}
-
-/** A resource type's key in the index. */
-function typeKey(type: ResourceType): string {
-  return `${type.group}/${type.plural}`;
 }
 
 /** The one result of a namespace whose copies are refused: an `error` naming the bound. */
