@@ -26,6 +26,7 @@ import {
   applyObject,
   type KubeClient,
   type KubeObject,
+  NAMESPACES,
   POLICY_REPORTS,
   Reflector,
   type ResourceType,
@@ -414,8 +415,22 @@ export class ReportController {
     }
   }
 
+  /** Refused namespaces that were deleted since are refused no more (their reports go). */
+  async #forgetDeletedRefused(): Promise<void> {
+    for (const namespace of this.#copies.refusedNamespaces()) {
+      try {
+        if (await this.#options.client.read(NAMESPACES, undefined, namespace) === undefined) {
+          this.#copies.forgetRefusal(namespace);
+        }
+      } catch (error) {
+        this.#emit("warn", `the Namespace "${namespace}" could not be read: ${message(error)}`);
+      }
+    }
+  }
+
   /** Audits every namespace with workloads, and removes the reports of those without. */
   async #auditAll(trigger: AuditTrigger, signal: AbortSignal): Promise<void> {
+    await this.#forgetDeletedRefused();
     const fingerprints = this.#fingerprints();
     let stale: string[] = [];
     try {

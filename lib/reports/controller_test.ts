@@ -299,6 +299,7 @@ Deno.test("past the copies' bound whole namespaces are refused, reported as erro
     observer: {
       copies: (read) => (stats = read),
       violations: (ns, n) => violations.set(ns, n),
+      removed: (ns) => violations.delete(ns),
     },
   });
   const stop = new AbortController();
@@ -345,6 +346,20 @@ Deno.test("past the copies' bound whole namespaces are refused, reported as erro
     watchPeak();
     assert.ok(peak <= maxCopyBytes, `peak ${peak} > ${maxCopyBytes}`);
     assert.ok(stats!().copies <= held.copies + 20 * audited.length);
+
+    // A refused namespace deleted: at the resync it is refused no more, and its report goes.
+    const gone = refused[1]!;
+    for (const o of api.list(PODS, gone)) await client.delete(PODS, gone, o.metadata.name);
+    await client.delete(NAMESPACES, undefined, gone);
+    const refusedBefore = stats!().refusedNamespaces;
+    await until(
+      () => stats!().refusedNamespaces === refusedBefore - 1 && report(gone) === undefined,
+      () => {
+        watchPeak();
+        clock.advance(10_000);
+      },
+    );
+    assert.equal(violations.has(gone), false);
 
     // The workloads of every other namespace go: at the resync the refused one is held again.
     const back = refused[0]!;

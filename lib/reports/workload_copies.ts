@@ -15,7 +15,7 @@
  * bound set aside for them (1 MiB); past that, no namespace not held already is held any more,
  * and what is not held is counted (`notKept`, on `/metrics`) and logged. Refusals last until the
  * controller's copies are listed again (`forgetRefusals`, at a resync once half the bound is
- * free).
+ * free), or the namespace is deleted (`forgetRefusal`).
  *
  * @module
  */
@@ -168,6 +168,14 @@ export class WorkloadCopies {
       this.#byNamespace.delete(namespace);
       this.#bytes -= NAMESPACE_OVERHEAD_BYTES;
     }
+  }
+
+  /**
+   * Forgets the refusal of a namespace that no longer exists (its workloads went with it: any
+   * of it seen from now on is seen whole).
+   */
+  forgetRefusal(namespace: string): void {
+    this.#refused.delete(namespace);
   }
 
   /** Forgets the refusals (before the copies are listed again). */

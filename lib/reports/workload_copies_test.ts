@@ -62,6 +62,11 @@ Deno.test("WorkloadCopies holds what fits, refuses whole namespaces past the bou
   copies.release(held[0]!);
   copies.release(held[0]!);
   assert.equal(copies.stats().copies, 3);
+  // A refused namespace that was deleted is forgotten alone.
+  assert.equal(copies.admit(pod("d", "p0", 50)), undefined);
+  assert.deepEqual(copies.refusedNamespaces().sort(), ["b", "d"]);
+  copies.forgetRefusal("d");
+  assert.deepEqual(copies.refusedNamespaces(), ["b"]);
   copies.forgetRefusals();
   assert.ok(copies.admit(pod("b", "p0")));
   assert.deepEqual(copies.refusedNamespaces(), []);
