@@ -90,6 +90,12 @@ const VALID_GLOB = /^[a-zA-Z0-9\-_:/*.@]+$/;
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** Whether an authority names a timestamp authority (`rfc3161timestamp.trustRootRef`). */
+function hasTimestamps(authority: Obj): boolean {
+  const tsa = authority.rfc3161timestamp;
+  return isObject(tsa) && typeof tsa.trustRootRef === "string" && tsa.trustRootRef !== "";
+}
+
 /** Thrown inside a conversion to refuse the policy. */
 class Refusal extends Error {
   constructor(readonly path: string, readonly reason: string) {
@@ -315,7 +321,15 @@ function keyAuthority(raw: Obj, authority: Obj, path: string, policyName: string
   if (given.length > 1) {
     refuse(path, "policy-controller refuses a key with more than one of data, kms and secretRef");
   }
-  const tlog = ctlogOf(authority, path.replace(/\.key$/, ""), policyName, f);
+  const at = path.replace(/\.key$/, "");
+  const tlog = hasTimestamps(authority) && authority.ctlog !== undefined && authority.ctlog !== null
+    ? (f.add(
+      `${at}.ctlog`,
+      "unmapped",
+      "policy-controller ignores the transparency log when rfc3161timestamp is set: not required",
+    ),
+      undefined)
+    : ctlogOf(authority, at, policyName, f);
   if (data !== undefined) {
     const pems = data.match(/-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----/g) ?? [];
     if (pems.length === 0) {
@@ -514,11 +528,19 @@ function branchOf(raw: unknown, path: string, policyName: string, f: Findings): 
     authority[k] !== undefined && authority[k] !== null
   );
   if (kinds.length !== 1) refuse(path, "an authority names exactly one of key, keyless and static");
-  if (authority.rfc3161timestamp !== undefined && authority.rfc3161timestamp !== null) {
+  if (
+    !hasTimestamps(authority) && authority.rfc3161timestamp !== undefined &&
+    authority.rfc3161timestamp !== null
+  ) {
+    f.add(`${path}.rfc3161timestamp`, "unmapped", "names no trustRootRef: ignored");
+  }
+  if (hasTimestamps(authority)) {
     f.add(
       `${path}.rfc3161timestamp`,
-      "unmapped",
-      "toolkit reads timestamp authorities from the trust root (trusted_root.json timestampAuthorities), not a separate TrustRoot",
+      "weaker",
+      authority.key !== undefined && authority.key !== null
+        ? "policy-controller requires an RFC 3161 timestamp of the signature (and then ignores the transparency log); toolkit's keyed requirement requires none"
+        : "policy-controller requires an RFC 3161 timestamp instead of a log entry; toolkit takes timestamp authorities from the keyless trust root (trusted_root.json timestampAuthorities) and still requires the log entry",
     );
   }
   const format = optionalString(authority, "signatureFormat", path);
