@@ -51,13 +51,25 @@ type Obj = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** Which documents (by index in the stream) an input held. */
+interface ImportInput {
+  readonly file: string;
+  /** The first document's index, and one past the last's. */
+  readonly documents: readonly [number, number];
+}
+
 /** Reads every input's documents, `kind: List` expanded and empty documents dropped. */
-async function readDocuments(files: readonly string[], ctx: CommandContext): Promise<unknown[]> {
+async function readDocuments(
+  files: readonly string[],
+  ctx: CommandContext,
+): Promise<{ documents: unknown[]; inputs: ImportInput[] }> {
   if (files.filter((f) => f === "-").length > 1) {
     throw new UsageError("Standard input (-) can be read only once");
   }
   const documents: unknown[] = [];
+  const inputs: ImportInput[] = [];
   for (const file of files) {
+    const first = documents.length;
     let text: string;
     if (file === "-") {
       text = await ctx.io.readStdin(MAX_IMPORT_INPUT_BYTES);
@@ -83,8 +95,17 @@ async function readDocuments(files: readonly string[], ctx: CommandContext): Pro
         documents.push(document);
       }
     }
+    inputs.push({ file, documents: [first, documents.length] });
   }
-  return documents;
+  return { documents, inputs };
+}
+
+function describeInputs(inputs: readonly ImportInput[]): string {
+  return inputs.map(({ file, documents: [first, end] }) => {
+    const name = file === "-" ? "stdin" : file;
+    if (end === first) return `${name}: no documents\n`;
+    return `${name}: document${end - first === 1 ? ` ${first}` : `s ${first}-${end - 1}`}\n`;
+  }).join("");
 }
 
 /** The resource type of an object an importer made. */
@@ -155,17 +176,18 @@ async function applyAll(
 
 /** Runs `import`. */
 export async function run(options: ImportOptions, ctx: CommandContext): Promise<number> {
-  const documents = await readDocuments(options.files, ctx);
+  const { documents, inputs } = await readDocuments(options.files, ctx);
   const result = await importDocuments(documents, {
     controllerNamespace: options.controllerNamespace,
     readFile: (path) => readUserFile(ctx.io.cwd, path, "file"),
   });
   const report = importReport(result);
+  if (inputs.length > 1) ctx.io.stderr.write(describeInputs(inputs));
   ctx.io.stderr.write(formatImportReport(report));
   if (options.report) {
     await writeFileSafely(
       resolvePath(ctx.io.cwd, options.report),
-      `${JSON.stringify(report, null, 2)}\n`,
+      `${JSON.stringify({ inputs, ...report }, null, 2)}\n`,
       {
         name: `--report "${options.report}"`,
         mode: 0o644,

@@ -97,6 +97,14 @@ Deno.test("import exits 1 when a rule is refused, 0 with --allow-partial, the ot
   await Deno.writeTextFile(`${cli.dir}/both.yaml`, `${KEYED}---\n${KMS}`);
   const strict = await cli.run(["image-security", "import", "both.yaml"]);
   assert.equal(strict.status, 1);
+  const two = await cli.run(["image-security", "import", "both.yaml", "-", "--report", "r.json"], {
+    stdin: KEYED.replace("name: keyed", "name: again"),
+  });
+  assert.match(two.err, /^both\.yaml: documents 0-1\nstdin: document 2\n/);
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(`${cli.dir}/r.json`)).inputs, [
+    { file: "both.yaml", documents: [0, 2] },
+    { file: "-", documents: [2, 3] },
+  ]);
   assert.match(
     strict.err,
     /document 1: policy\.sigstore\.dev\/v1alpha1 ClusterImagePolicy kms: refused/,
