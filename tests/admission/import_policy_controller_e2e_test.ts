@@ -1,10 +1,18 @@
 /**
- * A sigstore policy-controller policy imported and enforced: policy-controller's own e2e policy
- * `cip-key-no-rekor.yaml` (keyed, glob `**demo**`, no transparency log), with its key replaced by
- * a cosign key made here, converted and applied by `toolkit image-security import --apply` into
- * the real API server; the real webhook then gives the verdicts policy-controller's e2e test
- * expects: an image cosign v3.1.3 signed with that key (in either storage format) is admitted and
- * pinned, an unsigned one and one signed by another key are denied.
+ * sigstore policy-controller policies imported and enforced, as policy-controller's own e2e tests
+ * expect them to decide:
+ *
+ * - `cip-key-no-rekor.yaml` (keyed, glob `**demo**`, no transparency log), its key replaced by a
+ *   cosign key made here: an image cosign v3.1.3 signed with that key (in either storage format)
+ *   is admitted, an unsigned one and one signed by another key are denied;
+ * - `cip-keyless-with-identities.yaml` (keyless, identities by regexp, a private Fulcio and
+ *   Rekor), its glob moved to `**keyless**` so the two do not overlap: the trust root the import
+ *   asks for supplied with `image-security trust-root` (a Fulcio-like CA and Rekor-like log made
+ *   by the test, tests/fakes/sigstore_instance.ts), an image signed by the identity the policy
+ *   names is admitted, one signed by another service account denied.
+ *
+ * Both are converted and applied by `toolkit image-security import --apply` into the real API
+ * server and decided by the real webhook.
  */
 import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
@@ -13,11 +21,24 @@ import { bufferedIO } from "../../cli/io.ts";
 import { e2eSkipReason, pushTestImage, startCosign } from "../env/mod.ts";
 import { startWorld } from "./_world.ts";
 import { dryRunPod } from "./_webhook.ts";
+import { pushCosignSignatures } from "../fakes/cosign_registry.ts";
+import {
+  cosignPayload,
+  legacySignature,
+  testFulcio,
+  testKeyPair,
+  testRekor,
+  testTrustRoot,
+} from "../fakes/sigstore_instance.ts";
 
-const SOURCE = new URL(
-  "../fixtures/import/policy-controller/test/testdata/policy-controller/e2e/cip-key-no-rekor.yaml",
+const E2E = new URL(
+  "../fixtures/import/policy-controller/test/testdata/policy-controller/e2e/",
   import.meta.url,
 );
+const SOURCE = new URL("cip-key-no-rekor.yaml", E2E);
+const KEYLESS_SOURCE = new URL("cip-keyless-with-identities.yaml", E2E);
+const ISSUER = "https://kubernetes.default.svc.cluster.local";
+const SUBJECT = "https://kubernetes.io/namespaces/default/serviceaccounts/default";
 
 Deno.test({
   name:
@@ -57,6 +78,39 @@ Deno.test({
       format: "bundle",
     });
 
+    // Keyless: a Fulcio-like CA and Rekor-like log, certificates of two service accounts.
+    const fulcio = await testFulcio();
+    const rekor = testRekor();
+    const workload = testKeyPair();
+    const notBefore = new Date(Date.now() - 3600_000);
+    const at = new Date(notBefore.getTime() + 60_000);
+    const keyless: Record<string, string> = {};
+    for (
+      const [name, subject] of [["good", SUBJECT], ["other", SUBJECT.replace(/default$/, "other")]]
+    ) {
+      const image = `${host}/keyless/${name}:1`;
+      const digest = await pushTestImage(image, { content: `keyless ${name}` });
+      const certificate = await fulcio.issue({
+        publicKey: workload.publicKey,
+        subject: subject!,
+        issuer: ISSUER,
+        notBefore,
+      });
+      await pushCosignSignatures(host, `keyless/${name}`, digest, [
+        legacySignature({
+          signer: { key: workload, certificate },
+          payload: cosignPayload(`${host}/keyless/${name}`, digest),
+          rekor: { log: rekor, at },
+        }),
+      ]);
+      keyless[name!] = image;
+    }
+    await Deno.writeTextFile(`${dir}/trusted_root.json`, testTrustRoot({ fulcio, rekor }));
+    await Deno.writeTextFile(
+      `${dir}/keyless.yaml`,
+      (await Deno.readTextFile(KEYLESS_SOURCE)).replace(`glob: "**demo**"`, `glob: "**keyless**"`),
+    );
+
     // policy-controller's policy as published, with the key that signed here.
     const publicKey = (await Deno.readTextFile(signer.publicKeyFile)).trim();
     const source = (await Deno.readTextFile(SOURCE)).replace(
@@ -76,6 +130,36 @@ Deno.test({
       assert.match(io.err(), /Secret "toolkit-system\/image-policy-key-key" created/);
       assert.match(io.err(), /ClusterImagePolicy "image-policy-key" created/);
     });
+
+    await t.step(
+      "import --apply converts the keyless one and names the trust root to supply",
+      async () => {
+        const io = bufferedIO({ cwd: dir, env: { KUBECONFIG: world.cluster.kubeconfigPath } });
+        const status = await runCli(
+          ["image-security", "import", "keyless.yaml", "--apply"],
+          commandContext(io),
+        );
+        assert.equal(status, 0, io.err());
+        const supply = io.err().match(
+          /toolkit image-security trust-root (\S+) -f trusted_root\.json/,
+        );
+        assert.ok(supply, io.err());
+        const root = bufferedIO({ cwd: dir, env: { KUBECONFIG: world.cluster.kubeconfigPath } });
+        const stored = await runCli(
+          [
+            "image-security",
+            "trust-root",
+            supply[1]!,
+            "-f",
+            "trusted_root.json",
+            "-n",
+            "toolkit-system",
+          ],
+          commandContext(root),
+        );
+        assert.equal(stored, 0, root.err());
+      },
+    );
 
     await world.startWebhook({
       insecureRegistries: [host],
@@ -100,6 +184,21 @@ Deno.test({
       const r = await dryRunPod(world.cluster, "stranger", "demo", images.stranger);
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /does not verify with the key of the requirement/);
+    });
+    await t.step(
+      "an image signed by the identity the keyless policy names is admitted",
+      async () => {
+        const r = await dryRunPod(world.cluster, "keyless-good", "demo", keyless.good!);
+        assert.equal(r.code, 0, r.stderr);
+      },
+    );
+    await t.step("an image signed by another service account is denied", async () => {
+      const r = await dryRunPod(world.cluster, "keyless-other", "demo", keyless.other!);
+      assert.notEqual(r.code, 0);
+      assert.match(
+        r.stderr,
+        /serviceaccounts\/other" issued by "https:\/\/kubernetes\.default\.svc\.cluster\.local", which is not an accepted identity \(issuer matching "\.\*kubernetes\.default\.\*"/,
+      );
     });
     await Deno.remove(dir, { recursive: true });
   },
