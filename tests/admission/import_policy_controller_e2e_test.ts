@@ -9,7 +9,10 @@
  *   Rekor), its glob moved to `**keyless**` so the two do not overlap: the trust root the import
  *   asks for supplied with `image-security trust-root` (a Fulcio-like CA and Rekor-like log made
  *   by the test, tests/fakes/sigstore_instance.ts), an image signed by the identity the policy
- *   names is admitted, one signed by another service account denied.
+ *   names is admitted, one signed by another service account denied;
+ * - `cip-keyless-warn.yaml`, `cip-static-pass.yaml` and `cip-static-fail.yaml`, imported in one
+ *   run with their globs moved apart: an unsigned image admitted with a warning, any image
+ *   admitted, any image denied.
  *
  * Both are converted and applied by `toolkit image-security import --apply` into the real API
  * server and decided by the real webhook.
@@ -42,7 +45,7 @@ const SUBJECT = "https://kubernetes.io/namespaces/default/serviceaccounts/defaul
 
 Deno.test({
   name:
-    "a policy-controller keyed policy imported with --apply admits what its key signed and denies the rest",
+    "policy-controller's e2e policies imported with --apply admit and deny as its e2e tests expect",
   ignore: e2eSkipReason(["kube-apiserver", "etcd", "docker-registry", "cosign", "skopeo"]) !==
     undefined,
   fn: async (t) => {
@@ -106,6 +109,17 @@ Deno.test({
       keyless[name!] = image;
     }
     await Deno.writeTextFile(`${dir}/trusted_root.json`, testTrustRoot({ fulcio, rekor }));
+    const others = { warn: "warned", "static-pass": "passed", "static-fail": "failed" };
+    for (const [name, path] of Object.entries(others)) {
+      const text = await Deno.readTextFile(
+        new URL(`cip-${name === "warn" ? "keyless-warn" : name}.yaml`, E2E),
+      );
+      await Deno.writeTextFile(
+        `${dir}/${name}.yaml`,
+        text.replace(`glob: "**demo**"`, `glob: "**${path}**"`),
+      );
+      await pushTestImage(`${host}/${path}/unsigned:1`, { content: path });
+    }
     await Deno.writeTextFile(
       `${dir}/keyless.yaml`,
       (await Deno.readTextFile(KEYLESS_SOURCE)).replace(`glob: "**demo**"`, `glob: "**keyless**"`),
@@ -199,6 +213,42 @@ Deno.test({
         r.stderr,
         /serviceaccounts\/other" issued by "https:\/\/kubernetes\.default\.svc\.cluster\.local", which is not an accepted identity \(issuer matching "\.\*kubernetes\.default\.\*"/,
       );
+    });
+    await t.step("warn, static pass and static fail policies imported in one run", async () => {
+      const env = { KUBECONFIG: world.cluster.kubeconfigPath };
+      const io = bufferedIO({ cwd: dir, env });
+      const files = Object.keys(others).map((name) => `${name}.yaml`);
+      const status = await runCli(
+        ["image-security", "import", ...files, "--apply"],
+        commandContext(io),
+      );
+      assert.equal(status, 0, io.err());
+      const root = bufferedIO({ cwd: dir, env });
+      const stored = await runCli(
+        [
+          "image-security",
+          "trust-root",
+          "image-policy-keyless-warn-trust-root",
+          "-f",
+          "trusted_root.json",
+          "-n",
+          "toolkit-system",
+        ],
+        commandContext(root),
+      );
+      assert.equal(stored, 0, root.err());
+    });
+    await t.step("mode: warn admits an unsigned image with a warning", async () => {
+      const r = await dryRunPod(world.cluster, "warned", "demo", `${host}/warned/unsigned:1`);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /Warning: .*A signature was required, but no signature exists/);
+    });
+    await t.step("static pass admits, static fail denies", async () => {
+      const passed = await dryRunPod(world.cluster, "passed", "demo", `${host}/passed/unsigned:1`);
+      assert.equal(passed.code, 0, passed.stderr);
+      const failed = await dryRunPod(world.cluster, "failed", "demo", `${host}/failed/unsigned:1`);
+      assert.notEqual(failed.code, 0);
+      assert.match(failed.stderr, /Running image \S+\/failed\/unsigned:1 is rejected by policy/);
     });
     await Deno.remove(dir, { recursive: true });
   },
