@@ -63,7 +63,7 @@ export const IMPORT = defineCommand({
     replace: {
       type: "boolean",
       describe:
-        "With --apply, replace objects of the same names that an import of another source did not make (else asked on a terminal)",
+        "With --apply, replace an object of the same name that no import of the same source made (else asked on a terminal)",
     },
     ...KUBE_FLAGS,
   },
