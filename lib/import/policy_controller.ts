@@ -180,7 +180,9 @@ export function translateGlob(glob: string, path: string, findings: Findings): s
   const slash = source.indexOf("/");
   const segments = slash < 0 ? [source] : source.slice(slash + 1).split("/");
   // A single star in the path may match "/" in toolkit, unless it is in the tag (after ":").
-  const crossing = segments.some((segment, i) => {
+  // Docker Hub's repositories have two path segments: nothing deeper for a star to reach.
+  const dockerHub = /^(index\.)?docker\.io\//.test(source) && segments.length <= 2;
+  const crossing = !dockerHub && segments.some((segment, i) => {
     const beforeTag = i === segments.length - 1 && segment.includes(":")
       ? segment.slice(0, segment.indexOf(":"))
       : segment;

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { API_GROUP, validatePolicy } from "../policy/mod.ts";
 import { importDocuments } from "./import_documents.ts";
-import { POLICY_CONTROLLER_IMPORTER, PUBLIC_GOOD_TRUST_ROOT } from "./policy_controller.ts";
+import {
+  Findings,
+  POLICY_CONTROLLER_IMPORTER,
+  PUBLIC_GOOD_TRUST_ROOT,
+  translateGlob,
+} from "./policy_controller.ts";
 import type { ImportedRule } from "./types.ts";
 
 const context = { controllerNamespace: "toolkit-system" };
@@ -240,4 +245,28 @@ Deno.test("an authority's attestations become attestation requirements; CUE/Rego
   });
   assert.equal(alone.refused, true);
   assert.equal(alone.findings.at(-1)!.path, "spec.authorities[0].attestations[0].policy");
+});
+
+Deno.test("translateGlob() follows policy-controller's glob semantics and reports what differs", () => {
+  const cases: [string, string, string[]][] = [
+    ["**", "*", []],
+    ["*", "index.docker.io/library/*", []],
+    ["*/*", "index.docker.io/*/*", []],
+    ["ghcr.io/team/**", "ghcr.io/team/*", []],
+    ["ghcr.io/team/*", "ghcr.io/team/*", ["stronger"]],
+    ["quay.io/app:v*", "quay.io/app:v*", []],
+    ["quay.io/app", "quay.io/app", ["stronger"]],
+    ["busybox*", "index.docker.io/library/busybox*", []],
+    ["team/app:1", "index.docker.io/team/app:1", []],
+    ["**demo**", "*demo*", []],
+    ["*.gcr.io/**", "*.gcr.io/*", []],
+  ];
+  for (const [glob, pattern, kinds] of cases) {
+    const findings = new Findings();
+    assert.equal(translateGlob(glob, "spec.images[0].glob", findings), pattern, glob);
+    assert.deepEqual(findings.list.map((f) => f.kind), kinds, glob);
+  }
+  for (const glob of ["reg/app@sha256:abc", "reg/[a]"]) {
+    assert.throws(() => translateGlob(glob, "spec.images[0].glob", new Findings()), glob);
+  }
 });
