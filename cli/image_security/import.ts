@@ -10,7 +10,9 @@
  * when no document was a policy any importer reads; 2 on usage errors (a missing file, `-` twice).
  * `--apply` writes key Secrets and trust roots before the policies that name them, and replaces
  * an object of the same name only when an import of the same source made it, else with
- * `--replace` or a yes on a terminal (`cli/replace.ts`).
+ * `--replace` or a yes on a terminal (`cli/replace.ts`); then it warns of each key Secret or trust
+ * root a policy names that the import did not make and the cluster does not have (the user
+ * supplies it: until then the policy's images are denied).
  *
  * @module
  */
@@ -171,7 +173,72 @@ async function applyAll(
     ctx.io.stderr.write(`${label(object)} ${result.outcome}\n`);
     results.push(result);
   }
+  for (const ref of referencesOf(objects, options.controllerNamespace)) {
+    const type = ref.kind === "Secret" ? SECRETS : CONFIG_MAPS;
+    if (await client.read(type, ref.namespace, ref.name) !== undefined) continue;
+    ctx.io.stderr.write(
+      `Warning: ${ref.kind} "${ref.namespace}/${ref.name}" that ${ref.policy} names does not exist: the images it covers are denied until it does (${
+        ref.kind === "Secret" && !ref.trustRoot
+          ? "toolkit image-security key-secret"
+          : "toolkit image-security trust-root"
+      } ${ref.name} -n ${ref.namespace} …)\n`,
+    );
+  }
   return results;
+}
+
+/** A Secret or ConfigMap a policy names that the import does not make. */
+interface Reference {
+  readonly kind: "Secret" | "ConfigMap";
+  readonly namespace: string;
+  readonly name: string;
+  readonly trustRoot: boolean;
+  /** `ClusterImagePolicy "name"`, for messages. */
+  readonly policy: string;
+}
+
+/**
+ * The key Secrets and trust roots the policies among `objects` name and `objects` do not hold,
+ * each once, in the namespace the webhook reads it from.
+ */
+function referencesOf(objects: readonly KubeObject[], controllerNamespace: string): Reference[] {
+  const made = new Set(objects.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`));
+  const found = new Map<string, Reference>();
+  for (const policy of objects) {
+    if (policy.kind !== "ClusterImagePolicy" && policy.kind !== "ImagePolicy") continue;
+    const home = policy.metadata.namespace ?? controllerNamespace;
+    const spec = (policy as { spec?: { repositories?: unknown[] } }).spec;
+    for (const repository of spec?.repositories ?? []) {
+      const requirements = (repository as {
+        policy?: { simple?: { requirements?: Record<string, unknown>[] } };
+      }).policy?.simple?.requirements ?? [];
+      for (const requirement of requirements) {
+        const add = (
+          kind: "Secret" | "ConfigMap",
+          name: unknown,
+          namespace: unknown,
+          trustRoot: boolean,
+        ) => {
+          if (typeof name !== "string") return;
+          const ns = typeof namespace === "string" && namespace !== "" ? namespace : home;
+          const key = `${kind} ${ns}/${name}`;
+          if (made.has(key) || found.has(key)) return;
+          found.set(key, { kind, namespace: ns, name, trustRoot, policy: label(policy) });
+        };
+        add("Secret", requirement.keySecret, requirement.keySecretNamespace, false);
+        const refs = [
+          requirement.trustRootRef,
+          (requirement.keyless as { trustRootRef?: unknown } | undefined)?.trustRootRef,
+        ];
+        for (const ref of refs) {
+          if (typeof ref !== "object" || ref === null) continue;
+          const r = ref as { kind?: string; name?: unknown; namespace?: unknown };
+          add(r.kind === "Secret" ? "Secret" : "ConfigMap", r.name, r.namespace, true);
+        }
+      }
+    }
+  }
+  return [...found.values()];
 }
 
 /** Runs `import`. */

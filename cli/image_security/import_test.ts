@@ -203,3 +203,45 @@ Deno.test("import: a missing file and stdin twice are usage errors, input withou
   const usage = await cli.run(["image-security", "import"]);
   assert.equal(usage.status, 2);
 });
+
+Deno.test("import --apply warns of a trust root or key Secret a policy names that does not exist", async () => {
+  await using cli = await fakeCli({ types: TYPES });
+  cli.kube.seed(NAMESPACES, { metadata: { name: "toolkit-system" } });
+  cli.kube.seed(SECRETS, {
+    metadata: { name: "present", namespace: "toolkit-system" },
+    stringData: { key: PEM },
+  });
+  const keyless = `apiVersion: policy.sigstore.dev/v1beta1
+kind: ClusterImagePolicy
+metadata: {name: keyless}
+spec:
+  images: [{glob: "ghcr.io/team/**"}]
+  authorities:
+    - keyless: {identities: [{issuer: "https://issuer", subject: "me"}]}
+---
+apiVersion: policy.sigstore.dev/v1beta1
+kind: ClusterImagePolicy
+metadata: {name: secrets}
+spec:
+  images: [{glob: "quay.io/team/**"}]
+  authorities: [{key: {secretRef: {name: present}}}]
+---
+apiVersion: policy.sigstore.dev/v1beta1
+kind: ClusterImagePolicy
+metadata: {name: missing}
+spec:
+  images: [{glob: "quay.io/other/**"}]
+  authorities: [{key: {secretRef: {name: absent}}}]
+`;
+  const run = await cli.run(["image-security", "import", "-", "--apply"], { stdin: keyless });
+  assert.equal(run.status, 0, run.err);
+  assert.match(
+    run.err,
+    /Warning: ConfigMap "toolkit-system\/sigstore-public-good" that ClusterImagePolicy "keyless" names does not exist: the images it covers are denied until it does \(toolkit image-security trust-root sigstore-public-good -n toolkit-system …\)/,
+  );
+  assert.match(
+    run.err,
+    /Warning: Secret "toolkit-system\/absent" that ClusterImagePolicy "missing" names does not exist: .*key-secret absent/,
+  );
+  assert.doesNotMatch(run.err, /Secret "toolkit-system\/present" that/);
+});
