@@ -33,6 +33,8 @@
  */
 import { patternProblem, REQUIREMENT_TYPES } from "../policy/mod.ts";
 import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
+import { InvalidKeyError, KeyNotAcceptedError } from "../signature/mod.ts";
+import { readSigstorePublicKeys } from "../sigstore/mod.ts";
 import { objectName } from "./naming.ts";
 import { keySecretObject, policyObject } from "./objects.ts";
 import type {
@@ -110,6 +112,8 @@ function refuse(path: string, reason: string): never {
 /** The findings of one policy, with the check of unknown fields. */
 export class Findings {
   readonly list: ImportFinding[] = [];
+  /** Why the inline keys of a field (`….key.data`) are not accepted, by path (read beforehand). */
+  readonly keyProblems = new Map<string, string>();
   add(path: string, kind: ImportFinding["kind"], reason: string): void {
     this.list.push({ path, kind, reason });
   }
@@ -337,6 +341,8 @@ function keyAuthority(raw: Obj, authority: Obj, path: string, policyName: string
     if (pems.length === 0) {
       refuse(`${path}.data`, "holds no PEM PUBLIC KEY (toolkit's keySecret holds PEM public keys)");
     }
+    const problem = f.keyProblems.get(`${path}.data`);
+    if (problem !== undefined) refuse(`${path}.data`, `not a key toolkit accepts: ${problem}`);
     return { kind: "key", pems, ...(tlog ? { tlog } : {}) } as const;
   }
   if (raw.secretRef !== undefined) {
@@ -681,14 +687,37 @@ function cipSourceOf(document: Obj, index: number): ImportSource {
   };
 }
 
+/**
+ * Reads the inline PEM keys of every authority as toolkit's key Secrets are read (types, curves,
+ * sizes it accepts), so a key the webhook would refuse refuses the policy now, with its path.
+ */
+async function keyProblemsOf(document: Obj): Promise<Map<string, string>> {
+  const problems = new Map<string, string>();
+  const spec = isObject(document.spec) ? document.spec : {};
+  const authorities = Array.isArray(spec.authorities) ? spec.authorities : [];
+  for (const [i, authority] of authorities.entries()) {
+    const key = isObject(authority) && isObject(authority.key) ? authority.key : undefined;
+    if (typeof key?.data !== "string" || !key.data.includes("-----BEGIN PUBLIC KEY-----")) continue;
+    try {
+      await readSigstorePublicKeys(key.data);
+    } catch (error) {
+      if (!(error instanceof InvalidKeyError || error instanceof KeyNotAcceptedError)) throw error;
+      problems.set(`spec.authorities[${i}].key.data`, error.message);
+    }
+  }
+  return problems;
+}
+
 /** Converts one ClusterImagePolicy (never throws: a problem refuses it with a finding). */
 export function convertClusterImagePolicy(
   document: Obj,
   index: number,
   context: ImportContext,
+  keyProblems: ReadonlyMap<string, string> = new Map(),
 ): ImportedRule {
   const source = cipSourceOf(document, index);
   const f = new Findings();
+  for (const [path, problem] of keyProblems) f.keyProblems.set(path, problem);
   try {
     if (source.name === "") refuse("metadata.name", "is required");
     const spec = object(document.spec, "spec");
@@ -779,7 +808,11 @@ export const POLICY_CONTROLLER_IMPORTER: PolicyImporter = {
         document.apiVersion === `${POLICY_CONTROLLER_GROUP}/${v}`
       );
   },
-  convert(document: Obj, index: number, context: ImportContext): Promise<readonly ImportedRule[]> {
-    return Promise.resolve([convertClusterImagePolicy(document, index, context)]);
+  async convert(
+    document: Obj,
+    index: number,
+    context: ImportContext,
+  ): Promise<readonly ImportedRule[]> {
+    return [convertClusterImagePolicy(document, index, context, await keyProblemsOf(document))];
   },
 };

@@ -13,7 +13,15 @@ const context = { controllerNamespace: "toolkit-system" };
 const PEM_A =
   "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEIcbqK2RAVZOfPzo+kbOhNYq8DK9f\n" +
   "B2BGbU7jAXEvYthJ3vRcYq8l7g9UAXXiz9P2awFuTa4COcZU2IdEDVU0uA==\n-----END PUBLIC KEY-----";
-const PEM_B = PEM_A.replace("MFkw", "MFkW");
+const PEM_B = await (async () => {
+  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ]);
+  const der = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
+  const b64 = btoa(String.fromCharCode(...der)).match(/.{1,64}/g)!.join("\n");
+  return `-----BEGIN PUBLIC KEY-----\n${b64}\n-----END PUBLIC KEY-----`;
+})();
 
 function cip(spec: Record<string, unknown>, version = "v1beta1"): Record<string, unknown> {
   return {
@@ -269,4 +277,14 @@ Deno.test("translateGlob() follows policy-controller's glob semantics and report
   for (const glob of ["reg/app@sha256:abc", "reg/[a]"]) {
     assert.throws(() => translateGlob(glob, "spec.images[0].glob", new Findings()), glob);
   }
+});
+
+Deno.test("an inline key toolkit's key Secrets would refuse refuses the policy, with its path", async () => {
+  const rule = await convert({
+    images: [{ glob: "**" }],
+    authorities: [{ key: { data: PEM_A.replace("MFkw", "MFkW") } }],
+  });
+  assert.equal(rule.refused, true);
+  assert.equal(rule.findings.at(-1)!.path, "spec.authorities[0].key.data");
+  assert.match(rule.findings.at(-1)!.reason, /^not a key toolkit accepts: /);
 });
