@@ -5,9 +5,11 @@
  * @module
  */
 import { POLICY_CONTROLLER_IMPORTER } from "./policy_controller.ts";
+import { POLICY_CONTROLLER_TRUST_ROOT_IMPORTER } from "./policy_controller_trust_root.ts";
 import type { PolicyImporter } from "./types.ts";
 
 /** Every importer, in the order documents are offered to them. */
 export const IMPORTERS: readonly PolicyImporter[] = [
   POLICY_CONTROLLER_IMPORTER,
+  POLICY_CONTROLLER_TRUST_ROOT_IMPORTER,
 ];

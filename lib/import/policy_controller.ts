@@ -263,11 +263,9 @@ function trustRootNamed(
     findings.add(
       `${path}.trustRootRef`,
       "unmapped",
-      `policy-controller's TrustRoot ${
+      `the ConfigMap ${
         JSON.stringify(ref)
-      } is not read: supply its trusted_root.json as the ConfigMap ${
-        JSON.stringify(ref)
-      } in toolkit's namespace (toolkit image-security trust-root ${ref} -f trusted_root.json)`,
+      } in toolkit's namespace holds its trusted_root.json: import policy-controller's TrustRoot ${ref} with the policies (kubectl get trustroots.policy.sigstore.dev ${ref} -o yaml | toolkit image-security import -), or supply it (toolkit image-security trust-root ${ref} -f trusted_root.json)`,
     );
     if (url !== undefined && url !== "ca-cert") {
       findings.add(

@@ -1,15 +1,16 @@
 /**
- * Every policy of sigstore policy-controller's own examples and test data
+ * Every policy and TrustRoot of sigstore policy-controller's own examples and test data
  * (tests/fixtures/import/policy-controller, README there) converted by `importDocuments`: each
  * converted or refused as the table below says, with the field path of the refusal; every
- * emitted policy valid by toolkit's validator; and none silently partial: every field of a
- * converted policy is one the importer maps (the field table of docs/migration.md) or lies under
- * a finding's path.
+ * emitted policy valid by toolkit's validator, every trusted_root.json parsed as the webhook
+ * parses it; and none silently partial: every field of a converted policy is one the importer
+ * maps (the field table of docs/migration.md) or lies under a finding's path.
  */
 import assert from "node:assert/strict";
 import { API_GROUP, validatePolicy } from "../../lib/policy/mod.ts";
 import { importDocuments } from "../../lib/import/mod.ts";
 import { parseYamlDocuments } from "../../lib/yaml.ts";
+import { parseTrustRoot } from "../../lib/sigstore/trust_root.ts";
 
 const ROOT = new URL("../fixtures/import/policy-controller/", import.meta.url).pathname;
 
@@ -162,6 +163,14 @@ const EXPECTED: Readonly<Record<string, string>> = {
   "test/testdata/policy-controller/valid/valid-policy-match-resource.yaml":
     "refused spec.authorities[6].key.kms",
   "test/testdata/policy-controller/valid/valid-policy.yaml": "refused spec.authorities[6].key.kms",
+  // TrustRoots: the e2e ones hold placeholders their test script replaces, or a TUF repository.
+  "test/testdata/trustroot/e2e/bring-your-own-keys.yaml":
+    "refused spec.sigstoreKeys.tLogs[0].publicKey",
+  "test/testdata/trustroot/e2e/with-remote.yaml": "refused spec.remote",
+  "test/testdata/trustroot/e2e/with-repository.yaml": "refused spec.repository",
+  "test/testdata/trustroot/e2e/with-tsa.yaml":
+    "refused spec.sigstoreKeys.timestampAuthorities[0].certChain",
+  "test/testdata/trustroot/valid/valid-sigstore-keys.yaml": "converted",
 };
 
 /** The fields a converted policy carries over as they are (docs/migration.md's table). */
@@ -240,6 +249,13 @@ Deno.test("every policy-controller example and test policy is converted or refus
       converted++;
       outcomes[key] = "converted";
       const policies = rule.objects.filter((o) => o.kind === "ClusterImagePolicy");
+      if (rule.source.kind === "TrustRoot") {
+        // A TrustRoot becomes the ConfigMap of its trusted_root.json, parsed as the webhook does.
+        assert.deepEqual(rule.objects.map((o) => o.kind), ["ConfigMap"], key);
+        const text = (rule.objects[0]!.data as Record<string, string>)["trusted_root.json"]!;
+        await parseTrustRoot(text, key);
+        continue;
+      }
       assert.equal(policies.length, 1, key);
       for (const policy of policies) validatePolicy(policy, [API_GROUP]);
       const source = documents[rule.source.document];
