@@ -10,11 +10,14 @@
  *   asks for supplied with `image-security trust-root` (a Fulcio-like CA and Rekor-like log made
  *   by the test, tests/fakes/sigstore_instance.ts), an image signed by the identity the policy
  *   names is admitted, one signed by another service account denied;
+ * - the same policy naming policy-controller's e2e TrustRoot `bring-your-own-keys.yaml` (its
+ *   placeholders filled with that CA and log, as its e2e script does), both imported in one run:
+ *   the image signed by the identity admitted under the ConfigMap made of the TrustRoot;
  * - `cip-keyless-warn.yaml`, `cip-static-pass.yaml` and `cip-static-fail.yaml`, imported in one
  *   run with their globs moved apart: an unsigned image admitted with a warning, any image
  *   admitted, any image denied.
  *
- * Both are converted and applied by `toolkit image-security import --apply` into the real API
+ * Each is converted and applied by `toolkit image-security import --apply` into the real API
  * server and decided by the real webhook.
  */
 import assert from "node:assert/strict";
@@ -89,9 +92,13 @@ Deno.test({
     const at = new Date(notBefore.getTime() + 60_000);
     const keyless: Record<string, string> = {};
     for (
-      const [name, subject] of [["good", SUBJECT], ["other", SUBJECT.replace(/default$/, "other")]]
+      const [name, subject] of [
+        ["keyless/good", SUBJECT],
+        ["keyless/other", SUBJECT.replace(/default$/, "other")],
+        ["byok/good", SUBJECT],
+      ]
     ) {
-      const image = `${host}/keyless/${name}:1`;
+      const image = `${host}/${name}:1`;
       const digest = await pushTestImage(image, { content: `keyless ${name}` });
       const certificate = await fulcio.issue({
         publicKey: workload.publicKey,
@@ -99,16 +106,34 @@ Deno.test({
         issuer: ISSUER,
         notBefore,
       });
-      await pushCosignSignatures(host, `keyless/${name}`, digest, [
+      await pushCosignSignatures(host, name!, digest, [
         legacySignature({
           signer: { key: workload, certificate },
-          payload: cosignPayload(`${host}/keyless/${name}`, digest),
+          payload: cosignPayload(`${host}/${name}`, digest),
           rekor: { log: rekor, at },
         }),
       ]);
       keyless[name!] = image;
     }
     await Deno.writeTextFile(`${dir}/trusted_root.json`, testTrustRoot({ fulcio, rekor }));
+    // policy-controller's bring-your-own-keys TrustRoot, its placeholders filled as its e2e script
+    // fills them (without the CT log: the test's certificates carry no SCT), and its keyless
+    // policy naming that TrustRoot instead of URLs, as its trustroot e2e policies do.
+    const b64 = (text: string) => btoa(text);
+    const byok =
+      (await Deno.readTextFile(new URL("../../trustroot/e2e/bring-your-own-keys.yaml", E2E)))
+        .replace("FULCIO_CERT_CHAIN", b64(fulcio.chain.map((c) => c.toString("pem")).join("\n")))
+        .replace("REKOR_PUBLIC_KEY", b64(rekor.key.publicPem))
+        .replace(/ {4}ctLogs:[\s\S]*?(?= {4}timestampAuthorities:)/, "");
+    await Deno.writeTextFile(`${dir}/trustroot.yaml`, byok);
+    await Deno.writeTextFile(
+      `${dir}/byok.yaml`,
+      (await Deno.readTextFile(KEYLESS_SOURCE))
+        .replace(`glob: "**demo**"`, `glob: "**byok**"`)
+        .replace("name: image-policy-keyless-with-identities", "name: image-policy-byok")
+        .replace(/url: http:\/\/fulcio\S*/, "trustRootRef: my-sigstore-keys")
+        .replace(/url: http:\/\/rekor\S*/, "trustRootRef: my-sigstore-keys"),
+    );
     const others = { warn: "warned", "static-pass": "passed", "static-fail": "failed" };
     for (const [name, path] of Object.entries(others)) {
       const text = await Deno.readTextFile(
@@ -175,6 +200,17 @@ Deno.test({
       },
     );
 
+    await t.step("a TrustRoot and a keyless policy naming it, imported together", async () => {
+      const io = bufferedIO({ cwd: dir, env: { KUBECONFIG: world.cluster.kubeconfigPath } });
+      const status = await runCli(
+        ["image-security", "import", "trustroot.yaml", "byok.yaml", "--apply"],
+        commandContext(io),
+      );
+      assert.equal(status, 0, io.err());
+      assert.match(io.err(), /ConfigMap "toolkit-system\/my-sigstore-keys" created/);
+      assert.doesNotMatch(io.err(), /Warning:/);
+    });
+
     await world.startWebhook({
       insecureRegistries: [host],
       probe: { namespace: "demo", image: images.unsigned },
@@ -202,12 +238,19 @@ Deno.test({
     await t.step(
       "an image signed by the identity the keyless policy names is admitted",
       async () => {
-        const r = await dryRunPod(world.cluster, "keyless-good", "demo", keyless.good!);
+        const r = await dryRunPod(world.cluster, "keyless-good", "demo", keyless["keyless/good"]!);
+        assert.equal(r.code, 0, r.stderr);
+      },
+    );
+    await t.step(
+      "an image signed by that identity is admitted under the imported TrustRoot",
+      async () => {
+        const r = await dryRunPod(world.cluster, "byok-good", "demo", keyless["byok/good"]!);
         assert.equal(r.code, 0, r.stderr);
       },
     );
     await t.step("an image signed by another service account is denied", async () => {
-      const r = await dryRunPod(world.cluster, "keyless-other", "demo", keyless.other!);
+      const r = await dryRunPod(world.cluster, "keyless-other", "demo", keyless["keyless/other"]!);
       assert.notEqual(r.code, 0);
       assert.match(
         r.stderr,
