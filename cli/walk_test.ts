@@ -47,6 +47,12 @@ const VAULT = ["--kms-url", "http://{S}", "--instance-id", UUID, "--token", "t",
 
 /** The misuses that are not {@linkcode derivedMisuse}'s, by command words. */
 const WALK: Readonly<Record<string, Misuse>> = {
+  // --enforce or --warn is required (a usage error without): misused with one, against silence.
+  "image-security rollout": {
+    args: ["-n", "shop", "--enforce", ...TIMEOUT],
+    status: 1,
+    says: SILENT(/Cannot reach the API server/),
+  },
   "completion": { args: ["fish"], status: 2, says: [/must be one of bash, zsh, not "fish"/] },
   "console": {
     args: ["--print", ...TIMEOUT],
@@ -246,6 +252,11 @@ const WALK: Readonly<Record<string, Misuse>> = {
     args: ["root", "-f", "{EMPTY}/missing.json"],
     status: 2,
     says: [/Cannot read --file ".*missing\.json": no such file/],
+  },
+  "image-security import": {
+    args: ["{EMPTY}/missing.yaml"],
+    status: 2,
+    says: [/Cannot read file ".*missing\.yaml": no such file/],
   },
   "image-security setup-signing": {
     args: [

@@ -15,6 +15,7 @@ import {
   type NoMatchAction,
   parseExemptLabel,
   POOL_BYTES,
+  REPORTS_BYTES,
 } from "../lib/admission/mod.ts";
 
 /** The resolved configuration of the webhook server. */
@@ -92,6 +93,8 @@ export interface WebhookConfig {
     readonly registryRate: number;
     /** How long changes are gathered before an audit, in ms. */
     readonly debounceMs: number;
+    /** The byte bound of the controller's copies of the workloads (`lib/reports`). */
+    readonly maxCopyBytes: number;
   } | undefined;
 }
 
@@ -151,6 +154,10 @@ PolicyReports (docs/admission.md, "PolicyReports"):
   --reports-debounce DURATION     Gather changes this long before an audit (default 1s)
   --reports-registry-rate N       Registry requests a second of the report audits, burst N too
                                   (default 5); admission reviews are not counted
+  --reports-max-copy-bytes N      Bytes of the leader's copies of the workloads, counted before
+                                  they are held (default 33554432, 32 MiB: about 6,000 Pods of
+                                  four containers); a namespace past it gets one error result.
+                                  Raise the memory limit (352Mi) by as much as this is raised
 
 Verification:
   --budget DURATION               Time for all the checks of one review (default 8s; keep it
@@ -275,6 +282,10 @@ export function parseWebhookArgs(
         "reports-resync": { type: "string", default: "10m" },
         "reports-debounce": { type: "string", default: "1s" },
         "reports-registry-rate": { type: "string", default: "5" },
+        "reports-max-copy-bytes": {
+          type: "string",
+          default: String(REPORTS_BYTES.workloadCopies),
+        },
         budget: { type: "string", default: "8s" },
         "cache-ttl": { type: "string", default: "5m" },
         "cache-size": { type: "string", default: "10000" },
@@ -363,6 +374,7 @@ export function parseWebhookArgs(
       resyncMs,
       registryRate,
       debounceMs: parseDuration(values["reports-debounce"]!, "--reports-debounce"),
+      maxCopyBytes: atLeastOne(values["reports-max-copy-bytes"]!, "--reports-max-copy-bytes"),
     }
     : undefined;
   return {

@@ -189,6 +189,7 @@ Deno.test("--policy-reports turns the report controller on, with its resync and 
     resyncMs: 600_000,
     registryRate: 5,
     debounceMs: 1000,
+    maxCopyBytes: 32 * 1024 * 1024,
   });
   assert.deepEqual(
     config([
@@ -196,9 +197,15 @@ Deno.test("--policy-reports turns the report controller on, with its resync and 
       "--reports-resync=30s",
       "--reports-registry-rate=0.5",
       "--reports-debounce=200ms",
+      "--reports-max-copy-bytes=67108864",
     ]).policyReports,
-    { resyncMs: 30_000, registryRate: 0.5, debounceMs: 200 },
+    { resyncMs: 30_000, registryRate: 0.5, debounceMs: 200, maxCopyBytes: 64 * 1024 * 1024 },
   );
+  assert.throws(
+    () => config(["--policy-reports", "--reports-max-copy-bytes=0"]),
+    /--reports-max-copy-bytes "0"/,
+  );
+  assert.match(WEBHOOK_USAGE, /--reports-max-copy-bytes N/);
   // With --policies files there is no cluster to report on.
   assert.equal(config(["--policy-reports", "--policies", "p.yaml"]).policyReports, undefined);
   assert.throws(() => config(["--policy-reports", "--reports-resync=500ms"]), /below 1s/);

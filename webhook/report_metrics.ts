@@ -9,10 +9,17 @@
  * | `toolkit_reports_registry_requests_total` | counter | |
  * | `toolkit_reports_registry_rate_waits_total` | counter | requests that waited for the rate bound |
  * | `toolkit_reports_leader` | gauge | 1 on the replica that holds the Lease, else 0 |
+ * | `toolkit_reports_workload_copies_bytes` | gauge | estimated bytes of the workloads' copies held (0 on a standby) |
+ * | `toolkit_reports_workload_copies_max_bytes` | gauge | their bound |
+ * | `toolkit_reports_workload_copies` | gauge | copies held |
+ * | `toolkit_reports_namespaces_over_bound` | gauge | namespaces not held, their report one `error` result |
+ * | `toolkit_reports_workloads_not_kept_total` | counter | copies not held because of the bound |
+ * | `toolkit_reports_verdict_memo_bytes` | gauge | estimated bytes of the verdicts the audits remember |
+ * | `toolkit_reports_verdict_memo_max_bytes` | gauge | their bound |
  *
  * @module
  */
-import type { AuditTrigger, ReportObserver } from "../lib/reports/mod.ts";
+import type { AuditTrigger, ReportObserver, WorkloadCopyStats } from "../lib/reports/mod.ts";
 
 const TRIGGERS: readonly AuditTrigger[] = ["start", "workloads", "policies", "resync"];
 const OUTCOMES = ["created", "updated", "unchanged", "deleted", "failed"] as const;
@@ -32,6 +39,18 @@ export class ReportMetrics implements ReportObserver {
   registryRequests = 0;
   /** Reads how many registry requests waited for a token. */
   rateWaits: () => number = () => 0;
+  /** Reads the bytes of the audits' remembered verdicts and their bound. */
+  verdictMemo: () => { bytes: number; maxBytes: number } = () => ({ bytes: 0, maxBytes: 0 });
+  #copies: (() => WorkloadCopyStats) | undefined;
+  /** Copies not held by the controllers of earlier leadership terms. */
+  #notKeptBefore = 0;
+  #lastCopies: WorkloadCopyStats | undefined;
+
+  copies(stats: () => WorkloadCopyStats): void {
+    // A new term's controller: what the last one counted stays in the counter.
+    if (this.#copies) this.#notKeptBefore += this.#copies().notKept;
+    this.#copies = stats;
+  }
 
   audited(trigger: AuditTrigger, outcome: "done" | "failed"): void {
     const key = `${trigger}|${outcome}`;
@@ -76,7 +95,35 @@ export class ReportMetrics implements ReportObserver {
         );
       }
     }
+    const copies = this.#leading && this.#copies ? this.#copies() : undefined;
+    this.#lastCopies = copies ?? this.#lastCopies;
+    const memo = this.verdictMemo();
     lines.push(
+      "# HELP toolkit_reports_workload_copies_bytes Estimated bytes of the report controller's copies of the workloads (leader only).",
+      "# TYPE toolkit_reports_workload_copies_bytes gauge",
+      `toolkit_reports_workload_copies_bytes ${copies?.bytes ?? 0}`,
+      "# HELP toolkit_reports_workload_copies_max_bytes The bound of those copies.",
+      "# TYPE toolkit_reports_workload_copies_max_bytes gauge",
+      `toolkit_reports_workload_copies_max_bytes ${
+        copies?.maxBytes ?? this.#lastCopies?.maxBytes ?? 0
+      }`,
+      "# HELP toolkit_reports_workload_copies Copies of workloads held (leader only).",
+      "# TYPE toolkit_reports_workload_copies gauge",
+      `toolkit_reports_workload_copies ${copies?.copies ?? 0}`,
+      "# HELP toolkit_reports_namespaces_over_bound Namespaces whose workloads the copies' bound left out (their report: one error result).",
+      "# TYPE toolkit_reports_namespaces_over_bound gauge",
+      `toolkit_reports_namespaces_over_bound ${copies?.refusedNamespaces ?? 0}`,
+      "# HELP toolkit_reports_workloads_not_kept_total Copies of workloads not held because of the bound.",
+      "# TYPE toolkit_reports_workloads_not_kept_total counter",
+      `toolkit_reports_workloads_not_kept_total ${
+        this.#notKeptBefore + (this.#copies?.().notKept ?? 0)
+      }`,
+      "# HELP toolkit_reports_verdict_memo_bytes Estimated bytes of the verdicts the report audits remember.",
+      "# TYPE toolkit_reports_verdict_memo_bytes gauge",
+      `toolkit_reports_verdict_memo_bytes ${memo.bytes}`,
+      "# HELP toolkit_reports_verdict_memo_max_bytes The bound of those verdicts.",
+      "# TYPE toolkit_reports_verdict_memo_max_bytes gauge",
+      `toolkit_reports_verdict_memo_max_bytes ${memo.maxBytes}`,
       "# HELP toolkit_reports_writes_total PolicyReport writes, by outcome.",
       "# TYPE toolkit_reports_writes_total counter",
       ...OUTCOMES.map((o) => `toolkit_reports_writes_total{outcome="${o}"} ${this.#writes.get(o)}`),

@@ -11,6 +11,7 @@ import {
   createImageVerifier,
   type DeadlineScheduler,
   type PolicySource,
+  REPORTS_BYTES,
   type VerifierOptions,
 } from "../lib/admission/mod.ts";
 import { AUDITED_TYPES, auditVerifier, auditWorkloads } from "../lib/audit/mod.ts";
@@ -34,8 +35,9 @@ const REPORT_BUDGET_MS = 30_000;
 /**
  * The byte bounds of the audits' verdict and digest caches: small, as the audits remember their
  * own verdicts while they run (`lib/audit`'s `auditVerifier`) and re-verify at each resync anyway.
+ * Counted in the webhook's memory budget (`REPORTS_BYTES`).
  */
-export const REPORT_CACHE_BYTES = 512 * 1024;
+export const REPORT_CACHE_BYTES: number = REPORTS_BYTES.verdictCache;
 
 /** The entries of the audits' verdict and digest caches. */
 const REPORT_CACHE_ENTRIES = 2048;
@@ -76,23 +78,30 @@ export function startReports(deps: ReportsDeps): RunningReports {
   metrics.rateWaits = () => bucket.waited;
   const baseFetch = deps.verifierOptions.fetch ?? ((input, init) => fetch(input, init));
   const cacheTtlMs = Math.max(1, Math.min(config.cacheTtlMs, Math.floor(settings.resyncMs / 2)));
-  const verifier = auditVerifier(createImageVerifier({
-    ...deps.verifierOptions,
-    fetch: rateLimitedFetch(baseFetch, bucket, () => metrics.registryRequests++),
-    // The webhook's read pool (`verifierOptions.memory`): the audits' registry reads count in it.
-    flightTimeoutMs: REPORT_BUDGET_MS,
-    verdictCache: {
-      ttlMs: cacheTtlMs,
-      maxEntries: REPORT_CACHE_ENTRIES,
-      maxBytes: REPORT_CACHE_BYTES,
-    },
-    digestCache: {
-      ttlMs: Math.min(config.digestCacheTtlMs, cacheTtlMs),
-      maxEntries: REPORT_CACHE_ENTRIES,
-      maxBytes: REPORT_CACHE_BYTES,
-    },
-    observer: {},
-  }));
+  const verifier = auditVerifier(
+    createImageVerifier({
+      ...deps.verifierOptions,
+      fetch: rateLimitedFetch(baseFetch, bucket, () => metrics.registryRequests++),
+      // The webhook's read pool (`verifierOptions.memory`): the audits' registry reads count in it.
+      flightTimeoutMs: REPORT_BUDGET_MS,
+      verdictCache: {
+        ttlMs: cacheTtlMs,
+        maxEntries: REPORT_CACHE_ENTRIES,
+        maxBytes: REPORT_CACHE_BYTES,
+      },
+      digestCache: {
+        ttlMs: Math.min(config.digestCacheTtlMs, cacheTtlMs),
+        maxEntries: REPORT_CACHE_ENTRIES,
+        maxBytes: REPORTS_BYTES.digestCache,
+      },
+      observer: {},
+    }),
+    { maxBytes: REPORTS_BYTES.auditVerdicts },
+  );
+  metrics.verdictMemo = () => ({
+    bytes: verifier.rememberedBytes,
+    maxBytes: REPORTS_BYTES.auditVerdicts,
+  });
   const evaluator = createAdmissionEvaluator({
     source: deps.source,
     verifier,
@@ -127,13 +136,15 @@ export function startReports(deps: ReportsDeps): RunningReports {
       const controller = new ReportController({
         client: deps.client,
         workloadTypes: AUDITED_TYPES,
-        audit: (lister, namespaces, auditSignal) => {
-          verifier.forget();
-          return auditWorkloads(
+        // One pass of audits (every namespace, or those that changed) remembers its verdicts
+        // across its namespaces, one namespace audited at a time.
+        startPass: () => verifier.forget(),
+        audit: (lister, namespace, auditSignal, onImages) =>
+          auditWorkloads(
             { kube: lister, evaluator },
-            { ...(namespaces ? { namespaces } : {}), signal: auditSignal },
-          );
-        },
+            { namespaces: [namespace], signal: auditSignal, onImages },
+          ),
+        maxCopyBytes: settings.maxCopyBytes,
         reporter: identity,
         clock: SYSTEM_BUCKET_CLOCK,
         resyncMs: settings.resyncMs,

@@ -75,6 +75,12 @@ export interface AuditOptions {
   readonly signal?: AbortSignal;
   /** Told after each workload: how many are done, of how many. */
   readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * Receives each workload's audited images as it is judged, instead of the result: the audit
+   * then holds no more than the workloads under review (the report controller counts them as
+   * they come, `lib/reports`' `ReportBuilder`), and resolves to an empty list.
+   */
+  readonly onImages?: (images: readonly AuditedImage[]) => void;
 }
 
 /** The default number of workloads under review at once. */
@@ -176,7 +182,9 @@ export async function auditWorkloads(
       signal?.throwIfAborted();
       const images = auditedImages(target, decision);
       options.onProgress?.(++done, targets.length);
-      return images;
+      if (options.onImages === undefined) return images;
+      options.onImages(images);
+      return [];
     },
   );
   return results.flat();

@@ -8,8 +8,10 @@
  * Verdicts are remembered by the policy's repository rule (a policy that changes is compiled
  * into new ones), the image reference, and the pull credentials the verification would use:
  * workloads in many namespaces that name no pull Secret share one verification of an image. At
- * most {@linkcode MAX_AUDIT_VERDICTS} are remembered; past that the verifier answers as it would
- * alone.
+ * most {@linkcode MAX_AUDIT_VERDICTS} are remembered, and at most
+ * {@linkcode MAX_AUDIT_VERDICT_BYTES} of them (each counted by {@linkcode rememberedBytes} before
+ * it is kept: the webhook's memory budget, `lib/admission/memory_budget.ts`, holds the bound);
+ * past either the verifier answers as it would alone.
  *
  * @module
  */
@@ -17,11 +19,35 @@ import {
   type ImageVerdict,
   type ImageVerifier,
   raceSignal,
+  REPORTS_BYTES,
   type VerifyTask,
 } from "../admission/mod.ts";
 
 /** The most verdicts one audit remembers (about 300 bytes each). */
 export const MAX_AUDIT_VERDICTS = 100_000;
+
+/** The most bytes of verdicts one audit remembers (by {@linkcode rememberedBytes}). */
+export const MAX_AUDIT_VERDICT_BYTES: number = REPORTS_BYTES.auditVerdicts;
+
+/** Bytes counted for each remembered verdict besides its strings: the map's entry, the object. */
+export const REMEMBERED_OVERHEAD_BYTES = 160;
+
+/** The estimated bytes of remembering `verdict` under `key` (string lengths and an overhead). */
+export function rememberedBytes(key: string, verdict: ImageVerdict): number {
+  const strings = verdict.allowed
+    ? (verdict.digest?.length ?? 0) + 48 * (verdict.signers?.length ?? 0) +
+      (verdict.notes ?? []).reduce((n, note) => n + note.length + 16, 0)
+    : verdict.reason.length + (verdict.digest?.length ?? 0);
+  return key.length + strings + REMEMBERED_OVERHEAD_BYTES;
+}
+
+/** The bounds of what an audit remembers. */
+export interface AuditVerifierOptions {
+  /** @default {@linkcode MAX_AUDIT_VERDICTS} */
+  readonly maxVerdicts?: number;
+  /** @default {@linkcode MAX_AUDIT_VERDICT_BYTES} */
+  readonly maxBytes?: number;
+}
 
 /** A verifier that remembers every verdict of an audit; `forget()` starts afresh. */
 export interface AuditVerifier extends ImageVerifier {
@@ -29,6 +55,8 @@ export interface AuditVerifier extends ImageVerifier {
   forget(): void;
   /** How many verdicts are remembered. */
   readonly remembered: number;
+  /** Their estimated bytes (by {@linkcode rememberedBytes}). */
+  readonly rememberedBytes: number;
 }
 
 /**
@@ -43,7 +71,12 @@ function imageKey(task: VerifyTask): string {
 }
 
 /** Wraps `verifier` (the webhook's, `createImageVerifier`) for an audit. */
-export function auditVerifier(verifier: ImageVerifier): AuditVerifier {
+export function auditVerifier(
+  verifier: ImageVerifier,
+  options: AuditVerifierOptions = {},
+): AuditVerifier {
+  const maxVerdicts = options.maxVerdicts ?? MAX_AUDIT_VERDICTS;
+  const maxBytes = options.maxBytes ?? MAX_AUDIT_VERDICT_BYTES;
   // By the policy's repository rule (the same object for every namespace it governs), then by
   // image and what the credentials are: by the workload's names (answered synchronously), and
   // by the credentials read (`PullCredentials.id`: the Secrets used and their versions, "" for
@@ -53,6 +86,7 @@ export function auditVerifier(verifier: ImageVerifier): AuditVerifier {
   /** Verifications in flight, by the key of `byCredentials`: later workloads wait for them. */
   let flights = new WeakMap<object, Map<string, Promise<ImageVerdict>>>();
   let count = 0;
+  let bytes = 0;
   const get = (maps: WeakMap<object, Map<string, ImageVerdict>>, task: VerifyTask, key: string) =>
     maps.get(task.match.policy)?.get(key);
   const set = (
@@ -61,10 +95,14 @@ export function auditVerifier(verifier: ImageVerifier): AuditVerifier {
     key: string,
     verdict: ImageVerdict,
   ) => {
-    if (count >= MAX_AUDIT_VERDICTS) return;
     let verdicts = maps.get(task.match.policy);
+    if (verdicts?.has(key)) return;
+    // Counted before it is kept: past either bound, nothing more is remembered.
+    const size = rememberedBytes(key, verdict);
+    if (count >= maxVerdicts || bytes + size > maxBytes) return;
     if (verdicts === undefined) maps.set(task.match.policy, verdicts = new Map());
-    if (!verdicts.has(key)) count++;
+    count++;
+    bytes += size;
     verdicts.set(key, verdict);
   };
   const namesKey = (task: VerifyTask) =>
@@ -124,9 +162,13 @@ export function auditVerifier(verifier: ImageVerifier): AuditVerifier {
       byCredentials = new WeakMap();
       flights = new WeakMap();
       count = 0;
+      bytes = 0;
     },
     get remembered() {
       return count;
+    },
+    get rememberedBytes() {
+      return bytes;
     },
   };
 }

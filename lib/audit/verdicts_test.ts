@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { ImageVerdict, ImageVerifier, VerifyTask } from "../admission/mod.ts";
 import { parseReference } from "../image/mod.ts";
 import type { PolicyMatch, RepositoryPolicy } from "../policy/mod.ts";
-import { auditVerifier } from "./verdicts.ts";
+import { auditVerifier, MAX_AUDIT_VERDICT_BYTES, rememberedBytes } from "./verdicts.ts";
 
 function match(policy: RepositoryPolicy): PolicyMatch {
   return {
@@ -95,4 +95,30 @@ Deno.test("auditVerifier() lets a workload verify for itself when the one it wai
   await assert.rejects(first, /client gone/);
   assert.equal((await second).allowed, true);
   assert.equal(calls, 2);
+});
+
+Deno.test("auditVerifier() remembers verdicts within a byte bound, counted before they are kept", async () => {
+  const inner = new Counting();
+  const m = match(signed);
+  const first = task("r.example/a:0", "ns0", m);
+  const denied = { allowed: false, cause: "policy", reason: "no signature" } as const;
+  // Each verdict is remembered twice (by names and by credentials): room for about five images.
+  const one = rememberedBytes(`${"x".repeat(60)}`, denied);
+  const verifier = auditVerifier(inner, { maxBytes: 10 * one + 200 });
+  for (let i = 0; i < 20; i++) await verifier.verify(task(`r.example/a:${i}`, "ns0", m));
+  assert.equal(inner.calls, 20);
+  assert.ok(verifier.rememberedBytes <= 10 * one + 200, `${verifier.rememberedBytes}`);
+  assert.ok(verifier.remembered > 0 && verifier.remembered < 20, `${verifier.remembered}`);
+  // What was remembered answers; what was not is verified again, as the verifier alone would.
+  await verifier.verify(first);
+  assert.equal(inner.calls, 20);
+  await verifier.verify(task("r.example/a:19", "ns0", m));
+  assert.equal(inner.calls, 21);
+  verifier.forget();
+  assert.equal(verifier.rememberedBytes, 0);
+  // The count bound holds too.
+  const few = auditVerifier(new Counting(), { maxVerdicts: 3 });
+  for (let i = 0; i < 10; i++) await few.verify(task(`r.example/a:${i}`, "ns0", m));
+  assert.equal(few.remembered, 3);
+  assert.ok(MAX_AUDIT_VERDICT_BYTES >= 4 * 1024 * 1024);
 });

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { REPORTS_BYTES, webhookMemoryLimitQuantity } from "../admission/mod.ts";
 import type { KubeObject } from "../kube/mod.ts";
 import {
   commonLabels,
@@ -52,6 +53,7 @@ export function webhookArgs(options: InstallOptions): string[] {
     "--policy-reports",
     "--reports-resync=10m",
     "--reports-registry-rate=5",
+    `--reports-max-copy-bytes=${REPORTS_BYTES.workloadCopies}`,
     ...(options.clientAuth
       ? [`--client-ca=${CLIENT_CA_MOUNT_PATH}/ca.crt`, `--probe-port=${PROBE_PORT}`]
       : []),
@@ -129,7 +131,14 @@ export function deploymentManifest(options: InstallOptions): KubeObject {
             readinessProbe: probe("/readyz"),
             resources: {
               requests: { cpu: "50m", memory: "64Mi" },
-              limits: { cpu: "500m", memory: "256Mi" },
+              // The memory budget's limit (lib/admission/memory_budget.ts): 352Mi with the
+              // PolicyReport controller's bounds, 288Mi without.
+              limits: {
+                cpu: "500m",
+                memory: webhookMemoryLimitQuantity(
+                  webhookArgs(options).includes("--policy-reports"),
+                ),
+              },
             },
             securityContext: {
               allowPrivilegeEscalation: false,

@@ -2,7 +2,8 @@
  * List and watch one collection of the API server, keeping a local copy (an informer's
  * reflector): a paged list, then a watch from its `resourceVersion` with bookmarks, restarted
  * where it left off when the server ends it, and re-listed when the version is too old
- * (`410 Gone`). Failures are retried with backoff; the copy stays as it was meanwhile.
+ * (`410 Gone`). Failures are retried with backoff; the copy stays as it was meanwhile (a list
+ * that fails part way has updated the objects of its pages, and removed none).
  *
  * @module
  */
@@ -37,9 +38,16 @@ export interface ReflectorOptions {
   readonly watchTimeoutSeconds?: number;
   /**
    * What of each object is kept (say, without its `status`), so that a copy of many objects holds
-   * only what its reader needs. @default the whole object
+   * only what its reader needs; undefined: the object is not held (a copy held under its name is
+   * dropped). Called before the copy is held, so a reader that bounds what is held counts it
+   * here. @default the whole object
    */
-  readonly keep?: (object: KubeObject) => KubeObject;
+  readonly keep?: (object: KubeObject) => KubeObject | undefined;
+  /**
+   * Told of every copy that leaves the copy: replaced by a newer one, deleted, absent from a
+   * re-list, or dropped by {@linkcode Reflector.drop}.
+   */
+  readonly onDrop?: (copy: KubeObject) => void;
 }
 
 function key(object: KubeObject): string {
@@ -77,6 +85,21 @@ export class Reflector {
     return [...this.#items.values()];
   }
 
+  /**
+   * Drops the held copies `filter` picks (a reader that stops holding a namespace); later events
+   * of those objects go through `keep` again. Returns how many were dropped.
+   */
+  drop(filter: (copy: KubeObject) => boolean): number {
+    let dropped = 0;
+    for (const [k, copy] of this.#items) {
+      if (!filter(copy)) continue;
+      this.#items.delete(k);
+      this.#options.onDrop?.(copy);
+      dropped++;
+    }
+    return dropped;
+  }
+
   /** An object by namespace and name. */
   get(namespace: string, name: string): KubeObject | undefined {
     return this.#items.get(`${namespace}/${name}`);
@@ -107,7 +130,7 @@ export class Reflector {
     };
   }
 
-  #normalise(o: KubeObject): KubeObject {
+  #normalise(o: KubeObject): KubeObject | undefined {
     const normal = {
       ...o,
       apiVersion: o.apiVersion ?? apiVersionOf(this.#options.type),
@@ -116,8 +139,30 @@ export class Reflector {
     return this.#options.keep ? this.#options.keep(normal) : normal;
   }
 
+  /** Removes the copy under `k`, telling `onDrop`. */
+  #remove(k: string): void {
+    const copy = this.#items.get(k);
+    if (copy === undefined) return;
+    this.#items.delete(k);
+    this.#options.onDrop?.(copy);
+  }
+
+  /**
+   * Holds `object`'s copy under its name (what `keep` makes of it), in place of the one held:
+   * the one it replaces is let go first, so that a reader counting what is held never counts
+   * both.
+   */
+  #hold(object: KubeObject): void {
+    const k = key(object);
+    this.#remove(k);
+    const copy = this.#normalise(object);
+    if (copy !== undefined) this.#items.set(k, copy);
+  }
+
   async #list(): Promise<string> {
-    const items = new Map<string, KubeObject>();
+    // The copy is updated in place as pages arrive (each object replacing its own copy, never
+    // two copies of the whole collection at once); what the list no longer has goes at its end.
+    const seen = new Set<string>();
     let next = "";
     let version = "";
     do {
@@ -128,12 +173,14 @@ export class Reflector {
         action: `list ${this.#options.name}`,
         signal: this.#abort.signal,
       });
-      for (const item of list?.items ?? []) items.set(key(item), this.#normalise(item));
+      for (const item of list?.items ?? []) {
+        seen.add(key(item));
+        this.#hold(item);
+      }
       next = list?.metadata?.continue ?? "";
       version = list?.metadata?.resourceVersion ?? "";
     } while (next !== "");
-    this.#items.clear();
-    for (const [k, v] of items) this.#items.set(k, v);
+    for (const k of [...this.#items.keys()]) if (!seen.has(k)) this.#remove(k);
     if (!this.#synced) {
       this.#synced = true;
       this.#resolveSynced();
@@ -210,10 +257,9 @@ export class Reflector {
         const rv = object.metadata?.resourceVersion;
         if (rv) current = rv;
         if (event.type === "BOOKMARK") continue;
-        if (event.type === "DELETED") this.#items.delete(key(object));
-        else if (event.type === "ADDED" || event.type === "MODIFIED") {
-          this.#items.set(key(object), this.#normalise(object));
-        } else continue;
+        if (event.type === "DELETED") this.#remove(key(object));
+        else if (event.type === "ADDED" || event.type === "MODIFIED") this.#hold(object);
+        else continue;
         this.#options.onChange?.();
       }
     }

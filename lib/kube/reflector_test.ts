@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { fakeKubeClient, secretList } from "../../tests/fakes/kube_transport.ts";
 import { Reflector } from "./reflector.ts";
-import { SECRETS } from "./resources.ts";
+import { type KubeObject, SECRETS } from "./resources.ts";
 import { assertNoCanary, canary } from "../../tests/fakes/secret_canary.ts";
 
 Deno.test("a Reflector reports a broken watch line of Secrets without quoting it", async () => {
@@ -109,4 +109,69 @@ Deno.test("a Reflector keeps what `keep` returns of each object", async () => {
     metadata: { name: "a", namespace: "n" },
     spec: { x: 1 },
   }]);
+});
+
+Deno.test("a Reflector holds nothing `keep` refuses, tells each copy let go, and drops on demand", async () => {
+  let lists = 0;
+  let relisted!: () => void;
+  const second = new Promise<void>((resolve) => (relisted = resolve));
+  const events = [
+    // A newer a replaces its copy; c is refused by keep (never held); b goes.
+    { type: "MODIFIED", object: { metadata: { name: "a", namespace: "n", resourceVersion: "8" } } },
+    { type: "ADDED", object: { metadata: { name: "c", namespace: "n", resourceVersion: "9" } } },
+    { type: "DELETED", object: { metadata: { name: "b", namespace: "m", resourceVersion: "10" } } },
+  ];
+  const client = fakeKubeClient((request) => {
+    if (!request.url.includes("watch=")) {
+      lists++;
+      if (lists === 2) relisted();
+      return Response.json({
+        metadata: { resourceVersion: "7" },
+        items: lists === 1
+          ? [{ metadata: { name: "a", namespace: "n" } }, {
+            metadata: { name: "b", namespace: "m" },
+          }]
+          : [{ metadata: { name: "d", namespace: "n" } }],
+      });
+    }
+    if (lists === 1) {
+      // The events, then 410 Gone: a re-list, which keeps d only.
+      return new Response(
+        [...events, { type: "ERROR", object: { code: 410 } }].map((e) => `${JSON.stringify(e)}\n`)
+          .join(""),
+      );
+    }
+    return new Promise<Response>((_, reject) =>
+      request.signal?.addEventListener("abort", () => reject(request.signal?.reason))
+    );
+  });
+  const held = new Set<KubeObject>();
+  const letGo: string[] = [];
+  const reflector = new Reflector(client, {
+    name: "Secrets",
+    type: SECRETS,
+    keep: (object) => {
+      if (object.metadata.name === "c") return undefined;
+      // Counted before it is held: the copy it replaces was let go first.
+      assert.ok(![...held].some((h) => h.metadata.name === object.metadata.name));
+      held.add(object);
+      return object;
+    },
+    onDrop: (copy) => {
+      assert.ok(held.delete(copy));
+      letGo.push(`${copy.metadata.name}@${copy.metadata.resourceVersion ?? "list"}`);
+    },
+  });
+  reflector.start();
+  await second;
+  // The re-list's answer is read after its request: wait for its end (no timing assumed).
+  for (let i = 0; i < 1000 && letGo.length < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  assert.deepEqual(letGo, ["a@list", "b@list", "a@8"]);
+  assert.deepEqual(reflector.items().map((o) => o.metadata.name), ["d"]);
+  assert.equal(reflector.drop((copy) => copy.metadata.namespace === "n"), 1);
+  assert.deepEqual(reflector.items(), []);
+  assert.equal(held.size, 0);
+  await reflector.stop();
 });

@@ -12,12 +12,14 @@ export type { AuditedImage };
 export type AuditLister = AuditKube;
 
 /**
- * Audits the workloads of `namespaces` (all when undefined) as `lister` lists them (the
- * controller's reflectors' copies): `lib/audit`'s `auditWorkloads` with the controller's
- * evaluator.
+ * Audits the workloads of one namespace as `lister` lists them (the controller's copies):
+ * `lib/audit`'s `auditWorkloads` with the controller's evaluator, each workload's images given to
+ * `onImages` as they are judged (`AuditOptions.onImages`), so that the controller holds no more
+ * than one report's results.
  */
 export type AuditFunction = (
   lister: AuditLister,
-  namespaces: readonly string[] | undefined,
+  namespace: string,
   signal: AbortSignal,
-) => Promise<readonly AuditedImage[]>;
+  onImages: (images: readonly AuditedImage[]) => void,
+) => Promise<unknown>;

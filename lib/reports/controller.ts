@@ -14,8 +14,11 @@
  * - A namespace with no workloads left loses its report; reports are written by server-side apply
  *   (an unchanged audit writes nothing new).
  *
- * Audits run one at a time; the verifier behind them has its registry rate bounded by the caller
- * (`token_bucket.ts`).
+ * Audits run one namespace at a time, each report built as its audit goes (`ReportBuilder`: at most
+ * 1000 results held); the verifier behind them has its registry rate bounded by the caller
+ * (`token_bucket.ts`). The copies of the workloads are bounded in bytes (`workload_copies.ts`,
+ * `maxCopyBytes`): a namespace that does not fit is not held, and its report is one `error` result
+ * naming the bound.
  *
  * @module
  */
@@ -23,13 +26,17 @@ import {
   applyObject,
   type KubeClient,
   type KubeObject,
+  NAMESPACES,
   POLICY_REPORTS,
   Reflector,
   type ResourceType,
 } from "../kube/mod.ts";
+import { REPORTS_BYTES } from "../admission/mod.ts";
+import { formatBytes } from "../read_budget.ts";
 import type { AuditedImage, AuditFunction, AuditLister } from "./audited.ts";
-import { buildPolicyReport, POLICY_REPORT_NAME, REPORT_LABELS, violations } from "./report.ts";
+import { POLICY_REPORT_NAME, REPORT_LABELS, ReportBuilder } from "./report.ts";
 import type { BucketClock } from "./token_bucket.ts";
+import { WorkloadCopies, type WorkloadCopyStats } from "./workload_copies.ts";
 
 /** Why an audit ran. */
 export type AuditTrigger = "start" | "workloads" | "policies" | "resync";
@@ -46,6 +53,8 @@ export interface ReportObserver {
   written?(outcome: "created" | "updated" | "unchanged" | "deleted" | "failed"): void;
   /** This replica leads (true) or stands by (false). */
   leading?(leading: boolean): void;
+  /** What the copies of the workloads hold now (read when the metrics are rendered). */
+  copies?(stats: () => WorkloadCopyStats): void;
 }
 
 /** How the controller works. */
@@ -70,9 +79,40 @@ export interface ReportControllerOptions {
   readonly observer?: ReportObserver;
   /** Told of audits and failures. */
   readonly onEvent?: (level: "info" | "warn", message: string) => void;
+  /**
+   * The byte bound of the copies of the workloads (`workload_copies.ts`).
+   * @default `REPORTS_BYTES.workloadCopies` (`lib/admission/memory_budget.ts`)
+   */
+  readonly maxCopyBytes?: number;
+  /** Called before each pass of audits (the audits' memory of verdicts starts afresh). */
+  readonly startPass?: () => void;
 }
 
 type Spec = Record<string, unknown>;
+
+/** The `message` of the one result of a namespace whose workloads did not fit the copies' bound. */
+export function copiesBoundMessage(maxBytes: number): string {
+  return `not audited: the report controller's copies of the cluster's workloads reached their ` +
+    `bound of ${formatBytes(maxBytes)}; this namespace's workloads are not held ` +
+    `(docs/admission.md, PolicyReports)`;
+}
+
+/** The fingerprint of a namespace whose copies are refused. */
+const REFUSED = "refused";
+
+/** A 53-bit hash of a text (cyrb53): fingerprints hold two numbers a namespace, not its text. */
+function hash53(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
 
 /** What of a workload decides its audit: its pod template's images, account and pull Secrets. */
 function auditedSpec(object: KubeObject): unknown {
@@ -175,9 +215,15 @@ export function auditedPart(object: KubeObject): KubeObject {
 /** A running controller (one per leadership term). */
 export class ReportController {
   readonly #options: ReportControllerOptions;
-  readonly #reflectors: ReadonlyMap<ResourceType, Reflector>;
-  /** The fingerprint of each namespace's workloads at its last audit. */
+  #reflectors: ReadonlyMap<ResourceType, Reflector>;
+  #copies: WorkloadCopies;
+  /** The fingerprint of each namespace's workloads at its last audit (`refused` when refused). */
   #audited = new Map<string, string>();
+  /**
+   * The names of the copies of this pass by namespace and kind (counted with each copy): an audit
+   * reads the copies held when it runs, and no copy let go is kept alive by the index.
+   */
+  #index = new Map<string, Map<ResourceType, string[]>>();
   #workloadsChanged = false;
   #policiesChanged = false;
   #wake: AbortController = new AbortController();
@@ -185,20 +231,47 @@ export class ReportController {
   /** A controller (not running: {@linkcode run} it while leading). */
   constructor(options: ReportControllerOptions) {
     this.#options = options;
+    const { copies, reflectors } = this.#makeCopies();
+    this.#copies = copies;
+    this.#reflectors = reflectors;
+    options.observer?.copies?.(() => this.#copies.stats());
+  }
+
+  /** The reflectors and the accounting of their copies, within the bound. */
+  #makeCopies(): { copies: WorkloadCopies; reflectors: ReadonlyMap<ResourceType, Reflector> } {
+    const options = this.#options;
+    const maxBytes = options.maxCopyBytes ?? REPORTS_BYTES.workloadCopies;
     const onChange = () => {
       this.#workloadsChanged = true;
       this.#wake.abort();
     };
-    this.#reflectors = new Map(options.workloadTypes.map((type) => [
-      type,
-      new Reflector(options.client, {
-        name: `${type.kind}s`,
+    const reflectors = new Map<ResourceType, Reflector>();
+    const copies = new WorkloadCopies(maxBytes, (namespace) => {
+      for (const reflector of reflectors.values()) {
+        reflector.drop((copy) => (copy.metadata.namespace ?? "") === namespace);
+      }
+      this.#emit(
+        "warn",
+        `the copies of the workloads reached their bound of ${
+          formatBytes(maxBytes)
+        }: namespace "${namespace}" is not audited (its report says so)`,
+      );
+      onChange();
+    });
+    for (const type of options.workloadTypes) {
+      reflectors.set(
         type,
-        keep: auditedPart,
-        onChange,
-        onError: (message) => this.#emit("warn", message),
-      }),
-    ]));
+        new Reflector(options.client, {
+          name: `${type.kind}s`,
+          type,
+          keep: (object) => copies.admit(auditedPart(object)),
+          onDrop: (copy) => copies.release(copy),
+          onChange,
+          onError: (message) => this.#emit("warn", message),
+        }),
+      );
+    }
+    return { copies, reflectors };
   }
 
   #emit(level: "info" | "warn", message: string): void {
@@ -211,35 +284,55 @@ export class ReportController {
     this.#wake.abort();
   }
 
-  /** Lists workloads from the reflectors' copies, for the audit. */
+  /** Lists workloads from the copies, by this pass's index of their names, for the audit. */
   readonly #lister: AuditLister = {
     list: ((type: ResourceType, namespace: string | undefined) => {
-      const reflector = [...this.#reflectors].find(([t]) =>
-        t.group === type.group && t.plural === type.plural
-      )?.[1];
-      const items = reflector?.items() ?? [];
-      return Promise.resolve(
-        namespace ? items.filter((o) => o.metadata.namespace === namespace) : items,
-      );
+      const found: KubeObject[] = [];
+      for (const [t, reflector] of this.#reflectors) {
+        if (t.group !== type.group || t.plural !== type.plural) continue;
+        const namespaces = namespace === undefined ? [...this.#index.keys()] : [namespace];
+        for (const ns of namespaces) {
+          for (const name of this.#index.get(ns)?.get(t) ?? []) {
+            const copy = reflector.get(ns, name);
+            if (copy !== undefined) found.push(copy);
+          }
+        }
+      }
+      return Promise.resolve(found);
     }) as AuditLister["list"],
   };
 
-  /** Each namespace's fingerprint: its workloads and what decides their audit. */
+  /**
+   * Each namespace's fingerprint (a hash of its workloads and what decides their audit, the same
+   * whatever their order), and this pass's index of the copies by namespace and kind.
+   */
   #fingerprints(): Map<string, string> {
-    const parts = new Map<string, string[]>();
+    const sums = new Map<string, { a: number; b: number; n: number }>();
+    const index = new Map<string, Map<ResourceType, string[]>>();
     for (const [type, reflector] of this.#reflectors) {
       for (const object of reflector.items()) {
         const namespace = object.metadata.namespace ?? "";
-        const list = parts.get(namespace) ?? [];
-        list.push(
-          `${type.kind}/${object.metadata.name}/${object.metadata.uid ?? ""}/${
-            JSON.stringify(auditedSpec(object))
-          }`,
-        );
-        parts.set(namespace, list);
+        const text = `${type.kind}/${object.metadata.name}/${object.metadata.uid ?? ""}/${
+          JSON.stringify(auditedSpec(object))
+        }`;
+        const sum = sums.get(namespace) ?? { a: 0, b: 0, n: 0 };
+        sum.a = (sum.a + hash53(text)) % Number.MAX_SAFE_INTEGER;
+        sum.b = (sum.b + hash53(`${text.length}:${text}`)) % Number.MAX_SAFE_INTEGER;
+        sum.n++;
+        sums.set(namespace, sum);
+        let byKind = index.get(namespace);
+        if (byKind === undefined) index.set(namespace, byKind = new Map());
+        const list = byKind.get(type);
+        if (list === undefined) byKind.set(type, [object.metadata.name]);
+        else list.push(object.metadata.name);
       }
     }
-    return new Map([...parts].map(([ns, list]) => [ns, list.sort().join("\n")]));
+    this.#index = index;
+    const fingerprints = new Map(
+      [...sums].map(([ns, { a, b, n }]) => [ns, `${n}:${a.toString(36)}:${b.toString(36)}`]),
+    );
+    for (const ns of this.#copies.refusedNamespaces()) fingerprints.set(ns, REFUSED);
+    return fingerprints;
   }
 
   async #sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -250,18 +343,36 @@ export class ReportController {
     }
   }
 
+  async #startCopies(signal: AbortSignal): Promise<void> {
+    for (const reflector of this.#reflectors.values()) reflector.start();
+    await Promise.race([
+      Promise.all([...this.#reflectors.values()].map((r) => r.whenSynced)),
+      new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true })),
+    ]);
+  }
+
+  /**
+   * Namespaces were refused and half the bound is free again (workloads went away): the copies are
+   * listed afresh, so that those namespaces are held again if they fit now.
+   */
+  async #retryRefused(signal: AbortSignal): Promise<void> {
+    const copies = this.#copies;
+    if (copies.refusedNamespaces().length === 0 || copies.bytes > copies.maxBytes / 2) return;
+    await Promise.all([...this.#reflectors.values()].map((r) => r.stop()));
+    const next = this.#makeCopies();
+    this.#copies = next.copies;
+    this.#reflectors = next.reflectors;
+    await this.#startCopies(signal);
+  }
+
   /** Runs until `signal` aborts (leadership lost, or shutdown); stops its watches then. */
   async run(signal: AbortSignal): Promise<void> {
     const { clock, resyncMs } = this.#options;
     const debounceMs = this.#options.debounceMs ?? 1000;
     this.#options.observer?.leading?.(true);
-    for (const reflector of this.#reflectors.values()) reflector.start();
     try {
       await Promise.race([
-        Promise.all([
-          ...[...this.#reflectors.values()].map((r) => r.whenSynced),
-          this.#options.ready?.(),
-        ]),
+        Promise.all([this.#startCopies(signal), this.#options.ready?.()]),
         new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true })),
       ]);
       let trigger: AuditTrigger = "start";
@@ -273,6 +384,7 @@ export class ReportController {
             : this.#policiesChanged
             ? "policies"
             : "resync";
+          if (why === "resync") await this.#retryRefused(signal);
           this.#policiesChanged = false;
           this.#workloadsChanged = false;
           await this.#auditAll(why, signal);
@@ -298,12 +410,27 @@ export class ReportController {
       }
     } finally {
       this.#options.observer?.leading?.(false);
+      this.#index = new Map();
       await Promise.all([...this.#reflectors.values()].map((r) => r.stop()));
+    }
+  }
+
+  /** Refused namespaces that were deleted since are refused no more (their reports go). */
+  async #forgetDeletedRefused(): Promise<void> {
+    for (const namespace of this.#copies.refusedNamespaces()) {
+      try {
+        if (await this.#options.client.read(NAMESPACES, undefined, namespace) === undefined) {
+          this.#copies.forgetRefusal(namespace);
+        }
+      } catch (error) {
+        this.#emit("warn", `the Namespace "${namespace}" could not be read: ${message(error)}`);
+      }
     }
   }
 
   /** Audits every namespace with workloads, and removes the reports of those without. */
   async #auditAll(trigger: AuditTrigger, signal: AbortSignal): Promise<void> {
+    await this.#forgetDeletedRefused();
     const fingerprints = this.#fingerprints();
     let stale: string[] = [];
     try {
@@ -320,7 +447,7 @@ export class ReportController {
     for (const ns of this.#audited.keys()) {
       if (!fingerprints.has(ns) && !stale.includes(ns)) stale.push(ns);
     }
-    await this.#auditNamespaces(trigger, [...fingerprints.keys()], fingerprints, signal, true);
+    await this.#auditNamespaces(trigger, [...fingerprints.keys()], fingerprints, signal);
     for (const namespace of stale) await this.#remove(namespace);
   }
 
@@ -331,64 +458,69 @@ export class ReportController {
       .map(([ns]) => ns);
     const gone = [...this.#audited.keys()].filter((ns) => !fingerprints.has(ns));
     if (changed.length > 0) {
-      await this.#auditNamespaces("workloads", changed, fingerprints, signal, false);
+      await this.#auditNamespaces("workloads", changed, fingerprints, signal);
     }
     for (const namespace of gone) await this.#remove(namespace);
   }
 
+  /** Audits `namespaces` one at a time, each report built as its audit goes, and writes them. */
   async #auditNamespaces(
     trigger: AuditTrigger,
     namespaces: readonly string[],
     fingerprints: ReadonlyMap<string, string>,
     signal: AbortSignal,
-    all: boolean,
   ): Promise<void> {
     const { clock, observer } = this.#options;
-    let images: readonly AuditedImage[];
-    try {
-      images = namespaces.length === 0
-        ? []
-        : await this.#options.audit(this.#lister, all ? undefined : namespaces, signal);
-    } catch (error) {
+    this.#options.startPass?.();
+    let images = 0;
+    let denied = 0;
+    let failed = 0;
+    for (const namespace of namespaces) {
       if (signal.aborted) return;
-      observer?.audited?.(trigger, "failed");
-      this.#emit("warn", `the audit (${trigger}) failed: ${message(error)}`);
-      // Audited again at the next change or resync.
-      for (const ns of namespaces) this.#audited.delete(ns);
-      return;
-    }
-    if (signal.aborted) return;
-    observer?.audited?.(trigger, "done");
-    const byNamespace = new Map<string, AuditedImage[]>(namespaces.map((ns) => [ns, []]));
-    for (const image of images) byNamespace.get(image.namespace)?.push(image);
-    const nowMs = clock.now();
-    for (const [namespace, found] of byNamespace) {
+      const fingerprint = fingerprints.get(namespace) ?? "";
+      const builder = new ReportBuilder(namespace, {
+        nowMs: clock.now(),
+        reporter: this.#options.reporter,
+      });
+      if (fingerprint === REFUSED) {
+        builder.add([refusedImage(namespace, this.#copies.maxBytes)]);
+      } else {
+        try {
+          await this.#options.audit(this.#lister, namespace, signal, (found) => builder.add(found));
+        } catch (error) {
+          if (signal.aborted) return;
+          failed++;
+          this.#emit("warn", `the audit (${trigger}) of "${namespace}" failed: ${message(error)}`);
+          // Audited again at the next change or resync.
+          this.#audited.delete(namespace);
+          continue;
+        }
+      }
       if (signal.aborted) return;
-      await this.#write(namespace, found, nowMs);
-      this.#audited.set(namespace, fingerprints.get(namespace) ?? "");
+      images += builder.total;
+      denied += builder.summary.fail + builder.summary.error;
+      await this.#write(namespace, builder);
+      this.#audited.set(namespace, fingerprint);
     }
+    this.#index = new Map();
+    observer?.audited?.(trigger, failed === 0 ? "done" : "failed");
     this.#emit(
       "info",
-      `audited ${byNamespace.size} namespace(s) (${trigger}): ${images.length} image(s), ${
-        violations(images)
-      } would be denied`,
+      `audited ${namespaces.length} namespace(s) (${trigger}): ${images} image(s), ${denied} ` +
+        `would be denied${failed > 0 ? `, ${failed} namespace(s) failed` : ""}`,
     );
   }
 
-  async #write(namespace: string, images: readonly AuditedImage[], nowMs: number): Promise<void> {
+  async #write(namespace: string, builder: ReportBuilder): Promise<void> {
     const { client, observer } = this.#options;
     try {
       const previous = await client.read(POLICY_REPORTS, namespace, POLICY_REPORT_NAME);
-      const report = buildPolicyReport(namespace, images, {
-        nowMs,
-        reporter: this.#options.reporter,
-        previous,
-      });
+      const report = builder.build(previous);
       const { outcome } = await applyObject(client, POLICY_REPORTS, report, {
         existing: previous ?? null,
       });
       observer?.written?.(outcome === "skipped" ? "unchanged" : outcome);
-      observer?.violations?.(namespace, violations(images));
+      observer?.violations?.(namespace, builder.summary.fail + builder.summary.error);
     } catch (error) {
       observer?.written?.("failed");
       this.#emit(
@@ -414,6 +546,18 @@ export class ReportController {
       );
     }
   }
+}
+
+/** The one result of a namespace whose copies are refused: an `error` naming the bound. */
+function refusedImage(namespace: string, maxBytes: number): AuditedImage {
+  return {
+    namespace,
+    workload: { kind: "Namespace", name: namespace },
+    container: "",
+    image: "",
+    verdict: "error",
+    message: copiesBoundMessage(maxBytes),
+  };
 }
 
 function message(error: unknown): string {

@@ -13,7 +13,13 @@ import {
 import { workloadImages } from "../admission/mod.ts";
 import { createRequest } from "../audit/mod.ts";
 import type { AuditedImage, AuditFunction } from "./audited.ts";
-import { auditedPart, ReportController } from "./controller.ts";
+import { auditedPart, copiesBoundMessage, ReportController } from "./controller.ts";
+import {
+  copyBytes,
+  MAX_REFUSED_NAMESPACES,
+  NAMESPACE_OVERHEAD_BYTES,
+  type WorkloadCopyStats,
+} from "./workload_copies.ts";
 import { POLICY_REPORT_NAME, REPORTER_ANNOTATION } from "./report.ts";
 import type { BucketClock } from "./token_bucket.ts";
 
@@ -59,11 +65,11 @@ function tableAudit(
   denied: Set<string>,
   calls: Array<readonly string[] | undefined>,
 ): AuditFunction {
-  return async (lister, namespaces, _signal) => {
-    calls.push(namespaces);
+  return async (lister, ns, _signal, onImages) => {
+    calls.push([ns]);
     const out: AuditedImage[] = [];
     for (const type of [PODS, DEPLOYMENTS]) {
-      for (const namespace of namespaces ?? [undefined]) {
+      for (const namespace of [ns]) {
         for (const o of await lister.list(type, namespace)) {
           const spec = o.spec as { containers: Array<{ name: string; image: string }> };
           for (const c of spec.containers ?? []) {
@@ -80,7 +86,7 @@ function tableAudit(
         }
       }
     }
-    return out;
+    onImages(out);
   };
 }
 
@@ -250,4 +256,129 @@ Deno.test("the controller keeps of a workload what its audit reads, the same sit
     (auditedPart(workloads[1]![1]) as unknown as { spec: { replicas: number } }).spec.replicas,
     2,
   );
+});
+
+Deno.test("past the copies' bound whole namespaces are refused, reported as error and counted, never held", async () => {
+  const api = new FakeKubeApi();
+  const perNamespace = 40;
+  const namespaces = Array.from({ length: 8 }, (_, i) => `team-${i}`);
+  for (const ns of namespaces) {
+    api.seed(NAMESPACES, { metadata: { name: ns } });
+    for (let i = 0; i < perNamespace; i++) {
+      api.seed(PODS, pod(ns, `p${i}`, `reg/app-${i % 5}:1`));
+    }
+  }
+  const client = fakeKubeClient((r) => api.transport().open(r));
+  const clock = manualClock();
+  const calls: Array<readonly string[] | undefined> = [];
+  const one = copyBytes(
+    auditedPart({
+      ...pod("team-0", "p10", "reg/app-0:1"),
+      metadata: {
+        name: "p10",
+        namespace: "team-0",
+        uid: "00000000-0000-0000-0000-000000000000",
+        resourceVersion: "1000",
+      },
+    }),
+  );
+  // Room for three namespaces and a half, besides the refused names' part.
+  const maxCopyBytes = MAX_REFUSED_NAMESPACES * NAMESPACE_OVERHEAD_BYTES +
+    Math.floor(3.5 * perNamespace * (one + 16));
+  let stats: (() => WorkloadCopyStats) | undefined;
+  const violations = new Map<string, number>();
+  const controller = new ReportController({
+    client,
+    workloadTypes: [DEPLOYMENTS, PODS],
+    audit: tableAudit(new Set(), calls),
+    reporter: "replica-a",
+    clock,
+    resyncMs: 60_000,
+    debounceMs: 100,
+    maxCopyBytes,
+    observer: {
+      copies: (read) => (stats = read),
+      violations: (ns, n) => violations.set(ns, n),
+      removed: (ns) => violations.delete(ns),
+    },
+  });
+  const stop = new AbortController();
+  const running = controller.run(stop.signal);
+  const report = (ns: string) =>
+    api.get(POLICY_REPORTS, ns, POLICY_REPORT_NAME) as
+      | (KubeObject & { summary: Record<string, number>; results: Array<Record<string, unknown>> })
+      | undefined;
+  let peak = 0;
+  const watchPeak = () => (peak = Math.max(peak, stats?.().bytes ?? 0));
+  try {
+    await until(() => namespaces.every((ns) => report(ns) !== undefined), watchPeak);
+    const refused = namespaces.filter((ns) => report(ns)!.summary.error === 1);
+    const audited = namespaces.filter((ns) => report(ns)!.summary.pass === perNamespace);
+    // Whole namespaces: each is either audited in full or refused, never in part.
+    assert.equal(refused.length + audited.length, namespaces.length);
+    assert.equal(audited.length, 3);
+    for (const ns of refused) {
+      const results = report(ns)!.results;
+      assert.equal(results.length, 1);
+      assert.equal(results[0]!.result, "error");
+      assert.match(String(results[0]!.message), /bound of \d+ (KiB|MiB|bytes)/);
+      assert.equal(String(results[0]!.message), copiesBoundMessage(maxCopyBytes));
+      assert.deepEqual(report(ns)!.summary, { pass: 0, fail: 0, warn: 0, error: 1, skip: 0 });
+    }
+    // Never audited from copies it does not hold.
+    for (const ns of refused) assert.ok(!calls.some((c) => c?.includes(ns)), ns);
+    const held = stats!();
+    assert.ok(held.bytes <= maxCopyBytes, `${held.bytes} > ${maxCopyBytes}`);
+    assert.equal(held.copies, audited.length * perNamespace);
+    assert.equal(held.refusedNamespaces, refused.length);
+    assert.ok(held.notKept >= refused.length);
+    // A refused namespace counts as a violation (its `error` result) on /metrics.
+    assert.equal(violations.get(refused[0]!), 1);
+
+    // More workloads, in namespaces held and refused: nothing grows past the bound.
+    for (const ns of namespaces) {
+      for (let i = 0; i < 20; i++) await client.create(PODS, pod(ns, `more${i}`, "reg/app-0:1"));
+    }
+    await until(() => stats!().notKept > held.notKept + 20, () => {
+      watchPeak();
+      clock.advance(100);
+    });
+    watchPeak();
+    assert.ok(peak <= maxCopyBytes, `peak ${peak} > ${maxCopyBytes}`);
+    assert.ok(stats!().copies <= held.copies + 20 * audited.length);
+
+    // A refused namespace deleted: at the resync it is refused no more, and its report goes.
+    const gone = refused[1]!;
+    for (const o of api.list(PODS, gone)) await client.delete(PODS, gone, o.metadata.name);
+    await client.delete(NAMESPACES, undefined, gone);
+    const refusedBefore = stats!().refusedNamespaces;
+    await until(
+      () => stats!().refusedNamespaces === refusedBefore - 1 && report(gone) === undefined,
+      () => {
+        watchPeak();
+        clock.advance(10_000);
+      },
+    );
+    assert.equal(violations.has(gone), false);
+
+    // The workloads of every other namespace go: at the resync the refused one is held again.
+    const back = refused[0]!;
+    for (const ns of namespaces.filter((ns) => ns !== back)) {
+      for (const o of api.list(PODS, ns)) await client.delete(PODS, ns, o.metadata.name);
+    }
+    await until(
+      () => report(back)?.summary.pass === perNamespace + 20,
+      () => {
+        watchPeak();
+        clock.advance(10_000);
+      },
+    );
+    assert.equal(report(back)!.summary.error, 0);
+    assert.equal(stats!().refusedNamespaces, 0);
+    assert.equal(violations.get(back), 0);
+    assert.ok(peak <= maxCopyBytes, `peak ${peak} > ${maxCopyBytes}`);
+  } finally {
+    stop.abort();
+    await running;
+  }
 });

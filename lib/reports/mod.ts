@@ -11,3 +11,4 @@ export * from "./report.ts";
 export * from "./token_bucket.ts";
 export * from "./lease.ts";
 export * from "./controller.ts";
+export * from "./workload_copies.ts";

@@ -137,49 +137,118 @@ export interface BuildReportOptions {
   readonly maxResults?: number;
 }
 
+/** Results in report order: by workload, container and image. */
+function byKey(a: ReportResult, b: ReportResult): number {
+  const ka = resultKey(a);
+  const kb = resultKey(b);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** Denials first, then by key: which results a full report keeps. */
+function keptFirst(a: ReportResult, b: ReportResult): number {
+  const pa = a.result === "pass" ? 1 : 0;
+  const pb = b.result === "pass" ? 1 : 0;
+  return pa - pb || byKey(a, b);
+}
+
+/**
+ * One namespace's report, built as its audit goes: every image is counted in the summary, and at
+ * most `maxResults` results are held at any time (denials first, then by workload, container and
+ * image), so that what building a report holds is bounded whatever the namespace runs.
+ */
+export class ReportBuilder {
+  readonly #namespace: string;
+  readonly #options: BuildReportOptions;
+  readonly #max: number;
+  /** The results kept, in {@linkcode keptFirst} order. */
+  readonly #kept: ReportResult[] = [];
+  readonly #summary: ReportSummary = { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
+  #total = 0;
+
+  /** A report of `namespace`; `options.previous` is read at {@linkcode build}. */
+  constructor(namespace: string, options: Omit<BuildReportOptions, "previous">) {
+    this.#namespace = namespace;
+    this.#options = options;
+    this.#max = options.maxResults ?? MAX_REPORT_RESULTS;
+  }
+
+  /** Images counted so far. */
+  get total(): number {
+    return this.#total;
+  }
+
+  /** The summary counts so far. */
+  get summary(): Readonly<ReportSummary> {
+    return this.#summary;
+  }
+
+  /** Counts `images`, keeping their results while they are among the first `maxResults`. */
+  add(images: readonly AuditedImage[]): void {
+    for (const image of images) {
+      this.#summary[image.verdict]++;
+      this.#total++;
+      const result = reportResult(image, this.#options.nowMs);
+      const kept = this.#kept;
+      if (kept.length >= this.#max && keptFirst(result, kept[kept.length - 1]!) >= 0) continue;
+      // Binary search of its place: at most maxResults held, each insertion O(maxResults).
+      let low = 0;
+      let high = kept.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (keptFirst(kept[mid]!, result) <= 0) low = mid + 1;
+        else high = mid;
+      }
+      kept.splice(low, 0, result);
+      if (kept.length > this.#max) kept.pop();
+    }
+  }
+
+  /**
+   * The PolicyReport: the kept results (by key when every result fits, else denials first),
+   * unchanged ones keeping the time of `previous`'s.
+   */
+  build(previous?: KubeObject): KubeObject {
+    const before = new Map<string, ReportResult>();
+    const previousResults = (previous as { results?: unknown } | undefined)?.results;
+    if (Array.isArray(previousResults)) {
+      for (const r of previousResults as ReportResult[]) {
+        if (Array.isArray(r?.resources) && r.properties) before.set(resultKey(r), r);
+      }
+    }
+    const results = this.#kept.map((r) => {
+      const old = before.get(resultKey(r));
+      return old && old.result === r.result && old.message === r.message && old.timestamp
+        ? { ...r, timestamp: old.timestamp }
+        : r;
+    });
+    if (this.#total <= this.#max) results.sort(byKey);
+    return {
+      apiVersion: "wgpolicyk8s.io/v1alpha2",
+      kind: "PolicyReport",
+      metadata: {
+        name: POLICY_REPORT_NAME,
+        namespace: this.#namespace,
+        labels: { ...REPORT_LABELS },
+        annotations: {
+          [REPORTER_ANNOTATION]: this.#options.reporter,
+          ...(results.length < this.#total
+            ? { [TRUNCATED_ANNOTATION]: String(this.#total - results.length) }
+            : {}),
+        },
+      },
+      summary: { ...this.#summary },
+      results,
+    };
+  }
+}
+
 /** The PolicyReport of `namespace` from the audit of its workloads (`images`). */
 export function buildPolicyReport(
   namespace: string,
   images: readonly AuditedImage[],
   options: BuildReportOptions,
 ): KubeObject {
-  const before = new Map<string, ReportResult>();
-  const previousResults = (options.previous as { results?: unknown } | undefined)?.results;
-  if (Array.isArray(previousResults)) {
-    for (const r of previousResults as ReportResult[]) {
-      if (Array.isArray(r?.resources) && r.properties) before.set(resultKey(r), r);
-    }
-  }
-  const results = images.map((image) => {
-    const result = reportResult(image, options.nowMs);
-    const old = before.get(resultKey(result));
-    if (old && old.result === result.result && old.message === result.message && old.timestamp) {
-      result.timestamp = old.timestamp;
-    }
-    return result;
-  });
-  results.sort((a, b) => resultKey(a) < resultKey(b) ? -1 : resultKey(a) > resultKey(b) ? 1 : 0);
-  const max = options.maxResults ?? MAX_REPORT_RESULTS;
-  // Denials first when the report cannot hold every result.
-  const kept = results.length <= max ? results : [
-    ...results.filter((r) => r.result !== "pass"),
-    ...results.filter((r) => r.result === "pass"),
-  ].slice(0, max);
-  return {
-    apiVersion: "wgpolicyk8s.io/v1alpha2",
-    kind: "PolicyReport",
-    metadata: {
-      name: POLICY_REPORT_NAME,
-      namespace,
-      labels: { ...REPORT_LABELS },
-      annotations: {
-        [REPORTER_ANNOTATION]: options.reporter,
-        ...(kept.length < results.length
-          ? { [TRUNCATED_ANNOTATION]: String(results.length - kept.length) }
-          : {}),
-      },
-    },
-    summary: summarize(images),
-    results: kept,
-  };
+  const builder = new ReportBuilder(namespace, options);
+  builder.add(images);
+  return builder.build(options.previous);
 }

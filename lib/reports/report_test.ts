@@ -3,6 +3,7 @@ import type { AuditedImage } from "./audited.ts";
 import {
   buildPolicyReport,
   POLICY_REPORT_NAME,
+  ReportBuilder,
   REPORTER_ANNOTATION,
   TRUNCATED_ANNOTATION,
   violations,
@@ -101,4 +102,31 @@ Deno.test("a namespace with more results than a report holds keeps the denials f
   assert.equal(results[0]!.result, "fail");
   assert.equal(report.metadata.annotations?.[TRUNCATED_ANNOTATION], "3");
   assert.deepEqual(report.summary, { pass: 5, fail: 1, warn: 0, error: 0, skip: 0 });
+});
+
+Deno.test("a ReportBuilder holds at most the report's results as images come, and builds the same report", () => {
+  const images: AuditedImage[] = [];
+  for (let i = 0; i < 500; i++) {
+    const verdict = (["pass", "fail", "pass", "warn", "error"] as const)[i % 5]!;
+    images.push(image(`w${(i * 7919) % 500}`, verdict));
+  }
+  for (const max of [1000, 50]) {
+    const options = { nowMs: 1_700_000_000_000, reporter: "pod-a_1", maxResults: max };
+    const builder = new ReportBuilder("team", options);
+    let largest = 0;
+    for (let i = 0; i < images.length; i += 7) {
+      builder.add(images.slice(i, i + 7));
+      const held = resultsOf(builder.build()).length;
+      largest = Math.max(largest, held);
+    }
+    assert.ok(largest <= max, `${largest} results held`);
+    assert.equal(builder.total, 500);
+    assert.deepEqual(builder.build(), buildPolicyReport("team", images, options));
+    assert.deepEqual(builder.summary, { pass: 200, fail: 100, warn: 100, error: 100, skip: 0 });
+  }
+  const truncated = new ReportBuilder("team", { nowMs: 0, reporter: "r", maxResults: 50 });
+  truncated.add(images);
+  const report = truncated.build();
+  assert.equal(report.metadata.annotations?.[TRUNCATED_ANNOTATION], "450");
+  assert.ok(resultsOf(report).every((r) => r.result !== "pass"));
 });

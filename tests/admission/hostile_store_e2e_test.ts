@@ -10,6 +10,7 @@
  * figures are printed, not asserted (tests/bench/hostile_load.ts measures them); the only time
  * bound asserted is the webhook's own budget.
  */
+import { WEBHOOK_MEMORY_LIMIT } from "../../lib/admission/memory_budget.ts";
 import assert from "node:assert/strict";
 import { e2eSkipReason } from "../env/mod.ts";
 import { eventually, RELEASE_RUNTIME_FLAGS } from "./_webhook.ts";
@@ -28,8 +29,8 @@ const MiB = 1024 * 1024;
 // deno-lint-ignore no-console
 const report = (line: string) => console.log(line);
 const BUDGET_MS = 4000;
-/** The chart's memory limit (deploy/chart/toolkit/values.yaml). */
-const CHART_MEMORY_LIMIT = 256 * MiB;
+/** The chart's memory limit of the admission path (lib/admission/memory_budget.ts). */
+const CHART_MEMORY_LIMIT = WEBHOOK_MEMORY_LIMIT;
 
 /** What each kind of hostile image is denied with. */
 const EXPECTED: Readonly<Record<HostileStore | "registry" | "token", RegExp>> = {

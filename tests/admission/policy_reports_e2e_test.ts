@@ -87,18 +87,20 @@ Deno.test({
       ),
     );
     const replicas = [first, second];
-    /** Each replica's `toolkit_reports_leader` gauge. */
-    const leaders = async () =>
+    /** Each replica's `/metrics`. */
+    const metricsTexts = async () =>
       await Promise.all(replicas.map(async (webhook) => {
         const client = Deno.createHttpClient({ caCerts: [webhook.ca.certPem] });
         try {
-          const text = await (await fetch(`https://127.0.0.1:${webhook.port}/metrics`, { client }))
+          return await (await fetch(`https://127.0.0.1:${webhook.port}/metrics`, { client }))
             .text();
-          return /^toolkit_reports_leader (\d)$/m.exec(text)?.[1];
         } finally {
           client.close();
         }
       }));
+    /** Each replica's `toolkit_reports_leader` gauge. */
+    const leaders = async () =>
+      (await metricsTexts()).map((text) => /^toolkit_reports_leader (\d)$/m.exec(text)?.[1]);
     const identityOf = async (webhook: typeof first) =>
       (await webhook.logLines()).find((l) => l.msg === "started")?.reportsIdentity as string;
 
@@ -177,6 +179,18 @@ Deno.test({
       assert.equal(r.metadata.annotations?.["toolkit.dev/reporter"], leading);
       const managers = (r.metadata.managedFields ?? []) as Array<{ manager: string }>;
       assert.deepEqual([...new Set(managers.map((m) => m.manager))], ["toolkit"]);
+      // The leader's copies of the workloads are counted against their bound (32 MiB), and all
+      // fit; the standby holds none.
+      const gauge = (text: string, name: string) =>
+        Number(new RegExp(`^${name} (\\d+)$`, "m").exec(text)?.[1]);
+      const texts = await metricsTexts();
+      const lead = texts.find((text) => gauge(text, "toolkit_reports_leader") === 1)!;
+      const standby = texts.find((text) => gauge(text, "toolkit_reports_leader") === 0)!;
+      assert.equal(gauge(lead, "toolkit_reports_workload_copies_max_bytes"), 32 * 2 ** 20);
+      assert.ok(gauge(lead, "toolkit_reports_workload_copies") >= 3);
+      assert.ok(gauge(lead, "toolkit_reports_workload_copies_bytes") > 0);
+      assert.equal(gauge(lead, "toolkit_reports_namespaces_over_bound"), 0);
+      assert.equal(gauge(standby, "toolkit_reports_workload_copies_bytes"), 0);
     });
 
     await t.step("a deleted signature shows at the next resync", async () => {

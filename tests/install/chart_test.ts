@@ -23,6 +23,7 @@ import {
 import { context, runEnable, runRotateCerts, runStatus } from "./_context.ts";
 import { DEFAULT_IMAGE, selectorLabels, TOOLKIT_IMAGE_REPOSITORY } from "../../lib/install/mod.ts";
 import { VERSION } from "../../lib/version.ts";
+import { webhookMemoryLimitQuantity } from "../../lib/admission/mod.ts";
 import { startTlsServer } from "../../webhook/server.ts";
 
 const CHART = new URL("../../deploy/chart/toolkit/", import.meta.url).pathname;
@@ -538,6 +539,47 @@ Deno.test({
       assert.deepEqual(chart.filter((o) => o.kind === "ClusterImagePolicy"), []);
       find(chart, "Secret", "toolkit-release-key");
     });
+
+    await t.step(
+      "the memory limit is the memory budget's, with and without the reports",
+      async () => {
+        // lib/admission/memory_budget.ts: the reports' bounds need 352Mi, the admission path 288Mi.
+        const memoryLimit = async (values: Json) =>
+          ((podSpecOf(await renderChart(home.path, values)).containers[0]!.resources as Json)
+            .limits as Json | undefined)?.memory;
+        assert.equal(await memoryLimit({}), webhookMemoryLimitQuantity(true));
+        assert.equal(await memoryLimit({}), "352Mi");
+        assert.equal(await memoryLimit({ policyReports: { enabled: false } }), "288Mi");
+        assert.equal(
+          await memoryLimit({ policyReports: { enabled: false } }),
+          webhookMemoryLimitQuantity(false),
+        );
+        // A limit given wins, either way; no limits stay none.
+        assert.equal(await memoryLimit({ resources: { limits: { memory: "1Gi" } } }), "1Gi");
+        assert.equal(
+          await memoryLimit({
+            policyReports: { enabled: false },
+            resources: { limits: { cpu: "1", memory: "200Mi" } },
+          }),
+          "200Mi",
+        );
+        assert.equal(await memoryLimit({ resources: { limits: null } }), undefined);
+        // A larger bound of the copies raises the limit by as much, and reaches the webhook.
+        const larger = podSpecOf(
+          await renderChart(home.path, { policyReports: { maxCopyMiB: 64 } }),
+        )
+          .containers[0]!;
+        assert.equal(((larger.resources as Json).limits as Json).memory, "384Mi");
+        assert.equal(webhookMemoryLimitQuantity(true, 64 * 2 ** 20), "384Mi");
+        assert.ok((larger.args as string[]).includes(`--reports-max-copy-bytes=${64 * 2 ** 20}`));
+        // enable runs the reports: its Deployment has the limit with them.
+        const enable = await renderEnable({});
+        assert.equal(
+          ((podSpecOf(enable).containers[0]!.resources as Json).limits as Json).memory,
+          "352Mi",
+        );
+      },
+    );
   },
 });
 

@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { importWith } from "./import_documents.ts";
+import { policyObject } from "./objects.ts";
+import type { ImportedRule, PolicyImporter } from "./types.ts";
+
+const context = { controllerNamespace: "toolkit-system" };
+
+/** A fake importer: documents `{fake: name, pattern}` become one ClusterImagePolicy each. */
+function fake(everyMatchingRuleApplies: boolean, kind = "fake"): PolicyImporter {
+  return {
+    name: kind,
+    everyMatchingRuleApplies,
+    accepts: (d) => typeof d === "object" && d !== null && (d as { fake?: string }).fake === kind,
+    convert(document, index): Promise<readonly ImportedRule[]> {
+      const source = { apiVersion: "x/v1", kind, name: String(document.name), document: index };
+      if (document.throw) throw new Error("boom");
+      const requirements = document.bad ? [{ type: "nonsense" }] : [{ type: "reject" }];
+      const namespace = typeof document.namespace === "string" ? document.namespace : undefined;
+      return Promise.resolve([{
+        source,
+        objects: [
+          policyObject(String(document.name), namespace, [{
+            name: String(document.pattern),
+            policy: { simple: { requirements } },
+          }], source),
+        ],
+        findings: [],
+        refused: false,
+      }]);
+    },
+  };
+}
+
+Deno.test("importDocuments() sends each document to the importer that accepts it, lists the others", async () => {
+  const result = await importWith([fake(false)], [
+    { fake: "fake", name: "a", pattern: "ghcr.io/a/*" },
+    { kind: "Deployment" },
+    "text",
+    { fake: "fake", name: "b", pattern: "ghcr.io/b/*" },
+  ], context);
+  assert.deepEqual(result.unknown, [1, 2]);
+  assert.deepEqual(result.rules.map((r) => [r.source.name, r.source.document, r.refused]), [
+    ["a", 0, false],
+    ["b", 3, false],
+  ]);
+});
+
+Deno.test("importDocuments() refuses a rule whose policy toolkit's validator refuses, or whose importer throws", async () => {
+  const result = await importWith([fake(false)], [
+    { fake: "fake", name: "bad", pattern: "ghcr.io/a/*", bad: true },
+    { fake: "fake", name: "throws", pattern: "x", throw: true },
+  ], context);
+  assert.equal(result.rules.length, 2);
+  for (const rule of result.rules) {
+    assert.equal(rule.refused, true);
+    assert.deepEqual(rule.objects, []);
+    assert.equal(rule.findings.at(-1)!.kind, "refused");
+  }
+  assert.match(result.rules[0]!.findings[0]!.reason, /requirements\[0\]\.type/);
+  assert.match(result.rules[1]!.findings[0]!.reason, /boom/);
+});
+
+Deno.test("importDocuments() reports overlapping patterns when the source applies every matching rule", async () => {
+  const docs = [
+    { fake: "fake", name: "wide", pattern: "ghcr.io/*" },
+    { fake: "fake", name: "narrow", pattern: "ghcr.io/team/app" },
+    { fake: "fake", name: "apart", pattern: "quay.io/x/*" },
+  ];
+  const all = await importWith([fake(true)], docs, context);
+  const weaker = all.rules.map((r) => r.findings.filter((f) => f.kind === "weaker").length);
+  assert.deepEqual(weaker, [1, 1, 0]);
+  assert.match(all.rules[0]!.findings[0]!.reason, /"ghcr.io\/\*" overlaps "ghcr.io\/team\/app"/);
+  const one = await importWith([fake(false)], docs, context);
+  assert.deepEqual(one.rules.map((r) => r.findings.length), [0, 0, 0]);
+});
+
+Deno.test("importDocuments() reports an ImagePolicy that shadows imported cluster policies", async () => {
+  const result = await importWith([fake(false)], [
+    { fake: "fake", name: "cluster", pattern: "ghcr.io/*" },
+    { fake: "fake", name: "team", pattern: "quay.io/*", namespace: "team" },
+  ], context);
+  assert.deepEqual(result.rules[0]!.findings, []);
+  assert.equal(result.rules[1]!.findings[0]!.path, "metadata.namespace");
+  assert.match(result.rules[1]!.findings[0]!.reason, /x\/v1 fake cluster no longer apply/);
+});
+
+Deno.test("importDocuments() refuses a rule that makes an object an earlier rule makes", async () => {
+  const result = await importWith([fake(false)], [
+    { fake: "fake", name: "same", pattern: "ghcr.io/a/*" },
+    { fake: "fake", name: "same", pattern: "ghcr.io/b/*" },
+  ], context);
+  assert.deepEqual(result.rules.map((r) => r.refused), [false, true]);
+  assert.deepEqual(result.rules[1]!.findings, [{
+    path: "metadata.name",
+    kind: "refused",
+    reason:
+      "it makes ClusterImagePolicy same, as x/v1 fake same (document 0) does: rename one of them",
+  }]);
+});
