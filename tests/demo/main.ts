@@ -1002,6 +1002,81 @@ try {
   ], { expectFailure: true });
 
   tour.chapter(
+    "Bring a policy from sigstore's policy-controller",
+    "A team moving from another admission controller keeps its policies: import converts\n" +
+      "policy-controller's ClusterImagePolicy (and Kyverno's, Connaisseur's) into toolkit's, with\n" +
+      "the key Secrets they need, and reports every field that was not carried over as it was.",
+  );
+  const imported = `${registry.host}/imported/app:1`;
+  await tour.quietly(`pushed ${imported}`, async () => {
+    await gpg.pushImage(imported, { content: "a team's app, signed with cosign\n" });
+  });
+  const importedSignArgs = [
+    "sign",
+    "--key",
+    `${work}/cosign.key`,
+    "--use-signing-config=false",
+    "--tlog-upload=false",
+    "--allow-insecure-registry",
+    "-y",
+    imported,
+  ];
+  await tour.command({
+    shown: `cosign ${importedSignArgs.map((a) => quote(a.replace(`${work}/`, ""))).join(" ")}`,
+    command: cosign.binary,
+    args: importedSignArgs,
+    // cosign's deprecation and tag warnings are shown in the cosign chapter above.
+    show: (line) => line.trim() !== "" && !/^(Flag |WARNING|\s)/.test(line),
+  });
+  const cosignPublicKey = (await Deno.readTextFile(`${work}/cosign.pub`)).trimEnd();
+  const peerPolicy = [
+    "apiVersion: policy.sigstore.dev/v1beta1",
+    "kind: ClusterImagePolicy",
+    "metadata:",
+    "  name: team-images",
+    "spec:",
+    "  images:",
+    `    - glob: "${registry.host}/imported/**"`,
+    "  authorities:",
+    "    - name: team-key",
+    "      key:",
+    "        hashAlgorithm: sha256",
+    "        data: |",
+    ...cosignPublicKey.split("\n").map((line) => `          ${line}`),
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(`${work}/policy-controller.yaml`, peerPolicy);
+  tour.file("policy-controller.yaml", peerPolicy);
+  await toolkit(["image-security", "import", "policy-controller.yaml"]);
+  await toolkit(["image-security", "import", "policy-controller.yaml", "--apply"]);
+  await tour.quietly(
+    "the policy reached the webhook",
+    () =>
+      waitFor("the imported policy", async () => {
+        const probe = await cluster.kubectl([
+          "run",
+          "probe",
+          "-n",
+          "shop",
+          `--image=${imported}`,
+          "--restart=Never",
+          "--dry-run=server",
+        ]);
+        return probe.code === 0;
+      }),
+  );
+  await kubectl(["run", "imported", "-n", "shop", `--image=${imported}`, "--restart=Never"]);
+  await kubectl([
+    "get",
+    "pod",
+    "imported",
+    "-n",
+    "shop",
+    "-o",
+    'jsonpath={.spec.containers[0].image}{"\\n"}',
+  ]);
+
+  tour.chapter(
     "Only the API server may call the webhook",
     "Whoever reaches the webhook's port could send it reviews of their own. enable makes a client\n" +
       "CA and a certificate for the API server, and writes the AdmissionConfiguration that makes\n" +
