@@ -4,10 +4,14 @@
  *
  * @module
  */
+import { kyvernoClusterPolicyImporter } from "./kyverno_clusterpolicy.ts";
+import { kyvernoImageValidatingPolicyImporter } from "./kyverno_ivp.ts";
 import { POLICY_CONTROLLER_IMPORTER } from "./policy_controller.ts";
 import type { PolicyImporter } from "./types.ts";
 
 /** Every importer, in the order documents are offered to them. */
 export const IMPORTERS: readonly PolicyImporter[] = [
   POLICY_CONTROLLER_IMPORTER,
+  kyvernoClusterPolicyImporter,
+  kyvernoImageValidatingPolicyImporter,
 ];
