@@ -94,7 +94,10 @@ class RuleConverter {
       );
       return { tlog: "required", trustRootRef: { name } };
     }
-    return { tlog: "required", trustRootRef: this.publicGoodRoot(`${path}.url`) };
+    return {
+      tlog: "required",
+      trustRootRef: this.publicGoodRoot(present(rekor, "url") ? `${path}.url` : path),
+    };
   }
 
   keyedEntry(keys: Obj, path: string): Trust | undefined {
@@ -120,8 +123,13 @@ class RuleConverter {
       );
       return undefined;
     }
-    if (present(keys, "ctlog")) {
-      f.unmapped(`${path}.ctlog`, "SCTs belong to certificates; a key signature has none to check");
+    const keyCtlog = objAt(keys, "ctlog");
+    reportUnknown(f, keyCtlog, ["ignoreSCT", "pubkey", "tsaCertChain"], `${path}.ctlog`);
+    if (present(keyCtlog, "pubkey") || present(keyCtlog, "tsaCertChain")) {
+      f.unmapped(
+        `${path}.ctlog`,
+        "SCTs and timestamps of key signatures are not checked by toolkit (a key signature has no certificate)",
+      );
     }
     const tlog = this.keyedTlog(objAt(keys, "rekor"), `${path}.rekor`);
     const secret = objAt(keys, "secret");
@@ -157,6 +165,13 @@ class RuleConverter {
         `toolkit reads the key from the Secret's "key" entry (cosign's k8s:// reads "cosign.pub"): copy it there`,
       );
       return { fields: { keySecret: k8s[2], keySecretNamespace: k8s[1], ...tlog } };
+    }
+    if (text.includes("{{")) {
+      f.refuse(
+        `${path}.publicKeys`,
+        "the keys come from a variable of the rule's context, which cannot be resolved when importing: import the key itself",
+      );
+      return undefined;
     }
     const pems = pemBlocks(text);
     if (pems === undefined) {
@@ -248,7 +263,7 @@ class RuleConverter {
       );
       trustRootRef = { name };
     } else {
-      trustRootRef = this.publicGoodRoot(`${path}.roots`);
+      trustRootRef = this.publicGoodRoot(path);
     }
     return {
       fields: {
@@ -769,8 +784,8 @@ function convertVerifyImages(
     }
     if (f.refused) continue;
     if (requirements.length === 0) {
-      f.refuse(path, "no attestor or attestation: the rule checks nothing toolkit can express");
-      continue;
+      // A rule that only pins images to their digest (mutateDigest) and checks no signature.
+      requirements.push({ type: "insecureAcceptAnything" });
     }
     const action = stringAt(vi, "failureAction") ?? stringAt(spec, "validationFailureAction");
     const mode = modeOf(action);

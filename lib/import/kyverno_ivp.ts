@@ -138,7 +138,7 @@ class IvpConverter {
       present(cosign, "tuf");
     const rootName = custom ? objectName(this.objects.base, "trust-root") : PUBLIC_GOOD_TRUST_ROOT;
     f.unmapped(
-      custom ? `${at}.ctlog` : `${at}.ctlog.url`,
+      present(cosign, "ctlog") ? `${at}.ctlog` : at,
       custom
         ? `a private sigstore instance: create the ConfigMap "${rootName}" with its trusted_root.json (Fulcio roots, Rekor and CT log keys)`
         : `Kyverno fetched the public-good trust root by TUF; toolkit reads it from the ConfigMap "${PUBLIC_GOOD_TRUST_ROOT}" (trusted_root.json): create it`,
