@@ -5,6 +5,23 @@ import { kyvernoClusterPolicyImporter } from "./kyverno_clusterpolicy.ts";
 import { kyvernoImageValidatingPolicyImporter } from "./kyverno_ivp.ts";
 import { Findings, translateImagePattern, wildcardToRegExp } from "./kyverno_common.ts";
 
+/** The fields of the emitted objects the tests read. */
+interface Emitted {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  stringData: { key: string };
+  spec: {
+    repositories: {
+      name: string;
+      policy: {
+        mode?: string;
+        mutateImage?: boolean;
+        simple: { requirements: Record<string, unknown>[] };
+      };
+    }[];
+  };
+}
+
 const CONTEXT = { controllerNamespace: "toolkit-system" };
 const FIXTURES = new URL("../../tests/fixtures/import/kyverno/", import.meta.url);
 
@@ -22,11 +39,12 @@ Deno.test("kyverno/policies verify-image: a keyed cosign rule, its key Secret, t
     CONTEXT,
   );
   assert.ok(rule && !rule.refused);
-  const [policy, secret] = rule.objects as Record<string, any>[];
+  const [policy, secret] = rule.objects as unknown as Emitted[];
   assert.equal(policy?.kind, "ClusterImagePolicy");
   assert.equal(policy?.metadata.name, "verify-image-verify-image");
   validatePolicy(policy, [API_GROUP]);
   const repo = policy?.spec.repositories[0];
+  assert.ok(repo);
   assert.equal(repo.name, "ghcr.io/kyverno/test-verify-image*");
   assert.equal(repo.policy.mode, "enforce");
   assert.equal(repo.policy.mutateImage, true);
@@ -75,9 +93,13 @@ spec:
 `) as Record<string, unknown>[];
   const [rule] = await kyvernoClusterPolicyImporter.convert(doc!, 0, CONTEXT);
   assert.ok(rule && !rule.refused, JSON.stringify(rule?.findings));
-  const policy = rule.objects[0] as Record<string, any>;
-  const req = policy.spec.repositories[0].policy.simple.requirements[0];
-  assert.equal(policy.spec.repositories[0].policy.mode, "warn");
+  const policy = rule.objects[0] as unknown as Emitted;
+  const repo = policy.spec.repositories[0];
+  assert.ok(repo);
+  const req = repo.policy.simple.requirements[0] as Record<string, unknown> & {
+    conditions: { expression: string }[];
+  };
+  assert.equal(repo.policy.mode, "warn");
   assert.equal(req.type, "attestation");
   assert.equal(req.tlog, "optional");
   assert.deepEqual(req.conditions.map((c: { expression: string }) => c.expression), [
