@@ -108,9 +108,40 @@ spec:
   ]);
 });
 
+Deno.test("kyverno/policies verify-image-slsa: keyless identity wildcards and regex_match conditions carried over", async () => {
+  const [rule] = await kyvernoClusterPolicyImporter.convert(
+    await fixture("policies/other/verify-image-slsa/verify-image-slsa.yaml"),
+    0,
+    CONTEXT,
+  );
+  assert.ok(rule && !rule.refused, JSON.stringify(rule?.findings));
+  const policy = rule.objects[0] as unknown as Emitted;
+  const repo = policy.spec.repositories[0];
+  assert.ok(repo);
+  assert.equal(repo.name, "myreg.org/path/repo:*");
+  assert.equal(repo.policy.mode, "warn");
+  assert.deepEqual(repo.policy.simple.requirements, [{
+    type: "attestation",
+    predicateType: "https://slsa.dev/provenance/v0.2",
+    conditions: [{
+      name: "condition-0-all-0",
+      expression:
+        'has(predicate.builder) && has(predicate.builder.id) && predicate.builder.id.matches("^https://github.com/slsa-framework/slsa-github-generator/.github/workflows/generator_container_slsa3.yml@refs/tags/v[0-9].[0-9].[0-9]$")',
+    }],
+    keyless: {
+      trustRootRef: { name: "sigstore-public-good" },
+      identities: [{
+        issuer: "https://token.actions.githubusercontent.com",
+        subjectRegExp:
+          "^https://github\\.com/slsa-framework/slsa-github-generator/\\.github/workflows/generator_container_slsa3\\.yml@refs/tags/v.*$",
+      }],
+    },
+  }]);
+});
+
 Deno.test("an untranslatable condition, a KMS key, n-of-m and Notary refuse the rule with the path", async () => {
   const [slsa] = await kyvernoClusterPolicyImporter.convert(
-    await fixture("policies/other/verify-image-slsa/verify-image-slsa.yaml"),
+    await fixture("policies/other/require-vulnerability-scan/require-vulnerability-scan.yaml"),
     0,
     CONTEXT,
   );

@@ -3,7 +3,9 @@
  * value}]}]`, JMESPath over the attestation's predicate) translated to toolkit's CEL conditions
  * where the meaning is exact: a key that is one plain field path (`{{ builder.id }}`, read from
  * the predicate as Kyverno reads it) compared with `Equals`/`NotEquals` to a string or boolean,
- * or with `In`/`NotIn`/`AnyIn`/`AnyNotIn` to a list of strings (the field being a scalar). Any
+ * or with `In`/`NotIn`/`AnyIn`/`AnyNotIn` to a list of strings (the field being a scalar), and
+ * `{{ regex_match('RE', '{{ field }}') }}` compared with a boolean (Go's unanchored match, as
+ * CEL's RE2 `matches`; the field must be a string, as regex_match needs). Any
  * other condition (JMESPath functions, projections, numbers, durations…) is refused with its
  * path: dropping a condition would admit images Kyverno denies.
  *
@@ -35,11 +37,45 @@ function guarded(fields: string[]): { guard: string; field: string } {
   return { guard: steps.join(" && "), field: `predicate.${fields.join(".")}` };
 }
 
+/** `{{ regex_match('RE', '{{ a.b }}') }}`: Go's unanchored `MatchString`, as CEL's `matches`. */
+const REGEX_MATCH =
+  /^\{\{\s*regex_match\(\s*'([^']*)'\s*,\s*'\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}'\s*\)\s*\}\}$/;
+
+/** `regex_match(…)` compared with a boolean, as CEL, or undefined when it is not that. */
+function regexMatch(
+  key: string,
+  operator: string,
+  value: unknown,
+  attestationName: string | undefined,
+): string | undefined {
+  const match = REGEX_MATCH.exec(key);
+  if (!match) return undefined;
+  const truth = value === true || value === "true"
+    ? true
+    : value === false || value === "false"
+    ? false
+    : undefined;
+  const lower = operator.toLowerCase();
+  if (truth === undefined || !["equals", "equal", "notequals", "notequal"].includes(lower)) {
+    return undefined;
+  }
+  let fields = (match[2] ?? "").split(".");
+  if (attestationName !== undefined && fields[0] === attestationName) fields = fields.slice(1);
+  const { guard, field } = guarded(fields);
+  const wanted = lower.startsWith("not") ? !truth : truth;
+  const test = `${field}.matches(${JSON.stringify(match[1] ?? "")})`;
+  return wanted ? `${guard} && ${test}` : `!(${guard}) || !${test}`;
+}
+
 /** One `{key, operator, value}` as a CEL expression, or a reason it cannot be. */
 function one(raw: unknown, attestationName: string | undefined): string | { reason: string } {
   if (!isObj(raw)) return { reason: "a condition must be an object" };
   const key = typeof raw.key === "string" ? raw.key.trim() : undefined;
   const operator = String(raw.operator ?? "Equals");
+  const regex = key === undefined
+    ? undefined
+    : regexMatch(key, operator, raw.value, attestationName);
+  if (regex !== undefined) return regex;
   const match = key === undefined ? null : FIELD.exec(key);
   if (!match) {
     return {
