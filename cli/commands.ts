@@ -49,6 +49,7 @@ import { SIGN } from "./image_security/sign_command.ts";
 import { ATTEST } from "./image_security/attest_command.ts";
 import { VAULT, VAULT_FETCH, VAULT_STORE } from "./image_security/vault_command.ts";
 import { VERIFY } from "./image_security/verify_command.ts";
+import { VERIFY_ATTESTATION } from "./image_security/verify_attestation_command.ts";
 import { VLAN } from "./vlan/vlan_command.ts";
 import { YQ_COMPARE } from "./yq/compare_command.ts";
 import { YQ_DELETE } from "./yq/delete_command.ts";
@@ -92,6 +93,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     command(SIGN, () => import("./image_security/sign.ts").then((m) => m.run)),
     command(ATTEST, () => import("./image_security/attest.ts").then((m) => m.run)),
     command(VERIFY, () => import("./image_security/verify.ts").then((m) => m.run)),
+    command(
+      VERIFY_ATTESTATION,
+      () => import("./image_security/verify_attestation.ts").then((m) => m.run),
+    ),
     command(KEY_SECRET, () => import("./image_security/key_secret.ts").then((m) => m.run)),
     command(TRUST_ROOT, () => import("./image_security/trust_root.ts").then((m) => m.run)),
     command(

@@ -224,6 +224,19 @@ const WALK: Readonly<Record<string, Misuse>> = {
     status: 1,
     says: SILENT(/is not verified: .*no answer within 1000 ms/),
   },
+  "image-security verify-attestation": {
+    args: [
+      "{S}/app:1",
+      "--type",
+      "slsaprovenance1",
+      "--key",
+      "{PUBLIC}",
+      "--tls-verify=false",
+      ...TIMEOUT,
+    ],
+    status: 1,
+    says: SILENT(/no answer within 1000 ms/),
+  },
   "image-security key-secret": {
     args: ["signer", "--key", "{PUBLIC}", ...TIMEOUT],
     status: 1,

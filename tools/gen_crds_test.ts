@@ -5,7 +5,14 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { CHART_DIR, crdFiles, generatedFiles } from "./gen_crds.ts";
+import {
+  CHART_DIR,
+  crdFiles,
+  generatedFiles,
+  POLICY_REPORT_CRDS_DIR,
+  policyReportCrdFiles,
+} from "./gen_crds.ts";
+import { crdsDir } from "../tests/env/tools.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -20,7 +27,30 @@ Deno.test("deploy/crds and the chart's crds/ hold exactly the generated CRDs", a
   const expected = Object.keys(crdFiles()).sort();
   for (const dir of ["deploy/crds", `${CHART_DIR}/crds`]) {
     const names: string[] = [];
-    for await (const entry of Deno.readDir(new URL(`${dir}/`, ROOT))) names.push(entry.name);
+    for await (const entry of Deno.readDir(new URL(`${dir}/`, ROOT))) {
+      // policyreport/: the PolicyReport CRDs as Kyverno ships them (the test below).
+      if (entry.isFile) names.push(entry.name);
+    }
     assert.deepEqual(names.sort(), expected, `${dir} has files no generator writes`);
   }
+});
+
+Deno.test({
+  name: "the pinned PolicyReport CRDs are Kyverno's, as the provisioned Go module ships them",
+  ignore: crdsDir() === undefined,
+  async fn() {
+    const pinned = await policyReportCrdFiles();
+    const module: Record<string, string> = {};
+    const dir = `${crdsDir()}/policyreport`;
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isFile && entry.name.endsWith(".yaml")) {
+        module[entry.name] = await Deno.readTextFile(`${dir}/${entry.name}`);
+      }
+    }
+    assert.deepEqual(
+      Object.keys(module).sort(),
+      ["wgpolicyk8s.io_clusterpolicyreports.yaml", "wgpolicyk8s.io_policyreports.yaml"],
+    );
+    assert.deepEqual(pinned, module, `${POLICY_REPORT_CRDS_DIR} differs from the module's files`);
+  },
 });

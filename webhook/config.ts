@@ -81,6 +81,18 @@ export interface WebhookConfig {
   readonly maxRsaKeyBits: number;
   /** The pool of request bodies in flight across connections, bytes and parse (`body_pool.ts`). */
   readonly maxRequestBytesInFlight: number;
+  /**
+   * The PolicyReport controller (`lib/reports`): undefined when off (`--policy-reports` not
+   * given, or `--policies` files); otherwise its resync period and registry rate.
+   */
+  readonly policyReports?: {
+    /** The full re-audit's period, in ms. */
+    readonly resyncMs: number;
+    /** Registry requests a second of its verifier (the burst is the same number). */
+    readonly registryRate: number;
+    /** How long changes are gathered before an audit, in ms. */
+    readonly debounceMs: number;
+  } | undefined;
 }
 
 /**
@@ -129,6 +141,16 @@ Policies:
   --namespace NS                  The webhook's own namespace, always exempt; its key Secrets
                                   serve ClusterImagePolicies (default $POD_NAMESPACE or toolkit-system)
   --no-events                     Do not record denials as Kubernetes Events
+
+PolicyReports (docs/admission.md, "PolicyReports"):
+  --policy-reports                Keep one wgpolicyk8s.io/v1alpha2 PolicyReport per namespace
+                                  (the audit of its running workloads), written by one replica
+                                  at a time (the Lease toolkit-policy-reports in --namespace)
+  --reports-resync DURATION       Re-audit every namespace this often, whatever changed (a
+                                  deleted signature, an expired key) (default 10m, at least 1s)
+  --reports-debounce DURATION     Gather changes this long before an audit (default 1s)
+  --reports-registry-rate N       Registry requests a second of the report audits, burst N too
+                                  (default 5); admission reviews are not counted
 
 Verification:
   --budget DURATION               Time for all the checks of one review (default 8s; keep it
@@ -249,6 +271,10 @@ export function parseWebhookArgs(
         },
         namespace: { type: "string" },
         "no-events": { type: "boolean" },
+        "policy-reports": { type: "boolean" },
+        "reports-resync": { type: "string", default: "10m" },
+        "reports-debounce": { type: "string", default: "1s" },
+        "reports-registry-rate": { type: "string", default: "5" },
         budget: { type: "string", default: "8s" },
         "cache-ttl": { type: "string", default: "5m" },
         "cache-size": { type: "string", default: "10000" },
@@ -322,7 +348,25 @@ export function parseWebhookArgs(
   if (reloadMs < 100) {
     throw new UsageError("Cannot use --tls-reload-interval below 100ms");
   }
+  const resyncMs = parseDuration(values["reports-resync"]!, "--reports-resync");
+  if (resyncMs < 1000) throw new UsageError("Cannot use --reports-resync below 1s");
+  const registryRate = Number(values["reports-registry-rate"]);
+  if (!Number.isFinite(registryRate) || registryRate <= 0 || registryRate > 10_000) {
+    throw new UsageError(
+      `Cannot use --reports-registry-rate "${
+        values["reports-registry-rate"]
+      }": expected a number of requests a second above 0 (at most 10000)`,
+    );
+  }
+  const policyReports = values["policy-reports"] && (values.policies ?? []).length === 0
+    ? {
+      resyncMs,
+      registryRate,
+      debounceMs: parseDuration(values["reports-debounce"]!, "--reports-debounce"),
+    }
+    : undefined;
   return {
+    policyReports,
     hostname: values.host ?? "0.0.0.0",
     port,
     tlsCertFile,

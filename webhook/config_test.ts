@@ -182,3 +182,27 @@ Deno.test("parseWebhookArgs() reads --max-rsa-key-bits, 4096 by default, 2048 to
   }
   assert.match(WEBHOOK_USAGE, /--max-rsa-key-bits N/);
 });
+
+Deno.test("--policy-reports turns the report controller on, with its resync and registry rate", () => {
+  assert.equal(config([]).policyReports, undefined);
+  assert.deepEqual(config(["--policy-reports"]).policyReports, {
+    resyncMs: 600_000,
+    registryRate: 5,
+    debounceMs: 1000,
+  });
+  assert.deepEqual(
+    config([
+      "--policy-reports",
+      "--reports-resync=30s",
+      "--reports-registry-rate=0.5",
+      "--reports-debounce=200ms",
+    ]).policyReports,
+    { resyncMs: 30_000, registryRate: 0.5, debounceMs: 200 },
+  );
+  // With --policies files there is no cluster to report on.
+  assert.equal(config(["--policy-reports", "--policies", "p.yaml"]).policyReports, undefined);
+  assert.throws(() => config(["--policy-reports", "--reports-resync=500ms"]), /below 1s/);
+  assert.throws(() => config(["--reports-registry-rate=0"]), /--reports-registry-rate "0"/);
+  assert.throws(() => config(["--reports-registry-rate=fast"]), /--reports-registry-rate/);
+  assert.match(WEBHOOK_USAGE, /--policy-reports/);
+});

@@ -31,11 +31,16 @@ import {
   createKubePolicySource,
   DeadlineScheduler,
   DEFAULT_IMAGE_READ_BYTES,
+  DEFAULT_READ_POOL_BYTES,
   type EventRecorder,
   filePolicySource,
   loadPolicyFiles,
   type PolicySource,
+  type VerifierOptions,
 } from "../lib/admission/mod.ts";
+import type { KubeClient } from "../lib/kube/mod.ts";
+import { MemoryPool } from "../lib/read_budget.ts";
+import { type RunningReports, startReports } from "./reports.ts";
 
 /** The largest request body the probe listener reads (its routes are GETs). */
 const PROBE_MAX_BODY_BYTES = 1024;
@@ -59,6 +64,8 @@ export interface RunningWebhook {
 interface SourceHandle {
   readonly source: PolicySource;
   readonly events?: EventRecorder;
+  /** The API server's client (not with `--policies` files). */
+  readonly client?: KubeClient;
   stop(): Promise<void>;
 }
 
@@ -108,6 +115,7 @@ async function kubeSource(
   config: WebhookConfig,
   log: JsonLog,
   turns: TurnScheduler,
+  onChange: () => void,
 ): Promise<SourceHandle> {
   const client = await connectKube({ kubeconfig: config.kubeconfig, env: Deno.env.toObject() });
   const source = createKubePolicySource({
@@ -118,6 +126,7 @@ async function kubeSource(
     controllerNamespace: config.namespace,
     exemptLabel: config.exemptLabel,
     onEvent: (level, message) => log.write({ level, msg: message }),
+    onChange,
   });
   source.start();
   source.whenSynced.then(() =>
@@ -137,6 +146,7 @@ async function kubeSource(
     : undefined;
   return {
     source,
+    client,
     ...(events ? { events } : {}),
     async stop() {
       await source.stop();
@@ -165,11 +175,17 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
   const deadlines = new DeadlineScheduler();
   const turns = new TurnScheduler();
   const eventLoop = monitorEventLoop();
+  let reports: RunningReports | undefined;
   const handle = config.policyFiles.length > 0
     ? await fileSource(config, log)
-    : await kubeSource(config, log, turns);
+    : await kubeSource(config, log, turns, () => reports?.policyChanged());
   const registries = await registryFetch(config);
-  const verifier = createImageVerifier({
+  const verifierOptions: VerifierOptions = {
+    // One pool of registry reads for the process: the report audits' verifier takes from it too.
+    memory: {
+      pool: new MemoryPool(DEFAULT_READ_POOL_BYTES),
+      imageReadBytes: DEFAULT_IMAGE_READ_BYTES,
+    },
     source: handle.source,
     clusterKeyNamespace: config.namespace,
     insecureRegistries: config.insecureRegistries,
@@ -188,7 +204,21 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
       trustRead: trustExpiries.observe,
     },
     turns,
-  });
+  };
+  const verifier = createImageVerifier(verifierOptions);
+  if (config.policyReports && handle.client) {
+    reports = startReports({
+      config: { ...config, policyReports: config.policyReports },
+      client: handle.client,
+      source: handle.source,
+      verifierOptions,
+      deadlines,
+      turns,
+      log,
+    });
+    const reportMetrics = reports.metrics;
+    metrics.more = () => reportMetrics.render();
+  }
   const evaluator = createAdmissionEvaluator({
     source: handle.source,
     verifier,
@@ -288,6 +318,7 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
     }
   } catch (error) {
     await server?.shutdown();
+    await reports?.stop();
     await handle.stop();
     registries.close();
     eventLoop[Symbol.dispose]();
@@ -302,13 +333,15 @@ export async function runWebhook(config: WebhookConfig, log: JsonLog): Promise<R
     source: config.policyFiles.length > 0 ? "files" : "api-server",
     budgetMs: config.budgetMs,
     clientCertificates: config.clientCaFile !== undefined ? "required" : "not asked for",
+    policyReports: reports ? "on" : "off",
+    ...(reports ? { reportsIdentity: reports.identity } : {}),
     ...(probeServer ? { probePort: probeServer.port } : {}),
   });
   return {
     server,
     probeServer,
     async stop() {
-      await Promise.all([server.shutdown(), probeServer?.shutdown()]);
+      await Promise.all([server.shutdown(), probeServer?.shutdown(), reports?.stop()]);
       await handle.stop();
       registries.close();
       eventLoop[Symbol.dispose]();

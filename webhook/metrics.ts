@@ -27,6 +27,10 @@
  * | `portieris_pod_admission_decision_allow_count` | counter | |
  * | `portieris_pod_admission_decision_deny_count` | counter | |
  *
+ * With `--policy-reports`, the report controller's (`report_metrics.ts`) follow: among them
+ * `toolkit_audit_violations{namespace}`, `toolkit_reports_scans_total`,
+ * `toolkit_reports_registry_requests_total`.
+ *
  * The objects of the expiry gauges are named by `object_namespace` and `object_name`: Prometheus's
  * target labels take `namespace` (the webhook's own), which a scraped label would lose to.
  *
@@ -142,6 +146,8 @@ export class WebhookMetrics {
   trustExpiries: (() => readonly TrustExpiry[]) | undefined;
   /** Reads the caches' sizes and the limits; none until set. */
   bounds: (() => BoundsSnapshot) | undefined;
+  /** More exposition lines (the report controller's, `report_metrics.ts`); none until set. */
+  more: (() => string[]) | undefined;
 
   /**
    * Counts a review and its duration in seconds; `cause` says whether the policy or a failure
@@ -375,6 +381,7 @@ export class WebhookMetrics {
       "Admission requests denied (Portieris-compatible name).",
       denied,
     );
+    if (this.more) lines.push(...this.more());
     return `${lines.join("\n")}\n`;
   }
 }

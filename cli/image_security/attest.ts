@@ -17,6 +17,15 @@
  * step runs). The subject is the image's repository and digest: a tag is resolved once; a
  * digest (in IMAGE or `--digest`) given with a tag must be what the tag serves, so a digest
  * reported by a build task cannot name another image than the one the registry holds under it.
+ * With `--recursive` (cosign's flag, as on `sign`), when the digest is a multi-platform index,
+ * every platform manifest it lists is attested too (BuildKit's attestation manifests left out):
+ * the same predicate (the provenance of a platform says the same build), each statement's
+ * subject that platform's digest with the image's repository name, stored in the same format
+ * beside that digest — what policies with `multiArch: everyPlatform` on an attestation
+ * requirement look for. The index is read within lib/registry's bounds (`image_index.ts`), as
+ * `sign --recursive` reads it. In the `.att` tag a statement this key attested already is not
+ * added again; a bundle is one more referrer each run (as `sign`'s bundles).
+ *
  * The key is taken as `sign` takes it (a file, the vault, the mounted `image-signing` Secret) and
  * forgotten when done; nothing goes to a transparency log (verify with
  * `--insecure-ignore-tlog`).
@@ -35,19 +44,24 @@ import {
   imageToSign,
   NO_TLOG_NOTE,
   openPgpSigningKey,
+  platformManifests,
+  platformSubject,
   resolveSubject,
 } from "./signing_common.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
 import { formatReference, type ImageReference, withDefaultTag } from "../../lib/image/mod.ts";
 import { cosignDockerReference } from "../../lib/signature/mod.ts";
+import type { ManifestDescriptor } from "../../lib/registry/mod.ts";
 import {
   appendCosignAttestation,
   DEFAULT_BUILDER_ID_PREFIX,
   encodeEnvelope,
   encodeStatement,
+  envelopeSignsStatement,
   inTotoStatement,
   isCosignPrivateKey,
+  openPgpSignatureVerifies,
   predicateFromFile,
   predicateTypeOf,
   publicKeySha256,
@@ -229,36 +243,48 @@ async function attestWith(
     }
   }
   const repository = { ...ref, tag: undefined, digest: undefined };
-  const statement = encodeStatement(inTotoStatement(
-    [{ name: cosignDockerReference(ref.domain, ref.path), digest }],
-    predicateType,
-    predicate,
-  ));
   const signedBy = signer
     ? (await publicKeySha256(signer.publicKeyDer)).toHex()
     : openPgp!.getFingerprint().toUpperCase();
-  let where: string;
-  let stored: Record<string, unknown>;
-  if (format === "bundle") {
-    const bundle = await signDsseBundle(signer!, statement);
-    const pushed = await pushCosignBundle(access.client, repository, subject, bundle, {
+  const verify = signer
+    ? (pae: Uint8Array, sig: Uint8Array) => signer.verify(pae, sig)
+    : (pae: Uint8Array, sig: Uint8Array) => openPgpSignatureVerifies(openPgp!, pae, sig);
+  /**
+   * Attests one manifest (the image's, or a platform's): the same predicate, the statement's
+   * subject that manifest's digest with the image's repository name.
+   */
+  const attestOne = async (
+    target: ManifestDescriptor,
+    label: string,
+  ): Promise<{ where: string; stored: Record<string, unknown> }> => {
+    const statement = encodeStatement(inTotoStatement(
+      [{ name: cosignDockerReference(ref.domain, ref.path), digest: target.digest }],
       predicateType,
-      created: new Date(ctx.clock.now()),
-    });
-    where = `${ref.domain}/${ref.path}@${pushed.manifestDigest}`;
-    stored = {
-      referrer: pushed.manifestDigest,
-      listedBy: pushed.listedBy,
-      ...(pushed.fallbackTag ? { fallbackTag: pushed.fallbackTag } : {}),
-    };
-    io.stderr.write(
-      `Stored the attestation bundle as referrer ${where}, listed by ${
-        pushed.listedBy === "referrers-api"
-          ? "the registry's referrers API"
-          : `the fallback tag ${pushed.fallbackTag} (the registry has no referrers API)`
-      }\n`,
-    );
-  } else {
+      predicate,
+    ));
+    if (format === "bundle") {
+      const bundle = await signDsseBundle(signer!, statement);
+      const pushed = await pushCosignBundle(access.client, repository, target, bundle, {
+        predicateType,
+        created: new Date(ctx.clock.now()),
+      });
+      const where = `${ref.domain}/${ref.path}@${pushed.manifestDigest}`;
+      io.stderr.write(
+        `Stored the attestation bundle${label} as referrer ${where}, listed by ${
+          pushed.listedBy === "referrers-api"
+            ? "the registry's referrers API"
+            : `the fallback tag ${pushed.fallbackTag} (the registry has no referrers API)`
+        }\n`,
+      );
+      return {
+        where,
+        stored: {
+          referrer: pushed.manifestDigest,
+          listedBy: pushed.listedBy,
+          ...(pushed.fallbackTag ? { fallbackTag: pushed.fallbackTag } : {}),
+        },
+      };
+    }
     const envelope = signer
       ? await signAttestationCosign(signer, statement)
       : await signAttestationOpenPgp(openPgp!, statement, {
@@ -267,17 +293,40 @@ async function attestWith(
     const appended = await appendCosignAttestation(
       access.client,
       repository,
-      digest,
+      target.digest,
       encodeEnvelope(envelope),
-      { predicateType },
+      {
+        predicateType,
+        isSameAttestation: (old) => envelopeSignsStatement(old, statement, verify),
+      },
     );
-    where = `${ref.domain}/${ref.path}:${appended.tag}`;
-    stored = { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added };
+    const where = `${ref.domain}/${ref.path}:${appended.tag}`;
     io.stderr.write(
-      `Added the attestation to ${where} (${appended.attestations} attestation${
-        appended.attestations === 1 ? "" : "s"
-      } there now)\n`,
+      appended.added
+        ? `Added the attestation${label} to ${where} (${appended.attestations} attestation${
+          appended.attestations === 1 ? "" : "s"
+        } there now)\n`
+        : `${where} holds this key's attestation of this statement already: nothing was written\n`,
     );
+    return {
+      where,
+      stored: { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added },
+    };
+  };
+  const { where, stored } = await attestOne(subject, "");
+  const platforms: Record<string, unknown>[] = [];
+  for (
+    const manifest of await platformManifests(access, ref, digest, options, ctx, "attested")
+  ) {
+    const target = await platformSubject(access, repository, manifest, ctx);
+    const label = ` of ${manifest.platform ?? "(no platform)"} (${manifest.digest})`;
+    const one = await attestOne(target, label);
+    platforms.push({
+      platform: manifest.platform ?? null,
+      digest: manifest.digest,
+      store: one.where,
+      ...one.stored,
+    });
   }
   io.stderr.write(`Note: ${NO_TLOG_NOTE}\n`);
   if (options.storeFile) {
@@ -300,11 +349,15 @@ async function attestWith(
       store: where,
       ...stored,
       transparencyLog: false,
+      ...(options.recursive ? { platforms } : {}),
     },
     () =>
       `Attested ${formatReference({ ...repository, digest })} (${predicateType}) with ${
         signer ? "cosign" : "OpenPGP"
-      } key ${signedBy} (${format === "bundle" ? "bundle" : "legacy .att"}, no transparency log)\n`,
+      } key ${signedBy} (${
+        format === "bundle" ? "bundle" : "legacy .att"
+      }, no transparency log)\n` +
+      platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`).join(""),
   );
   return 0;
 }

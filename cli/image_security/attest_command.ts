@@ -24,6 +24,10 @@ export const ATTEST = defineCommand({
       "image-security attest quay.io/team/app:1 --predicate p.json --type https://example.com/review/v1 --key ci.key.asc",
       "An OpenPGP key (toolkit's simple-signing keys): the .att tag, verified by toolkit only",
     ],
+    [
+      "image-security attest quay.io/team/app:1 --predicate provenance.json --type slsaprovenance1 --key cosign.key --recursive",
+      "A multi-platform image: its index and every platform manifest it lists, each its own statement",
+    ],
   ],
   positionals: { image: { type: "string", required: true, describe: "The image reference" } },
   flags: {
@@ -70,6 +74,11 @@ export const ATTEST = defineCommand({
       type: "string",
       describe:
         "The digest attested (sha256:…; Tekton's IMAGE_DIGEST): the image's tag must serve it",
+    },
+    recursive: {
+      type: "boolean",
+      describe:
+        "When the image is a multi-platform index, also attest every platform manifest it lists (as cosign attest --recursive; BuildKit attestation manifests are left out): the same predicate, each statement's subject the platform's digest, in the same format",
     },
     "build-repository": {
       type: "string",

@@ -4,8 +4,10 @@ import { commandContext } from "../context.ts";
 import { bufferedIO } from "../io.ts";
 import { decodeBase64 } from "../../lib/base64.ts";
 import { generateCosignKeyPair, readCosignPrivateKey } from "../../lib/signing/cosign_keys.ts";
-import { dssePae, generateKeyPair } from "../../lib/signing/mod.ts";
+import { generateKeyPair } from "../../lib/signing/mod.ts";
+import { dssePae } from "../../lib/signature/mod.ts";
 import { e2eSkipReason, pushTestImage, startRegistry } from "../../tests/env/mod.ts";
+import { pushMultiPlatformImage } from "../../tests/env/multiarch.ts";
 
 const COMMIT = "0123456789abcdef0123456789abcdef01234567";
 
@@ -249,5 +251,129 @@ Deno.test({
       wrong.err,
       new RegExp(`the registry serves ${digest} under that tag, not the digest given`),
     );
+  },
+});
+
+Deno.test({
+  name:
+    "attest --recursive attests an index and each platform, subject its digest, nothing twice in .att",
+  ignore: e2eSkipReason(["docker-registry", "skopeo", "crane"]) !== undefined,
+  fn: async (t) => {
+    await using k = await keys();
+    await using registry = await startRegistry();
+    const env = { COSIGN_PASSWORD: "pw" };
+    const signer = await readCosignPrivateKey(k.cosign.privateKeyPem, "pw");
+    const json = async (path: string) =>
+      await (await fetch(`${registry.url}/v2/${path}`, {
+        headers: {
+          accept:
+            "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json",
+        },
+      })).json();
+    const recursive = async (image: string, key: string, format: string, more: string[] = []) => {
+      const r = await attest(k.dir, image, [
+        "--key",
+        key,
+        "--format",
+        format,
+        "--recursive",
+        "-o",
+        "json",
+        ...more,
+      ], env);
+      assert.equal(r.status, 0, r.err);
+      return { data: JSON.parse(r.out), err: r.err };
+    };
+    const provenance = [...BUILD, "--builder-id", "https://toolkit.dev/tekton/tools"];
+
+    await t.step("an image that is no index is attested alone, and says so", async () => {
+      const image = `${registry.host}/team/single:1`;
+      const digest = await pushTestImage(image, { content: "single" });
+      const { data, err } = await recursive(image, "cosign.key", "cosign", provenance);
+      assert.equal(data.digest, digest);
+      assert.deepEqual(data.platforms, []);
+      assert.match(
+        err,
+        /--recursive: sha256:\w+ is not an index \(.*\): the image alone is attested/,
+      );
+    });
+
+    for (
+      const [format, key] of [["cosign", "cosign.key"], ["cosign", "ci.key.asc"], [
+        "bundle",
+        "cosign.key",
+      ]] as const
+    ) {
+      await t.step(`${format} with ${key}: every platform its own statement`, async () => {
+        const name = `team/multi-${format}-${key.replaceAll(".", "-")}`;
+        const multi = await pushMultiPlatformImage(`${registry.host}/${name}:1`, {
+          content: `${format} ${key}`,
+        });
+        const first = await recursive(multi.image, key, format, [
+          ...provenance,
+          "--build-finished-on",
+          "2026-01-02T03:04:05Z",
+        ]);
+        assert.equal(first.data.digest, multi.index);
+        assert.match(first.err, /is an index of 2 platform manifests/);
+        assert.deepEqual(
+          first.data.platforms.map((p: { platform: string; digest: string }) => [
+            p.platform,
+            p.digest,
+          ]),
+          multi.platforms.map((p) => [p.platform, p.digest]),
+        );
+        const predicates: unknown[] = [];
+        for (const digest of [multi.index, ...multi.platforms.map((p) => p.digest)]) {
+          // Where each attestation is: the digest's .att tag, or a referrer under its fallback tag.
+          const envelope = format === "cosign"
+            ? await (async () => {
+              const att = await json(`${name}/manifests/sha256-${digest.slice(7)}.att`);
+              assert.equal(att.layers.length, 1);
+              return await json(`${name}/blobs/${att.layers[0].digest}`);
+            })()
+            : await (async () => {
+              const index = await json(`${name}/manifests/sha256-${digest.slice(7)}`);
+              assert.equal(index.manifests.length, 1);
+              const referrer = await json(`${name}/manifests/${index.manifests[0].digest}`);
+              assert.equal(referrer.subject.digest, digest);
+              const bundle = await json(`${name}/blobs/${referrer.layers[0].digest}`);
+              return bundle.dsseEnvelope;
+            })();
+          const payload = decodeBase64(envelope.payload);
+          if (key === "cosign.key") {
+            assert.ok(
+              await signer.verify(
+                dssePae(envelope.payloadType, payload),
+                decodeBase64(envelope.signatures[0].sig),
+              ),
+            );
+          } else {
+            assert.match(envelope.signatures[0].keyid, /^[0-9A-F]{40}$/);
+          }
+          const statement = JSON.parse(new TextDecoder().decode(payload));
+          assert.deepEqual(statement.subject, [{
+            name: `${registry.host}/${name}`,
+            digest: { sha256: digest.slice(7) },
+          }]);
+          predicates.push(statement.predicate);
+        }
+        // The provenance of a platform says the same build as the index's.
+        assert.deepEqual(predicates[1], predicates[0]);
+        assert.deepEqual(predicates[2], predicates[0]);
+
+        const again = await recursive(multi.image, key, format, [
+          ...provenance,
+          "--build-finished-on",
+          "2026-01-02T03:04:05Z",
+        ]);
+        if (format === "cosign") {
+          // The same statement by the same key is not added twice (its signature differs).
+          assert.equal(again.data.added, false, again.err);
+          assert.ok(again.data.platforms.every((p: { added?: boolean }) => p.added === false));
+          assert.match(again.err, /holds this key's attestation of this statement already/);
+        }
+      });
+    }
   },
 });

@@ -35,12 +35,14 @@ import type { OptionsOf } from "../options.ts";
 import type { SIGN } from "./sign_command.ts";
 import { printData } from "../output.ts";
 import { readKeyAs, readPassphrase, resolvePath } from "./files.ts";
-import { type RegistryAccess, registryAccess } from "./registry_access.ts";
+import { registryAccess } from "./registry_access.ts";
 import {
   cosignSignerOf,
   imageToSign,
   NO_TLOG_NOTE,
   openPgpSigningKey,
+  platformManifests,
+  platformSubject,
   resolveSubject,
 } from "./signing_common.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
@@ -60,11 +62,7 @@ import { cosignDockerReference } from "../../lib/signature/mod.ts";
 import { signCosignBundle, signCosignLegacy } from "../../lib/signing/mod.ts";
 import { COSIGN_SIGN_PREDICATE_TYPE } from "../../lib/signature/mod.ts";
 import { appendCosignSignature, pushCosignBundle } from "../../lib/signing/mod.ts";
-import {
-  type ManifestDescriptor,
-  type PlatformManifest,
-  readImageManifestShape,
-} from "../../lib/registry/mod.ts";
+import type { ManifestDescriptor } from "../../lib/registry/mod.ts";
 
 type SignOptions = OptionsOf<typeof SIGN>;
 
@@ -185,7 +183,7 @@ async function signSimple(
   };
   const already = await signOne(digest, "");
   const platforms: Record<string, unknown>[] = [];
-  for (const manifest of await platformsToSign(access, ref, digest, options, ctx)) {
+  for (const manifest of await platformManifests(access, ref, digest, options, ctx, "signed")) {
     const before = await signOne(manifest.digest, `${manifest.platform ?? "no platform"} `);
     platforms.push({
       platform: manifest.platform ?? null,
@@ -214,42 +212,6 @@ async function signSimple(
       platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`).join(""),
   );
   return 0;
-}
-
-/**
- * With `--recursive`, the platform manifests of `digest` when it is an index (BuildKit's
- * attestation manifests left out), read within the bounds of lib/registry's `image_index.ts`;
- * none otherwise.
- */
-async function platformsToSign(
-  access: RegistryAccess,
-  ref: ImageReference,
-  digest: string,
-  options: SignOptions,
-  ctx: CommandContext,
-): Promise<PlatformManifest[]> {
-  if (!options.recursive) return [];
-  const shape = await readImageManifestShape(access.client, {
-    domain: ref.domain,
-    path: ref.path,
-    digest,
-  });
-  if (!shape.index) {
-    ctx.io.stderr.write(
-      `--recursive: ${digest} is not an index (${shape.mediaType}): the image alone is signed\n`,
-    );
-    return [];
-  }
-  const platforms = shape.manifests.filter((m) => !m.attestation);
-  const left = shape.manifests.length - platforms.length;
-  ctx.io.stderr.write(
-    `--recursive: ${digest} is an index of ${platforms.length} platform manifest${
-      platforms.length === 1 ? "" : "s"
-    }${
-      left > 0 ? ` (and ${left} attestation manifest${left === 1 ? "" : "s"}, not signed)` : ""
-    }\n`,
-  );
-  return platforms;
 }
 
 /**
@@ -353,13 +315,9 @@ async function signCosign(
   };
   const { where, stored } = await signOne(subject, "");
   const platforms: Record<string, unknown>[] = [];
-  for (const manifest of await platformsToSign(access, ref, digest, options, ctx)) {
+  for (const manifest of await platformManifests(access, ref, digest, options, ctx, "signed")) {
     const label = ` of ${manifest.platform ?? "(no platform)"} (${manifest.digest})`;
-    // A referrer names its subject's media type and size: the index's entry says them, else a
-    // HEAD (or a GET) of the platform manifest does.
-    const target = manifest.size >= 0 && manifest.mediaType !== ""
-      ? { digest: manifest.digest, mediaType: manifest.mediaType, size: manifest.size }
-      : await resolveSubject(access, { ...repository, digest: manifest.digest }, ctx);
+    const target = await platformSubject(access, repository, manifest, ctx);
     const one = await signOne(target, label);
     platforms.push({
       platform: manifest.platform ?? null,

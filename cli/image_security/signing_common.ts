@@ -1,6 +1,6 @@
 /**
  * What `sign` and `attest` share: the image and digest to sign, the subject a referrer names,
- * and the private key of a {@linkcode SigningKey} read as a cosign or an OpenPGP key (checked
+ * the platform manifests `--recursive` reaches through an index, and the private key of a {@linkcode SigningKey} read as a cosign or an OpenPGP key (checked
  * against the fingerprint the signing setup names).
  *
  * @module
@@ -25,7 +25,11 @@ import {
   readCosignPrivateKey,
   readOpenPgpSigningKey,
 } from "../../lib/signing/mod.ts";
-import type { ManifestDescriptor } from "../../lib/registry/mod.ts";
+import {
+  type ManifestDescriptor,
+  type PlatformManifest,
+  readImageManifestShape,
+} from "../../lib/registry/mod.ts";
 
 /** The note every cosign signature's output carries. */
 export const NO_TLOG_NOTE =
@@ -115,4 +119,57 @@ export async function resolveSubject(
     ctx.io.stderr.write(`Resolved ${formatReference(target)} to ${head.digest}\n`);
   }
   return head;
+}
+
+/**
+ * With `--recursive`, the platform manifests of `digest` when it is an index (BuildKit's
+ * attestation manifests left out), read within the bounds of lib/registry's `image_index.ts`
+ * (entries and nesting counted before anything else is fetched); none otherwise. `done` says
+ * what the command does to them in its messages ("signed", "attested").
+ */
+export async function platformManifests(
+  access: RegistryAccess,
+  ref: ImageReference,
+  digest: string,
+  options: { readonly recursive?: boolean | undefined },
+  ctx: CommandContext,
+  done: "signed" | "attested",
+): Promise<PlatformManifest[]> {
+  if (!options.recursive) return [];
+  const shape = await readImageManifestShape(access.client, {
+    domain: ref.domain,
+    path: ref.path,
+    digest,
+  });
+  if (!shape.index) {
+    ctx.io.stderr.write(
+      `--recursive: ${digest} is not an index (${shape.mediaType}): the image alone is ${done}\n`,
+    );
+    return [];
+  }
+  const platforms = shape.manifests.filter((m) => !m.attestation);
+  const left = shape.manifests.length - platforms.length;
+  ctx.io.stderr.write(
+    `--recursive: ${digest} is an index of ${platforms.length} platform manifest${
+      platforms.length === 1 ? "" : "s"
+    }${
+      left > 0 ? ` (and ${left} attestation manifest${left === 1 ? "" : "s"}, not ${done})` : ""
+    }\n`,
+  );
+  return platforms;
+}
+
+/**
+ * A platform manifest of an index as a referrer's `subject` names it: the index's entry says
+ * its media type and size, else a HEAD (or a GET) of the manifest in `repository` does.
+ */
+export async function platformSubject(
+  access: RegistryAccess,
+  repository: ImageReference,
+  manifest: PlatformManifest,
+  ctx: CommandContext,
+): Promise<ManifestDescriptor> {
+  return manifest.size >= 0 && manifest.mediaType !== ""
+    ? { digest: manifest.digest, mediaType: manifest.mediaType, size: manifest.size }
+    : await resolveSubject(access, { ...repository, tag: undefined, digest: manifest.digest }, ctx);
 }

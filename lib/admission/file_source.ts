@@ -13,7 +13,12 @@
  */
 import { safeSyntaxError, ToolkitError } from "../errors.ts";
 import { parseYamlDocuments } from "../yaml.ts";
-import { type ImagePolicy, PolicySet, validatePolicy } from "../policy/mod.ts";
+import {
+  type ImagePolicy,
+  loadAttestationConditions,
+  PolicySet,
+  validatePolicy,
+} from "../policy/mod.ts";
 import {
   type ConfigMapData,
   enforcementLabelMode,
@@ -197,6 +202,8 @@ export async function loadPolicyFiles(
       const detail = error instanceof Deno.errors.NotFound ? "no such file" : String(error);
       throw new PolicyFileError(path, detail, { cause: error });
     }
+    // CEL conditions are compiled as the policies are validated: the evaluator first.
+    if (text.includes("conditions")) await loadAttestationConditions();
     parts.push(parsePolicyManifests(text, path, options));
   }
   return {

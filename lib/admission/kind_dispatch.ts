@@ -22,6 +22,7 @@ import {
   platformRuleOf,
   type PlatformScope,
 } from "./platform_scope.ts";
+import { PolicyConfigError } from "./errors.ts";
 
 /** The plans of one kind's requirements under one rule for indexes. */
 export interface KindPlans {
@@ -52,6 +53,16 @@ export async function planKinds(
     }
     return [...byRule.values()].map((group) => ({ kind, ...group }));
   });
+  // Exhaustive: a requirement that needs verifying and that no kind of the order verifies is
+  // an error, never "no signature requirement, so allowed".
+  const unhandled = requirements.find((r) =>
+    kindOf(r).needs === "signature" && !groups.some((g) => g.kind === kindOf(r))
+  );
+  if (unhandled !== undefined) {
+    throw new PolicyConfigError(
+      `Cannot use ${context.match.source}: its requirement of type "${unhandled.type}" is not verified by this verifier`,
+    );
+  }
   return await Promise.all(groups.map(async ({ kind, rule, requirements }) => ({
     kind,
     plans: await Promise.all(requirements.map((r) => kind.plan(r, context))),
@@ -83,27 +94,37 @@ export async function verifyKinds(
   const notes: string[] = [];
   let validUntil: number | undefined;
   let explained: NonNullable<Extract<KindOutcome, { allowed: true }>["explained"]> = {};
-  for (const { kind, plans, rule } of groups) {
-    let outcome: KindOutcome;
-    if (rule === undefined || rule.multiArch === "index") {
-      outcome = await kind.verify(plans, image, services);
-    } else if (scope === undefined) {
-      // Never the index's verdict in place of the platforms' the policy asks for.
-      outcome = {
-        allowed: false,
-        cause: "error",
-        reason: `multiArch: ${rule.multiArch} needs the image's platform manifests, not read here`,
-      };
-    } else {
-      outcome = await scope.verify(kind, plans, rule, image, services);
+  // The kinds that can start their reads do so at once, so that their round trips overlap (for
+  // the image itself: a group verified through its platforms reads theirs in the scope).
+  const prepared = groups.map(({ kind, plans, rule }) =>
+    rule === undefined || rule.multiArch === "index" ? kind.prepare?.(plans, image) : undefined
+  );
+  try {
+    for (const [i, { kind, plans, rule }] of groups.entries()) {
+      let outcome: KindOutcome;
+      if (rule === undefined || rule.multiArch === "index") {
+        outcome = await kind.verify(plans, image, services, prepared[i]);
+      } else if (scope === undefined) {
+        // Never the index's verdict in place of the platforms' the policy asks for.
+        outcome = {
+          allowed: false,
+          cause: "error",
+          reason:
+            `multiArch: ${rule.multiArch} needs the image's platform manifests, not read here`,
+        };
+      } else {
+        outcome = await scope.verify(kind, plans, rule, image, services);
+      }
+      if (!outcome.allowed) return outcome;
+      signers.push(...outcome.signers);
+      for (const note of outcome.notes ?? []) if (!notes.includes(note)) notes.push(note);
+      if (outcome.validUntil !== undefined) {
+        validUntil = Math.min(validUntil ?? outcome.validUntil, outcome.validUntil);
+      }
+      explained = { ...explained, ...outcome.explained };
     }
-    if (!outcome.allowed) return outcome;
-    signers.push(...outcome.signers);
-    for (const note of outcome.notes ?? []) if (!notes.includes(note)) notes.push(note);
-    if (outcome.validUntil !== undefined) {
-      validUntil = Math.min(validUntil ?? outcome.validUntil, outcome.validUntil);
-    }
-    explained = { ...explained, ...outcome.explained };
+  } finally {
+    for (const p of prepared) p?.[Symbol.dispose]();
   }
   return {
     allowed: true,

@@ -87,3 +87,16 @@ Deno.test("verifyKinds() asks each kind in turn; the first denial decides, else 
   );
   assert.deepEqual(seen, ["c1"], "the denial ends the verification");
 });
+
+Deno.test("planKinds() is exhaustive: a requirement no kind of the order verifies is an error, not an admit", async () => {
+  const { services } = fakeServices();
+  const withoutAttestations = [REQUIREMENT_KINDS.sigstoreSigned, REQUIREMENT_KINDS.signedBy];
+  await assert.rejects(
+    planKinds(
+      [{ type: "attestation", predicateType: "https://slsa.dev/provenance/v1", keySecret: "k" }],
+      fakePlanContext(services),
+      withoutAttestations,
+    ),
+    /Cannot use ClusterImagePolicy "p": its requirement of type "attestation" is not verified by this verifier/,
+  );
+});

@@ -418,7 +418,10 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
       for (const repository of policy.repositories) {
         if (found.size >= most) break;
         for (const requirement of repository.policy.simple?.requirements ?? []) {
-          if (requirement.type !== "signedBy" && requirement.type !== "sigstoreSigned") continue;
+          if (
+            requirement.type !== "signedBy" && requirement.type !== "sigstoreSigned" &&
+            requirement.type !== "attestation"
+          ) continue;
           if (requirement.keySecret) {
             const namespace = requirement.keySecretNamespace ?? defaultNamespace;
             want(`Secret/${namespace}/${requirement.keySecret}`, namespace);

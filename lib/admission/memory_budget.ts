@@ -36,6 +36,8 @@ export const CACHE_BYTES = {
   "key": 2 * MiB,
   /** Parsed PEM key Secrets (`sigstore_material.ts`). */
   "sigstore-key": 1 * MiB,
+  /** Parsed key Secrets of attestation requirements, PEM and OpenPGP (`attestation_keys.ts`). */
+  "attestation-key": 1 * MiB,
   /** Parsed trust roots, one of the largest (1 MiB, held at four times its text) fitting. */
   "trust-root": 4 * MiB,
   /** Secrets read on demand, their data (`object_reads.ts`). */

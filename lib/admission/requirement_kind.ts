@@ -14,6 +14,7 @@ import type { ReadBudget } from "../read_budget.ts";
 import type { TurnScheduler } from "../turns.ts";
 import type { IdentityRules } from "./identity_rules.ts";
 import type { KeySource } from "./keys.ts";
+import type { AttestationKeySource } from "./attestation_keys.ts";
 import type { SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
 
 /** What the kinds read through, built once by the verifier. */
@@ -22,6 +23,11 @@ export interface KindServices {
   readonly keys: KeySource;
   /** The PEM keys of keyed `sigstoreSigned` requirements. */
   readonly sigstoreKeys: SigstoreKeySource;
+  /**
+   * The keys of `attestation` requirements (PEM, OpenPGP or both in one Secret); without it,
+   * a Secret is read as PEM keys, else as OpenPGP keys (`keys`, `sigstoreKeys`).
+   */
+  readonly attestationKeys?: AttestationKeySource;
   /** Trust roots from the cluster. */
   readonly sigstoreMaterial: Pick<SigstoreMaterialStore, "trustRoot">;
   /** `signedIdentity` rules and keyless identities, parsed once. */
@@ -97,8 +103,23 @@ export interface RequirementKind<R extends Requirement, P = unknown> {
   plan(requirement: R, context: PlanContext): Promise<P>;
   /** What a verdict under the plan depends on (key material, rules), for the verdict cache. */
   planKey(plan: P): string;
-  /** Verifies one image against every requirement of this kind (their plans, in order). */
-  verify(plans: readonly P[], image: ImageToVerify, services: KindServices): Promise<KindOutcome>;
+  /**
+   * Optional: starts the reads of the kind's `verify` for `image` before the kinds before it
+   * have verified, so that their registry round trips overlap (an attestation's beside a
+   * signature's). What it returns is handed to `verify` and disposed of after the image is
+   * verified, whether or not `verify` ran.
+   */
+  prepare?(plans: readonly P[], image: ImageToVerify): Disposable;
+  /**
+   * Verifies one image against every requirement of this kind (their plans, in order), with
+   * what `prepare` started, if anything.
+   */
+  verify(
+    plans: readonly P[],
+    image: ImageToVerify,
+    services: KindServices,
+    prepared?: Disposable,
+  ): Promise<KindOutcome>;
 }
 
 /** A kind seen without its own types, as the verifier composes them. */

@@ -12,6 +12,7 @@
  */
 import type { Requirement, RequirementOf, RequirementType } from "../policy/mod.ts";
 import { acceptAnythingKind } from "./kind_accept_anything.ts";
+import { attestationKind } from "./kind_attestation.ts";
 import { notVerified } from "./kind_not_verified.ts";
 import { rejectKind } from "./kind_reject.ts";
 import { signedByKind } from "./kind_signed_by.ts";
@@ -26,6 +27,7 @@ export const REQUIREMENT_KINDS: {
   signedBy: signedByKind,
   insecureAcceptAnything: acceptAnythingKind,
   reject: rejectKind,
+  attestation: attestationKind,
 };
 
 /** The kinds in order of verification. */

@@ -80,6 +80,7 @@ import {
 import { SharedFlights } from "./shared_flight.ts";
 import { type KeySource, KeyStore } from "./keys.ts";
 import { type SigstoreKeySource, SigstoreMaterialStore } from "./sigstore_material.ts";
+import { AttestationKeyStore } from "./attestation_keys.ts";
 import type { PolicySource } from "./source.ts";
 import type { TrustExpiryObserver } from "./trust_expiry.ts";
 import { VerdictMemo } from "./verdict_memo.ts";
@@ -289,10 +290,13 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
   const onRead = options.observer?.trustRead;
   const keyStore = new KeyStore(options.source, options.keyBounds, onRead);
   const sigstoreMaterial = new SigstoreMaterialStore(options.source, options.keyBounds, onRead);
+  const attestationKeys = new AttestationKeyStore(options.source, options.keyBounds);
   const turns = options.turns ?? new TurnScheduler();
   const services: KindServices = {
     keys: options.keys ?? keyStore,
     sigstoreKeys: options.sigstoreKeys ?? sigstoreMaterial,
+    // Keys given apart from the source (the CLI, tests) stand for the attestation Secrets too.
+    ...(options.keys || options.sigstoreKeys ? {} : { attestationKeys }),
     sigstoreMaterial,
     identityRules: new IdentityRules(turns),
     turns,
@@ -552,6 +556,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       ...clients.stats(),
       keyStore.stats(),
       ...sigstoreMaterial.stats(),
+      attestationKeys.stats(),
     ],
     readPool: () => memory.pool.stats(),
   };

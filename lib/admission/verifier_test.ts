@@ -609,6 +609,7 @@ Deno.test("createImageVerifier() reports each of its caches with its bounds", ()
     ["key", 0, 256],
     ["sigstore-key", 0, 256],
     ["trust-root", 0, 32],
+    ["attestation-key", 0, 256],
   ]);
   assert.equal(caches[0]!.maxBytes, 4096);
   // The digest cache's default byte bound is its line of the memory budget.

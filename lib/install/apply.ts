@@ -28,6 +28,8 @@ import {
   NoClusterContextError,
   POD_DISRUPTION_BUDGETS,
   type ResourceType,
+  ROLE_BINDINGS,
+  ROLES,
   SECRETS,
   SERVICE_ACCOUNTS,
   SERVICES,
@@ -35,6 +37,7 @@ import {
 } from "../kube/mod.ts";
 import { API_GROUP } from "../policy/mod.ts";
 import { installManifests } from "./manifests.ts";
+import { policyReportCrdsForeign } from "../reports/mod.ts";
 import {
   type InstallOptions,
   MANAGED_BY_LABEL,
@@ -76,6 +79,8 @@ const INSTALLED_TYPES: readonly ResourceType[] = [
   POD_DISRUPTION_BUDGETS,
   CLUSTER_ROLES,
   CLUSTER_ROLE_BINDINGS,
+  ROLES,
+  ROLE_BINDINGS,
   CUSTOM_RESOURCE_DEFINITIONS,
   MUTATING_WEBHOOK_CONFIGURATIONS,
   clusterImagePolicies(API_GROUP),
@@ -283,9 +288,11 @@ export async function prepareInstall(
   const clientCa = ensuredClientCa
     ? { clientCa: ensuredClientCa.ca, clientCaRenewed: ensuredClientCa.renewed }
     : {};
+  // The PolicyReport CRDs are left to whoever installed them already (Kyverno, say).
+  const extras = { policyReportCrds: client ? !(await policyReportCrdsForeign(client)) : true };
   if (options.tlsMode === "cert-manager") {
     return {
-      objects: installManifests(options, undefined, ensuredClientCa?.ca),
+      objects: installManifests(options, undefined, ensuredClientCa?.ca, extras),
       tlsRenewed: undefined,
       ...clientCa,
     };
@@ -299,7 +306,7 @@ export async function prepareInstall(
     force: prepare.renewTls ?? false,
   });
   return {
-    objects: installManifests(options, ensured, ensuredClientCa?.ca),
+    objects: installManifests(options, ensured, ensuredClientCa?.ca, extras),
     tlsRenewed: ensured.renewed,
     tls: ensured.tls,
     ...clientCa,
@@ -376,6 +383,8 @@ export async function installationStatus(
     ["ServiceAccount", namespace, WEBHOOK_NAME],
     ["ClusterRole", undefined, WEBHOOK_NAME],
     ["ClusterRoleBinding", undefined, WEBHOOK_NAME],
+    ["Role", namespace, WEBHOOK_NAME],
+    ["RoleBinding", namespace, WEBHOOK_NAME],
     ["Secret", namespace, TLS_SECRET_NAME],
     ["Secret", namespace, RELEASE_KEY_SECRET_NAME],
     ["ConfigMap", namespace, REGISTRIES_D_CONFIG_MAP_NAME],
@@ -519,6 +528,8 @@ export async function uninstall(
     ["Secret", namespace, TLS_SECRET_NAME],
     ["ClusterRoleBinding", undefined, WEBHOOK_NAME],
     ["ClusterRole", undefined, WEBHOOK_NAME],
+    ["RoleBinding", namespace, WEBHOOK_NAME],
+    ["Role", namespace, WEBHOOK_NAME],
     ["ServiceAccount", namespace, WEBHOOK_NAME],
   ];
   const [first, ...rest] = steps;

@@ -48,6 +48,10 @@ export function webhookArgs(options: InstallOptions): string[] {
     // Below the webhook's timeoutSeconds, so a slow registry yields a reasoned answer.
     `--budget=${Math.max(1, options.timeoutSeconds - 2)}s`,
     `--registries.d=${REGISTRIES_D_MOUNT_PATH}`,
+    // One replica at a time (a Lease) keeps each namespace's PolicyReport current.
+    "--policy-reports",
+    "--reports-resync=10m",
+    "--reports-registry-rate=5",
     ...(options.clientAuth
       ? [`--client-ca=${CLIENT_CA_MOUNT_PATH}/ca.crt`, `--probe-port=${PROBE_PORT}`]
       : []),

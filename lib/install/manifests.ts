@@ -7,6 +7,7 @@
  */
 import { policyCrds } from "../policy/mod.ts";
 import type { KubeObject } from "../kube/mod.ts";
+import { policyReportCrdManifests } from "../reports/mod.ts";
 import { certificateManifest, issuerManifest } from "./cert_manager.ts";
 import { type ClientCa, clientCaSecretManifest } from "./client_auth.ts";
 import {
@@ -18,13 +19,28 @@ import {
 import type { InstallOptions } from "./options.ts";
 import { defaultPolicyManifests, releaseKeySecretManifest } from "./policies.ts";
 import { registriesDConfigMapManifest } from "./registries_d_config_map.ts";
-import { clusterRoleBindingManifest, clusterRoleManifest, serviceAccountManifest } from "./rbac.ts";
+import {
+  clusterRoleBindingManifest,
+  clusterRoleManifest,
+  leaseRoleBindingManifest,
+  leaseRoleManifest,
+  serviceAccountManifest,
+} from "./rbac.ts";
 import { tlsSecretManifest, type WebhookTls } from "./tls.ts";
 import { webhookConfigurationManifest } from "./webhook_configuration.ts";
 
 /** The CRDs of toolkit's policies. */
 export function crdManifests(): KubeObject[] {
   return policyCrds() as unknown as KubeObject[];
+}
+
+/** What else an installation brings. */
+export interface InstallExtras {
+  /**
+   * The wg-policy PolicyReport CRDs (Kyverno's), which the report controller writes; false when
+   * the cluster has them from someone else already. @default true
+   */
+  readonly policyReportCrds?: boolean;
 }
 
 /**
@@ -37,12 +53,19 @@ export function installManifests(
   options: InstallOptions,
   tls: { tls: WebhookTls; caBundle: string } | undefined,
   clientCa?: ClientCa,
+  extras: InstallExtras = {},
 ): KubeObject[] {
-  const objects: KubeObject[] = [namespaceManifest(options), ...crdManifests()];
+  const objects: KubeObject[] = [
+    namespaceManifest(options),
+    ...crdManifests(),
+    ...(extras.policyReportCrds ?? true ? policyReportCrdManifests() : []),
+  ];
   objects.push(
     serviceAccountManifest(options),
     clusterRoleManifest(),
     clusterRoleBindingManifest(options),
+    leaseRoleManifest(options),
+    leaseRoleBindingManifest(options),
   );
   if (options.tlsMode === "cert-manager") {
     objects.push(issuerManifest(options), certificateManifest(options));

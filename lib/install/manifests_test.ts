@@ -9,7 +9,7 @@ import {
   webhookConfigurationManifest,
 } from "./mod.ts";
 import { catchAllPolicy, defaultPolicyManifests } from "./policies.ts";
-import { clusterRoleManifest } from "./rbac.ts";
+import { clusterRoleManifest, leaseRoleBindingManifest, leaseRoleManifest } from "./rbac.ts";
 
 // deno-lint-ignore no-explicit-any
 type Loose = any;
@@ -27,6 +27,8 @@ Deno.test("installManifests() lists every object once, the webhook configuration
       "ServiceAccount",
       "ClusterRole",
       "ClusterRoleBinding",
+      "Role",
+      "RoleBinding",
       "Secret",
       "Deployment",
       "PodDisruptionBudget",
@@ -92,14 +94,20 @@ Deno.test("webhookConfigurationManifest() calls a URL when one is given", () => 
   assert.equal(hook.clientConfig.service, undefined);
 });
 
-Deno.test("clusterRoleManifest() only reads, except for Events", () => {
+Deno.test("clusterRoleManifest() only reads, except for Events and PolicyReports", () => {
   const rules = (clusterRoleManifest() as Loose).rules as {
     resources: string[];
     verbs: string[];
   }[];
   for (const rule of rules) {
     const writes = rule.verbs.filter((v) => !["get", "list", "watch"].includes(v));
-    if (writes.length > 0) assert.deepEqual(rule.resources, ["events"]);
+    if (writes.length === 0) continue;
+    assert.ok(
+      [["events"], ["policyreports"]].some((r) =>
+        JSON.stringify(r) === JSON.stringify(rule.resources)
+      ),
+      `writes ${rule.resources}`,
+    );
   }
 });
 
@@ -117,4 +125,22 @@ Deno.test("the release key module matches deploy/release-key.pub.asc", async () 
     new URL("../../deploy/release-key.pub.asc", import.meta.url),
   );
   assert.equal(RELEASE_PUBLIC_KEY, file);
+});
+
+Deno.test("the Lease Role writes only Leases, in the controller's namespace, its own by name", () => {
+  const role = leaseRoleManifest(defaultInstallOptions({ namespace: "sec" })) as Loose;
+  assert.equal(role.kind, "Role");
+  assert.equal(role.metadata.namespace, "sec");
+  const rules = role.rules as { resources: string[]; verbs: string[]; resourceNames?: string[] }[];
+  for (const rule of rules) assert.deepEqual(rule.resources, ["leases"]);
+  assert.deepEqual(rules.find((r) => r.verbs.includes("update"))?.resourceNames, [
+    "toolkit-policy-reports",
+  ]);
+  const binding = leaseRoleBindingManifest(defaultInstallOptions({ namespace: "sec" })) as Loose;
+  assert.deepEqual(binding.roleRef, {
+    apiGroup: "rbac.authorization.k8s.io",
+    kind: "Role",
+    name: "toolkit-webhook",
+  });
+  assert.equal(binding.subjects[0].namespace, "sec");
 });

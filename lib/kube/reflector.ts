@@ -35,6 +35,11 @@ export interface ReflectorOptions {
   readonly onError?: (message: string) => void;
   /** How long the server keeps a watch open. @default 300 */
   readonly watchTimeoutSeconds?: number;
+  /**
+   * What of each object is kept (say, without its `status`), so that a copy of many objects holds
+   * only what its reader needs. @default the whole object
+   */
+  readonly keep?: (object: KubeObject) => KubeObject;
 }
 
 function key(object: KubeObject): string {
@@ -103,11 +108,12 @@ export class Reflector {
   }
 
   #normalise(o: KubeObject): KubeObject {
-    return {
+    const normal = {
       ...o,
       apiVersion: o.apiVersion ?? apiVersionOf(this.#options.type),
       kind: o.kind ?? this.#options.type.kind,
     };
+    return this.#options.keep ? this.#options.keep(normal) : normal;
   }
 
   async #list(): Promise<string> {

@@ -83,3 +83,30 @@ Deno.test("a Reflector lists, then applies watch events, with the kind of its ty
   assert.match(urls[2]!, /watch=1&resourceVersion=10&/);
   await reflector.stop();
 });
+
+Deno.test("a Reflector keeps what `keep` returns of each object", async () => {
+  const client = fakeKubeClient((request) =>
+    request.url.includes("watch=")
+      ? new Promise<Response>((_, reject) =>
+        request.signal?.addEventListener("abort", () => reject(request.signal?.reason))
+      )
+      : Response.json({
+        metadata: { resourceVersion: "7" },
+        items: [{ metadata: { name: "a", namespace: "n" }, spec: { x: 1 }, status: { big: "…" } }],
+      })
+  );
+  const reflector = new Reflector(client, {
+    name: "Secrets",
+    type: SECRETS,
+    keep: ({ status: _status, ...rest }) => rest,
+  });
+  reflector.start();
+  await reflector.whenSynced;
+  await reflector.stop();
+  assert.deepEqual(reflector.items(), [{
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "a", namespace: "n" },
+    spec: { x: 1 },
+  }]);
+});

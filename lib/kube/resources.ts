@@ -169,6 +169,16 @@ export const CERTIFICATES: ResourceType = type(
   "Certificate",
 );
 
+/** Leases (`coordination.k8s.io/v1`): leader election. */
+export const LEASES: ResourceType = type("coordination.k8s.io", "v1", "leases", "Lease");
+/** wg-policy PolicyReports (`wgpolicyk8s.io/v1alpha2`, the CRDs as Kyverno ships them). */
+export const POLICY_REPORTS: ResourceType = type(
+  "wgpolicyk8s.io",
+  "v1alpha2",
+  "policyreports",
+  "PolicyReport",
+);
+
 /** ClusterImagePolicies of an API group (`toolkit.dev` or `portieris.cloud.ibm.com`). */
 export function clusterImagePolicies(group: string): ResourceType {
   return type(group, "v1", "clusterimagepolicies", "ClusterImagePolicy", false);

@@ -25,6 +25,7 @@ export const REQUIREMENT_TYPES = [
   "sigstoreSigned",
   "insecureAcceptAnything",
   "reject",
+  "attestation",
 ] as const;
 
 /** Whether a `sigstoreSigned` requirement needs a transparency log entry. */
@@ -84,10 +85,21 @@ export const MAX_FIELD_LENGTHS: Readonly<Record<string, number>> = {
   keySecretNamespace: 63,
   storeSecret: 253,
   storeURL: 2048,
+  predicateType: 1024,
+  message: 1024,
   name: 253,
   namespace: 63,
   key: 253,
 };
+
+/** The most conditions of one `attestation` requirement. */
+export const MAX_ATTESTATION_CONDITIONS = 16;
+
+/** The longest CEL expression of a condition (checked again, with its cost, when compiled). */
+export const MAX_CONDITION_EXPRESSION_LENGTH = 5000;
+
+/** The longest condition name. */
+export const MAX_CONDITION_NAME_LENGTH = 63;
 
 /** Enforcement modes of a policy. */
 export const POLICY_MODES = ["enforce", "warn"] as const;
@@ -198,17 +210,43 @@ function keylessSchema(): Schema {
   };
 }
 
+function conditionsSchema(): Schema {
+  return {
+    type: "array",
+    description:
+      "attestation: CEL conditions, all true for one verified attestation of predicateType; variables statement, predicate, subject, predicateType and attestations (predicate type to the statements verified with the same trust)",
+    maxItems: MAX_ATTESTATION_CONDITIONS,
+    items: {
+      type: "object",
+      required: ["name", "expression"],
+      properties: {
+        name: str("Names the condition in denials", {
+          minLength: 1,
+          maxLength: MAX_CONDITION_NAME_LENGTH,
+        }),
+        expression: str(
+          "A CEL expression of type bool (its length and estimated cost are bounded when the policy is read)",
+          { minLength: 1, maxLength: MAX_CONDITION_EXPRESSION_LENGTH },
+        ),
+        message: str("Said in the denial when the condition is false", {}, "message"),
+      },
+    },
+    "x-kubernetes-list-type": "map",
+    "x-kubernetes-list-map-keys": ["name"],
+  };
+}
+
 function requirementSchema(): Schema {
   return {
     type: "object",
     required: ["type"],
     properties: {
       type: str(
-        "signedBy: a valid simple signature by one of the keys; sigstoreSigned: a valid cosign signature; reject; insecureAcceptAnything",
+        "signedBy: a valid simple signature by one of the keys; sigstoreSigned: a valid cosign signature; attestation: a verified in-toto attestation meeting its conditions; reject; insecureAcceptAnything",
         { enum: [...REQUIREMENT_TYPES] },
       ),
       keySecret: str(
-        "Secret whose `key` entry holds the public keys: armoured OpenPGP keys (signedBy), PEM public keys (sigstoreSigned)",
+        "Secret whose `key` entry holds the public keys: armoured OpenPGP keys (signedBy), PEM public keys (sigstoreSigned), either (attestation)",
         {},
         "keySecret",
       ),
@@ -220,11 +258,11 @@ function requirementSchema(): Schema {
       signedIdentity: signedIdentitySchema(),
       keyless: keylessSchema(),
       tlog: str(
-        "sigstoreSigned: required (a transparency log entry of the trust root) or optional (default for keys; keyless needs a verified signing time either way)",
+        "sigstoreSigned, attestation: required (a transparency log entry of the trust root) or optional (default for keys; keyless needs a verified signing time either way)",
         { enum: [...TLOG_POLICIES] },
       ),
       trustRootRef: trustRootRefSchema(
-        "sigstoreSigned with keySecret and tlog: required: the trust root whose transparency logs are trusted",
+        "sigstoreSigned or attestation with keySecret and tlog: required: the trust root whose transparency logs are trusted",
       ),
       multiArch: str(
         "When the image is a multi-platform index: index (the index's digest must be signed; the default), everyPlatform (every platform manifest it lists must be), or either",
@@ -237,6 +275,12 @@ function requirementSchema(): Schema {
         maxItems: MAX_POLICY_PLATFORMS,
         items: { type: "string", maxLength: 98, pattern: PLATFORM_PATTERN },
       },
+      predicateType: str(
+        "attestation: the predicate type of the in-toto statement required, a URI or one of cosign's short names (slsaprovenance1, spdxjson, cyclonedx, …)",
+        { minLength: 1 },
+        "predicateType",
+      ),
+      conditions: conditionsSchema(),
     },
     "x-kubernetes-validations": [
       {
@@ -250,9 +294,14 @@ function requirementSchema(): Schema {
         fieldPath: ".keySecret",
       },
       {
+        rule: "self.type != 'attestation' || has(self.keySecret) != has(self.keyless)",
+        message: "attestation needs keySecret (keys) or keyless, not both",
+        fieldPath: ".keySecret",
+      },
+      {
         rule:
-          "self.type == 'sigstoreSigned' || (!has(self.keyless) && !has(self.tlog) && !has(self.trustRootRef))",
-        message: "keyless, tlog and trustRootRef are for sigstoreSigned",
+          "self.type in ['sigstoreSigned', 'attestation'] || (!has(self.keyless) && !has(self.tlog) && !has(self.trustRootRef))",
+        message: "keyless, tlog and trustRootRef are for sigstoreSigned and attestation",
         fieldPath: ".type",
       },
       {
@@ -260,6 +309,21 @@ function requirementSchema(): Schema {
           "(self.type != 'reject' && self.type != 'insecureAcceptAnything') || (!has(self.multiArch) && !has(self.platforms))",
         message: "multiArch and platforms are for signature and attestation requirements",
         fieldPath: ".type",
+      },
+      {
+        rule: "self.type != 'attestation' || has(self.predicateType)",
+        message: "predicateType is required for attestation",
+        fieldPath: ".predicateType",
+      },
+      {
+        rule: "self.type == 'attestation' || (!has(self.predicateType) && !has(self.conditions))",
+        message: "predicateType and conditions are for attestation",
+        fieldPath: ".type",
+      },
+      {
+        rule: "self.type != 'attestation' || !has(self.signedIdentity)",
+        message: "an attestation names no repository: signedIdentity is not for attestation",
+        fieldPath: ".signedIdentity",
       },
       {
         rule: "!has(self.trustRootRef) || has(self.keySecret)",

@@ -8,3 +8,5 @@ export * from "./types.ts";
 export * from "./validate.ts";
 export * from "./pattern.ts";
 export * from "./select.ts";
+export * from "./predicate_types.ts";
+export * from "./attestation_conditions.ts";

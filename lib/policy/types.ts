@@ -12,7 +12,10 @@ import type {
   TRUST_ROOT_KINDS,
 } from "./crds.ts";
 
-/** A requirement type: `signedBy`, `sigstoreSigned`, `insecureAcceptAnything` or `reject`. */
+/**
+ * A requirement type: `signedBy`, `sigstoreSigned`, `attestation`, `insecureAcceptAnything` or
+ * `reject`.
+ */
 export type RequirementType = typeof REQUIREMENT_TYPES[number];
 
 /** `required` or `optional`. */
@@ -61,6 +64,16 @@ export interface KeylessPolicy {
   readonly identities: readonly KeylessIdentity[];
 }
 
+/** `requirements[].conditions[]` of an `attestation` requirement: a CEL condition. */
+export interface AttestationCondition {
+  /** Names the condition in denials. */
+  readonly name: string;
+  /** A CEL expression of type bool over the statement. */
+  readonly expression: string;
+  /** Said in the denial when the condition is false. */
+  readonly message?: string;
+}
+
 /** The fields a requirement may carry; which of them a kind reads is its own module's business. */
 export interface RequirementFields {
   /** signedBy: OpenPGP keys; sigstoreSigned (keyed): PEM public keys. */
@@ -83,6 +96,10 @@ export interface RequirementFields {
    * platform manifests are verified; the others are ignored. @default every platform
    */
   readonly platforms?: readonly string[];
+  /** attestation: the predicate type URI (a short name is resolved when validated). */
+  readonly predicateType?: string;
+  /** attestation: CEL conditions over the statement, all true for one attestation. */
+  readonly conditions?: readonly AttestationCondition[];
 }
 
 /** `signedBy`: a simple (GnuPG) signature by one of the keys of `keySecret`. */
@@ -100,6 +117,15 @@ export interface AcceptAnythingRequirement extends RequirementFields {
   readonly type: "insecureAcceptAnything";
 }
 
+/**
+ * `attestation`: an in-toto attestation of `predicateType` for the digest, signed by a key of
+ * `keySecret` (PEM or OpenPGP) or `keyless`, whose statement meets every condition.
+ */
+export interface AttestationRequirement extends RequirementFields {
+  readonly type: "attestation";
+  readonly predicateType: string;
+}
+
 /** `reject`: no image is admitted. */
 export interface RejectRequirement extends RequirementFields {
   readonly type: "reject";
@@ -113,7 +139,8 @@ export type Requirement =
   | SignedByRequirement
   | SigstoreSignedRequirement
   | AcceptAnythingRequirement
-  | RejectRequirement;
+  | RejectRequirement
+  | AttestationRequirement;
 
 /** The requirement of one kind. */
 export type RequirementOf<T extends RequirementType> = Extract<Requirement, { type: T }>;

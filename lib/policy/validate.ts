@@ -8,6 +8,8 @@ import { ToolkitError } from "../errors.ts";
 import { quoteInput } from "../quote.ts";
 import { POLICY_MODES, REQUIREMENT_TYPES, SIGNED_IDENTITY_TYPES } from "./crds.ts";
 import {
+  MAX_ATTESTATION_CONDITIONS,
+  MAX_CONDITION_NAME_LENGTH,
   MAX_FIELD_LENGTHS,
   MAX_IDENTITY_STATES,
   MAX_KEYLESS_IDENTITIES,
@@ -21,8 +23,16 @@ import {
 } from "./crds.ts";
 import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
 import { patternProblem } from "./pattern.ts";
+import { PREDICATE_TYPE_SHORT_NAMES, predicateTypeURI } from "./predicate_types.ts";
+import {
+  compileAttestationCondition,
+  hasAttestationConditions,
+  loadAttestationConditions,
+} from "./attestation_conditions.ts";
+import { CelLimitError } from "../cel/mod.ts";
 import type { Slicer } from "../turns.ts";
 import type {
+  AttestationCondition,
   ImagePolicy,
   KeylessIdentity,
   KeylessPolicy,
@@ -222,7 +232,7 @@ function keyless(c: Checker, raw: unknown, path: string): KeylessPolicy | undefi
   return ref === undefined ? undefined : { trustRootRef: ref, identities };
 }
 
-/** The fields only `sigstoreSigned` takes: checked against the type and each other. */
+/** The fields only `sigstoreSigned` and `attestation` take: checked against the type and each other. */
 function sigstoreFields(
   c: Checker,
   raw: Record<string, unknown>,
@@ -231,15 +241,20 @@ function sigstoreFields(
   path: string,
 ): Pick<Requirement, "keyless" | "tlog" | "trustRootRef"> {
   const present = (key: string) => raw[key] !== undefined && raw[key] !== null;
-  if (type !== "sigstoreSigned") {
+  if (type !== "sigstoreSigned" && type !== "attestation") {
     for (const key of ["keyless", "tlog", "trustRootRef"]) {
-      if (present(key)) c.fail(`${path}.${key}`, "is only for sigstoreSigned");
+      if (present(key)) c.fail(`${path}.${key}`, "is only for sigstoreSigned and attestation");
     }
     return {};
   }
   const keylessPolicy = present("keyless") ? keyless(c, raw.keyless, `${path}.keyless`) : undefined;
   if (present("keyless") === Boolean(keySecret)) {
-    c.fail(`${path}.keySecret`, "sigstoreSigned needs keySecret (keyed) or keyless, not both");
+    c.fail(
+      `${path}.keySecret`,
+      type === "attestation"
+        ? "attestation needs keySecret (keys) or keyless, not both"
+        : "sigstoreSigned needs keySecret (keyed) or keyless, not both",
+    );
   }
   const tlog = present("tlog") ? enumValue(c, raw.tlog, TLOG_POLICIES, `${path}.tlog`) : undefined;
   let ref: TrustRootRef | undefined;
@@ -263,6 +278,84 @@ function sigstoreFields(
   };
 }
 
+/** The fields only `attestation` takes: the predicate type, and conditions compiled and bounded. */
+function attestationFields(
+  c: Checker,
+  raw: Record<string, unknown>,
+  type: Requirement["type"] | undefined,
+  path: string,
+): Pick<Requirement, "predicateType" | "conditions"> {
+  const present = (key: string) => raw[key] !== undefined && raw[key] !== null;
+  if (type !== "attestation") {
+    for (const key of ["predicateType", "conditions"]) {
+      if (present(key)) c.fail(`${path}.${key}`, "is only for attestation");
+    }
+    return {};
+  }
+  if (present("signedIdentity")) {
+    c.fail(`${path}.signedIdentity`, "is not for attestation: an attestation names no repository");
+  }
+  const name = c.optionalString(raw, "predicateType", path);
+  let predicateType: string | undefined;
+  if (!present("predicateType")) c.fail(`${path}.predicateType`, "is required for attestation");
+  else if (name !== undefined) {
+    predicateType = predicateTypeURI(name);
+    if (predicateType === undefined) {
+      c.fail(
+        `${path}.predicateType`,
+        `"${quoteInput(name)}" is neither a URI nor one of ${
+          Object.keys(PREDICATE_TYPE_SHORT_NAMES).join(", ")
+        }`,
+      );
+    }
+  }
+  const conditions: AttestationCondition[] = [];
+  if (present("conditions")) {
+    const list = raw.conditions;
+    const listPath = `${path}.conditions`;
+    if (!Array.isArray(list)) c.fail(listPath, "must be a list");
+    else if (list.length > MAX_ATTESTATION_CONDITIONS) {
+      c.fail(
+        listPath,
+        `has ${list.length} conditions; at most ${MAX_ATTESTATION_CONDITIONS} are allowed`,
+      );
+    } else {
+      const names = new Set<string>();
+      list.forEach((item, i) => {
+        const at = `${listPath}[${i}]`;
+        if (!isObject(item)) return c.fail(at, "must be an object");
+        c.unknownKeys(item, ["name", "expression", "message"], at);
+        const name = c.optionalString(item, "name", at);
+        const expression = c.optionalString(item, "expression", at);
+        const message = c.optionalString(item, "message", at);
+        if (!name) return c.fail(`${at}.name`, "is required");
+        if (name.length > MAX_CONDITION_NAME_LENGTH) {
+          return c.fail(`${at}.name`, `is longer than ${MAX_CONDITION_NAME_LENGTH} characters`);
+        }
+        if (names.has(name)) return c.fail(`${at}.name`, `"${name}" is named twice`);
+        names.add(name);
+        if (!expression) return c.fail(`${at}.expression`, "is required");
+        const condition: AttestationCondition = {
+          name,
+          expression,
+          ...(message ? { message } : {}),
+        };
+        try {
+          compileAttestationCondition(condition);
+        } catch (error) {
+          if (!(error instanceof CelLimitError)) throw error;
+          return c.fail(`${at}.expression`, error.message);
+        }
+        conditions.push(condition);
+      });
+    }
+  }
+  return {
+    ...(predicateType ? { predicateType } : {}),
+    ...(conditions.length > 0 ? { conditions } : {}),
+  };
+}
+
 function requirement(c: Checker, raw: unknown, path: string): Requirement | undefined {
   if (!isObject(raw)) {
     c.fail(path, "must be an object");
@@ -280,6 +373,8 @@ function requirement(c: Checker, raw: unknown, path: string): Requirement | unde
       "trustRootRef",
       "multiArch",
       "platforms",
+      "predicateType",
+      "conditions",
     ],
     path,
   );
@@ -292,7 +387,20 @@ function requirement(c: Checker, raw: unknown, path: string): Requirement | unde
     : signedIdentity(c, raw.signedIdentity, `${path}.signedIdentity`);
   const sigstore = sigstoreFields(c, raw, type, keySecret, path);
   const multiArch = multiArchFields(c, raw, type, path);
+  const attestation = attestationFields(c, raw, type, path);
   if (type === undefined) return undefined;
+  if (type === "attestation") {
+    if (attestation.predicateType === undefined) return undefined;
+    return {
+      type,
+      predicateType: attestation.predicateType,
+      ...(keySecret ? { keySecret } : {}),
+      ...(keySecretNamespace ? { keySecretNamespace } : {}),
+      ...sigstore,
+      ...(attestation.conditions ? { conditions: attestation.conditions } : {}),
+      ...multiArch,
+    };
+  }
   return {
     type,
     ...(keySecret ? { keySecret } : {}),
@@ -435,6 +543,8 @@ export const REPOSITORIES_PER_SLICE = 16;
 /**
  * Validates a ClusterImagePolicy or ImagePolicy object (as parsed from YAML or returned by the
  * API server) of the given API group. Throws {@link InvalidPolicyError} listing every problem.
+ * A policy with CEL conditions needs the evaluator loaded first
+ * (`loadAttestationConditions()`; {@linkcode validatePolicyInSlices} loads it).
  */
 export function validatePolicy(raw: unknown, groups: readonly string[]): ImagePolicy {
   const steps = validation(raw, groups);
@@ -455,6 +565,8 @@ export async function validatePolicyInSlices(
   groups: readonly string[],
   slicer: Slicer,
 ): Promise<ImagePolicy> {
+  // CEL conditions are compiled as they are validated: the evaluator is loaded first.
+  if (hasAttestationConditions(raw)) await loadAttestationConditions();
   const steps = validation(raw, groups);
   for (;;) {
     const step = steps.next();

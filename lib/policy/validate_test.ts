@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { InvalidPolicyError, validatePolicy, validatePolicyInSlices } from "./validate.ts";
 import { API_GROUP, PORTIERIS_API_GROUP } from "./crds.ts";
+import { loadAttestationConditions } from "./attestation_conditions.ts";
+
+await loadAttestationConditions();
 
 const groups = [API_GROUP];
 
@@ -79,7 +82,7 @@ Deno.test("validatePolicy() names every wrong field with its path", () => {
     "spec.repositories[0].name: is required",
     "spec.repositories[1].policy.mutateImage: must be true or false",
     "spec.repositories[1].policy.simple.requirements[0].keySecret: is required for signedBy",
-    'spec.repositories[1].policy.simple.requirements[1].type: "trustMe" is not supported: use one of "signedBy", "sigstoreSigned", "insecureAcceptAnything", "reject"',
+    'spec.repositories[1].policy.simple.requirements[1].type: "trustMe" is not supported: use one of "signedBy", "sigstoreSigned", "insecureAcceptAnything", "reject", "attestation"',
     "spec.repositories[1].policy.simple.requirements[2].signedIdentity.dockerReference: is required for matchExactReference",
   ]);
 });
@@ -208,8 +211,8 @@ Deno.test("validatePolicy() names every wrong sigstoreSigned field with its path
       `${REQ}[1].keySecret: sigstoreSigned needs keySecret (keyed) or keyless, not both`,
       `${REQ}[2].tlog: "always" is not supported: use one of "required", "optional"`,
       `${REQ}[3].trustRootRef: is required for tlog: required with a keySecret (the logs' keys)`,
-      `${REQ}[4].keyless: is only for sigstoreSigned`,
-      `${REQ}[4].tlog: is only for sigstoreSigned`,
+      `${REQ}[4].keyless: is only for sigstoreSigned and attestation`,
+      `${REQ}[4].tlog: is only for sigstoreSigned and attestation`,
       `${REQ}[5].keyless.trustRootRef.kind: "Pod" is not supported: use one of "ConfigMap", "Secret"`,
       `${REQ}[5].keyless.trustRootRef.name: is required`,
       `${REQ}[5].keyless.identities[0].subject: one of subject and subjectRegExp is required`,
@@ -309,4 +312,83 @@ Deno.test("validatePolicy() names every wrong multiArch and platforms field with
       `${REQ}[5].platforms: is only for signature and attestation requirements`,
     ],
   );
+});
+
+Deno.test("validatePolicy() reads attestation requirements, short names resolved", () => {
+  const parsed = validatePolicy(
+    withRequirements(
+      {
+        type: "attestation",
+        predicateType: "slsaprovenance1",
+        keySecret: "build-keys",
+        conditions: [{
+          name: "from-our-repo",
+          expression:
+            'predicate.buildDefinition.externalParameters.repository == "https://git.example/team/app"',
+          message: "built from a repository other than team/app",
+        }],
+      },
+      {
+        type: "attestation",
+        predicateType: "https://spdx.dev/Document",
+        keyless: { trustRootRef: { name: "root" }, identities: [{ issuer: "i", subject: "s" }] },
+      },
+    ),
+    groups,
+  );
+  const requirements = parsed.repositories[0]!.policy.simple!.requirements!;
+  assert.deepEqual(requirements[0], {
+    type: "attestation",
+    predicateType: "https://slsa.dev/provenance/v1",
+    keySecret: "build-keys",
+    conditions: [{
+      name: "from-our-repo",
+      expression:
+        'predicate.buildDefinition.externalParameters.repository == "https://git.example/team/app"',
+      message: "built from a repository other than team/app",
+    }],
+  });
+  assert.equal(requirements[1]?.predicateType, "https://spdx.dev/Document");
+  assert.equal(requirements[1]?.keyless?.trustRootRef.name, "root");
+});
+
+Deno.test("validatePolicy() refuses a CEL condition over its limits when the policy is read", () => {
+  const found = problems(withRequirements(
+    {
+      type: "attestation",
+      predicateType: "slsaprovenance1",
+      keySecret: "k",
+      conditions: [
+        { name: "ok", expression: "true" },
+        {
+          name: "too-costly",
+          expression: "predicate.a.all(x, predicate.a.all(y, predicate.a.all(z, x == y)))",
+        },
+        { name: "ok", expression: "false" },
+        { name: "broken", expression: "predicate.(" },
+      ],
+    },
+    { type: "attestation", keySecret: "k" },
+    {
+      type: "attestation",
+      predicateType: "not a uri",
+      keySecret: "k",
+      signedIdentity: { type: "matchRepository" },
+    },
+    { type: "sigstoreSigned", keySecret: "k", predicateType: "slsaprovenance1", conditions: [] },
+  ));
+  assert.equal(found.length, 8, found.join("\n"));
+  assert.match(
+    found[0]!,
+    /^spec\.repositories\[0\]\.policy\.simple\.requirements\[0\]\.conditions\[1\]\.expression: Cannot use the CEL condition "too-costly": its estimated cost \d+ is more than the limit 10000000$/,
+  );
+  assert.deepEqual(found.slice(1), [
+    `${REQ}[0].conditions[2].name: "ok" is named twice`,
+    `${REQ}[0].conditions[3].expression: Cannot use the CEL condition "broken": the expression does not parse (<input>:1:10: found . but expecting end of input)`,
+    `${REQ}[1].predicateType: is required for attestation`,
+    `${REQ}[2].signedIdentity: is not for attestation: an attestation names no repository`,
+    `${REQ}[2].predicateType: "not a uri" is neither a URI nor one of slsaprovenance, slsaprovenance02, slsaprovenance1, link, spdx, spdxjson, cyclonedx, vuln, openvex, custom`,
+    `${REQ}[3].predicateType: is only for attestation`,
+    `${REQ}[3].conditions: is only for attestation`,
+  ]);
 });

@@ -48,9 +48,11 @@ import {
   COSIGN_SIGN_PREDICATE_TYPE,
   COSIGN_SIGNATURE_ANNOTATION,
   COSIGN_SIMPLESIGNING_MEDIA_TYPE,
+  cosignAttestationTag,
   cosignDockerReference,
   cosignLegacyPayload,
   cosignSignatureTag,
+  DSSE_ENVELOPE_MEDIA_TYPE,
   OCI_CREATED_ANNOTATION,
   OCI_EMPTY_MEDIA_TYPE,
   referrersFallbackTag,
@@ -163,6 +165,13 @@ const MAX_JSON_DEPTH = 16;
  */
 export interface CosignReadOptions extends RequestOptions {
   readonly bounds?: Partial<CosignReadBounds>;
+  /**
+   * Read the image's attestations instead of its signatures, with the same bounds: the layers
+   * of the `sha256-<hex>.att` tag (DSSE envelopes, `application/vnd.dsse.envelope.v1+json`) and
+   * the bundle referrers announcing a predicate type other than `cosign sign`'s (those
+   * announcing none are candidates too). The layer's blob is the envelope, as `payload`.
+   */
+  readonly attestations?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -213,7 +222,7 @@ interface Candidate {
  * a cosign signature: not an image manifest (a listed index, …), an artifact type other than the
  * bundle's, the empty config's or none, or another predicate type announced.
  */
-function candidate(value: unknown): Candidate | undefined {
+function candidate(value: unknown, attestations = false): Candidate | undefined {
   const d = descriptor(value);
   if (d === undefined) return undefined;
   if (d.mediaType !== "" && d.mediaType !== OCI_MANIFEST) return undefined;
@@ -225,12 +234,18 @@ function candidate(value: unknown): Candidate | undefined {
     return undefined;
   }
   const predicate = d.annotations[SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION];
-  if (predicate !== undefined && predicate !== COSIGN_SIGN_PREDICATE_TYPE) return undefined;
+  if (
+    attestations
+      ? predicate === COSIGN_SIGN_PREDICATE_TYPE
+      : predicate !== undefined && predicate !== COSIGN_SIGN_PREDICATE_TYPE
+  ) return undefined;
   const created = d.annotations[OCI_CREATED_ANNOTATION];
   const time = created === undefined ? NaN : Date.parse(created);
   return {
     digest: d.digest,
-    named: type === SIGSTORE_BUNDLE_V03_MEDIA_TYPE || predicate === COSIGN_SIGN_PREDICATE_TYPE,
+    named: attestations
+      ? predicate !== undefined
+      : type === SIGSTORE_BUNDLE_V03_MEDIA_TYPE || predicate === COSIGN_SIGN_PREDICATE_TYPE,
     created: Number.isFinite(time) ? time : undefined,
   };
 }
@@ -294,6 +309,9 @@ export function openCosignSignatures(
   const repository: ImageReference = { domain: ref.domain, path: ref.path };
   const skipped: string[] = [];
   const jsonLimits = { maxValues: bounds.maxJsonValues, maxDepth: MAX_JSON_DEPTH };
+  const attestations = options.attestations === true;
+  const what = attestations ? "attestations" : "signatures";
+  const select = (value: unknown) => candidate(value, attestations);
 
   /** Whether `error` is to be skipped (a registry's answer), not thrown (an abort, a bug). */
   function skippable(error: unknown): boolean {
@@ -312,7 +330,7 @@ export function openCosignSignatures(
       return { json, digest: manifest.digest };
     } catch (error) {
       throw new RegistryError(
-        `Cannot read signatures of "${subject}": ${
+        `Cannot read ${what} of "${subject}": ${
           error instanceof JsonShapeError ? error.message : `${what} is not a JSON manifest`
         }`,
         { registry: ref.domain, repository: ref.path },
@@ -356,8 +374,8 @@ export function openCosignSignatures(
   }
 
   async function legacy(): Promise<StoredCosignSignature[]> {
-    const tag = cosignSignatureTag(digest);
-    const guess = guessedPayload();
+    const tag = attestations ? cosignAttestationTag(digest) : cosignSignatureTag(digest);
+    const guess = attestations ? Promise.resolve(undefined) : guessedPayload();
     guess.catch(() => {});
     let manifest;
     try {
@@ -370,18 +388,24 @@ export function openCosignSignatures(
     const layers = Array.isArray(manifest.json.layers) ? manifest.json.layers : [];
     if (layers.length > bounds.maxSignatures) {
       throw new RegistryError(
-        `Cannot read signatures of "${subject}": the tag ${tag} holds ${layers.length} signatures, more than ${bounds.maxSignatures}`,
+        `Cannot read ${what} of "${subject}": the tag ${tag} holds ${layers.length} ${what}, more than ${bounds.maxSignatures}`,
         { registry: ref.domain, repository: ref.path },
       );
     }
+    const layerType = attestations ? DSSE_ENVELOPE_MEDIA_TYPE : COSIGN_SIMPLESIGNING_MEDIA_TYPE;
     const usable = layers.map(descriptor).filter((d, i): d is Descriptor => {
-      if (d?.mediaType === COSIGN_SIMPLESIGNING_MEDIA_TYPE) return true;
-      skipped.push(`layer ${i + 1} of ${tag}: not a cosign signature layer`);
+      if (d?.mediaType === layerType) return true;
+      skipped.push(
+        `layer ${i + 1} of ${tag}: not a cosign ${
+          attestations ? "attestation" : "signature"
+        } layer`,
+      );
       return false;
     });
     const read = await mapLimit(usable, bounds.concurrency, async (d) => {
       const where = `layer ${d.digest} of ${tag}`;
-      if (!d.annotations[COSIGN_SIGNATURE_ANNOTATION]) {
+      // An attestation's signature is in its envelope (cosign sets the annotation empty).
+      if (!attestations && !d.annotations[COSIGN_SIGNATURE_ANNOTATION]) {
         skipped.push(`${where}: it has no signature annotation`);
         return undefined;
       }
@@ -402,7 +426,7 @@ export function openCosignSignatures(
         maxBytes: bounds.maxIndexBytes,
         maxValues: bounds.maxJsonValues,
         artifactType: SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
-        select: candidate,
+        select,
       });
       return answer?.manifests ?? [];
     } catch (error) {
@@ -418,7 +442,7 @@ export function openCosignSignatures(
     try {
       const index = await manifestJson(tag, undefined, bounds.maxIndexBytes);
       const manifests = Array.isArray(index.json.manifests) ? index.json.manifests : [];
-      return manifests.map(candidate).filter((c) => c !== undefined);
+      return manifests.map(select).filter((c) => c !== undefined);
     } catch (error) {
       if (isNotFound(error)) return [];
       if (!skippable(error)) throw error;
@@ -472,8 +496,10 @@ export function openCosignSignatures(
     const chosen = candidates.slice(0, bounds.maxSignatures);
     if (candidates.length > chosen.length) {
       skipped.push(
-        `it has ${candidates.length} referrers that may be signatures, more than ${bounds.maxSignatures}: ` +
-          `${chosen.length} were read (those naming a signature first, newest first), ` +
+        `it has ${candidates.length} referrers that may be ${what}, more than ${bounds.maxSignatures}: ` +
+          `${chosen.length} were read (those naming ${
+            attestations ? "a predicate type" : "a signature"
+          } first, newest first), ` +
           `the other ${candidates.length - chosen.length} were not`,
       );
     }
@@ -496,7 +522,7 @@ export function openCosignSignatures(
       skipped.push(
         `${
           chosen.length - next
-        } referrers that may be signatures were not read: the read budget of the image was spent`,
+        } referrers that may be ${what} were not read: the read budget of the image was spent`,
       );
     }
   }

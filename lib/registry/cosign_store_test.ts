@@ -451,3 +451,34 @@ Deno.test("openCosignSignatures() aborts what it still reads once disposed of", 
   for (let i = 0; i < 100 && aborted < 2; i++) await new Promise((r) => setTimeout(r, 10));
   assert.equal(aborted, 2);
 });
+
+Deno.test("openCosignSignatures(attestations) reads the .att layers and the referrers announcing a predicate type, and signatures stay apart", async () => {
+  const envelope = (n: number): StoredCosignSignature => ({
+    format: "legacy",
+    payload: encoder.encode(`{"envelope":${n}}`),
+    annotations: { "dev.cosignproject.cosign/signature": "" },
+    where: "",
+  });
+  const slsa = "https://slsa.dev/provenance/v1";
+  const layout = mergeLayouts(
+    mergeLayouts(
+      await cosignLayout(DIGEST, [envelope(1), bundle(2)], { attestationType: slsa }),
+      await cosignLayout(DIGEST, [legacy(3), bundle(4)]),
+    ),
+    { blobs: new Map(), manifests: new Map() },
+  );
+  await using server = serveReferrersRegistry({ layout });
+  using client = createRegistryClient({ insecureRegistries: [server.host] });
+  const ref = parseReference(`${server.host}/team/app`);
+  const text = (s: StoredCosignSignature) =>
+    new TextDecoder().decode(s.format === "legacy" ? s.payload : s.bundle);
+  const attestations = [];
+  {
+    using source = openCosignSignatures(client, ref, DIGEST, { attestations: true });
+    for await (const s of source.signatures()) attestations.push(text(s));
+    assert.deepEqual(source.skipped, []);
+  }
+  assert.deepEqual(attestations, ['{"envelope":1}', '{"bundle":2}']);
+  const signatures = await readCosignSignatures(client, ref, DIGEST);
+  assert.deepEqual(signatures.signatures.map(text), ['{"payload":3}', '{"bundle":4}']);
+});

@@ -77,6 +77,17 @@ export function cosignSignatureTag(digest: string): string {
   return `${digestTagBase(digest)}.sig`;
 }
 
+/** The tag of the legacy attestation manifest of `digest`: `sha256:<hex>` → `sha256-<hex>.att`. */
+export function cosignAttestationTag(digest: string): string {
+  return `${digestTagBase(digest)}.att`;
+}
+
+/** The media type of a legacy attestation layer (`.att`): its blob is a DSSE envelope. */
+export const DSSE_ENVELOPE_MEDIA_TYPE = "application/vnd.dsse.envelope.v1+json";
+
+/** The annotation of a legacy attestation layer naming its statement's predicate type. */
+export const COSIGN_PREDICATE_TYPE_ANNOTATION = "predicateType";
+
 /**
  * The OCI 1.1 referrers fallback tag of `digest` (`sha256:<hex>` → `sha256-<hex>`): an image
  * index of the referrers, kept by the writer where the registry has no referrers API.

@@ -32,4 +32,6 @@ export * from "./verify_image.ts";
 export * from "./cosign_media_types.ts";
 export * from "./cosign_payloads.ts";
 export * from "./cosign_statement.ts";
+export * from "./attestation_statement.ts";
+export * from "./dsse_openpgp.ts";
 export { OPENPGP_CONFIG } from "./_config.ts";

@@ -110,9 +110,10 @@ function iso(date: Date | number): string {
 
 /**
  * Returns why `key` (its signing key `keyID`) cannot be used at `date`, or undefined when it can:
- * revoked, expired, or otherwise not valid for signing.
+ * revoked, expired, or otherwise not valid for signing. (Also used for the detached signatures
+ * of DSSE envelopes, `dsse_openpgp.ts`.)
  */
-async function keyProblem(
+export async function keyProblem(
   key: PublicKey,
   keyID: openpgp.KeyID,
   date: Date,
@@ -161,7 +162,7 @@ async function keyProblem(
 }
 
 /** Turns an error of openpgp.js's signature check into a reason. */
-async function signatureProblem(
+export async function signatureProblem(
   error: unknown,
   key: PublicKey,
   keyID: openpgp.KeyID,

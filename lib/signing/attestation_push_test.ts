@@ -5,11 +5,8 @@ import { createRegistryClient } from "../registry/client.ts";
 import { OCI_MANIFEST } from "../registry/media_types.ts";
 import { RegistryError } from "../registry/errors.ts";
 import { pushManifest } from "./registry_push.ts";
-import {
-  appendCosignAttestation,
-  cosignAttestationTag,
-  DSSE_ENVELOPE_MEDIA_TYPE,
-} from "./attestation_push.ts";
+import { appendCosignAttestation } from "./attestation_push.ts";
+import { cosignAttestationTag, DSSE_ENVELOPE_MEDIA_TYPE } from "../signature/mod.ts";
 
 const ignore = e2eSkipReason(["docker-registry", "skopeo"]) !== undefined;
 const encoder = new TextEncoder();
@@ -76,6 +73,26 @@ Deno.test({
           }],
         ],
       );
+      // isSameAttestation is asked about the layers of the same predicate type only, and an
+      // answer yes writes nothing.
+      const asked: string[] = [];
+      const same = await appendCosignAttestation(client, repo, digest, encoder.encode('{"a":2}'), {
+        predicateType: P1,
+        isSameAttestation: (old) => {
+          asked.push(new TextDecoder().decode(old));
+          return Promise.resolve(true);
+        },
+      });
+      assert.deepEqual(asked, ['{"a":1}']);
+      assert.deepEqual([same.added, same.attestations], [false, 2]);
+      const differs = await appendCosignAttestation(
+        client,
+        repo,
+        digest,
+        encoder.encode('{"a":2}'),
+        { predicateType: P1, isSameAttestation: () => Promise.resolve(false) },
+      );
+      assert.deepEqual([differs.added, differs.attestations], [true, 3]);
       // A tag holding something else is refused, not overwritten.
       const index = encoder.encode(JSON.stringify({
         schemaVersion: 2,

@@ -4,10 +4,12 @@ import { decodeBase64 } from "../base64.ts";
 import { generateCosignKeyPair, readCosignPrivateKey } from "./cosign_keys.ts";
 import { generateKeyPair } from "./openpgp_key_generation.ts";
 import { readPrivateKey } from "./private_key.ts";
+import { dssePae } from "../signature/mod.ts";
 import {
-  type DsseEnvelope,
-  dssePae,
+  type DsseEnvelopeJson,
   encodeEnvelope,
+  envelopeSignsStatement,
+  openPgpSignatureVerifies,
   signAttestationCosign,
   signAttestationOpenPgp,
 } from "./attestation_sign.ts";
@@ -64,7 +66,7 @@ Deno.test("signDsseBundle() carries the statement as the DSSE payload", async ()
  * detached signature read as binary and verified over the PAE with the public key.
  */
 async function readOpenPgpEnvelope(bytes: Uint8Array, publicKey: openpgp.PublicKey) {
-  const envelope = JSON.parse(new TextDecoder().decode(bytes)) as DsseEnvelope;
+  const envelope = JSON.parse(new TextDecoder().decode(bytes)) as DsseEnvelopeJson;
   const payload = decodeBase64(envelope.payload);
   const signature = await openpgp.readSignature({
     binarySignature: decodeBase64(envelope.signatures[0]!.sig),
@@ -97,4 +99,49 @@ Deno.test("signAttestationOpenPgp() round-trips: a binary detached signature ove
   const other = await generateKeyPair({ name: "Other", email: "o@example.com", clock });
   const otherKey = await openpgp.readKey({ armoredKey: other.publicKeyArmored });
   await assert.rejects(() => readOpenPgpEnvelope(encodeEnvelope(envelope), otherKey));
+});
+
+Deno.test("envelopeSignsStatement() is the same statement signed by the same key, nothing else", async () => {
+  const cosign = await readCosignPrivateKey(
+    (await generateCosignKeyPair({ password: "pw" })).privateKeyPem,
+    "pw",
+  );
+  const other = await readCosignPrivateKey(
+    (await generateCosignKeyPair({ password: "pw" })).privateKeyPem,
+    "pw",
+  );
+  const byCosign = (pae: Uint8Array, sig: Uint8Array) => cosign.verify(pae, sig);
+  // Signed again: other signature bytes, the same statement and key.
+  const envelope = encodeEnvelope(await signAttestationCosign(cosign, statement));
+  assert.equal(await envelopeSignsStatement(envelope, statement, byCosign), true);
+  const another = encodeStatement(
+    inTotoStatement([{ name: "r.example/b", digest: `sha256:${HEX}` }], SLSA_PROVENANCE_V1, {}),
+  );
+  assert.equal(await envelopeSignsStatement(envelope, another, byCosign), false);
+  const theirs = encodeEnvelope(await signAttestationCosign(other, statement));
+  assert.equal(await envelopeSignsStatement(theirs, statement, byCosign), false);
+  for (const junk of ["", "null", "[]", '{"payloadType":1}', '{"signatures":[{"sig":"%%"}]}']) {
+    assert.equal(
+      await envelopeSignsStatement(new TextEncoder().encode(junk), statement, byCosign),
+      false,
+    );
+  }
+
+  const pair = await generateKeyPair({ name: "CI", email: "ci@example.com" });
+  const key = await readPrivateKey(pair.privateKeyArmored);
+  const gpg = encodeEnvelope(await signAttestationOpenPgp(key, statement));
+  const byKey = (pae: Uint8Array, sig: Uint8Array) => openPgpSignatureVerifies(key, pae, sig);
+  assert.equal(await envelopeSignsStatement(gpg, statement, byKey), true);
+  const stranger = await readPrivateKey(
+    (await generateKeyPair({ name: "O", email: "o@example.com" })).privateKeyArmored,
+  );
+  assert.equal(
+    await envelopeSignsStatement(
+      gpg,
+      statement,
+      (pae, sig) => openPgpSignatureVerifies(stranger, pae, sig),
+    ),
+    false,
+  );
+  assert.equal(await envelopeSignsStatement(envelope, statement, byKey), false);
 });

@@ -17,6 +17,7 @@
  */
 import { UsageError } from "../errors.ts";
 import { IN_TOTO_STATEMENT_V1 } from "../signature/mod.ts";
+import { PREDICATE_TYPE_SHORT_NAMES, predicateTypeURI } from "../policy/mod.ts";
 
 /** The predicate type of SLSA Provenance v1. */
 export const SLSA_PROVENANCE_V1 = "https://slsa.dev/provenance/v1";
@@ -33,43 +34,22 @@ export const DEFAULT_BUILDER_ID_PREFIX = "https://toolkit.dev/tekton/";
 /** The predicate type of cosign's `custom` attestations: the predicate is `{Data, Timestamp}`. */
 export const COSIGN_CUSTOM_PREDICATE_TYPE = "https://cosign.sigstore.dev/attestation/v1";
 
-/** cosign's `--type` short names and the predicate types they stand for (cosign v3.1.3). */
-export const PREDICATE_TYPE_NAMES: Readonly<Record<string, string>> = {
-  slsaprovenance: "https://slsa.dev/provenance/v0.2",
-  slsaprovenance02: "https://slsa.dev/provenance/v0.2",
-  slsaprovenance1: SLSA_PROVENANCE_V1,
-  link: "https://in-toto.io/Link/v1",
-  spdx: "https://spdx.dev/Document",
-  spdxjson: "https://spdx.dev/Document",
-  cyclonedx: "https://cyclonedx.org/bom",
-  vuln: "https://cosign.sigstore.dev/attestation/vuln/v1",
-  openvex: "https://openvex.dev/ns",
-  custom: COSIGN_CUSTOM_PREDICATE_TYPE,
-};
-
 /**
- * The predicate type `--type` names: a short name of {@linkcode PREDICATE_TYPE_NAMES}, or a URI
+ * The predicate type `--type` names: a short name of lib/policy's `PREDICATE_TYPE_SHORT_NAMES`, or a URI
  * (any other value, as cosign takes it).
  *
  * @throws {UsageError} when the value is neither a short name nor an absolute URI.
  */
 export function predicateTypeOf(type: string): string {
-  const named = Object.hasOwn(PREDICATE_TYPE_NAMES, type) ? PREDICATE_TYPE_NAMES[type] : undefined;
-  if (named !== undefined) return named;
-  let valid = false;
-  try {
-    valid = /^[a-z][a-z0-9+.-]*:/i.test(type) && new URL(type).protocol !== "";
-  } catch {
-    valid = false;
-  }
-  if (!valid || /\s/.test(type)) {
+  const uri = predicateTypeURI(type);
+  if (uri === undefined) {
     throw new UsageError(
       `Cannot use --type "${type}": expected a predicate type URI or one of ${
-        Object.keys(PREDICATE_TYPE_NAMES).join(", ")
+        Object.keys(PREDICATE_TYPE_SHORT_NAMES).join(", ")
       }`,
     );
   }
-  return type;
+  return uri;
 }
 
 /** One subject of a statement: an image repository and its manifest digest. */

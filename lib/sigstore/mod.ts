@@ -28,6 +28,19 @@ export type {
   VerifiedCosignSignature,
 } from "./verify.ts";
 export type { TrustRoot } from "./trust_root.ts";
+export type {
+  AttestationTrust,
+  AttestationVerification,
+  VerifiedAttestation,
+} from "./verify_attestation.ts";
+
+/** The verification of attestations (and `@sigstore/verify` behind it), loaded once. */
+export function loadAttestationVerification(): Promise<typeof import("./verify_attestation.ts")> {
+  attestationVerification ??= import("./verify_attestation.ts");
+  return attestationVerification;
+}
+
+let attestationVerification: Promise<typeof import("./verify_attestation.ts")> | undefined;
 
 /** The verification of cosign signatures (and `@sigstore/verify` behind it), loaded once. */
 export function loadSigstoreVerification(): Promise<typeof import("./verify.ts")> {

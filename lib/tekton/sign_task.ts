@@ -28,7 +28,9 @@
  * v1 of the build (the repository, revision, commit, pipeline and build task the pipeline passes,
  * the PipelineRun's uid, the builder id `setup-signing` stored) as an in-toto statement, signs it
  * as DSSE (a cosign key: a v3 bundle referrer; an OpenPGP key: the `sha256-<hex>.att` tag), and
- * pushes it, after checking that the registry serves IMAGE_DIGEST under IMAGE_URL's tag. Any
+ * pushes it, after checking that the registry serves IMAGE_DIGEST under IMAGE_URL's tag; with
+ * `RECURSIVE` (`attest --recursive`) each platform manifest of an index gets the same build's
+ * provenance too, its statement's subject the platform's digest. Any
  * failure (no Secret, no key, a refused upload) fails the run. `toolkit pipeline` wires its
  * parameters and sets PROVENANCE_REQUIRED; a run that passes none of them (the Task used on its
  * own) writes no provenance and says so.
@@ -241,7 +243,7 @@ export function signTask(options: SignTaskOptions): KubeObject {
           type: "string",
           default: "true",
           description:
-            "When the digest is a multi-platform index, also sign every platform manifest it lists (sign --recursive); false: the index alone",
+            "When the digest is a multi-platform index, also sign every platform manifest it lists and attest its provenance (sign and attest --recursive); false: the index alone",
         },
         {
           name: P.image,
@@ -290,6 +292,7 @@ export function signTask(options: SignTaskOptions): KubeObject {
           "attest",
           `$(params.${P.imageUrl})`,
           ...common,
+          `--recursive=$(params.${P.recursive})`,
           `--build-repository=$(params.${P.repositoryUrl})`,
           `--build-revision=$(params.${P.revision})`,
           `--build-commit=$(params.${P.commit})`,

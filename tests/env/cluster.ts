@@ -12,7 +12,7 @@ import { type CertFiles, issueCert, makeCA } from "./pki.ts";
 import { crdsDir, findTool, requireTool } from "./tools.ts";
 
 /** Groups of CRDs the cluster can be given. */
-export type CrdSet = "tekton" | "openshift" | "cert-manager" | "toolkit";
+export type CrdSet = "tekton" | "openshift" | "cert-manager" | "toolkit" | "policyreport";
 
 /** How to start the cluster. */
 export interface ClusterOptions {

@@ -11,7 +11,8 @@
 # - docker-registry (the distribution registry), gpg, skopeo, htpasswd, openssl: installed
 #   from Debian packages when missing.
 # - CRDs of Tekton Pipelines and Triggers, of OpenShift Route and SecurityContextConstraints and
-#   of cert-manager (Issuer, Certificate, ...), read from those projects' published Go modules at
+#   of cert-manager (Issuer, Certificate, ...) and the wg-policy PolicyReports (as Kyverno ships
+#   them), read from those projects' published Go modules at
 #   pinned versions (no Go build).
 # - helm: built from the Helm Go module at the pinned version with the ldflags of Helm's own
 #   release build (so `helm template` and `helm lint` assume the Kubernetes version the release
@@ -55,6 +56,7 @@ TEKTON_PIPELINE_VERSION=v1.6.0
 TEKTON_TRIGGERS_VERSION=v0.34.0
 OPENSHIFT_API_VERSION=v0.0.0-20251015095338-264e80a2b6e7
 CERT_MANAGER_VERSION=v1.19.2
+KYVERNO_VERSION=v1.19.1
 HELM_VERSION=v3.22.0
 GITEA_VERSION=v1.26.0
 GITEA_TAGS="bindata sqlite sqlite_unlock_notify"
@@ -405,6 +407,9 @@ copy_crds openshift "github.com/openshift/api@${OPENSHIFT_API_VERSION}" \
   'security/v1/zz_generated.crd-manifests/0000_03_config-operator_01_securitycontextconstraints.crd.yaml'
 copy_crds cert-manager "github.com/cert-manager/cert-manager@${CERT_MANAGER_VERSION}" \
   'deploy/crds/cert-manager.io_*.yaml'
+# The wg-policy PolicyReport CRDs as Kyverno ships them (the report controller writes PolicyReports;
+# deploy/crds/ pins the same files for installation, tools/gen_crds_test.ts compares them).
+copy_crds policyreport "github.com/kyverno/kyverno@${KYVERNO_VERSION}" 'config/crds/policyreport/*.yaml'
 
 # helm, from its Go module ----------------------------------------------------------------------
 helm_bin="$root/helm-${HELM_VERSION}/bin/helm"
@@ -437,6 +442,7 @@ wait_builds
   echo "TEKTON_TRIGGERS_VERSION=$TEKTON_TRIGGERS_VERSION"
   echo "OPENSHIFT_API_VERSION=$OPENSHIFT_API_VERSION"
   echo "CERT_MANAGER_VERSION=$CERT_MANAGER_VERSION"
+  echo "KYVERNO_VERSION=$KYVERNO_VERSION"
   echo "HELM_VERSION=$HELM_VERSION"
   echo "ASSETS=$assets"
   echo "CRDS=$crds"

@@ -15,7 +15,9 @@
 import {
   COSIGN_SIGN_PREDICATE_TYPE,
   COSIGN_SIMPLESIGNING_MEDIA_TYPE,
+  cosignAttestationTag,
   cosignSignatureTag,
+  DSSE_ENVELOPE_MEDIA_TYPE,
   OCI_EMPTY_CONFIG,
   OCI_EMPTY_CONFIG_DIGEST,
   OCI_EMPTY_MEDIA_TYPE,
@@ -58,6 +60,12 @@ export interface CosignLayoutOptions {
   readonly subjectMediaType?: string;
   /** Per bundle, annotations of the referrer manifest that make each one distinct. */
   readonly distinct?: boolean;
+  /**
+   * Lay them out as cosign's attestations of this predicate type instead: the legacy ones as
+   * DSSE envelope layers of the `.att` manifest (annotation `predicateType`), the bundles
+   * announcing it.
+   */
+  readonly attestationType?: string;
 }
 
 /**
@@ -83,9 +91,13 @@ export async function cosignLayout(
     const layers = [];
     for (const s of legacy) {
       layers.push({
-        mediaType: COSIGN_SIMPLESIGNING_MEDIA_TYPE,
+        mediaType: options.attestationType
+          ? DSSE_ENVELOPE_MEDIA_TYPE
+          : COSIGN_SIMPLESIGNING_MEDIA_TYPE,
         ...await blob(s.payload),
-        annotations: s.annotations,
+        annotations: options.attestationType
+          ? { predicateType: options.attestationType, ...s.annotations }
+          : s.annotations,
       });
     }
     const manifest = encoder.encode(JSON.stringify({
@@ -97,7 +109,7 @@ export async function cosignLayout(
     manifests.set(await computeDigest(manifest), {
       bytes: manifest,
       mediaType: OCI_MANIFEST,
-      tag: cosignSignatureTag(digest),
+      tag: options.attestationType ? cosignAttestationTag(digest) : cosignSignatureTag(digest),
     });
   }
   const referrers = [];
@@ -106,7 +118,8 @@ export async function cosignLayout(
     blobs.set(OCI_EMPTY_CONFIG_DIGEST, OCI_EMPTY_CONFIG);
     const annotations = {
       [SIGSTORE_BUNDLE_CONTENT_ANNOTATION]: SIGSTORE_BUNDLE_CONTENT_DSSE,
-      [SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION]: COSIGN_SIGN_PREDICATE_TYPE,
+      [SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION]: options.attestationType ??
+        COSIGN_SIGN_PREDICATE_TYPE,
       ...(options.distinct ? { "org.opencontainers.image.created": `n${index}` } : {}),
     };
     const manifest = encoder.encode(JSON.stringify({

@@ -6,7 +6,9 @@
  * distribution registry, and the v3 bundle as a referrer on the registry with the referrers API
  * (and under the fallback tag of the distribution registry); with a key toolkit made and with
  * cosign's own `cosign.key`. cosign refuses them for another predicate type and another key, and
- * the predicate it prints is the one toolkit wrote.
+ * the predicate it prints is the one toolkit wrote. `attest --recursive` on a multi-platform
+ * image (assembled with crane) passes it on the index and on each platform digest, each
+ * statement's subject that digest, every one the same build.
  */
 import assert from "node:assert/strict";
 import { runCli } from "../../cli/app.ts";
@@ -20,9 +22,11 @@ import {
   startRegistryOfKind,
   type TestCosign,
 } from "../env/mod.ts";
+import { pushMultiPlatformImage } from "../env/multiarch.ts";
 
 const ignore =
   e2eSkipReason(["docker-registry", "referrers-registry", "cosign", "skopeo"]) !== undefined;
+const noCrane = e2eSkipReason(["crane"]) !== undefined;
 
 const COMMIT = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const BUILD = [
@@ -160,6 +164,55 @@ for (const c of CASES) {
             statement.predicate.runDetails.builder.id,
             "https://toolkit.dev/tekton/tools",
           );
+        });
+
+        await t.step({
+          name: "attest --recursive on a multi-platform image: cosign verifies each platform",
+          ignore: noCrane,
+          fn: async () => {
+            const multi = await pushMultiPlatformImage(`${registry.host}/team/multi:1`, {
+              content: `attested recursively ${c.name}`,
+            });
+            const r = await toolkit(dir, [
+              "image-security",
+              "attest",
+              multi.image,
+              "--key",
+              "cosign.key",
+              "--format",
+              c.format,
+              "--tls-verify=false",
+              "--recursive",
+              "--digest",
+              multi.index,
+              ...BUILD,
+              "-o",
+              "json",
+            ], env);
+            assert.equal(r.status, 0, r.err);
+            assert.equal(JSON.parse(r.out).platforms.length, multi.platforms.length);
+            const predicates: unknown[] = [];
+            for (const digest of [multi.index, ...multi.platforms.map((p) => p.digest)]) {
+              const verified = await verifyAttestation(cosign, `${multi.repository}@${digest}`, {
+                key: `${dir}/cosign.pub`,
+                type: "slsaprovenance1",
+                legacy,
+              });
+              assert.ok(verified.ok, verified.ok ? "" : `${digest}: ${verified.err}`);
+              assert.equal(verified.statements.length, 1, digest);
+              const statement = verified.statements[0]! as {
+                subject: unknown;
+                predicate: unknown;
+              };
+              assert.deepEqual(statement.subject, [{
+                name: multi.repository,
+                digest: { sha256: digest.slice(7) },
+              }]);
+              predicates.push(statement.predicate);
+            }
+            // Each platform's provenance says the same build as the index's.
+            for (const p of predicates.slice(1)) assert.deepEqual(p, predicates[0]);
+          },
         });
 
         await t.step("another type or another key: cosign refuses", async () => {

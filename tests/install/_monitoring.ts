@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
 import { requireTool } from "../env/mod.ts";
 import { WebhookMetrics } from "../../webhook/metrics.ts";
+import { ReportMetrics } from "../../webhook/report_metrics.ts";
 
 /** The chart's directory. */
 export const CHART = new URL("../../deploy/chart/toolkit/", import.meta.url).pathname;
@@ -96,6 +97,8 @@ export function webhookMetricNames(): Set<string> {
   const metrics = new WebhookMetrics();
   metrics.servingCertificateExpiry = 1;
   metrics.trustExpiries = () => [];
+  // The PolicyReport controller's (`--policy-reports`, on in the chart).
+  metrics.more = () => new ReportMetrics().render();
   metrics.bounds = () => ({
     caches: [],
     limits: {},

@@ -27,7 +27,7 @@ import { createKeyProtectClient } from "../../lib/vault/mod.ts";
 import { startKeyProtectServer } from "../fakes/key_protect_server.ts";
 import * as openpgp from "openpgp";
 import { decodeBase64 } from "../../lib/base64.ts";
-import { dssePae } from "../../lib/signing/mod.ts";
+import { dssePae } from "../../lib/signature/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
