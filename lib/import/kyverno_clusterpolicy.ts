@@ -20,6 +20,7 @@ import {
   type Obj,
   objAt,
   pemBlocks,
+  predicateType as toolkitPredicateType,
   present,
   PUBLIC_GOOD_TRUST_ROOT,
   reportUnknown,
@@ -753,11 +754,14 @@ function convertVerifyImages(
         break;
       }
       reportUnknown(f, att, ["type", "predicateType", "name", "attestors", "conditions"], at);
-      const predicateType = stringAt(att, "predicateType") ?? stringAt(att, "type");
-      if (predicateType === undefined) {
+      const typeField = stringAt(att, "predicateType") !== undefined ? "predicateType" : "type";
+      const sourceType = stringAt(att, typeField);
+      if (sourceType === undefined) {
         f.refuse(`${at}.predicateType`, "an attestation needs a predicate type");
         break;
       }
+      const predicateType = toolkitPredicateType(sourceType, `${at}.${typeField}`, f);
+      if (predicateType === undefined) break;
       const conditions = jmesConditionsToCel(
         listAt(att, "conditions"),
         `${at}.conditions`,

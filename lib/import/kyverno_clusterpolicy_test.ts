@@ -140,13 +140,23 @@ Deno.test("kyverno/policies verify-image-slsa: keyless identity wildcards and re
 });
 
 Deno.test("an untranslatable condition, a KMS key, n-of-m and Notary refuse the rule with the path", async () => {
-  const [slsa] = await kyvernoClusterPolicyImporter.convert(
+  const [scan] = await kyvernoClusterPolicyImporter.convert(
     await fixture("policies/other/require-vulnerability-scan/require-vulnerability-scan.yaml"),
     0,
     CONTEXT,
   );
-  assert.ok(slsa?.refused);
-  assert.ok(slsa.findings.some((f) =>
+  assert.ok(scan?.refused);
+  assert.ok(scan.findings.some((f) =>
+    f.kind === "refused" &&
+    f.path === "spec.rules[0].verifyImages[0].attestations[0].predicateType"
+  ));
+  const [cve] = await kyvernoClusterPolicyImporter.convert(
+    await fixture("policies/other/verify-image-cve-2022-42889/verify-image-cve-2022-42889.yaml"),
+    0,
+    CONTEXT,
+  );
+  assert.ok(cve?.refused);
+  assert.ok(cve.findings.some((f) =>
     f.kind === "refused" &&
     f.path === "spec.rules[0].verifyImages[0].attestations[0].conditions[0].all[0]"
   ));

@@ -17,6 +17,7 @@
 import type { ImportFinding, ImportSource } from "./types.ts";
 import { objectName } from "./naming.ts";
 import { keySecretObject } from "./objects.ts";
+import { PREDICATE_TYPE_SHORT_NAMES, predicateTypeURI } from "../policy/mod.ts";
 
 /** The findings of one rule, collected in order. */
 export class Findings {
@@ -258,4 +259,29 @@ export class RuleObjects {
     }
     return name;
   }
+}
+
+/**
+ * A Kyverno predicate type as toolkit's `predicateType`, or undefined (refused, with a finding).
+ * Kyverno compares the statement's predicateType with the text exactly; toolkit reads a URI, or
+ * one of cosign's short names as the URI cosign writes.
+ */
+export function predicateType(value: string, path: string, f: Findings): string | undefined {
+  if (Object.hasOwn(PREDICATE_TYPE_SHORT_NAMES, value)) {
+    f.unmapped(
+      path,
+      `toolkit reads "${value}" as cosign's short name of ${
+        PREDICATE_TYPE_SHORT_NAMES[value]
+      }; Kyverno compared the statement's predicateType with "${value}" itself`,
+    );
+    return value;
+  }
+  if (predicateTypeURI(value) === undefined) {
+    f.refuse(
+      path,
+      `"${value}" is not a URI: toolkit's predicate types are URIs (Kyverno compared the text exactly, so only statements with this very predicateType matched)`,
+    );
+    return undefined;
+  }
+  return value;
 }

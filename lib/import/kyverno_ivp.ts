@@ -26,6 +26,7 @@ import {
   type Obj,
   objAt,
   pemBlocks,
+  predicateType as toolkitPredicateType,
   present,
   PUBLIC_GOOD_TRUST_ROOT,
   reportUnknown,
@@ -497,9 +498,11 @@ async function convert(
         if (!f.refused) f.refuse(at, "the attestor list is not a list of attestors.NAME");
         break;
       }
+      const type = toolkitPredicateType(attestation.type, `${attestation.path}.type`, f);
+      if (type === undefined) break;
       const req = {
         type: "attestation",
-        predicateType: attestation.type,
+        predicateType: type,
         ...trust,
         conditions: [],
       };
