@@ -8,9 +8,11 @@
  * image cosign signed and denies the unsigned one, as Kyverno documents; the same rule with
  * `validationFailureAction: Audit` warns instead of denying.
  *
- * The attestation rule (a condition admitting or denying per the attestation) is tested on its
- * conversion only (lib/import/kyverno_clusterpolicy_test.ts): the `attestation` requirement kind
- * is not in lib/policy yet.
+ * And kyverno/policies' `verify-image-slsa` (an attestation rule: SLSA v0.2 provenance whose
+ * builder.id must match a `regex_match`), its keyless attestor replaced by the same key (the
+ * world has no Fulcio) and `Enforce`: the image whose provenance cosign attested with the
+ * expected builder is admitted, one with another builder is denied by the converted condition,
+ * one without provenance denied.
  */
 import assert from "node:assert/strict";
 import { parseYamlDocuments } from "../../lib/yaml.ts";
@@ -23,6 +25,38 @@ const SAMPLE = new URL(
   "../fixtures/import/kyverno/policies/other/verify-image/verify-image.yaml",
   import.meta.url,
 );
+const SLSA_SAMPLE = new URL(
+  "../fixtures/import/kyverno/policies/other/verify-image-slsa/verify-image-slsa.yaml",
+  import.meta.url,
+);
+const GENERATOR =
+  "https://github.com/slsa-framework/slsa-github-generator/.github/workflows/generator_container_slsa3.yml";
+
+/** The part of the SLSA sample the test edits. */
+interface SlsaSample {
+  spec: {
+    validationFailureAction: string;
+    rules: {
+      verifyImages: {
+        imageReferences: string[];
+        attestations: { attestors: { entries: Record<string, unknown>[] }[] }[];
+      }[];
+    }[];
+  };
+}
+
+/** The SLSA sample on `host/attested/*`, its keyless attestor replaced by `publicKey`, enforced. */
+function slsaSample(text: string, host: string, publicKey: string): Record<string, unknown> {
+  const [doc] = parseYamlDocuments(text) as SlsaSample[];
+  const policy = structuredClone(doc!);
+  policy.spec.validationFailureAction = "Enforce";
+  const vi = policy.spec.rules[0]!.verifyImages[0]!;
+  vi.imageReferences = [`${host}/attested/*`];
+  vi.attestations[0]!.attestors[0]!.entries = [{
+    keys: { publicKeys: publicKey, rekor: { ignoreTlog: true } },
+  }];
+  return policy as unknown as Record<string, unknown>;
+}
 
 /** The part of the sample the test edits. */
 interface Sample {
@@ -82,12 +116,48 @@ Deno.test({
     const audited = `${host}/audited/test-verify-image:unsigned`;
     await pushTestImage(audited, { content: "kyverno audited" });
 
+    // Provenance attested by cosign with the expected builder, with another, and none.
+    const provenance = async (name: string, builder: string) => {
+      const file = `${dir}/${name}.json`;
+      await Deno.writeTextFile(file, JSON.stringify({ builder: { id: builder }, buildType: "x" }));
+      return file;
+    };
+    const attested: Record<string, string> = {};
+    for (
+      const [name, builder] of [["good", `${GENERATOR}@refs/tags/v1.2.3`], [
+        "bad",
+        `${GENERATOR}@refs/heads/main`,
+      ], ["none", ""]]
+    ) {
+      const image = `${host}/attested/${name}:1`;
+      await pushTestImage(image, { content: `kyverno attested ${name}` });
+      attested[name!] = image;
+      if (builder === "") continue;
+      const r = await cosign.run([
+        "attest",
+        "--key",
+        key.privateKeyFile,
+        "--predicate",
+        await provenance(name!, builder!),
+        "--type",
+        "slsaprovenance",
+        "--use-signing-config=false",
+        "--tlog-upload=false",
+        "--allow-insecure-registry",
+        "--new-bundle-format=false",
+        "-y",
+        image,
+      ], { password: key.password });
+      assert.equal(r.code, 0, r.stderr);
+    }
+
     const text = await Deno.readTextFile(SAMPLE);
     const result = await importDocuments([
       sample(text, host, publicKey, "Enforce", "enforced"),
       sample(text, host, publicKey, "Audit", "audited"),
+      slsaSample(await Deno.readTextFile(SLSA_SAMPLE), host, publicKey),
     ], { controllerNamespace: CONTROLLER_NAMESPACE });
-    assert.equal(result.rules.length, 2);
+    assert.equal(result.rules.length, 3);
     for (const rule of result.rules) {
       assert.equal(rule.refused, false, JSON.stringify(rule.findings));
     }
@@ -97,7 +167,7 @@ Deno.test({
     }[];
     assert.deepEqual(
       policies.map((p) => p.spec.repositories[0]?.policy.mode),
-      ["enforce", "warn"],
+      ["enforce", "warn", "enforce"],
     );
 
     await world.namespaces("dev");
@@ -141,6 +211,28 @@ Deno.test({
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stderr, /Warning: warn mode, admitted anyway: policy denied the request/);
     });
+    await t.step(
+      "the SLSA rule admits the image whose provenance has the expected builder",
+      async () => {
+        const r = await dryRunPod(cluster, "good", "dev", attested.good!);
+        assert.equal(r.code, 0, r.stderr);
+      },
+    );
+
+    await t.step(
+      "the SLSA rule denies another builder by the converted condition, and no provenance",
+      async () => {
+        const bad = await dryRunPod(cluster, "bad", "dev", attested.bad!);
+        assert.notEqual(bad.code, 0);
+        assert.match(
+          bad.stderr,
+          /attestation https:\/\/slsa\.dev\/provenance\/v0\.2: condition "condition-0-all-0" is false/,
+        );
+        const none = await dryRunPod(cluster, "none", "dev", attested.none!);
+        assert.notEqual(none.code, 0);
+        assert.match(none.stderr, /no attestation of type https:\/\/slsa\.dev\/provenance\/v0\.2/);
+      },
+    );
     await Deno.remove(dir, { recursive: true });
   },
 });
