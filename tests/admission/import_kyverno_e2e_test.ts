@@ -92,7 +92,7 @@ function sample(text: string, host: string, publicKey: string, action: string, n
 
 Deno.test({
   name:
-    "kyverno/policies' verify-image, imported: cosign-signed admitted, unsigned denied, Audit warns",
+    "kyverno/policies' verify-image and verify-image-slsa, imported: signed admitted, unsigned denied, Audit warns, provenance judged by the converted condition",
   ignore: e2eSkipReason(["kube-apiserver", "etcd", "docker-registry", "cosign", "skopeo"]) !==
     undefined,
   fn: async (t) => {
