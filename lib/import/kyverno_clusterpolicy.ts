@@ -870,10 +870,7 @@ async function convert(
       "context",
       "verifyImages",
       "imageExtractors",
-      "skipBackgroundRequests",
-      "reportProperties",
       "celPreconditions",
-      "validationFailureAction",
     ], path);
     if (present(rule, "preconditions") || present(rule, "celPreconditions")) {
       scopeFindings.stronger(

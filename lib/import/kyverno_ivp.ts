@@ -361,6 +361,22 @@ async function convert(
       "toolkit has no background scans: `toolkit image-security audit` judges running workloads on demand",
     );
   }
+  const evaluation = objAt(spec, "evaluation");
+  reportUnknown(f, evaluation, ["admission", "background", "mode"], "spec.evaluation");
+  if (stringAt(evaluation, "mode") === "JSON") {
+    f.refuse(
+      "spec.evaluation.mode",
+      "a JSON-mode policy checks JSON payloads, not Kubernetes workloads",
+    );
+    return done([]);
+  }
+  if (objAt(evaluation, "admission").enabled === false) {
+    f.refuse(
+      "spec.evaluation.admission",
+      "an admission-disabled policy only runs in background scans, which toolkit does not have",
+    );
+    return done([]);
+  }
   if (present(objAt(spec, "webhookConfiguration"), "timeoutSeconds")) {
     f.unmapped(
       "spec.webhookConfiguration.timeoutSeconds",
