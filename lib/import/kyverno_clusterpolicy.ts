@@ -346,10 +346,15 @@ class RuleConverter {
       for (const [j, entry] of entries.entries()) {
         const trust = this.entry(entry, `${at}.entries[${j}]`);
         if (trust === undefined) return undefined;
-        trusts.push(trust);
+        // Several keys in one publicKeys are several entries, the count applied across them.
+        if (trust.pems && trust.pems.length > 1) {
+          for (const pem of trust.pems) trusts.push({ ...trust, pems: [pem] });
+        } else {
+          trusts.push(trust);
+        }
       }
-      const count = typeof set.count === "number" ? set.count : entries.length;
-      if (count >= entries.length) {
+      const count = typeof set.count === "number" ? set.count : trusts.length;
+      if (count >= trusts.length) {
         for (const [j, trust] of trusts.entries()) {
           out.push(this.requirement(base, trust, `${i}-${j}`));
         }
@@ -360,7 +365,7 @@ class RuleConverter {
       } else {
         this.f.refuse(
           `${at}.count`,
-          `${count} of ${entries.length} entries: toolkit has no n-of-m requirement`,
+          `${count} of ${trusts.length} keys or identities: toolkit has no n-of-m requirement`,
         );
         return undefined;
       }

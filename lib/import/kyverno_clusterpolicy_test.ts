@@ -179,6 +179,42 @@ spec:
   assert.ok(rule.findings.some((f) => f.path.endsWith("entries[0].keys.kms")));
 });
 
+Deno.test("several keys in one publicKeys are several entries: all required, or any one with count 1", async () => {
+  const two =
+    "-----BEGIN PUBLIC KEY-----\\nAAAA\\n-----END PUBLIC KEY-----\\n-----BEGIN PUBLIC KEY-----\\nBBBB\\n-----END PUBLIC KEY-----";
+  const policy = (count: string) =>
+    parseYamlDocuments(`
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: keys}
+spec:
+  background: false
+  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    verifyImages:
+    - imageReferences: ["registry.example/*"]
+      attestors:
+      - ${count}entries: [{keys: {publicKeys: "${two}", rekor: {ignoreTlog: true}}}]
+`)[0] as Record<string, unknown>;
+  const requirements = async (count: string) => {
+    const [rule] = await kyvernoClusterPolicyImporter.convert(policy(count), 0, CONTEXT);
+    assert.ok(rule && !rule.refused, JSON.stringify(rule?.findings));
+    const secrets = rule.objects.filter((o) => o.kind === "Secret") as unknown as Emitted[];
+    const emitted = rule.objects[0] as unknown as Emitted;
+    return { secrets, requirements: emitted.spec.repositories[0]?.policy.simple.requirements };
+  };
+  const all = await requirements("count: 2\n        ");
+  assert.equal(all.requirements?.length, 2);
+  assert.equal(all.secrets.length, 2);
+  const absent = await requirements("");
+  assert.equal(absent.requirements?.length, 2);
+  const any = await requirements("count: 1\n        ");
+  assert.equal(any.requirements?.length, 1);
+  assert.equal(any.secrets.length, 1);
+  assert.equal(any.secrets[0]?.stringData.key.match(/BEGIN PUBLIC KEY/g)?.length, 2);
+});
+
 Deno.test("Kyverno image globs: translated exactly, or reported, or refused", () => {
   const f = new Findings();
   assert.equal(translateImagePattern("ghcr.io/org/*", "p", f, "wildcard"), "ghcr.io/org/*");
