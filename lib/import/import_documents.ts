@@ -1,8 +1,9 @@
 /**
  * Converting a stream of documents: each document goes to the first importer of
  * {@linkcode IMPORTERS} that accepts it; every policy an importer emits is checked with toolkit's
- * own validator (one that fails refuses its rule, so no invalid policy is ever written); then the
- * differences that only show across rules are reported:
+ * own validator (one that fails refuses its rule, so no invalid policy is ever written); a rule
+ * that would make an object of the same kind and name as an earlier rule is refused (applying
+ * both would leave only one); then the differences that only show across rules are reported:
  *
  * - toolkit applies to an image only the most specific matching pattern of the policies that
  *   govern its namespace, while policy-controller and Kyverno apply every matching rule: a
@@ -135,7 +136,37 @@ export async function importWith(
       everyMatching.push(importer.everyMatchingRuleApplies === true);
     }
   }
-  return { rules: crossRuleFindings(rules, everyMatching), unknown };
+  return { rules: crossRuleFindings(withoutClashes(rules), everyMatching), unknown };
+}
+
+function objectKey(object: Record<string, unknown>): string {
+  const meta = isObject(object.metadata) ? object.metadata : {};
+  return `${object.kind} ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;
+}
+
+/**
+ * Refuses a rule that would make an object another rule (before it) makes too: one would
+ * silently replace the other when applied.
+ */
+function withoutClashes(rules: readonly ImportedRule[]): ImportedRule[] {
+  const made = new Map<string, ImportedRule>();
+  return rules.map((rule) => {
+    if (rule.refused) return rule;
+    for (const object of rule.objects) {
+      const first = made.get(objectKey(object));
+      if (first !== undefined) {
+        return refusedRule(rule, {
+          path: "metadata.name",
+          kind: "refused",
+          reason: `it makes ${objectKey(object)}, as ${
+            describeSource(first.source)
+          } (document ${first.source.document}) does: rename one of them`,
+        });
+      }
+    }
+    for (const object of rule.objects) made.set(objectKey(object), rule);
+    return rule;
+  });
 }
 
 /** Adds the findings that only show across rules (see the module's doc). */

@@ -83,3 +83,17 @@ Deno.test("importDocuments() reports an ImagePolicy that shadows imported cluste
   assert.equal(result.rules[1]!.findings[0]!.path, "metadata.namespace");
   assert.match(result.rules[1]!.findings[0]!.reason, /x\/v1 fake cluster no longer apply/);
 });
+
+Deno.test("importDocuments() refuses a rule that makes an object an earlier rule makes", async () => {
+  const result = await importWith([fake(false)], [
+    { fake: "fake", name: "same", pattern: "ghcr.io/a/*" },
+    { fake: "fake", name: "same", pattern: "ghcr.io/b/*" },
+  ], context);
+  assert.deepEqual(result.rules.map((r) => r.refused), [false, true]);
+  assert.deepEqual(result.rules[1]!.findings, [{
+    path: "metadata.name",
+    kind: "refused",
+    reason:
+      "it makes ClusterImagePolicy same, as x/v1 fake same (document 0) does: rename one of them",
+  }]);
+});

@@ -30,6 +30,7 @@
  * @module
  */
 import { patternProblem, REQUIREMENT_TYPES } from "../policy/mod.ts";
+import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
 import { objectName } from "./naming.ts";
 import { keySecretObject, policyObject } from "./objects.ts";
 import type {
@@ -56,8 +57,30 @@ export const PUBLIC_GOOD_TRUST_ROOT = "sigstore-public-good";
 /** The namespace label by which policy-controller opts namespaces in. */
 export const POLICY_CONTROLLER_INCLUDE_LABEL = "policy.sigstore.dev/include";
 
-const PUBLIC_FULCIO = new Set(["https://fulcio.sigstore.dev", "https://fulcio.sigstore.dev/"]);
-const PUBLIC_REKOR = new Set(["https://rekor.sigstore.dev", "https://rekor.sigstore.dev/"]);
+/** The hosts of the public-good instance's Fulcio and Rekor. */
+const PUBLIC_FULCIO = "fulcio.sigstore.dev";
+const PUBLIC_REKOR = "rekor.sigstore.dev";
+
+/** Whether `url` names the public-good service at `host` (any scheme, as policy-controller takes it). */
+function isPublicGood(url: string | undefined, host: string): boolean {
+  if (url === undefined) return true;
+  try {
+    return new URL(url).hostname.toLowerCase() === host;
+  } catch {
+    return false;
+  }
+}
+
+/** The resources policy-controller's `match` may name (its webhook's types). */
+const MATCH_RESOURCES = [
+  "replicasets",
+  "deployments",
+  "pods",
+  "cronjobs",
+  "jobs",
+  "statefulsets",
+  "daemonsets",
+];
 
 /** policy-controller's own check of a glob's characters (pkg/apis/glob). */
 const VALID_GLOB = /^[a-zA-Z0-9\-_:/*.@]+$/;
@@ -115,8 +138,16 @@ function object(value: unknown, path: string): Obj {
   return value;
 }
 
+function looksLikeHost(segment: string): boolean {
+  return segment.includes(".") || segment.includes(":") || segment === "localhost";
+}
+
 /**
  * Translates a policy-controller glob to a toolkit pattern, adding the findings of what differs.
+ * policy-controller matches a glob against the fully qualified name (`index.docker.io/library/
+ * busybox:latest`), then against the reference as written; a glob without a registry host can
+ * only match the latter, a Docker Hub name, so it gets Docker Hub's host (and `library/` when it
+ * has no `/`) unless it starts with `**`, which spans hosts too.
  */
 export function translateGlob(glob: string, path: string, findings: Findings): string {
   let source = glob.trim();
@@ -130,10 +161,24 @@ export function translateGlob(glob: string, path: string, findings: Findings): s
       "a glob with a digest: toolkit's patterns match repositories and tags, not digests",
     );
   }
+  if (!source.startsWith("**")) {
+    const slash = source.indexOf("/");
+    if (slash < 0) source = `index.docker.io/library/${source}`;
+    else if (!looksLikeHost(source.slice(0, slash)) && !source.slice(0, slash).includes("*")) {
+      source = `index.docker.io/${source}`;
+    }
+  }
   const pattern = source.replace(/\*+/g, "*");
   const slash = source.indexOf("/");
-  const pathPart = slash < 0 ? source : source.slice(slash + 1);
-  if (/(^|[^*])\*([^*]|$)/.test(pathPart)) {
+  const segments = slash < 0 ? [source] : source.slice(slash + 1).split("/");
+  // A single star in the path may match "/" in toolkit, unless it is in the tag (after ":").
+  const crossing = segments.some((segment, i) => {
+    const beforeTag = i === segments.length - 1 && segment.includes(":")
+      ? segment.slice(0, segment.indexOf(":"))
+      : segment;
+    return /(^|[^*])\*([^*]|$)/.test(beforeTag);
+  });
+  if (crossing) {
     findings.add(
       path,
       "stronger",
@@ -190,7 +235,7 @@ type Signer =
 function trustRootNamed(
   ref: string | undefined,
   url: string | undefined,
-  publicUrls: Set<string>,
+  publicHost: string,
   policyName: string,
   what: string,
   path: string,
@@ -208,7 +253,7 @@ function trustRootNamed(
     );
     return { name: ref };
   }
-  if (url === undefined || publicUrls.has(url)) {
+  if (isPublicGood(url, publicHost)) {
     findings.add(
       path,
       "unmapped",
@@ -217,6 +262,14 @@ function trustRootNamed(
     return { name: PUBLIC_GOOD_TRUST_ROOT };
   }
   const name = objectName(policyName, "trust-root");
+  if (url === "ca-cert") {
+    findings.add(
+      `${path}.ca-cert`,
+      "unmapped",
+      `toolkit reads Fulcio's certificate authorities from a trust root: supply a trusted_root.json holding this CA (and the Rekor and CT log keys) as the ConfigMap ${name} (toolkit image-security trust-root ${name} -f trusted_root.json)`,
+    );
+    return { name };
+  }
   findings.add(
     `${path}.url`,
     "unmapped",
@@ -245,6 +298,10 @@ function keyAuthority(raw: Obj, authority: Obj, path: string, policyName: string
     );
   }
   const data = optionalString(raw, "data", path);
+  const given = [data, kms, raw.secretRef].filter((v) => v !== undefined && v !== null);
+  if (given.length > 1) {
+    refuse(path, "policy-controller refuses a key with more than one of data, kms and secretRef");
+  }
   const tlog = ctlogOf(authority, path.replace(/\.key$/, ""), policyName, f);
   if (data !== undefined) {
     const pems = data.match(/-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----/g) ?? [];
@@ -298,13 +355,6 @@ function ctlogOf(
 
 function keylessAuthority(raw: Obj, authority: Obj, path: string, policyName: string, f: Findings) {
   f.unknownFields(raw, ["url", "identities", "ca-cert", "trustRootRef", "insecureIgnoreSCT"], path);
-  if (raw["ca-cert"] !== undefined && raw["ca-cert"] !== null) {
-    f.add(
-      `${path}.ca-cert`,
-      "unmapped",
-      "toolkit reads Fulcio's certificate authorities from the trust root: put this CA in the trusted_root.json of the trust root named below",
-    );
-  }
   if (raw.insecureIgnoreSCT === true) {
     f.add(
       `${path}.insecureIgnoreSCT`,
@@ -319,16 +369,39 @@ function keylessAuthority(raw: Obj, authority: Obj, path: string, policyName: st
     const out: Obj = {};
     for (const key of ["issuer", "subject", "issuerRegExp", "subjectRegExp"]) {
       const value = optionalString(identity, key, at);
-      if (value !== undefined) out[key] = value;
+      if (value === undefined) continue;
+      if (key.endsWith("RegExp")) {
+        try {
+          compileLinearRegExp(value);
+        } catch (error) {
+          if (!(error instanceof RegExpSyntaxError)) throw error;
+          refuse(`${at}.${key}`, `not a regular expression toolkit runs: ${error.message}`);
+        }
+      }
+      out[key] = value;
+    }
+    for (const what of ["issuer", "subject"]) {
+      if (out[what] === undefined && out[`${what}RegExp`] === undefined) {
+        refuse(
+          at,
+          `names no ${what} (${what} or ${what}RegExp): toolkit's keyless identities name both`,
+        );
+      }
     }
     return out;
   });
   if (identities.length === 0) {
     refuse(`${path}.identities`, "no identity: toolkit's keyless requirement names at least one");
   }
+  const url = optionalString(raw, "url", path);
+  const caCert = raw["ca-cert"] !== undefined && raw["ca-cert"] !== null;
+  if (url !== undefined && caCert) {
+    refuse(path, "policy-controller refuses keyless with both url and ca-cert");
+  }
   const trustRoot = trustRootNamed(
     optionalString(raw, "trustRootRef", path),
-    optionalString(raw, "url", path),
+    // A CA of one's own is no public-good Fulcio: a trust root of the policy's own.
+    caCert && url === undefined ? "ca-cert" : url,
     PUBLIC_FULCIO,
     policyName,
     "Fulcio",
@@ -342,7 +415,7 @@ function keylessAuthority(raw: Obj, authority: Obj, path: string, policyName: st
     const rekorRef = optionalString(ctlog, "trustRootRef", at);
     const rekorUrl = optionalString(ctlog, "url", at);
     const sameAsFulcio = rekorRef === trustRoot.name ||
-      (rekorRef === undefined && (rekorUrl === undefined || PUBLIC_REKOR.has(rekorUrl)) &&
+      (rekorRef === undefined && isPublicGood(rekorUrl, PUBLIC_REKOR) &&
         trustRoot.name === PUBLIC_GOOD_TRUST_ROOT);
     if (!sameAsFulcio) {
       f.add(
@@ -439,6 +512,12 @@ function branchOf(raw: unknown, path: string, policyName: string, f: Findings): 
     refuse(`${path}.signatureFormat`, `unknown signature format ${format}`);
   }
   if (authority.static !== undefined && authority.static !== null) {
+    for (const other of ["attestations", "source", "ctlog", "rfc3161timestamp"]) {
+      const value = authority[other];
+      if (value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0)) {
+        refuse(`${path}.${other}`, `policy-controller refuses static with ${other}`);
+      }
+    }
     const stat = object(authority.static, `${path}.static`);
     f.unknownFields(stat, ["action", "message"], `${path}.static`);
     if (optionalString(stat, "message", `${path}.static`) !== undefined) {
@@ -579,7 +658,15 @@ export function convertClusterImagePolicy(
     if (mode !== undefined && mode !== "enforce" && mode !== "warn") {
       refuse("spec.mode", `must be enforce or warn, not ${mode}`);
     }
-    if (list(spec, "match", "spec").length) {
+    const match = list(spec, "match", "spec");
+    match.forEach((entry, i) => {
+      const at = `spec.match[${i}]`;
+      const resource = optionalString(object(entry, at), "resource", at);
+      if (resource !== undefined && !MATCH_RESOURCES.includes(resource)) {
+        refuse(`${at}.resource`, `policy-controller refuses the resource ${resource}`);
+      }
+    });
+    if (match.length) {
       f.add(
         "spec.match",
         "stronger",
