@@ -18,9 +18,11 @@
  *   admits. Overlapping globs of different policies are reported by {@linkcode importDocuments}.
  * - An authority with `attestations` checks attestations instead of signatures: each becomes an
  *   `attestation` requirement of the same trust (when this build of toolkit has that kind, else
- *   the policy is refused). Their CUE/Rego `policy` cannot be translated to CEL: reported
- *   `weaker`, and a policy whose only check is CUE/Rego (`spec.policy` with nothing but `static:
- *   pass` authorities) is refused, so nothing converted is silently weaker.
+ *   the policy is refused). Their CUE/Rego `policy` cannot be translated to CEL. Where that
+ *   content check is all the policy checks besides signatures (every attestation of the authority
+ *   has one, or `spec.policy` beside nothing but `static: pass` authorities), the policy is
+ *   refused, so nothing converted admits what the source denies for want of a condition; an
+ *   attestation's policy beside attestations checked without one is dropped and reported `weaker`.
  * - Globs: policy-controller's `*` matches within one path segment (`[^/]*`), `**` anything, both
  *   against the fully qualified name with its tag; toolkit's `*` matches any run. `**` becomes
  *   `*` exactly; a single `*` in the path is reported `stronger` (toolkit's pattern also covers
@@ -213,7 +215,11 @@ type Branch =
     readonly path: string;
     /** The requirement's trust fields (keySecret… or keyless…, tlog, trustRootRef). */
     readonly trust: Signer;
-    readonly attestations: readonly { readonly predicateType: string }[];
+    readonly attestations: readonly {
+      readonly predicateType: string;
+      /** The path of its CUE/Rego `policy`, when it has one (dropped: toolkit cannot run it). */
+      readonly policy?: string;
+    }[];
   };
 
 /** The trust of a signature or attestation requirement, before it is written. */
@@ -251,6 +257,13 @@ function trustRootNamed(
         JSON.stringify(ref)
       } in toolkit's namespace (toolkit image-security trust-root ${ref} -f trusted_root.json)`,
     );
+    if (url !== undefined && url !== "ca-cert") {
+      findings.add(
+        `${path}.url`,
+        "unmapped",
+        `${what} ${url}: not needed, the trust root's keys are what verify`,
+      );
+    }
     return { name: ref };
   }
   if (isPublicGood(url, publicHost)) {
@@ -475,7 +488,8 @@ function attestationsOf(authority: Obj, path: string, f: Findings) {
         } policy on the attestation's content cannot be translated to CEL: toolkit checks only that an attestation of type ${predicateType} is signed by this authority (write the condition as CEL in conditions[])`,
       );
     }
-    return { predicateType };
+    const hasPolicy = attestation.policy !== undefined && attestation.policy !== null;
+    return { predicateType, ...(hasPolicy ? { policy: `${at}.policy` } : {}) };
   });
 }
 
@@ -612,6 +626,12 @@ function requirementsOf(
     alternatives(
       signatures.find((b) => b !== first)!,
       "an authority with attestations checks them instead of signatures",
+    );
+  }
+  if (first.attestations.every((a) => a.policy !== undefined)) {
+    refuse(
+      first.attestations[0]!.policy!,
+      "the attestations' CUE/Rego policies are all this policy checks besides their signatures, and cannot be translated to CEL: converted without them it would admit what policy-controller denies (write them as CEL conditions of an attestation requirement)",
     );
   }
   if (!(REQUIREMENT_TYPES as readonly string[]).includes("attestation")) {

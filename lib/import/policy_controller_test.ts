@@ -192,3 +192,52 @@ Deno.test("unknown fields and fields without equivalent are reported by path", a
     ]
   ) assert.ok(paths.includes(want), `${want} in ${paths.join(", ")}`);
 });
+
+Deno.test("an authority's attestations become attestation requirements; CUE/Rego alone refuses, beside others is reported", async () => {
+  const rule = await convert({
+    images: [{ glob: "ghcr.io/team/**" }],
+    authorities: [{
+      key: { data: PEM_A },
+      attestations: [
+        { name: "sbom", predicateType: "https://spdx.dev/Document" },
+        {
+          name: "vuln",
+          predicateType: "https://cosign.sigstore.dev/attestation/vuln/v1",
+          policy: { type: "cue", data: "x: 1" },
+        },
+      ],
+    }],
+  });
+  assert.equal(rule.refused, false, JSON.stringify(rule.findings));
+  assert.deepEqual(requirements(rule), [
+    {
+      type: "attestation",
+      predicateType: "https://spdx.dev/Document",
+      keySecret: "image-policy-key",
+    },
+    {
+      type: "attestation",
+      predicateType: "https://cosign.sigstore.dev/attestation/vuln/v1",
+      keySecret: "image-policy-key",
+    },
+  ]);
+  assert.ok(
+    rule.findings.some((f) =>
+      f.kind === "weaker" && f.path === "spec.authorities[0].attestations[1].policy"
+    ),
+  );
+
+  const alone = await convert({
+    images: [{ glob: "**" }],
+    authorities: [{
+      keyless: { identities: [{ issuer: "https://issuer", subject: "s" }] },
+      attestations: [{
+        name: "a",
+        predicateType: "https://slsa.dev/provenance/v1",
+        policy: { type: "rego", data: "x" },
+      }],
+    }],
+  });
+  assert.equal(alone.refused, true);
+  assert.equal(alone.findings.at(-1)!.path, "spec.authorities[0].attestations[0].policy");
+});

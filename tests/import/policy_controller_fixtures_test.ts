@@ -17,9 +17,9 @@ const ROOT = new URL("../fixtures/import/policy-controller/", import.meta.url).p
 const EXPECTED: Readonly<Record<string, string>> = {
   "examples/policies/allow-only-pods.yaml": "refused spec.policy",
   "examples/policies/custom-key-attestation-sbom-spdxjson.yaml":
-    "refused spec.authorities[0].attestations",
+    "refused spec.authorities[0].attestations[0].policy",
   "examples/policies/keyless-attestation-sbom-spdxjson.yaml":
-    "refused spec.authorities[0].attestations",
+    "refused spec.authorities[0].attestations[0].policy",
   "examples/policies/release-signed-by-github-actions.yaml": "refused spec.images[0].glob",
   "examples/policies/signed-by-aws-kms-key.yaml": "refused spec.authorities[0].key.kms",
   "examples/policies/signed-by-gcp-kms-key.yaml": "refused spec.authorities[0].key.kms",
@@ -41,17 +41,17 @@ const EXPECTED: Readonly<Record<string, string>> = {
   "test/testdata/policy-controller/e2e/cip-key-secret.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-key-tsa.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-key-with-attestations-no-rekor.yaml":
-    "refused spec.authorities[0].attestations",
+    "refused spec.authorities[0].attestations[0].policy",
   "test/testdata/policy-controller/e2e/cip-key-with-attestations-rego.yaml":
-    "refused spec.authorities[0].attestations",
+    "refused spec.authorities[0].attestations[0].policy",
   "test/testdata/policy-controller/e2e/cip-key-with-attestations.yaml":
-    "refused spec.authorities[0].attestations",
+    "refused spec.authorities[0].attestations[0].policy",
   "test/testdata/policy-controller/e2e/cip-key.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-warn.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-with-attestations-rego.yaml":
-    "refused spec.authorities[0].attestations",
+    "refused spec.authorities[0].attestations[0].policy",
   "test/testdata/policy-controller/e2e/cip-keyless-with-attestations.yaml":
-    "refused spec.authorities[0].attestations",
+    "refused spec.authorities[0].attestations[0].policy",
   "test/testdata/policy-controller/e2e/cip-keyless-with-identities-mismatch.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-with-identities.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-with-source-prefix-tag.yaml":
@@ -59,11 +59,11 @@ const EXPECTED: Readonly<Record<string, string>> = {
   "test/testdata/policy-controller/e2e/cip-keyless-with-source.yaml":
     "refused spec.authorities[0].source[0].oci",
   "test/testdata/policy-controller/e2e/cip-keyless-with-trustroot-remote-with-attestations.yaml":
-    "refused spec.authorities[0].attestations",
+    "refused spec.authorities[0].attestations[0].policy",
   "test/testdata/policy-controller/e2e/cip-keyless-with-trustroot-repository-with-attestations.yaml":
-    "refused spec.authorities[0].attestations",
+    "refused spec.authorities[0].attestations[0].policy",
   "test/testdata/policy-controller/e2e/cip-keyless-with-trustroot-with-attestations.yaml":
-    "refused spec.authorities[0].attestations",
+    "refused spec.authorities[0].attestations[0].policy",
   "test/testdata/policy-controller/e2e/cip-keyless.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-match-resource-label.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-policy-from-url.yaml": "refused spec.policy",
