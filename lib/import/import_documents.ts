@@ -13,7 +13,13 @@
  *
  * @module
  */
-import { API_GROUP, InvalidPolicyError, validatePolicy } from "../policy/mod.ts";
+import {
+  API_GROUP,
+  hasAttestationConditions,
+  InvalidPolicyError,
+  loadAttestationConditions,
+  validatePolicy,
+} from "../policy/mod.ts";
 import { IMPORTERS } from "./importers.ts";
 import { describeSource } from "./objects.ts";
 import { patternsOverlap } from "./overlap.ts";
@@ -124,6 +130,8 @@ export async function importWith(
       continue;
     }
     for (const rule of await convertOne(importer, document, index, context)) {
+      // Attestation conditions are compiled as they are validated: the evaluator loaded first.
+      if (rule.objects.some(hasAttestationConditions)) await loadAttestationConditions();
       rules.push(validated(rule));
       everyMatching.push(importer.everyMatchingRuleApplies === true);
     }
