@@ -4,10 +4,12 @@
  *
  * @module
  */
+import { CONNAISSEUR_IMPORTER } from "./connaisseur.ts";
 import { POLICY_CONTROLLER_IMPORTER } from "./policy_controller.ts";
 import type { PolicyImporter } from "./types.ts";
 
 /** Every importer, in the order documents are offered to them. */
 export const IMPORTERS: readonly PolicyImporter[] = [
   POLICY_CONTROLLER_IMPORTER,
+  CONNAISSEUR_IMPORTER,
 ];
