@@ -32,6 +32,7 @@ import { ENABLE } from "./pipeline_files/enable_command.ts";
 import { CHECK } from "./image_security/check_command.ts";
 import { AUDIT } from "./image_security/audit_command.ts";
 import { ROLLOUT } from "./image_security/rollout_command.ts";
+import { IMPORT } from "./image_security/import_command.ts";
 import { DOCTOR } from "./image_security/doctor_command.ts";
 import { IMAGE_SECURITY } from "./image_security/image_security_command.ts";
 import {
@@ -105,6 +106,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     command(CHECK, () => import("./image_security/check.ts").then((m) => m.run)),
     command(AUDIT, () => import("./image_security/audit.ts").then((m) => m.run)),
     command(ROLLOUT, () => import("./image_security/rollout.ts").then((m) => m.run)),
+    command(IMPORT, () => import("./image_security/import.ts").then((m) => m.run)),
     command(
       ENABLE_ENFORCEMENT,
       () => import("./image_security/enforcement.ts").then((m) => m.runEnable),

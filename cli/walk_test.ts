@@ -234,6 +234,11 @@ const WALK: Readonly<Record<string, Misuse>> = {
     status: 2,
     says: [/Cannot read --file ".*missing\.json": no such file/],
   },
+  "image-security import": {
+    args: ["{EMPTY}/missing.yaml"],
+    status: 2,
+    says: [/Cannot read file ".*missing\.yaml": no such file/],
+  },
   "image-security setup-signing": {
     args: [
       "--repository",
