@@ -186,3 +186,64 @@ Deno.test("the older top-level validators/policy of Connaisseur 2.x/3.x are read
     settings.findings.some((f) => f.path === "namespacedValidation.mode" && f.kind === "stronger"),
   );
 });
+
+Deno.test("a rule Connaisseur and toolkit choose differently is reported with the image", async () => {
+  const { rules } = await importDocuments([{
+    application: {
+      validators: [
+        { name: "allow", type: "static", approve: true },
+        { name: "deny", type: "static", approve: false },
+      ],
+      // reg.example.com/team/x/y:1: Connaisseur picks the rule of more components (deny),
+      // toolkit the one of more literal characters (allow).
+      policy: [
+        { pattern: "reg.example.com/team/*:*", validator: "allow" },
+        { pattern: "reg.example.com/*/*/*:*", validator: "deny" },
+      ],
+    },
+  }], context);
+  const deny = rules.find((r) => r.source.rule?.startsWith("policy[1]"))!;
+  const finding = deny.findings.find((f) => f.reason.includes("Connaisseur applies policy[1]"));
+  assert.ok(finding, JSON.stringify(deny.findings));
+  assert.equal(finding.kind, "weaker");
+  assert.equal(finding.path, "application.policy[1].pattern");
+  assert.match(finding.reason, /toolkit policy\[0\]/);
+});
+
+Deno.test("keys: one Secret per root that must sign, one Secret of every key for any of them", async () => {
+  const key = (n: string) =>
+    `-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE${n}\n-----END PUBLIC KEY-----\n`;
+  const { rules } = await importDocuments([{
+    application: {
+      validators: [{
+        name: "default",
+        type: "cosign",
+        trustRoots: [{ name: "a", key: key("a") }, { name: "b", key: key("b") }, {
+          name: "kms",
+          key: "awskms:///arn:aws:kms:us-east-1:1:key/1",
+        }],
+      }],
+      policy: [
+        { pattern: "reg.example.com/any/*", with: { trustRoot: "*", threshold: 1 } },
+        {
+          pattern: "reg.example.com/a/*",
+          with: { trustRoot: "a", verifyInTransparencyLog: false },
+        },
+      ],
+    },
+  }], context);
+  const [any, a] = rules;
+  assert.equal(any!.refused, true); // the KMS root is among "any of them"
+  assert.equal(
+    any!.findings.find((f) => f.kind === "refused")!.path,
+    "application.validators[0].trustRoots[2].key",
+  );
+  assert.deepEqual(requirementsOf(a!), [{
+    type: "sigstoreSigned",
+    tlog: "optional",
+    keySecret: "connaisseur-default-a",
+    keySecretNamespace: "toolkit-system",
+  }]);
+  const secret = a!.objects.find((o) => o.kind === "Secret") as { stringData: { key: string } };
+  assert.equal(secret.stringData.key, key("a"));
+});
