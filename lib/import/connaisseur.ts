@@ -48,6 +48,16 @@ export const CONNAISSEUR_SOURCE_KIND = "Values";
 
 type Json = Record<string, unknown>;
 
+/**
+ * The field `name` of `object` under its camelCase name or, as Connaisseur 2.x spelled it, its
+ * snake_case one (`trust_roots`, `with.trust_root`): the spelling found and the value.
+ */
+function field(object: Json, name: string): { readonly key: string; readonly value: unknown } {
+  if (object[name] !== undefined) return { key: name, value: object[name] };
+  const snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return { key: object[snake] !== undefined ? snake : name, value: object[snake] };
+}
+
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -76,15 +86,27 @@ interface Validator {
 /** The fields of a validator each type reads (Connaisseur's structs). */
 const VALIDATOR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   static: ["name", "type", "approve"],
-  cosign: ["name", "type", "trustRoots", "host", "auth", "cert"],
-  notaryv1: ["name", "type", "host", "trustRoots", "auth", "cert", "isAcr"],
+  cosign: ["name", "type", "trustRoots", "trust_roots", "host", "auth", "cert"],
+  notaryv1: [
+    "name",
+    "type",
+    "host",
+    "trustRoots",
+    "trust_roots",
+    "auth",
+    "cert",
+    "isAcr",
+    "is_acr",
+  ],
   notation: ["name", "type", "trustRoots", "auth", "cert", "timestampAuthorities"],
 };
 
 /** `policy[].with` fields (Connaisseur's RuleOptions); others make its loader fail. */
 const WITH_FIELDS = [
   "trustRoot",
+  "trust_root",
   "verifyInTransparencyLog",
+  "verify_in_transparency_log",
   "verifySCT",
   "threshold",
   "required",
@@ -349,6 +371,14 @@ function settingsFindings(
     });
   }
   const namespaced = features.namespacedValidation;
+  if (isObject(namespaced) && namespaced.enabled === false) {
+    out.push({
+      path: `${featuresAt}namespacedValidation`,
+      kind: "unmapped",
+      reason:
+        "disabled: Connaisseur validates every namespace, as toolkit does (but for namespaces labelled toolkit.dev/image-security=exempt)",
+    });
+  }
   if (isObject(namespaced) && namespaced.enabled !== false) {
     const path = `${featuresAt}namespacedValidation`;
     if (namespaced.mode === "validate") {
@@ -370,7 +400,11 @@ function settingsFindings(
   if (features.automaticChildApproval !== undefined) {
     out.push({
       path: `${featuresAt}automaticChildApproval`,
-      kind: features.automaticChildApproval === false ? "unmapped" : "stronger",
+      kind: features.automaticChildApproval === false ||
+          (isObject(features.automaticChildApproval) &&
+            features.automaticChildApproval.enabled === false)
+        ? "unmapped"
+        : "stronger",
       reason:
         "toolkit checks the images of every Pod and workload it is sent, children of an admitted Deployment too; there is no switch",
     });
@@ -493,12 +527,12 @@ function convertValidator(
 }
 
 function trustRoots(validator: Validator): TrustRoot[] {
-  const raw = validator.raw.trustRoots;
+  const { key, value: raw } = field(validator.raw, "trustRoots");
   if (!Array.isArray(raw) || raw.length === 0) {
-    throw new Refusal(`${validator.path}.trustRoots`, "a cosign validator needs trust roots");
+    throw new Refusal(`${validator.path}.${key}`, "a cosign validator needs trust roots");
   }
   return raw.map((root, i) => {
-    const path = `${validator.path}.trustRoots[${i}]`;
+    const path = `${validator.path}.${key}[${i}]`;
     if (!isObject(root) || typeof root.name !== "string") {
       throw new Refusal(path, "a trust root needs a name");
     }
@@ -520,8 +554,10 @@ function rootGroups(
   at: string,
   findings: ImportFinding[],
 ): TrustRoot[][] {
-  const trustRoot = options.trustRoot === undefined ? "default" : options.trustRoot;
-  if (typeof trustRoot !== "string") throw new Refusal(`${at}.trustRoot`, "is not a string");
+  const trustRootField = field(options, "trustRoot");
+  const trustRootAt = `${at}.${trustRootField.key}`;
+  const trustRoot = trustRootField.value === undefined ? "default" : trustRootField.value;
+  if (typeof trustRoot !== "string") throw new Refusal(trustRootAt, "is not a string");
   const threshold = options.threshold === undefined ? 0 : options.threshold;
   if (typeof threshold !== "number" || !Number.isInteger(threshold) || threshold < 0) {
     throw new Refusal(`${at}.threshold`, "is not a whole number ≥ 0");
@@ -540,7 +576,7 @@ function rootGroups(
     return root;
   };
   if (trustRoot !== "*") {
-    const root = byName(trustRoot, `${at}.trustRoot`);
+    const root = byName(trustRoot, trustRootAt);
     if (threshold > 0) {
       findings.push({
         path: `${at}.threshold`,
@@ -576,7 +612,7 @@ function rootGroups(
     required.forEach((name, i) => byName(name, `${at}.required[${i}]`));
     if (threshold > 0 || all.length > 1) {
       findings.push({
-        path: threshold > 0 ? `${at}.threshold` : `${at}.trustRoot`,
+        path: threshold > 0 ? `${at}.threshold` : trustRootAt,
         kind: "stronger",
         reason: `every one of the ${all.length} trust roots must sign; ${signatureCount}`,
       });
@@ -612,9 +648,21 @@ function convertCosign(
       });
     }
   }
-  const host = validator.raw.host;
-  const customHost = isObject(host) && Object.keys(host).length > 0;
-  const tlogOption = options.verifyInTransparencyLog;
+  const trustRootAt = `${at}.${field(options, "trustRoot").key}`;
+  // Connaisseur 2.x: `host` is the Rekor URL itself.
+  const host = typeof validator.raw.host === "string"
+    ? { rekor: validator.raw.host }
+    : validator.raw.host;
+  const hostAt = (name: string) =>
+    typeof validator.raw.host === "string"
+      ? `${validator.path}.host`
+      : `${validator.path}.host.${name}`;
+  const customHost = isObject(host) && Object.keys(host).some((name) =>
+    name !== "rekor" ||
+    !/^(https:\/\/)?rekor\.sigstore\.dev\/?$/.test(String(host[name]))
+  );
+  const tlogField = field(options, "verifyInTransparencyLog");
+  const tlogOption = tlogField.value;
   const tlog = tlogOption === false ? "optional" : "required";
   const trustRootName = customHost
     ? objectName("connaisseur", validator.name, "trust-root")
@@ -626,27 +674,24 @@ function convertCosign(
   };
   const needsTrustRoot = tlog === "required" || groups.some((g) => g.some((r) => r.keyless));
   if (isObject(host)) {
-    for (const field of Object.keys(host)) {
-      if (!["rekor", "rekorPubkey", "fulcioCert", "ctLogPubkey"].includes(field)) {
-        throw new Refusal(
-          `${validator.path}.host.${field}`,
-          "is not a field of a cosign validator's host",
-        );
+    for (const name of Object.keys(host)) {
+      if (!["rekor", "rekorPubkey", "fulcioCert", "ctLogPubkey"].includes(name)) {
+        throw new Refusal(hostAt(name), "is not a field of a cosign validator's host");
       }
       findings.push({
-        path: `${validator.path}.host.${field}`,
+        path: hostAt(name),
         kind: "unmapped",
-        reason: field === "rekor"
+        reason: name === "rekor"
           ? "toolkit verifies the log entry carried with the signature offline, against the Rekor keys of the trust root; it never queries a Rekor server"
-          : `toolkit reads Fulcio certificates and Rekor and CT log keys from a sigstore trusted_root.json: create ConfigMap ${context.controllerNamespace}/${trustRootName} whose trusted_root.json holds this ${field}`,
+          : `toolkit reads Fulcio certificates and Rekor and CT log keys from a sigstore trusted_root.json: create ConfigMap ${context.controllerNamespace}/${trustRootName} whose trusted_root.json holds this ${name}`,
       });
     }
   }
   if (needsTrustRoot && !customHost) {
     findings.push({
       path: tlog === "required" && tlogOption === undefined
-        ? `${at}.verifyInTransparencyLog`
-        : `${at}.trustRoot`,
+        ? `${at}.${tlogField.key}`
+        : trustRootAt,
       kind: "unmapped",
       reason:
         `Connaisseur fetches the public-good Sigstore keys itself; toolkit reads them from ConfigMap ${context.controllerNamespace}/${PUBLIC_GOOD_TRUST_ROOT} (trusted_root.json of the public-good instance), which must be supplied${
@@ -689,7 +734,7 @@ function convertCosign(
     const keyless = group.filter((r) => r.keyless !== undefined);
     if (keyed.length > 0 && keyless.length > 0) {
       throw new Refusal(
-        `${at}.trustRoot`,
+        trustRootAt,
         `any one of keys and keyless identities (${
           group.map((r) => r.name).join(", ")
         }): a toolkit requirement has either keys or identities`,

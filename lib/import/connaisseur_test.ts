@@ -6,7 +6,13 @@ import type { ImportedRule } from "./types.ts";
 
 const context = { controllerNamespace: "toolkit-system" };
 const FIXTURES = new URL("../../tests/fixtures/import/connaisseur/", import.meta.url);
-const FIXTURE_FILES = ["values.yaml", "docs-examples.yaml", "docs-fragments.yaml"];
+const FIXTURE_FILES = [
+  "values.yaml",
+  "values-v3.3.0.yaml",
+  "values-v2.8.0.yaml",
+  "docs-examples.yaml",
+  "docs-fragments.yaml",
+];
 
 async function fixture(file: string): Promise<unknown[]> {
   return parseYamlDocuments(await Deno.readTextFile(new URL(file, FIXTURES)));
@@ -26,9 +32,9 @@ function leaves(value: unknown, path = ""): string[] {
 
 /** The fields the importer maps (its field table); every other one must be in a finding. */
 const MAPPED = [
-  /^(application\.)?policy\[\d+\]\.(pattern|validator|with\.(trustRoot|threshold|required(\[\d+\])?|verifyInTransparencyLog|mode))$/,
-  /^(application\.)?validators\[\d+\]\.(name|type|approve|trustRoots\[\d+\]\.(name|key|keyless\.(issuer|subject|issuerRegex|subjectRegex)))$/,
-  /^(application\.)?features\.detectionMode$/,
+  /^(application\.)?policy\[\d+\]\.(pattern|validator|with\.(trustRoot|trust_root|threshold|required(\[\d+\])?|verifyInTransparencyLog|verify_in_transparency_log|mode))$/,
+  /^(application\.)?validators\[\d+\]\.(name|type|approve|(trustRoots|trust_roots)\[\d+\]\.(name|key|keyless\.(issuer|subject|issuerRegex|subjectRegex)))$/,
+  /^((application\.)?features\.)?detectionMode$/,
 ];
 
 function covered(leaf: string, rules: readonly ImportedRule[], document: number): boolean {
@@ -246,4 +252,34 @@ Deno.test("keys: one Secret per root that must sign, one Secret of every key for
   }]);
   const secret = a!.objects.find((o) => o.kind === "Secret") as { stringData: { key: string } };
   assert.equal(secret.stringData.key, key("a"));
+});
+
+Deno.test("Connaisseur 2.x spellings: trust_roots, with.trust_root, host as the Rekor URL", async () => {
+  const key =
+    "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEx\n-----END PUBLIC KEY-----";
+  const { rules } = await importDocuments([{
+    validators: [{
+      name: "signed",
+      type: "cosign",
+      host: "rekor.internal.example",
+      trust_roots: [{ name: "team", key }],
+    }],
+    policy: [{ pattern: "reg.example.com/*:*", validator: "signed", with: { trust_root: "team" } }],
+  }], context);
+  const rule = rules[0]!;
+  assert.equal(rule.refused, false, JSON.stringify(rule.findings));
+  assert.deepEqual(requirementsOf(rule), [{
+    type: "sigstoreSigned",
+    tlog: "required",
+    trustRootRef: {
+      kind: "ConfigMap",
+      name: "connaisseur-signed-trust-root",
+      namespace: "toolkit-system",
+    },
+    keySecret: "connaisseur-signed-team",
+    keySecretNamespace: "toolkit-system",
+  }]);
+  assert.ok(
+    rule.findings.some((f) => f.path === "validators[0].host" && /Rekor server/.test(f.reason)),
+  );
 });
