@@ -6,6 +6,7 @@
  */
 import { kyvernoClusterPolicyImporter } from "./kyverno_clusterpolicy.ts";
 import { kyvernoImageValidatingPolicyImporter } from "./kyverno_ivp.ts";
+import { CONNAISSEUR_IMPORTER } from "./connaisseur.ts";
 import { POLICY_CONTROLLER_IMPORTER } from "./policy_controller.ts";
 import { POLICY_CONTROLLER_TRUST_ROOT_IMPORTER } from "./policy_controller_trust_root.ts";
 import type { PolicyImporter } from "./types.ts";
@@ -16,4 +17,5 @@ export const IMPORTERS: readonly PolicyImporter[] = [
   POLICY_CONTROLLER_TRUST_ROOT_IMPORTER,
   kyvernoClusterPolicyImporter,
   kyvernoImageValidatingPolicyImporter,
+  CONNAISSEUR_IMPORTER,
 ];
