@@ -234,10 +234,11 @@ export const attestationKind: RequirementKind<AttestationRequirement, Attestatio
 };
 
 function openAttestations(image: ImageToVerify): CosignSignatureSource {
-  const { digest, signal, budget } = image;
+  const { digest, signal, budget, listings } = image;
   return openCosignSignatures(image.client, image.reference, digest, {
     signal,
     budget,
+    listings,
     attestations: true,
   });
 }

@@ -18,7 +18,21 @@ import { fakeMatch, fakePlanContext, fakeServices } from "../../tests/fakes/requ
 import { pullCredentials } from "./credentials.ts";
 import { filePolicySource } from "./file_source.ts";
 import { createImageVerifier } from "./verifier.ts";
-import { cosignLayout, serveReferrersRegistry } from "../../tests/fakes/cosign_registry.ts";
+import {
+  cosignLayout,
+  mergeLayouts,
+  serveReferrersRegistry,
+} from "../../tests/fakes/cosign_registry.ts";
+import {
+  bundleSignature,
+  cosignPayload,
+  legacySignature,
+} from "../../tests/fakes/sigstore_instance.ts";
+import { countRoundTrips } from "../../tests/fakes/round_trips.ts";
+import { CosignListings } from "../registry/mod.ts";
+import { cosignDockerReference } from "../signature/mod.ts";
+import { sigstoreSignedKind } from "./kind_sigstore_signed.ts";
+import { verifyKinds } from "./kind_dispatch.ts";
 
 const SLSA = "https://slsa.dev/provenance/v1";
 const SPDX = "https://spdx.dev/Document";
@@ -337,4 +351,131 @@ Deno.test("the verifier verifies a policy of attestation requirements only: no a
       digest: DIGEST,
     });
   }
+});
+
+/**
+ * An image signed with cosign (legacy `.sig`, the payload `cosign sign` writes) and attested
+ * (`.att` layer or bundle referrer, `format`) with the same PEM key, on the stand-in registry
+ * (referrers API and fallback index).
+ */
+async function signedAndAttested(format: "none" | "legacy" | "bundle") {
+  const key = { ...pemPair, publicPem: pemOf(pemPair) };
+  const layout = { blobs: new Map(), manifests: new Map() } as Awaited<
+    ReturnType<typeof cosignLayout>
+  >;
+  const server = serveReferrersRegistry({ layout });
+  const signature = legacySignature({
+    signer: { key },
+    payload: cosignPayload(cosignDockerReference(server.host, "team/app"), DIGEST),
+  });
+  const provenanceOfApp = statement(SLSA, provenance("https://git.example/team/app"));
+  const attestations = format === "legacy"
+    ? [pemSigned(provenanceOfApp)]
+    : format === "bundle"
+    ? [bundleSignature({ signer: { key }, statement: provenanceOfApp })]
+    : [];
+  const filled = mergeLayouts(
+    await cosignLayout(DIGEST, [signature]),
+    await cosignLayout(DIGEST, attestations, { attestationType: SLSA, fallbackTag: true }),
+  );
+  for (const [d, b] of filled.blobs) layout.blobs.set(d, b);
+  for (const [d, m] of filled.manifests) layout.manifests.set(d, m);
+  return server;
+}
+
+Deno.test("an attestation beside a signature costs one round trip more (.att tag) or two (bundle: list, manifest, blob), the referrers listed once", async () => {
+  const s = await services();
+  const context = fakePlanContext(s);
+  const signatureGroup = {
+    kind: sigstoreSignedKind,
+    plans: [await sigstoreSignedKind.plan({ type: "sigstoreSigned", keySecret: "pem" }, context)],
+  };
+  const attestationGroup = {
+    kind: attestationKind,
+    plans: [await attestationKind.plan(requirement(), context)],
+  };
+  const counted: Record<string, { roundTrips: number; requests: string[] }> = {};
+  for (const format of ["none", "legacy", "bundle"] as const) {
+    await using server = await signedAndAttested(format);
+    using client = createRegistryClient({ insecureRegistries: [server.host] });
+    using counter = countRoundTrips(client);
+    const image: ImageToVerify = {
+      reference: parseReference(`${server.host}/team/app:1`),
+      digest: DIGEST,
+      client: counter.client,
+      store: () => Promise.resolve(undefined),
+      signal: new AbortController().signal,
+      budget: readBudget(16 * 1024 * 1024),
+      listings: new CosignListings(),
+    };
+    const groups = format === "none" ? [signatureGroup] : [signatureGroup, attestationGroup];
+    const outcome = await verifyKinds(groups, image, s);
+    assert.equal(outcome.allowed, true, JSON.stringify(outcome));
+    counted[format] = {
+      roundTrips: counter.roundTrips(),
+      requests: server.requests.map((r) =>
+        r.path.replace(/sha256-[0-9a-f]{64}/g, "T").replace(/sha256:[0-9a-f]{64}/g, "D")
+      ),
+    };
+  }
+  // The signature: its .sig manifest with the payload cosign writes, in one round trip.
+  assert.equal(counted.none!.roundTrips, 1);
+  // The .att manifest goes out with the .sig; its envelope is named by it: one more.
+  assert.equal(counted.legacy!.roundTrips, 2);
+  // A bundle's blob is named by its referrer's manifest, named by the list: two more.
+  assert.equal(counted.bundle!.roundTrips, 3);
+  const count = (requests: string[], pattern: RegExp) =>
+    requests.filter((r) => pattern.test(r)).length;
+  for (const format of ["none", "legacy", "bundle"] as const) {
+    const { requests } = counted[format]!;
+    assert.equal(count(requests, /\/referrers\//), 1, `${format}: ${requests.join(" ")}`);
+    assert.equal(count(requests, /\/manifests\/T$/), 1, `${format}: ${requests.join(" ")}`);
+  }
+  // The requests: .sig, its payload, the referrers list and the fallback index; then .att and
+  // the envelope (.att tag) or .att (none there), the referrer's manifest and its blob.
+  assert.deepEqual(counted.none!.requests.length, 4, counted.none!.requests.join(" "));
+  assert.deepEqual(counted.legacy!.requests.length, 6, counted.legacy!.requests.join(" "));
+  assert.deepEqual(counted.bundle!.requests.length, 7, counted.bundle!.requests.join(" "));
+});
+
+Deno.test("the verifier lists an image's referrers once for its signature and attestation requirements", async () => {
+  await using server = await signedAndAttested("bundle");
+  const source = filePolicySource({
+    policies: [],
+    secrets: [{
+      metadata: { name: "pem", namespace: "toolkit-system" },
+      data: { key: encodeBase64(new TextEncoder().encode(pemOf(pemPair))) },
+    }],
+    serviceAccounts: [],
+    namespaces: [],
+  });
+  const verifier = createImageVerifier({
+    source,
+    clusterKeyNamespace: "toolkit-system",
+    insecureRegistries: [server.host],
+    flightTimeoutMs: 10_000,
+    verdictCache: { ttlMs: 60_000, maxEntries: 10 },
+    digestCache: { ttlMs: 60_000, maxEntries: 10 },
+  });
+  const verdict = await verifier.verify({
+    reference: parseReference(`${server.host}/team/app@${DIGEST}`),
+    match: {
+      ...fakeMatch(),
+      policy: {
+        simple: {
+          requirements: [{ type: "sigstoreSigned", keySecret: "pem" }, requirement()],
+        },
+      },
+    },
+    namespace: "dev",
+    credentials: () => pullCredentials(source, "dev", [], "default"),
+  });
+  assert.equal(verdict.allowed, true, JSON.stringify(verdict));
+  const paths = server.requests.map((r) => r.path);
+  assert.equal(paths.filter((p) => p.includes("/referrers/")).length, 1, paths.join(" "));
+  assert.equal(
+    paths.filter((p) => p.endsWith(`/manifests/sha256-${DIGEST.slice(7)}`)).length,
+    1,
+    paths.join(" "),
+  );
 });
