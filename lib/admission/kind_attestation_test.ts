@@ -26,6 +26,7 @@ import {
 import {
   bundleSignature,
   cosignPayload,
+  cosignStatement,
   legacySignature,
 } from "../../tests/fakes/sigstore_instance.ts";
 import { countRoundTrips } from "../../tests/fakes/round_trips.ts";
@@ -354,36 +355,41 @@ Deno.test("the verifier verifies a policy of attestation requirements only: no a
 });
 
 /**
- * An image signed with cosign (legacy `.sig`, the payload `cosign sign` writes) and attested
- * (`.att` layer or bundle referrer, `format`) with the same PEM key, on the stand-in registry
- * (referrers API and fallback index).
+ * An image signed with cosign (legacy `.sig` with the payload `cosign sign` writes, or a bundle
+ * referrer) and attested (`.att` layer or bundle referrer, or not) with the same PEM key, on the
+ * stand-in registry (referrers API and fallback index).
  */
-async function signedAndAttested(format: "none" | "legacy" | "bundle") {
+async function signedAndAttested(
+  attested: "none" | "legacy" | "bundle",
+  signed: "legacy" | "bundle" = "legacy",
+) {
   const key = { ...pemPair, publicPem: pemOf(pemPair) };
   const layout = { blobs: new Map(), manifests: new Map() } as Awaited<
     ReturnType<typeof cosignLayout>
   >;
   const server = serveReferrersRegistry({ layout });
-  const signature = legacySignature({
-    signer: { key },
-    payload: cosignPayload(cosignDockerReference(server.host, "team/app"), DIGEST),
-  });
+  const signature = signed === "legacy"
+    ? legacySignature({
+      signer: { key },
+      payload: cosignPayload(cosignDockerReference(server.host, "team/app"), DIGEST),
+    })
+    : bundleSignature({ signer: { key }, statement: cosignStatement(DIGEST) });
   const provenanceOfApp = statement(SLSA, provenance("https://git.example/team/app"));
-  const attestations = format === "legacy"
+  const attestations = attested === "legacy"
     ? [pemSigned(provenanceOfApp)]
-    : format === "bundle"
+    : attested === "bundle"
     ? [bundleSignature({ signer: { key }, statement: provenanceOfApp })]
     : [];
   const filled = mergeLayouts(
     await cosignLayout(DIGEST, [signature]),
-    await cosignLayout(DIGEST, attestations, { attestationType: SLSA, fallbackTag: true }),
+    await cosignLayout(DIGEST, attestations, { attestationType: SLSA }),
   );
   for (const [d, b] of filled.blobs) layout.blobs.set(d, b);
   for (const [d, m] of filled.manifests) layout.manifests.set(d, m);
   return server;
 }
 
-Deno.test("an attestation beside a signature costs one round trip more (.att tag) or two (bundle: list, manifest, blob), the referrers listed once", async () => {
+Deno.test("an attestation beside a signature: its round trips overlap the signature's, the referrers listed once", async () => {
   const s = await services();
   const context = fakePlanContext(s);
   const signatureGroup = {
@@ -395,8 +401,15 @@ Deno.test("an attestation beside a signature costs one round trip more (.att tag
     plans: [await attestationKind.plan(requirement(), context)],
   };
   const counted: Record<string, { roundTrips: number; requests: string[] }> = {};
-  for (const format of ["none", "legacy", "bundle"] as const) {
-    await using server = await signedAndAttested(format);
+  const cases = [
+    ["legacy", "none"],
+    ["legacy", "legacy"],
+    ["legacy", "bundle"],
+    ["bundle", "none"],
+    ["bundle", "bundle"],
+  ] as const;
+  for (const [signed, attested] of cases) {
+    await using server = await signedAndAttested(attested, signed);
     using client = createRegistryClient({ insecureRegistries: [server.host] });
     using counter = countRoundTrips(client);
     const image: ImageToVerify = {
@@ -408,34 +421,37 @@ Deno.test("an attestation beside a signature costs one round trip more (.att tag
       budget: readBudget(16 * 1024 * 1024),
       listings: new CosignListings(),
     };
-    const groups = format === "none" ? [signatureGroup] : [signatureGroup, attestationGroup];
+    const groups = attested === "none" ? [signatureGroup] : [signatureGroup, attestationGroup];
     const outcome = await verifyKinds(groups, image, s);
     assert.equal(outcome.allowed, true, JSON.stringify(outcome));
-    counted[format] = {
-      roundTrips: counter.roundTrips(),
-      requests: server.requests.map((r) =>
-        r.path.replace(/sha256-[0-9a-f]{64}/g, "T").replace(/sha256:[0-9a-f]{64}/g, "D")
-      ),
-    };
+    const requests = server.requests.map((r) =>
+      r.path.replace(/sha256-[0-9a-f]{64}/g, "T").replace(/sha256:[0-9a-f]{64}/g, "D")
+    );
+    counted[`${signed}+${attested}`] = { roundTrips: counter.roundTrips(), requests };
+    // One referrers list and one fallback index, whichever kinds read them.
+    const count = (pattern: RegExp) => requests.filter((r) => pattern.test(r)).length;
+    assert.equal(count(/\/referrers\//), 1, requests.join(" "));
+    assert.equal(count(/\/manifests\/T$/), 1, requests.join(" "));
   }
-  // The signature: its .sig manifest with the payload cosign writes, in one round trip.
-  assert.equal(counted.none!.roundTrips, 1);
-  // The .att manifest goes out with the .sig; its envelope is named by it: one more.
-  assert.equal(counted.legacy!.roundTrips, 2);
-  // A bundle's blob is named by its referrer's manifest, named by the list: two more.
-  assert.equal(counted.bundle!.roundTrips, 3);
-  const count = (requests: string[], pattern: RegExp) =>
-    requests.filter((r) => pattern.test(r)).length;
-  for (const format of ["none", "legacy", "bundle"] as const) {
-    const { requests } = counted[format]!;
-    assert.equal(count(requests, /\/referrers\//), 1, `${format}: ${requests.join(" ")}`);
-    assert.equal(count(requests, /\/manifests\/T$/), 1, `${format}: ${requests.join(" ")}`);
-  }
-  // The requests: .sig, its payload, the referrers list and the fallback index; then .att and
-  // the envelope (.att tag) or .att (none there), the referrer's manifest and its blob.
-  assert.deepEqual(counted.none!.requests.length, 4, counted.none!.requests.join(" "));
-  assert.deepEqual(counted.legacy!.requests.length, 6, counted.legacy!.requests.join(" "));
-  assert.deepEqual(counted.bundle!.requests.length, 7, counted.bundle!.requests.join(" "));
+  const trips = (key: string) => counted[key]!.roundTrips;
+  const requests = (key: string) => counted[key]!.requests.length;
+  // The .sig manifest with the payload cosign writes, the lists beside them: one round trip.
+  assert.equal(trips("legacy+none"), 1);
+  assert.equal(requests("legacy+none"), 4);
+  // The .att manifest goes out with the .sig; its envelope is named by it: one more, and two
+  // requests (.att, its envelope).
+  assert.equal(trips("legacy+legacy"), 2);
+  assert.equal(requests("legacy+legacy"), 6);
+  // A bundle's blob is named by its referrer's manifest, named by the list: two more than the
+  // .sig's (.att, the referrer's manifest, its blob).
+  assert.equal(trips("legacy+bundle"), 3);
+  assert.equal(requests("legacy+bundle"), 7);
+  // A signature bundle: the lists, then its manifest, then its blob; the attestation's manifest
+  // and blob go out beside the signature's, never after: no round trip more.
+  assert.equal(trips("bundle+none"), 3);
+  assert.equal(requests("bundle+none"), 6);
+  assert.equal(trips("bundle+bundle"), 3);
+  assert.equal(requests("bundle+bundle"), 9);
 });
 
 Deno.test("the verifier lists an image's referrers once for its signature and attestation requirements", async () => {
