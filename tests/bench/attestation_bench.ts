@@ -19,7 +19,7 @@
  * trips overlap the signature's, and both read one listing of the image's referrers.
  *
  * The figures are printed and written into the "Attestations" section of `docs/benchmarks.md`.
- * Flags: `--reviews N` (default 200 per row), `--rtt MS`, `--no-write`.
+ * Flags: `--reviews N` (default 200 per row), `--rtt MS`, `--no-write`, `--help`.
  *
  * @module
  */
@@ -63,8 +63,25 @@ const { values } = parseArgs({
     reviews: { type: "string", default: "200" },
     rtt: { type: "string", default: "10" },
     "no-write": { type: "boolean" },
+    help: { type: "boolean" },
   },
 });
+if (values.help) {
+  // deno-lint-ignore no-console
+  console.log(
+    `Usage: deno run -A tests/bench/attestation_bench.ts [--reviews N] [--rtt MS] [--no-write]
+
+Cold and warm review latency, registry requests and sequential round trips of a Pod whose image
+has a cosign signature, with and without an attestation requirement (.att tag, bundle referrer),
+every registry request delayed by --rtt ms. Prints the figures and writes the "Attestations"
+section of docs/benchmarks.md (not with --no-write).
+
+  --reviews N   reviews per row (default 200)
+  --rtt MS      delay of each registry request (default 10)
+  --no-write    print only`,
+  );
+  Deno.exit(0);
+}
 const reviews = Number(values.reviews);
 const rttMs = Number(values.rtt);
 const SLSA = "https://slsa.dev/provenance/v1";
