@@ -180,14 +180,14 @@ export const attestationKind: RequirementKind<AttestationRequirement, Attestatio
     };
   },
   planKey: (plan) => plan.id,
-  // The attestations are asked for while the signature kinds verify (one round trip, not two).
-  prepare: (_plans, image) => openAttestations(image),
+  // The attestations are read while the signature kinds verify: their round trips overlap the
+  // signatures' (a bundle's manifest and blob beside the signature's), never follow them.
+  prepare: (_plans, image) => readAttestations(image),
   async verify(plans, image, services, prepared): Promise<KindOutcome> {
     const { digest, signal } = image;
-    using opened = prepared === undefined ? openAttestations(image) : undefined;
-    const source = (prepared ?? opened) as CosignSignatureSource;
-    const stored: StoredCosignSignature[] = [];
-    for await (const attestation of source.signatures()) stored.push(attestation);
+    using opened = prepared === undefined ? readAttestations(image) : undefined;
+    const { source, stored: reading } = (prepared ?? opened) as AttestationsRead;
+    const stored = await reading;
     const { verifyAttestation, claimedPredicateType } = await loadAttestationVerification();
     // The attestations verified with each trust, shared by the plans that have it.
     const byTrust = new Map<string, Promise<Verified>>();
@@ -233,11 +233,30 @@ export const attestationKind: RequirementKind<AttestationRequirement, Attestatio
   },
 };
 
+/** The attestations of an image being read, every one (as the verification uses them all). */
+interface AttestationsRead extends Disposable {
+  readonly source: CosignSignatureSource;
+  readonly stored: Promise<StoredCosignSignature[]>;
+}
+
+/** Opens the image's attestations and reads them all at once, within the reader's bounds. */
+function readAttestations(image: ImageToVerify): AttestationsRead {
+  const source = openAttestations(image);
+  const stored = (async () => {
+    const all: StoredCosignSignature[] = [];
+    for await (const attestation of source.signatures()) all.push(attestation);
+    return all;
+  })();
+  stored.catch(() => {}); // awaited by verify, or abandoned with the source
+  return { source, stored, [Symbol.dispose]: () => source[Symbol.dispose]() };
+}
+
 function openAttestations(image: ImageToVerify): CosignSignatureSource {
-  const { digest, signal, budget } = image;
+  const { digest, signal, budget, listings } = image;
   return openCosignSignatures(image.client, image.reference, digest, {
     signal,
     budget,
+    listings,
     attestations: true,
   });
 }

@@ -18,7 +18,22 @@ import { fakeMatch, fakePlanContext, fakeServices } from "../../tests/fakes/requ
 import { pullCredentials } from "./credentials.ts";
 import { filePolicySource } from "./file_source.ts";
 import { createImageVerifier } from "./verifier.ts";
-import { cosignLayout, serveReferrersRegistry } from "../../tests/fakes/cosign_registry.ts";
+import {
+  cosignLayout,
+  mergeLayouts,
+  serveReferrersRegistry,
+} from "../../tests/fakes/cosign_registry.ts";
+import {
+  bundleSignature,
+  cosignPayload,
+  cosignStatement,
+  legacySignature,
+} from "../../tests/fakes/sigstore_instance.ts";
+import { countRoundTrips } from "../../tests/fakes/round_trips.ts";
+import { CosignListings } from "../registry/mod.ts";
+import { cosignDockerReference } from "../signature/mod.ts";
+import { sigstoreSignedKind } from "./kind_sigstore_signed.ts";
+import { verifyKinds } from "./kind_dispatch.ts";
 
 const SLSA = "https://slsa.dev/provenance/v1";
 const SPDX = "https://spdx.dev/Document";
@@ -337,4 +352,146 @@ Deno.test("the verifier verifies a policy of attestation requirements only: no a
       digest: DIGEST,
     });
   }
+});
+
+/**
+ * An image signed with cosign (legacy `.sig` with the payload `cosign sign` writes, or a bundle
+ * referrer) and attested (`.att` layer or bundle referrer, or not) with the same PEM key, on the
+ * stand-in registry (referrers API and fallback index).
+ */
+async function signedAndAttested(
+  attested: "none" | "legacy" | "bundle",
+  signed: "legacy" | "bundle" = "legacy",
+) {
+  const key = { ...pemPair, publicPem: pemOf(pemPair) };
+  const layout = { blobs: new Map(), manifests: new Map() } as Awaited<
+    ReturnType<typeof cosignLayout>
+  >;
+  const server = serveReferrersRegistry({ layout });
+  const signature = signed === "legacy"
+    ? legacySignature({
+      signer: { key },
+      payload: cosignPayload(cosignDockerReference(server.host, "team/app"), DIGEST),
+    })
+    : bundleSignature({ signer: { key }, statement: cosignStatement(DIGEST) });
+  const provenanceOfApp = statement(SLSA, provenance("https://git.example/team/app"));
+  const attestations = attested === "legacy"
+    ? [pemSigned(provenanceOfApp)]
+    : attested === "bundle"
+    ? [bundleSignature({ signer: { key }, statement: provenanceOfApp })]
+    : [];
+  const filled = mergeLayouts(
+    await cosignLayout(DIGEST, [signature]),
+    await cosignLayout(DIGEST, attestations, { attestationType: SLSA }),
+  );
+  for (const [d, b] of filled.blobs) layout.blobs.set(d, b);
+  for (const [d, m] of filled.manifests) layout.manifests.set(d, m);
+  return server;
+}
+
+Deno.test("an attestation beside a signature: its round trips overlap the signature's, the referrers listed once", async () => {
+  const s = await services();
+  const context = fakePlanContext(s);
+  const signatureGroup = {
+    kind: sigstoreSignedKind,
+    plans: [await sigstoreSignedKind.plan({ type: "sigstoreSigned", keySecret: "pem" }, context)],
+  };
+  const attestationGroup = {
+    kind: attestationKind,
+    plans: [await attestationKind.plan(requirement(), context)],
+  };
+  const counted: Record<string, { roundTrips: number; requests: string[] }> = {};
+  const cases = [
+    ["legacy", "none"],
+    ["legacy", "legacy"],
+    ["legacy", "bundle"],
+    ["bundle", "none"],
+    ["bundle", "bundle"],
+  ] as const;
+  for (const [signed, attested] of cases) {
+    await using server = await signedAndAttested(attested, signed);
+    using client = createRegistryClient({ insecureRegistries: [server.host] });
+    using counter = countRoundTrips(client);
+    const image: ImageToVerify = {
+      reference: parseReference(`${server.host}/team/app:1`),
+      digest: DIGEST,
+      client: counter.client,
+      store: () => Promise.resolve(undefined),
+      signal: new AbortController().signal,
+      budget: readBudget(16 * 1024 * 1024),
+      listings: new CosignListings(),
+    };
+    const groups = attested === "none" ? [signatureGroup] : [signatureGroup, attestationGroup];
+    const outcome = await verifyKinds(groups, image, s);
+    assert.equal(outcome.allowed, true, JSON.stringify(outcome));
+    const requests = server.requests.map((r) =>
+      r.path.replace(/sha256-[0-9a-f]{64}/g, "T").replace(/sha256:[0-9a-f]{64}/g, "D")
+    );
+    counted[`${signed}+${attested}`] = { roundTrips: counter.roundTrips(), requests };
+    // One referrers list and one fallback index, whichever kinds read them.
+    const count = (pattern: RegExp) => requests.filter((r) => pattern.test(r)).length;
+    assert.equal(count(/\/referrers\//), 1, requests.join(" "));
+    assert.equal(count(/\/manifests\/T$/), 1, requests.join(" "));
+  }
+  const trips = (key: string) => counted[key]!.roundTrips;
+  const requests = (key: string) => counted[key]!.requests.length;
+  // The .sig manifest with the payload cosign writes, the lists beside them: one round trip.
+  assert.equal(trips("legacy+none"), 1);
+  assert.equal(requests("legacy+none"), 4);
+  // The .att manifest goes out with the .sig; its envelope is named by it: one more, and two
+  // requests (.att, its envelope).
+  assert.equal(trips("legacy+legacy"), 2);
+  assert.equal(requests("legacy+legacy"), 6);
+  // A bundle's blob is named by its referrer's manifest, named by the list: two more than the
+  // .sig's (.att, the referrer's manifest, its blob).
+  assert.equal(trips("legacy+bundle"), 3);
+  assert.equal(requests("legacy+bundle"), 7);
+  // A signature bundle: the lists, then its manifest, then its blob; the attestation's manifest
+  // and blob go out beside the signature's, never after: no round trip more.
+  assert.equal(trips("bundle+none"), 3);
+  assert.equal(requests("bundle+none"), 6);
+  assert.equal(trips("bundle+bundle"), 3);
+  assert.equal(requests("bundle+bundle"), 9);
+});
+
+Deno.test("the verifier lists an image's referrers once for its signature and attestation requirements", async () => {
+  await using server = await signedAndAttested("bundle");
+  const source = filePolicySource({
+    policies: [],
+    secrets: [{
+      metadata: { name: "pem", namespace: "toolkit-system" },
+      data: { key: encodeBase64(new TextEncoder().encode(pemOf(pemPair))) },
+    }],
+    serviceAccounts: [],
+    namespaces: [],
+  });
+  const verifier = createImageVerifier({
+    source,
+    clusterKeyNamespace: "toolkit-system",
+    insecureRegistries: [server.host],
+    flightTimeoutMs: 10_000,
+    verdictCache: { ttlMs: 60_000, maxEntries: 10 },
+    digestCache: { ttlMs: 60_000, maxEntries: 10 },
+  });
+  const verdict = await verifier.verify({
+    reference: parseReference(`${server.host}/team/app@${DIGEST}`),
+    match: {
+      ...fakeMatch(),
+      policy: {
+        simple: {
+          requirements: [{ type: "sigstoreSigned", keySecret: "pem" }, requirement()],
+        },
+      },
+    },
+    namespace: "dev",
+    credentials: () => pullCredentials(source, "dev", [], "default"),
+  });
+  assert.equal(verdict.allowed, true, JSON.stringify(verdict));
+  const paths = server.requests.map((r) => r.path);
+  assert.equal(paths.filter((p) => p.includes("/referrers/")).length, 1, paths.join(" "));
+  assert.equal(
+    paths.filter((p) => p.endsWith(`/manifests/sha256-${DIGEST.slice(7)}`)).length,
+    1,
+    paths.join(" "),
+  );
 });

@@ -77,9 +77,13 @@ export const sigstoreSignedKind: RequirementKind<SigstoreSignedRequirement, Sigs
   },
   planKey: (plan) => plan.id,
   async verify(plans, image, services): Promise<KindOutcome> {
-    const { digest, signal, budget } = image;
+    const { digest, signal, budget, listings } = image;
     // Read as they are checked: the first that meets each requirement ends the reading.
-    using stored = openCosignSignatures(image.client, image.reference, digest, { signal, budget });
+    using stored = openCosignSignatures(image.client, image.reference, digest, {
+      signal,
+      budget,
+      listings,
+    });
     const { verifyCosignSignature } = await loadSigstoreVerification();
     const reference = withDefaultTag(image.reference);
     const accepted: VerifiedCosignSignature[] = [];

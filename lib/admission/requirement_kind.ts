@@ -7,7 +7,7 @@
  */
 import type { ImageReference } from "../image/mod.ts";
 import type { PolicyMatch, Requirement } from "../policy/mod.ts";
-import type { RegistryClient, SignatureStoreChoice } from "../registry/mod.ts";
+import type { CosignListings, RegistryClient, SignatureStoreChoice } from "../registry/mod.ts";
 import type { VerifiedSignature } from "../signature/mod.ts";
 import type { VerifiedCosignSignature } from "../sigstore/mod.ts";
 import type { ReadBudget } from "../read_budget.ts";
@@ -60,6 +60,12 @@ export interface ImageToVerify {
   readonly signal: AbortSignal;
   /** What the verification's reads reserve from. */
   readonly budget: ReadBudget;
+  /**
+   * The referrers lists the verification's cosign readers share (the signature kind's and the
+   * attestation kind's list the same referrers of an image): one per verification, never
+   * global. Without it, each reader asks for its own.
+   */
+  readonly listings?: CosignListings;
 }
 
 /** What a verifiable kind says about one image. */

@@ -101,7 +101,7 @@ import { MAX_SIMPLE_SIGNATURE_BYTES, noSignatureStore } from "./kind_signed_by.t
 import type { ImageToVerify, KindServices } from "./requirement_kind.ts";
 import { kindOf } from "./requirement_kinds.ts";
 import { PlatformScope } from "./platform_scope.ts";
-import { readImageManifestShape } from "../registry/mod.ts";
+import { CosignListings, readImageManifestShape } from "../registry/mod.ts";
 import { TurnScheduler } from "../turns.ts";
 
 export type { CacheBounds, ImageVerdict, VerifyTask } from "./verification.ts";
@@ -393,6 +393,8 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       const signal = AbortSignal.any([abandoned, deadline.signal]);
       using budget = await memory.pool.reserve(memory.imageReadBytes, signal);
       const client = clients.clientFor(credentials);
+      // The referrers lists of this verification's images, read once for every kind.
+      const listings = new CosignListings();
       const imageAt = (digest: string): ImageToVerify => ({
         reference: task.reference,
         digest,
@@ -408,6 +410,7 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
           ),
         signal,
         budget,
+        listings,
       });
       const image = imageAt(digest);
       const at = (digest: string) => ({

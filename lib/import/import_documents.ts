@@ -13,7 +13,13 @@
  *
  * @module
  */
-import { API_GROUP, InvalidPolicyError, validatePolicy } from "../policy/mod.ts";
+import {
+  API_GROUP,
+  hasAttestationConditions,
+  InvalidPolicyError,
+  loadAttestationConditions,
+  validatePolicy,
+} from "../policy/mod.ts";
 import { IMPORTERS } from "./importers.ts";
 import { describeSource } from "./objects.ts";
 import { patternsOverlap } from "./overlap.ts";
@@ -124,6 +130,8 @@ export async function importWith(
       continue;
     }
     for (const rule of await convertOne(importer, document, index, context)) {
+      // Attestation conditions are compiled as they are validated: the evaluator loaded first.
+      if (rule.objects.some(hasAttestationConditions)) await loadAttestationConditions();
       rules.push(validated(rule));
       everyMatching.push(importer.everyMatchingRuleApplies === true);
     }
@@ -141,24 +149,40 @@ function objectKey(object: Record<string, unknown>): string {
  * silently replace the other when applied.
  */
 function withoutClashes(rules: readonly ImportedRule[]): ImportedRule[] {
-  const made = new Map<string, ImportedRule>();
+  const made = new Map<string, { rule: ImportedRule; text: string }>();
   return rules.map((rule) => {
     if (rule.refused) return rule;
     for (const object of rule.objects) {
       const first = made.get(objectKey(object));
-      if (first !== undefined) {
+      // The same object made twice (a trust root or key Secret several rules name) is one object.
+      if (first !== undefined && first.text !== canonicalJson(object)) {
         return refusedRule(rule, {
           path: "metadata.name",
           kind: "refused",
           reason: `it makes ${objectKey(object)}, as ${
-            describeSource(first.source)
-          } (document ${first.source.document}) does: rename one of them`,
+            describeSource(first.rule.source)
+          } (document ${first.rule.source.document}) does, with other content: rename one of them`,
         });
       }
     }
-    for (const object of rule.objects) made.set(objectKey(object), rule);
+    for (const object of rule.objects) {
+      if (!made.has(objectKey(object))) {
+        made.set(objectKey(object), { rule, text: canonicalJson(object) });
+      }
+    }
     return rule;
   });
+}
+
+/** JSON with every object's keys sorted: equal for objects equal in content. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_key, v) =>
+      isObject(v) && !Array.isArray(v)
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]))
+        : v,
+  );
 }
 
 /** Adds the findings that only show across rules (see the module's doc). */

@@ -94,6 +94,14 @@ Deno.test("importDocuments() refuses a rule that makes an object an earlier rule
     path: "metadata.name",
     kind: "refused",
     reason:
-      "it makes ClusterImagePolicy same, as x/v1 fake same (document 0) does: rename one of them",
+      "it makes ClusterImagePolicy same, as x/v1 fake same (document 0) does, with other content: rename one of them",
   }]);
+});
+
+Deno.test("importDocuments() takes an object two rules make alike as one (no clash)", async () => {
+  const result = await importWith([fake(false)], [
+    { fake: "fake", name: "same", pattern: "ghcr.io/a/*" },
+    { fake: "fake", name: "same", pattern: "ghcr.io/a/*" },
+  ], context);
+  assert.deepEqual(result.rules.map((r) => r.refused), [false, false]);
 });

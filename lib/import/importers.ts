@@ -4,6 +4,9 @@
  *
  * @module
  */
+import { kyvernoClusterPolicyImporter } from "./kyverno_clusterpolicy.ts";
+import { kyvernoImageValidatingPolicyImporter } from "./kyverno_ivp.ts";
+import { CONNAISSEUR_IMPORTER } from "./connaisseur.ts";
 import { POLICY_CONTROLLER_IMPORTER } from "./policy_controller.ts";
 import { POLICY_CONTROLLER_TRUST_ROOT_IMPORTER } from "./policy_controller_trust_root.ts";
 import type { PolicyImporter } from "./types.ts";
@@ -12,4 +15,7 @@ import type { PolicyImporter } from "./types.ts";
 export const IMPORTERS: readonly PolicyImporter[] = [
   POLICY_CONTROLLER_IMPORTER,
   POLICY_CONTROLLER_TRUST_ROOT_IMPORTER,
+  kyvernoClusterPolicyImporter,
+  kyvernoImageValidatingPolicyImporter,
+  CONNAISSEUR_IMPORTER,
 ];

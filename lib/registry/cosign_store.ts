@@ -33,6 +33,10 @@
  * hides a valid signature that is read. Past the bound, the candidates not read are named in
  * `skipped` too, so a denial says which bound it met.
  *
+ * The referrers API's answer and the fallback index are the same for the signatures and the
+ * attestations of an image: readers of one verification given the same `listings`
+ * (lib/registry/cosign_listings.ts) ask for each once, and each reduces it to its candidates.
+ *
  * Everything is bounded before it is read or parsed: the referrers answers (all pages) and the
  * fallback index by bytes and by JSON values (counted in one linear pass before `JSON.parse`,
  * lib/json_shape.ts), each manifest likewise, the number of signature layers, each blob by its
@@ -66,6 +70,7 @@ import { BudgetExceededError } from "../read_budget.ts";
 import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
 import { OCI_MANIFEST } from "./media_types.ts";
 import { computeDigest } from "./digest.ts";
+import { CosignListings } from "./cosign_listings.ts";
 
 /*
  * What a registry holds of a cosign signature, as this module reads it and lib/sigstore checks
@@ -172,6 +177,12 @@ export interface CosignReadOptions extends RequestOptions {
    * announcing none are candidates too). The layer's blob is the envelope, as `payload`.
    */
   readonly attestations?: boolean;
+  /**
+   * The referrers lists of the verification this read belongs to, shared with its other
+   * readers (the signatures' and the attestations' of one image list the same referrers): each
+   * list is asked for once (lib/registry/cosign_listings.ts). Without it, this read's own.
+   */
+  readonly listings?: CosignListings;
 }
 
 type Json = Record<string, unknown>;
@@ -251,6 +262,24 @@ function candidate(value: unknown, attestations = false): Candidate | undefined 
 }
 
 /**
+ * What is kept of a listed referrer for every reader of a shared list: its descriptor reduced
+ * to what {@linkcode candidate} looks at, when it may be a signature or an attestation
+ * (`candidate` of the reduced descriptor is `candidate` of the listed one); else undefined.
+ */
+function listedReferrer(value: unknown): Descriptor | undefined {
+  if (candidate(value, false) === undefined && candidate(value, true) === undefined) {
+    return undefined;
+  }
+  const d = descriptor(value)!;
+  const annotations: Record<string, string> = {};
+  for (const name of [SIGSTORE_BUNDLE_PREDICATE_TYPE_ANNOTATION, OCI_CREATED_ANNOTATION]) {
+    const v = d.annotations[name];
+    if (v !== undefined) annotations[name] = v;
+  }
+  return { ...d, annotations };
+}
+
+/**
  * The candidates of both lists, each once, in the order they are read: those whose descriptor
  * names them a cosign signature first, then those that only do not say otherwise; within each,
  * newest first by their creation time, then those without one, in the order listed (the
@@ -312,17 +341,24 @@ export function openCosignSignatures(
   const attestations = options.attestations === true;
   const what = attestations ? "attestations" : "signatures";
   const select = (value: unknown) => candidate(value, attestations);
+  const listings = options.listings ?? new CosignListings();
+  const listKey = `${subject} ${bounds.maxIndexBytes}/${bounds.maxJsonValues}`;
 
   /** Whether `error` is to be skipped (a registry's answer), not thrown (an abort, a bug). */
   function skippable(error: unknown): boolean {
     return !signal.aborted && error instanceof ToolkitError;
   }
 
-  async function manifestJson(tag: string | undefined, at: string | undefined, limit: number) {
+  async function manifestJson(
+    tag: string | undefined,
+    at: string | undefined,
+    limit: number,
+    within = signal,
+  ) {
     const target: ImageReference = tag !== undefined
       ? { ...repository, tag }
       : { ...repository, digest: at };
-    const manifest = await client.getManifest(target, { signal, budget, maxBytes: limit });
+    const manifest = await client.getManifest(target, { signal: within, budget, maxBytes: limit });
     const what = formatReference(target);
     try {
       const json = parseJsonWithin(manifest.bytes, jsonLimits, what);
@@ -417,18 +453,39 @@ export function openCosignSignatures(
     return read.filter((s) => s !== undefined);
   }
 
-  /** The candidates the referrers API lists (none when the registry has no such API). */
-  async function apiCandidates(): Promise<Candidate[]> {
-    try {
+  /** The referrers API's list, shared with the verification's other readers. */
+  function apiList() {
+    return listings.share(`referrers ${listKey}`, options.signal, async (within) => {
       const answer = await client.getReferrers(repository, digest, {
-        signal,
+        signal: within,
         budget,
         maxBytes: bounds.maxIndexBytes,
         maxValues: bounds.maxJsonValues,
         artifactType: SIGSTORE_BUNDLE_V03_MEDIA_TYPE,
-        select,
+        select: listedReferrer,
       });
       return answer?.manifests ?? [];
+    });
+  }
+
+  /** The fallback index's list, shared with the verification's other readers. */
+  function tagList() {
+    return listings.share(`fallback ${listKey}`, options.signal, async (within) => {
+      const index = await manifestJson(
+        referrersFallbackTag(digest),
+        undefined,
+        bounds.maxIndexBytes,
+        within,
+      );
+      const manifests = Array.isArray(index.json.manifests) ? index.json.manifests : [];
+      return manifests.map(listedReferrer).filter((d) => d !== undefined);
+    });
+  }
+
+  /** The candidates the referrers API lists (none when the registry has no such API). */
+  async function apiCandidates(): Promise<Candidate[]> {
+    try {
+      return (await apiShared.result).map(select).filter((c) => c !== undefined);
     } catch (error) {
       if (!skippable(error)) throw error;
       skipped.push(`the referrers list was not used: ${(error as Error).message}`);
@@ -440,9 +497,7 @@ export function openCosignSignatures(
   async function tagCandidates(): Promise<Candidate[]> {
     const tag = referrersFallbackTag(digest);
     try {
-      const index = await manifestJson(tag, undefined, bounds.maxIndexBytes);
-      const manifests = Array.isArray(index.json.manifests) ? index.json.manifests : [];
-      return manifests.map(select).filter((c) => c !== undefined);
+      return (await tagShared.result).map(select).filter((c) => c !== undefined);
     } catch (error) {
       if (isNotFound(error)) return [];
       if (!skippable(error)) throw error;
@@ -533,8 +588,11 @@ export function openCosignSignatures(
     yield* bundles(newestFirst(lists));
   }
 
-  // The three lookups go out together; each list is reduced to its candidates as it arrives.
+  // The three lookups go out together; each list is reduced to its candidates as it arrives
+  // (to what any reader of the verification may use of it, then to this reader's).
   const legacyRead = legacy();
+  const apiShared = apiList();
+  const tagShared = tagList();
   const apiRead = apiCandidates();
   const tagRead = tagCandidates();
   for (const p of [legacyRead, apiRead, tagRead]) p.catch(() => {});
@@ -572,7 +630,11 @@ export function openCosignSignatures(
     }
   }
 
-  const dispose = () => stop.abort(new DOMException("the signatures were read", "AbortError"));
+  const dispose = () => {
+    stop.abort(new DOMException("the signatures were read", "AbortError"));
+    apiShared[Symbol.dispose]();
+    tagShared[Symbol.dispose]();
+  };
   return { signatures, skipped, [Symbol.dispose]: dispose };
 }
 

@@ -19,6 +19,7 @@ import { cosignDockerReference } from "../signature/cosign_payloads.ts";
 import { DigestMismatchError } from "./errors.ts";
 import { serve } from "../../tests/fakes/loopback_server.ts";
 import { readBudget } from "../read_budget.ts";
+import { CosignListings } from "./cosign_listings.ts";
 
 const encoder = new TextEncoder();
 
@@ -481,4 +482,54 @@ Deno.test("openCosignSignatures(attestations) reads the .att layers and the refe
   assert.deepEqual(attestations, ['{"envelope":1}', '{"bundle":2}']);
   const signatures = await readCosignSignatures(client, ref, DIGEST);
   assert.deepEqual(signatures.signatures.map(text), ['{"payload":3}', '{"bundle":4}']);
+});
+
+Deno.test("openCosignSignatures() readers given one CosignListings ask once for each list, and read from it what each alone would", async () => {
+  const slsa = "https://slsa.dev/provenance/v1";
+  const layout = mergeLayouts(
+    await cosignLayout(DIGEST, [legacy(1), bundle(2)], { fallbackTag: true }),
+    await cosignLayout(DIGEST, [bundle(3)], { attestationType: slsa }),
+  );
+  const text = (s: StoredCosignSignature) =>
+    new TextDecoder().decode(s.format === "legacy" ? s.payload : s.bundle);
+  for (const hostile of [false, true]) {
+    // A referrers answer over its bound is skipped by each reader, with its reason.
+    const many = Array.from({ length: 400 }, (_, i) => unrelatedReferrer(i));
+    await using server = serveReferrersRegistry({
+      layout,
+      ...(hostile ? { referrers: () => many } : {}),
+    });
+    using client = createRegistryClient({ insecureRegistries: [server.host] });
+    const ref = parseReference(`${server.host}/team/app`);
+    const read = async (listings?: CosignListings) => {
+      using signatures = openCosignSignatures(client, ref, DIGEST, { listings });
+      using attestations = openCosignSignatures(client, ref, DIGEST, {
+        listings,
+        attestations: true,
+      });
+      const [s, a] = await Promise.all([signatures, attestations].map(async (source) => {
+        const all = [];
+        for await (const one of source.signatures()) all.push(text(one));
+        return all;
+      }));
+      return { s, a, skipped: [[...signatures.skipped], [...attestations.skipped]] };
+    };
+    const lists = () =>
+      server.requests.filter((r) =>
+        r.path.includes("/referrers/") || r.path.endsWith(`/sha256-${"ab".repeat(32)}`)
+      ).length;
+    const alone = await read();
+    assert.equal(lists(), 4);
+    const shared = await read(new CosignListings());
+    assert.equal(lists(), 6, "the referrers list and the fallback index, once each");
+    assert.deepEqual(shared, alone);
+    // The signature bundle is in the fallback index too; the attestation only in the list.
+    assert.deepEqual(shared.s, ['{"payload":1}', '{"bundle":2}']);
+    assert.deepEqual(shared.a, hostile ? [] : ['{"bundle":3}']);
+    if (hostile) {
+      for (const skipped of shared.skipped) {
+        assert.match(skipped.join("\n"), /the referrers list was not used: .*4096 JSON values/);
+      }
+    }
+  }
 });

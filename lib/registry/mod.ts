@@ -22,6 +22,7 @@ export * from "./auth.ts";
 export * from "./challenge.ts";
 export * from "./client.ts";
 export * from "./cosign_store.ts";
+export * from "./cosign_listings.ts";
 export * from "./credentials.ts";
 export * from "./digest.ts";
 export * from "./errors.ts";
