@@ -5,7 +5,7 @@
  * built image admitted, a policy requiring provenance from the Gitea repository (admitted; denied
  * when the provenance names another repository, naming the condition), a workload of a warn
  * namespace in the audit and its PolicyReport, signed, then the namespace rolled out to enforce,
- * teardown.
+ * a Kyverno ClusterPolicy imported and applied and an image it covers admitted, teardown.
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason } from "./env/mod.ts";
@@ -160,6 +160,26 @@ Deno.test({
     assert.match(
       text,
       /\$ kubectl run unsigned-legacy [^\n]*\n[^\n]*denied the request: policy denied the request: A signature was required/,
+    );
+    // A Kyverno ClusterPolicy imported: the ClusterImagePolicy and key Secret it became, the
+    // report of what was not carried over; applied, it admits the cosign-signed image, pinned.
+    assert.match(text, /\$ toolkit image-security import kyverno-policy\.yaml\n/);
+    assert.match(
+      text,
+      /kyverno\.io\/v1 ClusterPolicy verify-team-images rule team-key: converted: ClusterImagePolicy verify-team-images-team-key, Secret toolkit-system\/verify-team-images-team-key-key-0-0/,
+    );
+    assert.match(text, /unmapped spec\.webhookTimeoutSeconds: /);
+    assert.match(
+      text,
+      /\n {6}kind: ClusterImagePolicy\n(?: {6}[^\n]*\n)*? {10}- name: 127\.0\.0\.1:\d+\/imported\/\*\n(?: {6}[^\n]*\n)*? {18}- type: sigstoreSigned\n {20}keySecret: verify-team-images-team-key-key-0-0\n/,
+    );
+    assert.match(
+      text,
+      /\$ toolkit image-security import kyverno-policy\.yaml --apply\n(?: {6}[^\n]*\n)*? {6}ClusterImagePolicy "verify-team-images-team-key" created\n/,
+    );
+    assert.match(
+      text,
+      /\$ kubectl run imported [^\n]*\n {6}pod\/imported created\n[^\n]*\n {6}127\.0\.0\.1:\d+\/imported\/app@sha256:[0-9a-f]{64}\n/,
     );
     assert.doesNotMatch(text, /BEGIN PGP PRIVATE KEY BLOCK/);
     assert.match(text, /MutatingWebhookConfiguration "toolkit-image-security" deleted/);

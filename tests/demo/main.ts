@@ -37,6 +37,9 @@
  *    (the webhook runs with `--policy-reports --reports-resync 5s`); `rollout --enforce` refuses;
  *    the image is signed, the audit is clean, the report turns to pass at the next resync, and
  *    `rollout --enforce` labels the namespace `enforce`;
+ * 9d. `import` converts a Kyverno ClusterPolicy's verifyImages rule for the cosign key into a
+ *    ClusterImagePolicy and its key Secret, reporting what it did not carry over; `--apply`, and a
+ *    Pod of an image the real cosign signed is admitted under it;
  * 10. only the API server may call the webhook: `enable --api-server-config-dir` writes the
  *    AdmissionConfiguration and the API server's client certificate, kube-apiserver is restarted
  *    with them, `enable --client-auth` switches the webhook to `--client-ca`: a Pod is still
@@ -1002,10 +1005,11 @@ try {
   ], { expectFailure: true });
 
   tour.chapter(
-    "Bring a policy from sigstore's policy-controller",
-    "A team moving from another admission controller keeps its policies: import converts\n" +
-      "policy-controller's ClusterImagePolicy (and Kyverno's, Connaisseur's) into toolkit's, with\n" +
-      "the key Secrets they need, and reports every field that was not carried over as it was.",
+    "Bring a policy from Kyverno",
+    "A team moving from another admission controller keeps its policies: import converts a\n" +
+      "Kyverno ClusterPolicy's verifyImages rules (and sigstore policy-controller's and\n" +
+      "Connaisseur's policies) into toolkit's, with the key Secrets they need, and reports every\n" +
+      "field that was not carried over as it was.",
   );
   const imported = `${registry.host}/imported/app:1`;
   await tour.quietly(`pushed ${imported}`, async () => {
@@ -1030,25 +1034,39 @@ try {
   });
   const cosignPublicKey = (await Deno.readTextFile(`${work}/cosign.pub`)).trimEnd();
   const peerPolicy = [
-    "apiVersion: policy.sigstore.dev/v1beta1",
-    "kind: ClusterImagePolicy",
+    "apiVersion: kyverno.io/v1",
+    "kind: ClusterPolicy",
     "metadata:",
-    "  name: team-images",
+    "  name: verify-team-images",
     "spec:",
-    "  images:",
-    `    - glob: "${registry.host}/imported/**"`,
-    "  authorities:",
+    "  validationFailureAction: Enforce",
+    "  webhookTimeoutSeconds: 30",
+    "  rules:",
     "    - name: team-key",
-    "      key:",
-    "        hashAlgorithm: sha256",
-    "        data: |",
-    ...cosignPublicKey.split("\n").map((line) => `          ${line}`),
+    "      match:",
+    "        any:",
+    "          - resources:",
+    "              kinds:",
+    "                - Pod",
+    "      verifyImages:",
+    "        - imageReferences:",
+    `            - "${registry.host}/imported/*"`,
+    "          mutateDigest: true",
+    "          attestors:",
+    "            - entries:",
+    "                - keys:",
+    "                    publicKeys: |-",
+    ...cosignPublicKey.split("\n").map((line) => `                      ${line}`),
+    "                    rekor:",
+    "                      ignoreTlog: true",
+    "                    ctlog:",
+    "                      ignoreSCT: true",
     "",
   ].join("\n");
-  await Deno.writeTextFile(`${work}/policy-controller.yaml`, peerPolicy);
-  tour.file("policy-controller.yaml", peerPolicy);
-  await toolkit(["image-security", "import", "policy-controller.yaml"]);
-  await toolkit(["image-security", "import", "policy-controller.yaml", "--apply"]);
+  await Deno.writeTextFile(`${work}/kyverno-policy.yaml`, peerPolicy);
+  tour.file("kyverno-policy.yaml", peerPolicy);
+  await toolkit(["image-security", "import", "kyverno-policy.yaml"]);
+  await toolkit(["image-security", "import", "kyverno-policy.yaml", "--apply"]);
   await tour.quietly(
     "the policy reached the webhook",
     () =>
