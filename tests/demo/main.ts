@@ -702,11 +702,12 @@ try {
   ]);
 
   tour.chapter(
-    "The PipelineRun signs what it built",
+    "The PipelineRun signs and attests what it built",
     "No Pod can run here, so the build's push is done by the tour, and the signing step runs as\n" +
       "its Pod would run it: Tekton's own code resolves the run's TaskRun and builds the Pod; its\n" +
       "container's command, environment and mounted Secrets run as a process. The key is read\n" +
-      "from the vault into memory only.",
+      "from the vault into memory only. The next step attests the build with the same key: SLSA\n" +
+      "provenance naming the repository, the commit, the pipeline and the run.",
   );
   const built = `${shop}/shop-frontend:${commit.slice(0, 12)}`;
   const builtDigest = await tour.quietly(
