@@ -1,8 +1,11 @@
 /**
  * `deno task demo` tells the whole story on the real environment: key, vault, signing, enable,
  * policy, a signed Pod admitted and pinned, an unsigned Pod denied, signing set up for pipelines,
- * a pipeline that signs what it builds, a push, its PipelineRun's signing step, the built image
- * admitted, teardown.
+ * a pipeline that signs what it builds, a push, its PipelineRun's signing and provenance steps, the
+ * built image admitted, a policy requiring provenance from the Gitea repository (admitted; denied
+ * when the provenance names another repository, naming the condition), a workload of a warn
+ * namespace in the audit and its PolicyReport, signed, then the namespace rolled out to enforce,
+ * a Kyverno ClusterPolicy imported and applied and an image it covers admitted, teardown.
  */
 import assert from "node:assert/strict";
 import { e2eSkipReason } from "./env/mod.ts";
@@ -78,7 +81,7 @@ Deno.test({
       text,
       /Signing: task image-sign signs the image of task ibm-build \(IMAGE_URL, IMAGE_DIGEST\)/,
     );
-    assert.match(text, /Pipeline run started: shop-frontend-\w+/);
+    assert.match(text, /Pipeline run started at main [0-9a-f]{40}: shop-frontend-\w+/);
     assert.match(text, /Webhook created on Gitea/);
     assert.match(text, /Webhook unchanged on Gitea/);
     assert.match(text, /\n\s+shop-frontend-\w+\s+shop-frontend\s+[0-9a-f]{40}\n/);
@@ -92,6 +95,91 @@ Deno.test({
     assert.match(
       text,
       /\$ kubectl run unsigned-shop [^\n]*\n[^\n]*denied the request: policy denied the request: A signature was required, but no signature exists/,
+    );
+    // The same TaskRun's provenance step attests the build with the same key.
+    assert.match(
+      text,
+      /\$ toolkit image-security attest 127\.0\.0\.1:\d+\/shop\/shop-frontend:[0-9a-f]{12} --digest=sha256:[0-9a-f]{64} --signing-secret-dir=\/etc\/toolkit\/image-signing [^\n]*--build-repository=http:\/\/127\.0\.0\.1:\d+\/toolkit-admin\/shop-frontend\.git/,
+    );
+    assert.match(
+      text,
+      /Attested 127\.0\.0\.1:\d+\/shop\/shop-frontend@sha256:[0-9a-f]{64} \(https:\/\/slsa\.dev\/provenance\/v1\) with OpenPGP key [0-9A-F]{40}/,
+    );
+    // Provenance required from that repository: verify-attestation says the condition holds, the
+    // built image is admitted and pinned, an image whose provenance names another repository is
+    // denied, the message naming the condition.
+    assert.match(
+      text,
+      /\$ toolkit image-security verify-attestation [^\n]* --type slsaprovenance1 --key-secret toolkit-system\/image-signing-key --policy provenance-policy\.yaml/,
+    );
+    assert.match(text, /Verified attestation of https:\/\/slsa\.dev\/provenance\/v1 for /);
+    assert.match(text, /condition "from-shop-frontend": true/);
+    assert.match(
+      text,
+      /\$ toolkit image-security attest 127\.0\.0\.1:\d+\/shop\/shop-frontend:elsewhere --predicate elsewhere-provenance\.json --type slsaprovenance1 --vault-key toolkit-image-signing/,
+    );
+    assert.match(
+      text,
+      /\$ kubectl run shop-built-here [^\n]*\n[^\n]*created\n[^\n]*\n {6}127\.0\.0\.1:\d+\/shop\/shop-frontend@sha256:[0-9a-f]{64}\n/,
+    );
+    assert.match(
+      text,
+      /\$ kubectl run shop-built-elsewhere [^\n]*\n[^\n]*denied the request: policy denied the request: attestation https:\/\/slsa\.dev\/provenance\/v1: condition "from-shop-frontend" is false: built from a repository other than shop-frontend/,
+    );
+    // A workload running in a warn namespace: admitted with a warning, in the audit and in the
+    // namespace's PolicyReport; rollout --enforce refuses; signed, the audit and the report pass,
+    // and rollout switches the namespace, which then denies an unsigned Pod.
+    assert.match(
+      text,
+      /\$ kubectl create deployment legacy [^\n]*\n {6}Warning: warn mode, admitted anyway: policy denied the request: A signature was required/,
+    );
+    assert.match(
+      text,
+      /\n {6}legacy +Deployment\/legacy +legacy +127\.0\.0\.1:\d+\/demo\/legacy:1 +warn +A signature was required, but no signature exists\n/,
+    );
+    assert.match(
+      text,
+      /\n {6}Deployment\/legacy 127\.0\.0\.1:\d+\/demo\/legacy:1 warn: policy denied the request: A signature was required/,
+    );
+    assert.match(
+      text,
+      /\n {6}legacy +Deployment\/legacy +legacy +127\.0\.0\.1:\d+\/demo\/legacy:1 +fail +A signature was required[^\n]*\n {6}error: Not enforcing namespace "legacy": 1 running image would be denied/,
+    );
+    assert.match(
+      text,
+      /\n {6}legacy +Deployment\/legacy +legacy +127\.0\.0\.1:\d+\/demo\/legacy:1 +pass\n/,
+    );
+    assert.match(
+      text,
+      /\n {6}Deployment\/legacy 127\.0\.0\.1:\d+\/demo\/legacy:1 pass: verified sha256:[0-9a-f]{64}\n/,
+    );
+    assert.match(
+      text,
+      /Namespace "legacy" labelled toolkit\.dev\/enforcement=enforce \(was warn\)/,
+    );
+    assert.match(
+      text,
+      /\$ kubectl run unsigned-legacy [^\n]*\n[^\n]*denied the request: policy denied the request: A signature was required/,
+    );
+    // A Kyverno ClusterPolicy imported: the ClusterImagePolicy and key Secret it became, the
+    // report of what was not carried over; applied, it admits the cosign-signed image, pinned.
+    assert.match(text, /\$ toolkit image-security import kyverno-policy\.yaml\n/);
+    assert.match(
+      text,
+      /kyverno\.io\/v1 ClusterPolicy verify-team-images rule team-key: converted: ClusterImagePolicy verify-team-images-team-key, Secret toolkit-system\/verify-team-images-team-key-key-0-0/,
+    );
+    assert.match(text, /unmapped spec\.webhookTimeoutSeconds: /);
+    assert.match(
+      text,
+      /\n {6}kind: ClusterImagePolicy\n(?: {6}[^\n]*\n)*? {10}- name: 127\.0\.0\.1:\d+\/imported\/\*\n(?: {6}[^\n]*\n)*? {18}- type: sigstoreSigned\n {20}keySecret: verify-team-images-team-key-key-0-0\n/,
+    );
+    assert.match(
+      text,
+      /\$ toolkit image-security import kyverno-policy\.yaml --apply\n(?: {6}[^\n]*\n)*? {6}ClusterImagePolicy "verify-team-images-team-key" created\n/,
+    );
+    assert.match(
+      text,
+      /\$ kubectl run imported [^\n]*\n {6}pod\/imported created\n[^\n]*\n {6}127\.0\.0\.1:\d+\/imported\/app@sha256:[0-9a-f]{64}\n/,
     );
     assert.doesNotMatch(text, /BEGIN PGP PRIVATE KEY BLOCK/);
     assert.match(text, /MutatingWebhookConfiguration "toolkit-image-security" deleted/);

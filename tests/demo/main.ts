@@ -26,7 +26,20 @@
  *    PipelineRun of the pushed commit;
  * 9. that PipelineRun's signing step, run as its Pod would run it (Tekton's own code resolves the
  *    TaskRun and builds the Pod), signs the image the build pushed with the key read from the
- *    vault into memory, and a Pod of that image is admitted and pinned;
+ *    vault into memory, and a Pod of that image is admitted and pinned; the same TaskRun's
+ *    provenance step attests the build (SLSA provenance v1, the same key);
+ * 9b. an `attestation` requirement (slsaprovenance1, the pipeline key's Secret, the CEL condition
+ *    `from-shop-frontend` on the provenance's repository) checked once with `verify-attestation
+ *    --policy`: the built image is admitted; an image signed with the same key whose provenance
+ *    (`attest --predicate`) names another repository is denied, naming the condition;
+ * 9c. a Deployment of an unsigned image admitted with a warning in a namespace labelled
+ *    `toolkit.dev/enforcement=warn` shows up in `audit` (warn) and in the namespace's PolicyReport
+ *    (the webhook runs with `--policy-reports --reports-resync 5s`); `rollout --enforce` refuses;
+ *    the image is signed, the audit is clean, the report turns to pass at the next resync, and
+ *    `rollout --enforce` labels the namespace `enforce`;
+ * 9d. `import` converts a Kyverno ClusterPolicy's verifyImages rule for the cosign key into a
+ *    ClusterImagePolicy and its key Secret, reporting what it did not carry over; `--apply`, and a
+ *    Pod of an image the real cosign signed is admitted under it;
  * 10. only the API server may call the webhook: `enable --api-server-config-dir` writes the
  *    AdmissionConfiguration and the API server's client certificate, kube-apiserver is restarted
  *    with them, `enable --client-auth` switches the webhook to `--client-ca`: a Pod is still
@@ -105,7 +118,10 @@ const onSignal = () => {
 onInterrupt(onSignal);
 
 /** `toolkit ARGS`, run from this checkout. */
-function toolkit(args: string[], options: { expectFailure?: boolean } = {}) {
+function toolkit(
+  args: string[],
+  options: { expectFailure?: boolean; show?: (line: string) => boolean } = {},
+) {
   return tour.command({
     shown: `toolkit ${args.map(quote).join(" ")}`,
     command: deno,
@@ -311,6 +327,11 @@ try {
     gpg.registriesD,
     "--registry-ca-file",
     caFile,
+    // The PolicyReport controller (on in enable's Deployment), re-auditing every 5 s here so that
+    // a fixed workload's report turns within the tour (10 minutes by default).
+    "--policy-reports",
+    "--reports-resync",
+    "5s",
   ];
   // The webhook reads policies and keys from the cluster of $KUBECONFIG.
   tour.say(`    ${tour.bold("$")} toolkit-webhook ${webhookArgs.join(" ")} &`);
@@ -681,11 +702,12 @@ try {
   ]);
 
   tour.chapter(
-    "The PipelineRun signs what it built",
+    "The PipelineRun signs and attests what it built",
     "No Pod can run here, so the build's push is done by the tour, and the signing step runs as\n" +
       "its Pod would run it: Tekton's own code resolves the run's TaskRun and builds the Pod; its\n" +
       "container's command, environment and mounted Secrets run as a process. The key is read\n" +
-      "from the vault into memory only.",
+      "from the vault into memory only. The next step attests the build with the same key: SLSA\n" +
+      "provenance naming the repository, the commit, the pipeline and the run.",
   );
   const built = `${shop}/shop-frontend:${commit.slice(0, 12)}`;
   const builtDigest = await tour.quietly(
@@ -728,6 +750,31 @@ try {
   } finally {
     await step.dispose();
   }
+  // The same TaskRun's next step attests the build: SLSA provenance naming the repository, the
+  // commit and the run, signed with the same key.
+  const provenanceStep = await runSignStep({
+    step: "provenance",
+    task: await get(["task", "toolkit-image-sign", "-n", "dev"]),
+    taskRun,
+    secrets: await namespaceSecrets(cluster, "dev"),
+    trust: caFile,
+  });
+  try {
+    const at = provenanceStep.argv.indexOf("image-security");
+    tour.ran(
+      `toolkit ${
+        provenanceStep.argv.slice(at).map((a) => quote(a.replace(provenanceStep.root, ""))).join(
+          " ",
+        )
+      }`,
+      `${provenanceStep.stderr}${provenanceStep.stdout}`,
+    );
+    if (provenanceStep.code !== 0) {
+      throw new Error(`the provenance step failed (exit ${provenanceStep.code})`);
+    }
+  } finally {
+    await provenanceStep.dispose();
+  }
   await kubectl(["run", "shop", "-n", "dev", `--image=${built}`, "--restart=Never"]);
   await kubectl([
     "get",
@@ -746,6 +793,307 @@ try {
     `--image=${shop}/shop-frontend:unsigned`,
     "--restart=Never",
   ], { expectFailure: true });
+
+  tour.chapter(
+    "Require provenance from the repository",
+    "A signature says who signed; the provenance the pipeline attested says what was built, from\n" +
+      "where. An attestation requirement verifies it with the same key and checks it with CEL: the\n" +
+      "image must come from the shop-frontend repository on Gitea. An image signed with the same\n" +
+      "key but attested as built from another repository is denied, naming the condition.",
+  );
+  const certDir = `${work}/certs`;
+  await Deno.mkdir(certDir);
+  await Deno.copyFile(caFile, `${certDir}/registry-ca.crt`);
+  const elsewhere = `${shop}/shop-frontend:elsewhere`;
+  await tour.quietly(`pushed ${elsewhere}, built from another repository`, async () => {
+    await gpg.pushImage(`${registry.host}/shop/shop-frontend:elsewhere`, {
+      content: "shop-frontend, built from another repository\n",
+    });
+  });
+  const provenancePolicy = [
+    "apiVersion: toolkit.dev/v1",
+    "kind: ClusterImagePolicy",
+    "metadata:",
+    "  name: shop-frontend-provenance",
+    "spec:",
+    "  repositories:",
+    `    - name: "${shop}/shop-frontend"`,
+    "      policy:",
+    "        simple:",
+    "          requirements:",
+    "            - type: signedBy",
+    "              keySecret: image-signing-key",
+    "            - type: attestation",
+    "              predicateType: slsaprovenance1",
+    "              keySecret: image-signing-key",
+    "              conditions:",
+    "                - name: from-shop-frontend",
+    `                  expression: 'predicate.buildDefinition.externalParameters.repository == "${shopRepo.cloneUrl}"'`,
+    "                  message: built from a repository other than shop-frontend",
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(`${work}/provenance-policy.yaml`, provenancePolicy);
+  tour.file("provenance-policy.yaml", provenancePolicy);
+  await toolkit([
+    "image-security",
+    "verify-attestation",
+    built,
+    "--type",
+    "slsaprovenance1",
+    "--key-secret",
+    "toolkit-system/image-signing-key",
+    "--policy",
+    "provenance-policy.yaml",
+    "--cert-dir",
+    "certs",
+  ], {
+    // The verified statement (stdout) trimmed to where the image was built from.
+    show: (line) =>
+      !/^\s*[{}\[\]"]/.test(line) || /"(predicateType|repository|revision)"/.test(line),
+  });
+  await kubectl(["apply", "-f", "provenance-policy.yaml"]);
+  const otherRepository = shopRepo.cloneUrl.replace(/shop-frontend(\.git)?$/, "other-app$1");
+  const forgedPredicate = JSON.stringify(
+    {
+      buildDefinition: {
+        buildType: "https://toolkit.dev/tekton/image-build/v1",
+        externalParameters: { repository: otherRepository, revision: "main" },
+      },
+      runDetails: { builder: { id: "https://tekton.example/elsewhere" } },
+    },
+    null,
+    2,
+  );
+  await Deno.writeTextFile(`${work}/elsewhere-provenance.json`, `${forgedPredicate}\n`);
+  tour.file("elsewhere-provenance.json", forgedPredicate);
+  const vaultSigning = [
+    "--vault-key",
+    "toolkit-image-signing",
+    ...vaultFlags,
+    "--cert-dir",
+    "certs",
+  ];
+  await toolkit(["image-security", "sign", elsewhere, ...vaultSigning]);
+  await toolkit([
+    "image-security",
+    "attest",
+    elsewhere,
+    "--predicate",
+    "elsewhere-provenance.json",
+    "--type",
+    "slsaprovenance1",
+    ...vaultSigning,
+  ]);
+  await tour.quietly(
+    "the policy reached the webhook",
+    () =>
+      waitFor("the provenance policy", async () => {
+        const probe = await cluster.kubectl([
+          "run",
+          "probe",
+          "-n",
+          "dev",
+          `--image=${elsewhere}`,
+          "--restart=Never",
+          "--dry-run=server",
+        ]);
+        return probe.stderr.includes("from-shop-frontend");
+      }),
+  );
+  await kubectl(["run", "shop-built-here", "-n", "dev", `--image=${built}`, "--restart=Never"]);
+  await kubectl([
+    "get",
+    "pod",
+    "shop-built-here",
+    "-n",
+    "dev",
+    "-o",
+    'jsonpath={.spec.containers[0].image}{"\\n"}',
+  ]);
+  await kubectl(
+    ["run", "shop-built-elsewhere", "-n", "dev", `--image=${elsewhere}`, "--restart=Never"],
+    { expectFailure: true },
+  );
+
+  tour.chapter(
+    "What already runs: audit, PolicyReports, rollout",
+    "Enforcement sees what is created after it is on. A namespace labelled\n" +
+      "toolkit.dev/enforcement=warn admits what would be denied, with a warning; audit tells what\n" +
+      "runs there that enforcement would deny, and the webhook keeps the same verdicts in the\n" +
+      "namespace's PolicyReport. Once the image is signed, rollout --enforce switches the\n" +
+      "namespace, after its own audit finds nothing to deny.",
+  );
+  const legacy = `${registry.host}/demo/legacy:1`;
+  await tour.quietly(`pushed ${legacy}, not signed`, async () => {
+    await gpg.pushImage(legacy, { content: "running since before enforcement\n" });
+  });
+  const auditFlags = [
+    "-n",
+    "legacy",
+    "--insecure-registry",
+    registry.host,
+    "--registries.d",
+    gpg.registriesD,
+  ];
+  await kubectl(["create", "namespace", "legacy"]);
+  await kubectl(["label", "namespace", "legacy", "toolkit.dev/enforcement=warn"]);
+  await tour.quietly(
+    "the namespace's service account exists",
+    () =>
+      waitFor(
+        "the namespace's service account",
+        async () =>
+          (await cluster.kubectl(["get", "serviceaccount", "default", "-n", "legacy"])).code === 0,
+      ),
+  );
+  await kubectl(["create", "deployment", "legacy", "-n", "legacy", `--image=${legacy}`]);
+  await toolkit(["image-security", "audit", ...auditFlags]);
+  const reportResults = async () => {
+    const r = await cluster.kubectl([
+      "get",
+      "policyreport",
+      "toolkit-image-policy",
+      "-n",
+      "legacy",
+      "-o",
+      "json",
+    ]);
+    if (r.code !== 0) return [];
+    return (JSON.parse(r.stdout).results ?? []) as { result: string }[];
+  };
+  const reportColumns = [
+    "get",
+    "policyreport",
+    "toolkit-image-policy",
+    "-n",
+    "legacy",
+    "-o",
+    'jsonpath={range .results[*]}{.resources[0].kind}/{.resources[0].name} {.properties.image} {.result}: {.message}{"\\n"}{end}',
+  ];
+  await tour.quietly(
+    "the webhook wrote the namespace's PolicyReport",
+    () =>
+      waitFor("the PolicyReport of legacy", async () => {
+        const results = await reportResults();
+        return results.length > 0 && results.every((r) => r.result !== "pass");
+      }, { process: webhook }),
+  );
+  await kubectl(reportColumns);
+  await toolkit(["image-security", "rollout", "--enforce", ...auditFlags], {
+    expectFailure: true,
+  });
+  await toolkit(["image-security", "sign", legacy, "--key", "signing.key.asc", ...registryFlags]);
+  await toolkit(["image-security", "audit", ...auditFlags]);
+  await tour.quietly(
+    "the next resync turned the PolicyReport (--reports-resync 5s)",
+    () =>
+      waitFor("the PolicyReport of legacy to pass", async () => {
+        const results = await reportResults();
+        return results.length > 0 && results.every((r) => r.result === "pass");
+      }, { process: webhook }),
+  );
+  await kubectl(reportColumns);
+  await toolkit(["image-security", "rollout", "--enforce", ...auditFlags]);
+  await kubectl(["get", "namespace", "legacy", "-L", "toolkit.dev/enforcement"]);
+  await kubectl([
+    "run",
+    "unsigned-legacy",
+    "-n",
+    "legacy",
+    `--image=${unsigned}`,
+    "--restart=Never",
+    "--dry-run=server",
+  ], { expectFailure: true });
+
+  tour.chapter(
+    "Bring a policy from Kyverno",
+    "A team moving from another admission controller keeps its policies: import converts a\n" +
+      "Kyverno ClusterPolicy's verifyImages rules (and sigstore policy-controller's and\n" +
+      "Connaisseur's policies) into toolkit's, with the key Secrets they need, and reports every\n" +
+      "field that was not carried over as it was.",
+  );
+  const imported = `${registry.host}/imported/app:1`;
+  await tour.quietly(`pushed ${imported}`, async () => {
+    await gpg.pushImage(imported, { content: "a team's app, signed with cosign\n" });
+  });
+  const importedSignArgs = [
+    "sign",
+    "--key",
+    `${work}/cosign.key`,
+    "--use-signing-config=false",
+    "--tlog-upload=false",
+    "--allow-insecure-registry",
+    "-y",
+    imported,
+  ];
+  await tour.command({
+    shown: `cosign ${importedSignArgs.map((a) => quote(a.replace(`${work}/`, ""))).join(" ")}`,
+    command: cosign.binary,
+    args: importedSignArgs,
+    // cosign's deprecation and tag warnings are shown in the cosign chapter above.
+    show: (line) => line.trim() !== "" && !/^(Flag |WARNING|\s)/.test(line),
+  });
+  const cosignPublicKey = (await Deno.readTextFile(`${work}/cosign.pub`)).trimEnd();
+  const peerPolicy = [
+    "apiVersion: kyverno.io/v1",
+    "kind: ClusterPolicy",
+    "metadata:",
+    "  name: verify-team-images",
+    "spec:",
+    "  validationFailureAction: Enforce",
+    "  webhookTimeoutSeconds: 30",
+    "  rules:",
+    "    - name: team-key",
+    "      match:",
+    "        any:",
+    "          - resources:",
+    "              kinds:",
+    "                - Pod",
+    "      verifyImages:",
+    "        - imageReferences:",
+    `            - "${registry.host}/imported/*"`,
+    "          mutateDigest: true",
+    "          attestors:",
+    "            - entries:",
+    "                - keys:",
+    "                    publicKeys: |-",
+    ...cosignPublicKey.split("\n").map((line) => `                      ${line}`),
+    "                    rekor:",
+    "                      ignoreTlog: true",
+    "                    ctlog:",
+    "                      ignoreSCT: true",
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(`${work}/kyverno-policy.yaml`, peerPolicy);
+  tour.file("kyverno-policy.yaml", peerPolicy);
+  await toolkit(["image-security", "import", "kyverno-policy.yaml"]);
+  await toolkit(["image-security", "import", "kyverno-policy.yaml", "--apply"]);
+  await tour.quietly(
+    "the policy reached the webhook",
+    () =>
+      waitFor("the imported policy", async () => {
+        const probe = await cluster.kubectl([
+          "run",
+          "probe",
+          "-n",
+          "shop",
+          `--image=${imported}`,
+          "--restart=Never",
+          "--dry-run=server",
+        ]);
+        return probe.code === 0;
+      }),
+  );
+  await kubectl(["run", "imported", "-n", "shop", `--image=${imported}`, "--restart=Never"]);
+  await kubectl([
+    "get",
+    "pod",
+    "imported",
+    "-n",
+    "shop",
+    "-o",
+    'jsonpath={.spec.containers[0].image}{"\\n"}',
+  ]);
 
   tour.chapter(
     "Only the API server may call the webhook",

@@ -19,6 +19,8 @@ export interface TourCommand {
   readonly stdin?: string;
   /** Whether the command is expected to fail (an admission denial). */
   readonly expectFailure?: boolean;
+  /** Which lines of the output to show (default all); each run of lines left out shows as `…`. */
+  readonly show?: (line: string) => boolean;
 }
 
 /** What a command printed. */
@@ -103,7 +105,16 @@ export class Tour {
       ...(command.stdin === undefined ? {} : { stdin: command.stdin }),
     });
     const output = `${result.stdout}${result.stderr}`.trimEnd();
-    for (const line of output === "" ? [] : output.split("\n")) this.say(`      ${line}`);
+    let elided = false;
+    for (const line of output === "" ? [] : output.split("\n")) {
+      if (command.show && !command.show(line)) {
+        if (!elided) this.say(`      …`);
+        elided = true;
+        continue;
+      }
+      elided = false;
+      this.say(`      ${line}`);
+    }
     const failed = result.code !== 0;
     if (failed !== (command.expectFailure ?? false)) {
       throw new Error(
