@@ -7,7 +7,10 @@
  *
  * 1. **The signature over the exact bytes.** Legacy: the layer's payload blob, with the
  *    `dev.cosignproject.cosign/signature` annotation. Bundle: the DSSE pre-authentication encoding
- *    of the envelope's payload (which must be an in-toto statement, with one signature).
+ *    of the envelope's payload (which must be an in-toto statement, with one signature). A legacy
+ *    `.att` layer (an attestation, {@linkcode verifyLegacyAttestationSignature}): the layer blob is
+ *    a DSSE envelope whose one signature, over its pre-authentication encoding, stands for the
+ *    payload's; every other step is the legacy `.sig` layer's, from the same annotations.
  *    - Keyed: one of the key Secret's keys verifies it (the digest the key's type signs with, see
  *      `public_keys.ts`). Nothing a signature carries is ever used as a key: not a certificate,
  *      not a public key in a bundle or in the certificate annotation (GHSA-fx35-mq7g-6g98).
@@ -26,9 +29,11 @@
  *    `tlog: required` (the default for keyless). Keyed with `tlog: required` needs a log entry
  *    verified by a log key of the requirement's trust root, every entry naming the key or
  *    certificate the signature is verified with (`log_entry_verifier.ts`; no Rekor v2 `dsse`
- *    entry); keyed with `tlog: optional` (the
- *    default for keyed) ignores log entries and timestamps, as `cosign verify
- *    --insecure-ignore-tlog` does.
+ *    entry). A legacy `.att` layer's entries are `intoto` (0.0.1, whose inclusion promise is
+ *    verified here as the library verifies the others', 0.0.2) or `dsse` entries whose hash of
+ *    the whole envelope is the layer blob's (cosign's check), and its RFC 3161 timestamps are over
+ *    the envelope (cosign's). Keyed with `tlog: optional` (the default for keyed) ignores log
+ *    entries and timestamps, as `cosign verify --insecure-ignore-tlog` does.
  * 3. **The image.** Legacy: the payload (strict JSON, `critical.type` cosign's) names the digest
  *    being admitted, and its `docker-reference` meets the `signedIdentity` rule (by default
  *    `matchRepository`: a cosign signature names only a repository). Bundle: the statement's
