@@ -19,9 +19,13 @@
  *   `attestation` requirement: keyless (trustRootRef, identities) and keyed with `tlog: required`
  *   admit and pin; without a log entry, with an entry naming another certificate, with an entry
  *   of a log the trust root does not list, and keyless for another identity are denied with
- *   their reasons (cosign refusing each for the same reason).
+ *   their reasons (cosign refusing each for the same reason). `toolkit image-security
+ *   verify-attestation --trust-root` agrees on the keyless ones.
  */
 import assert from "node:assert/strict";
+import { runCli } from "../../cli/app.ts";
+import { commandContext } from "../../cli/context.ts";
+import { bufferedIO } from "../../cli/io.ts";
 import { createPublicKey } from "node:crypto";
 import { e2eSkipReason, pushTestImage, startCosign } from "../env/mod.ts";
 import { startWorld } from "./_world.ts";
@@ -258,6 +262,46 @@ Deno.test({
         assert.match(r.stderr, cosignRefusal, name);
       }
     });
+
+    await t.step(
+      "toolkit verify-attestation --trust-root verifies the keyless layers, refuses the others",
+      async () => {
+        const verify = async (image: string) => {
+          const io = bufferedIO({ cwd: dir });
+          const status = await runCli([
+            "image-security",
+            "verify-attestation",
+            image,
+            "--type",
+            "slsaprovenance1",
+            "--trust-root",
+            rootFile,
+            "--certificate-identity",
+            SUBJECT,
+            "--certificate-oidc-issuer",
+            ISSUER,
+            "--tls-verify=false",
+            "-o",
+            "json",
+          ], commandContext(io));
+          return { status, out: io.out(), err: io.err() };
+        };
+        for (const { name, image, digest, how } of admitted) {
+          if (how !== "keyless") continue;
+          const r = await verify(image);
+          assert.equal(r.status, 0, `${name}: ${r.err}`);
+          const data = JSON.parse(r.out);
+          assert.equal(data.digest, digest, name);
+          assert.equal(data.attestations[0].format, "legacy", name);
+        }
+        for (const { name, image, how, message } of denied) {
+          if (how !== "keyless") continue;
+          const r = await verify(image);
+          assert.equal(r.status, 1, name);
+          assert.match(r.err, message, name);
+        }
+      },
+    );
 
     await world.namespaces("dev");
     await world.keySecret("build-keys", publicPem);
