@@ -6,6 +6,8 @@
  *
  * - Rekor v1 `hashedrekord` 0.0.1: `spec.signature.publicKey.content` (base64 of a PEM);
  * - Rekor v1 `dsse` 0.0.1: `spec.signatures[].verifier` (base64 of a PEM);
+ * - Rekor v1 `intoto` 0.0.1: `spec.publicKey` (base64 of a PEM; legacy `.att` attestations of
+ *   older cosign, see `verify.ts`);
  * - Rekor v1 `intoto` 0.0.2: `spec.content.envelope.signatures[].publicKey` (base64 of a PEM);
  * - Rekor v2 `hashedrekord` 0.0.2: `spec.hashedRekordV002.signature.verifier`, its
  *   `x509Certificate.rawBytes` or `publicKey.rawBytes` (base64 DER).
@@ -56,6 +58,8 @@ function namedDers(kind: string, version: string, body: unknown): Uint8Array[] |
       return pems([at(body, "spec", "signature", "publicKey", "content")]);
     case "dsse 0.0.1":
       return pems(list(at(body, "spec", "signatures")).map((s) => at(s, "verifier")));
+    case "intoto 0.0.1":
+      return pems([at(body, "spec", "publicKey")]);
     case "intoto 0.0.2":
       return pems(
         list(at(body, "spec", "content", "envelope", "signatures")).map((s) => at(s, "publicKey")),

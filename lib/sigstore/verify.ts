@@ -7,7 +7,10 @@
  *
  * 1. **The signature over the exact bytes.** Legacy: the layer's payload blob, with the
  *    `dev.cosignproject.cosign/signature` annotation. Bundle: the DSSE pre-authentication encoding
- *    of the envelope's payload (which must be an in-toto statement, with one signature).
+ *    of the envelope's payload (which must be an in-toto statement, with one signature). A legacy
+ *    `.att` layer (an attestation, {@linkcode verifyLegacyAttestationSignature}): the layer blob is
+ *    a DSSE envelope whose one signature, over its pre-authentication encoding, stands for the
+ *    payload's; every other step is the legacy `.sig` layer's, from the same annotations.
  *    - Keyed: one of the key Secret's keys verifies it (the digest the key's type signs with, see
  *      `public_keys.ts`). Nothing a signature carries is ever used as a key: not a certificate,
  *      not a public key in a bundle or in the certificate annotation (GHSA-fx35-mq7g-6g98).
@@ -26,9 +29,11 @@
  *    `tlog: required` (the default for keyless). Keyed with `tlog: required` needs a log entry
  *    verified by a log key of the requirement's trust root, every entry naming the key or
  *    certificate the signature is verified with (`log_entry_verifier.ts`; no Rekor v2 `dsse`
- *    entry); keyed with `tlog: optional` (the
- *    default for keyed) ignores log entries and timestamps, as `cosign verify
- *    --insecure-ignore-tlog` does.
+ *    entry). A legacy `.att` layer's entries are `intoto` (0.0.1, whose inclusion promise is
+ *    verified here as the library verifies the others', 0.0.2) or `dsse` entries whose hash of
+ *    the whole envelope is the layer blob's (cosign's check), and its RFC 3161 timestamps are over
+ *    the envelope (cosign's). Keyed with `tlog: optional` (the default for keyed) ignores log
+ *    entries and timestamps, as `cosign verify --insecure-ignore-tlog` does.
  * 3. **The image.** Legacy: the payload (strict JSON, `critical.type` cosign's) names the digest
  *    being admitted, and its `docker-reference` meets the `signedIdentity` rule (by default
  *    `matchRepository`: a cosign signature names only a repository). Bundle: the statement's
@@ -40,7 +45,7 @@
 import { Buffer } from "node:buffer";
 import { createPublicKey, type KeyObject } from "node:crypto";
 import { type Bundle, bundleFromJSON } from "@sigstore/bundle";
-import { dsse, X509Certificate } from "@sigstore/core";
+import { crypto as coreCrypto, dsse, json as canonicalJson, X509Certificate } from "@sigstore/core";
 import {
   type SignedEntity,
   toSignedEntity,
@@ -65,6 +70,7 @@ import {
   parseCosignStatement,
   parsePayload,
 } from "../signature/mod.ts";
+import type { DsseEnvelope } from "../signature/mod.ts";
 import { installNodeDefaultDigest } from "./_node_default_digest.ts";
 import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
 
@@ -81,6 +87,9 @@ import type { StoredCosignSignature } from "../registry/mod.ts";
 import type { TrustRoot } from "./trust_root.ts";
 
 installNodeDefaultDigest();
+
+/** A bundle's transparency log entry. */
+type TransparencyLogEntry = Bundle["verificationMaterial"]["tlogEntries"][number];
 
 /** Whether a transparency log entry must back the signature. */
 export type TlogPolicy = "required" | "optional";
@@ -266,16 +275,26 @@ async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
 }
 
 /**
- * A legacy layer as a sigstore bundle v0.1 over its payload (a message signature), so that the
- * library checks it like any bundle. The key is a placeholder hint for keyed trust (the keys
- * come from the Secret, never from the signature) and the certificate annotation for keyless.
+ * What a legacy layer signs: its payload blob (a `.sig` layer, the signature in the
+ * `dev.cosignproject.cosign/signature` annotation), or the DSSE envelope the blob is (an `.att`
+ * layer, whose one signature is over the envelope's pre-authentication encoding).
+ */
+type LegacyContent =
+  | { readonly $case: "payload" }
+  | { readonly $case: "envelope"; readonly envelope: DsseEnvelope };
+
+/**
+ * A legacy layer as a sigstore bundle v0.1 (a message signature over its payload, or its DSSE
+ * envelope), so that the library checks it like any bundle. The key is a placeholder hint for
+ * keyed trust (the keys come from the Secret, never from the signature) and the certificate
+ * annotation for keyless.
  */
 async function legacyBundle(
   signature: Extract<StoredCosignSignature, { format: "legacy" }>,
   keyless: boolean,
+  content: LegacyContent = { $case: "payload" },
 ): Promise<Bundle> {
   const annotations = signature.annotations;
-  const rawSignature = base64(annotations[COSIGN_SIGNATURE_ANNOTATION], "signature annotation");
   const bundleAnnotation = annotations[COSIGN_BUNDLE_ANNOTATION];
   const timestampAnnotation = annotations[COSIGN_RFC3161_TIMESTAMP_ANNOTATION];
   const certificate = annotations[COSIGN_CERTIFICATE_ANNOTATION];
@@ -290,6 +309,28 @@ async function legacyBundle(
   } else {
     material = { publicKey: { hint: "" } };
   }
+  let signed: Record<string, unknown>;
+  if (content.$case === "payload") {
+    const rawSignature = base64(annotations[COSIGN_SIGNATURE_ANNOTATION], "signature annotation");
+    signed = {
+      messageSignature: {
+        messageDigest: {
+          algorithm: "SHA2_256",
+          digest: encodeBase64(await sha256(signature.payload)),
+        },
+        signature: encodeBase64(rawSignature),
+      },
+    };
+  } else {
+    const { envelope } = content;
+    signed = {
+      dsseEnvelope: {
+        payload: encodeBase64(envelope.payload),
+        payloadType: envelope.payloadType,
+        signatures: envelope.signatures.map((s) => ({ sig: encodeBase64(s.sig), keyid: s.keyid })),
+      },
+    };
+  }
   const json = {
     mediaType: BUNDLE_V01_MEDIA_TYPE,
     verificationMaterial: {
@@ -299,13 +340,7 @@ async function legacyBundle(
         rfc3161Timestamps: timestampAnnotation ? [legacyTimestamp(timestampAnnotation)] : [],
       },
     },
-    messageSignature: {
-      messageDigest: {
-        algorithm: "SHA2_256",
-        digest: encodeBase64(await sha256(signature.payload)),
-      },
-      signature: encodeBase64(rawSignature),
-    },
+    ...signed,
   };
   try {
     return bundleFromJSON(json);
@@ -374,12 +409,15 @@ function signatureBytes(bundle: Bundle): Uint8Array {
 
 /**
  * The library's view of the bundle, with the signature checked over the digest cosign uses for
- * the key's type (the library would use SHA-256 for every ECDSA key).
+ * the key's type (the library would use SHA-256 for every ECDSA key). `timestamped`: the bytes
+ * an RFC 3161 timestamp is over when they are not the signature (a legacy `.att` layer's: the
+ * envelope, as cosign timestamps and verifies attestations).
  */
 function signedEntity(
   bundle: Bundle,
   data: Uint8Array,
   key: SignedEntity["key"] | undefined,
+  timestamped?: Uint8Array,
 ): SignedEntity {
   const entity = toSignedEntity(bundle, Buffer.from(data));
   const content = entity.signature;
@@ -387,7 +425,8 @@ function signedEntity(
     ...entity,
     ...(key ? { key } : {}),
     signature: {
-      signature: content.signature,
+      // What the library verifies timestamps over (and only that).
+      signature: timestamped ? Buffer.from(timestamped) : content.signature,
       compareSignature: (s) => content.compareSignature(s),
       compareDigest: (d) => content.compareDigest(d),
       compareSignedDigest: (d) => content.compareSignedDigest(d),
@@ -412,10 +451,36 @@ function runVerifier(material: TrustMaterial, options: VerifierOptions, entity: 
   }
 }
 
+/**
+ * What a legacy `.att` layer's verification adds: the bytes its RFC 3161 timestamps are over (the
+ * envelope), and the log entries whose inclusion promise and body were verified here (`intoto`
+ * 0.0.1 entries, which the library does not read; see {@linkcode verifyLegacyAttestationSignature}).
+ */
+interface EvidenceOptions {
+  readonly timestamped?: Uint8Array;
+  readonly verifiedHere?: readonly object[];
+}
+
+/** The entity without the entries verified here, and the log threshold left for the library. */
+function forLibrary(
+  entity: SignedEntity,
+  threshold: number,
+  options: EvidenceOptions,
+): { entity: SignedEntity; tlogThreshold: number } {
+  const here = options.verifiedHere ?? [];
+  if (here.length === 0) return { entity, tlogThreshold: threshold };
+  return {
+    // Their integrated times stay among the entity's (verified) timestamps.
+    entity: { ...entity, tlogEntries: entity.tlogEntries.filter((e) => !here.includes(e)) },
+    tlogThreshold: Math.max(0, threshold - here.length),
+  };
+}
+
 function verifyKeyed(
   trust: Extract<SigstoreTrust, { keys: unknown }>,
   bundle: Bundle,
   data: Uint8Array,
+  options: EvidenceOptions = {},
 ): { keyId: string; signedAt?: Date } {
   const signature = signatureBytes(bundle);
   const key = trust.keys.find((k) => verifyWithKey(k.key, data, signature));
@@ -436,10 +501,12 @@ function verifyKeyed(
     ...trust.trustRoot.material,
     publicKey: () => ({ publicKey: key.key, validFor: () => true }),
   };
-  runVerifier(material, { tlogThreshold: 1, ctlogThreshold: 0, timestampThreshold: 0 }, {
-    ...entity,
-    timestamps: [],
-  });
+  const checked = forLibrary(entity, 1, options);
+  runVerifier(material, {
+    tlogThreshold: checked.tlogThreshold,
+    ctlogThreshold: 0,
+    timestampThreshold: 0,
+  }, { ...checked.entity, timestamps: [] });
   checkLogEntryVerifiers(bundle, {
     der: new Uint8Array(key.key.export({ type: "spki", format: "der" })),
     what: "key",
@@ -452,6 +519,7 @@ async function verifyKeyless(
   trust: Extract<SigstoreTrust, { keyless: unknown }>,
   bundle: Bundle,
   data: Uint8Array,
+  options: EvidenceOptions = {},
 ): Promise<{ subject: string; issuer: string; signedAt?: Date }> {
   const { trustRoot, identities } = trust.keyless;
   const material = bundle.verificationMaterial.content;
@@ -476,12 +544,13 @@ async function verifyKeyless(
   // is its type, not the signature.
   const problem = certificateKeyProblem(certificate);
   if (problem !== undefined) refuse(`its certificate's key type is not accepted (${problem})`);
-  const entity = signedEntity(bundle, data, undefined);
+  const entity = signedEntity(bundle, data, undefined, options.timestamped);
+  const checked = forLibrary(entity, trust.tlog === "required" ? 1 : 0, options);
   const signer = runVerifier(trustRoot.material, {
-    tlogThreshold: trust.tlog === "required" ? 1 : 0,
+    tlogThreshold: checked.tlogThreshold,
     ctlogThreshold: trustRoot.counts.ctlogs > 0 ? 1 : 0,
     timestampThreshold: 1,
-  }, entity);
+  }, checked.entity);
   if (keyAlgorithm(signer.key) === undefined) refuse("its certificate's key type is not accepted");
   checkCertificatePath(certificate, trustRoot);
   checkLogEntryVerifiers(bundle, { der: new Uint8Array(leaf.rawBytes), what: "certificate" });
@@ -685,6 +754,147 @@ export async function verifySigstoreBundle(
     const who = "keyless" in trust
       ? await verifyKeyless(trust, bundle, data)
       : verifyKeyed(trust, bundle, data);
+    return { verified: true, ...who };
+  } catch (error) {
+    return {
+      verified: false,
+      reason: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+/** The hex of `bytes`. */
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A log entry's body, parsed (bounded). */
+function entryBody(entry: TransparencyLogEntry): Record<string, unknown> {
+  return jsonObject(
+    new TextDecoder().decode(entry.canonicalizedBody),
+    "transparency log entry body",
+  );
+}
+
+function hashOf(value: unknown): { algorithm: unknown; value: unknown } | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { algorithm, value: hash } = value as Record<string, unknown>;
+  return { algorithm, value: hash };
+}
+
+/**
+ * Each log entry of a legacy `.att` layer is an `intoto` (0.0.1, 0.0.2) or `dsse` (0.0.1) entry
+ * of this envelope: the hash it keeps of the whole envelope is the SHA-256 of the layer blob (as
+ * cosign's `VerifyBundle` compares it), and an `intoto` 0.0.1 entry's payload hash, if it has
+ * one, the payload's (the library compares the signature and payload hash of the others).
+ */
+async function checkEnvelopeEntries(
+  bundle: Bundle,
+  blob: Uint8Array,
+  envelope: DsseEnvelope,
+): Promise<void> {
+  const blobHash = hex(await sha256(blob));
+  for (const entry of bundle.verificationMaterial.tlogEntries) {
+    const kind = `${entry.kindVersion?.kind ?? ""} ${entry.kindVersion?.version ?? ""}`;
+    const body = entryBody(entry);
+    const spec = body.spec as Record<string, unknown> | undefined;
+    const content = (spec?.content ?? undefined) as Record<string, unknown> | undefined;
+    const envelopeHash = kind === "dsse 0.0.1"
+      ? hashOf(spec?.envelopeHash)
+      : kind === "intoto 0.0.1" || kind === "intoto 0.0.2"
+      ? hashOf(content?.hash)
+      : refuse(
+        `its transparency log entry is a ${kind} entry, not an intoto or dsse entry of the envelope`,
+      );
+    if (envelopeHash?.algorithm !== "sha256" || envelopeHash.value !== blobHash) {
+      refuse(
+        `its transparency log entry (${kind}) is for another envelope (its envelope hash is not the layer's)`,
+      );
+    }
+    const payloadHash = hashOf(content?.payloadHash);
+    if (
+      kind === "intoto 0.0.1" && payloadHash !== undefined &&
+      (payloadHash.algorithm !== "sha256" ||
+        payloadHash.value !== hex(await sha256(envelope.payload)))
+    ) {
+      refuse("its transparency log entry (intoto 0.0.1) is for another payload");
+    }
+  }
+}
+
+/**
+ * The inclusion promises of a legacy layer's `intoto` 0.0.1 entries (which the library refuses
+ * to read), verified here as the library verifies the others': the signed entry timestamp over
+ * the canonical JSON of body, integrated time, log index and log id, by a log of the trust root
+ * with that id whose key was valid at the integrated time. Returns the entries verified.
+ */
+function verifyIntotoV001Promises(
+  bundle: Bundle,
+  trustRoot: TrustRoot | undefined,
+): object[] {
+  const entries = bundle.verificationMaterial.tlogEntries.filter((e) =>
+    e.kindVersion?.kind === "intoto" && e.kindVersion.version === "0.0.1"
+  );
+  if (entries.length === 0) return [];
+  if (trustRoot === undefined) {
+    refuse("tlog: required needs a trust root with the transparency log's keys");
+  }
+  for (const entry of entries) {
+    const promise = entry.inclusionPromise;
+    if (promise === undefined) refuse("its transparency log entry has no inclusion promise");
+    const at = new Date(Number(entry.integratedTime) * 1000);
+    const data = new TextEncoder().encode(canonicalJson.canonicalize({
+      body: Buffer.from(entry.canonicalizedBody).toString("base64"),
+      integratedTime: Number(entry.integratedTime),
+      logIndex: Number(entry.logIndex),
+      logID: Buffer.from(entry.logId!.keyId).toString("hex"),
+    }));
+    const verified = trustRoot.material.tlogs.some((log) =>
+      log.logID.equals(entry.logId!.keyId) && log.validFor.start <= at &&
+      at <= log.validFor.end &&
+      coreCrypto.verify(Buffer.from(data), log.publicKey, promise.signedEntryTimestamp)
+    );
+    if (!verified) refuse(LIBRARY_REASONS.TLOG_INCLUSION_PROMISE_ERROR!);
+  }
+  return entries;
+}
+
+/**
+ * Verifies a legacy `.att` layer (its blob `blob` the DSSE envelope `envelope`, parsed) keyless,
+ * or keyed with `tlog: required`, exactly as {@linkcode verifyCosignSignature} verifies a legacy
+ * `.sig` layer (steps 1 and 2: the same certificate, identity, log and timestamp evidence from
+ * the same annotations), with the envelope's one signature over its pre-authentication encoding
+ * standing for the payload's signature, RFC 3161 timestamps over the envelope (cosign's), and
+ * each log entry an `intoto` or `dsse` entry of this envelope ({@linkcode checkEnvelopeEntries})
+ * naming the certificate or key. What the statement says is not looked at here. Keyed with
+ * `tlog: optional`, log entries and timestamps are ignored.
+ */
+export async function verifyLegacyAttestationSignature(
+  blob: Uint8Array,
+  annotations: Readonly<Record<string, string>>,
+  envelope: DsseEnvelope,
+  trust: SigstoreTrust,
+): Promise<SigstoreSigner> {
+  try {
+    if (envelope.signatures.length !== 1) {
+      refuse(`its DSSE envelope holds ${envelope.signatures.length} signatures, not one`);
+    }
+    const keyless = "keyless" in trust;
+    const layer = { format: "legacy", payload: blob, annotations, where: "" } as const;
+    const bundle = await legacyBundle(layer, keyless, { $case: "envelope", envelope });
+    const data = signedBytes(bundle, undefined);
+    if (!keyless && trust.tlog === "optional") {
+      return { verified: true, ...verifyKeyed(trust, bundle, data) };
+    }
+    await checkEnvelopeEntries(bundle, blob, envelope);
+    const trustRoot = keyless ? trust.keyless.trustRoot : trust.trustRoot;
+    const options = {
+      timestamped: blob,
+      verifiedHere: verifyIntotoV001Promises(bundle, trustRoot),
+    };
+    const who = keyless
+      ? await verifyKeyless(trust, bundle, data, options)
+      : verifyKeyed(trust, bundle, data, options);
     return { verified: true, ...who };
   } catch (error) {
     return {

@@ -10,8 +10,13 @@
  *    - A legacy `.att` layer (its blob the envelope): one of the envelope's signatures verifies
  *      with a PEM key of the requirement (cosign's: ASN.1 DER over the key type's digest of the
  *      PAE), or is an OpenPGP binary detached signature over the PAE by one of its OpenPGP keys
- *      (toolkit's simple-signing keys). A legacy layer is verified with keys and `tlog:
- *      optional` only: keyless and logged attestations are read from bundles.
+ *      (toolkit's simple-signing keys). Keyless, and keyed with `tlog: required`, the layer is
+ *      verified as strictly as a legacy `.sig` signature (`verify.ts`'s
+ *      `verifyLegacyAttestationSignature`): the envelope's one signature, the certificate of the
+ *      `dev.sigstore.cosign/certificate` annotation and its identity, the Rekor entry of the
+ *      `dev.sigstore.cosign/bundle` annotation (an `intoto` or `dsse` entry of this envelope,
+ *      naming this certificate or key, its signed entry timestamp by a log of the trust root)
+ *      and the `dev.sigstore.cosign/rfc3161timestamp` annotation (over the envelope).
  * 2. **The statement**: strict JSON, an in-toto Statement v1 or v0.1, one subject's digest the
  *    digest being admitted. The predicate type is returned for the requirement to compare (an
  *    image's attestations of every type verified with one trust are what conditions see).
@@ -32,7 +37,11 @@ import {
 import type { StoredCosignSignature } from "../registry/mod.ts";
 import { decodeBase64 } from "../base64.ts";
 import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
-import { type SigstoreTrust, verifySigstoreBundle } from "./verify.ts";
+import {
+  type SigstoreTrust,
+  verifyLegacyAttestationSignature,
+  verifySigstoreBundle,
+} from "./verify.ts";
 import { verifyWithKey } from "./public_keys.ts";
 
 /** What an `attestation` requirement trusts. */
@@ -112,23 +121,25 @@ function isOpenPgpSignaturePacket(bytes: Uint8Array): boolean {
   return tag === 2;
 }
 
-/** Verifies a legacy envelope's signatures; returns the signer. */
+/** Verifies a legacy envelope's signatures (the layer's blob and annotations); returns the signer. */
 async function verifyEnvelope(
   envelope: DsseEnvelope,
+  layer: Extract<StoredCosignSignature, { format: "legacy" }>,
   trust: AttestationTrust,
 ): Promise<{ signer: string; validUntil?: Date }> {
   const pae = dssePae(envelope.payloadType, envelope.payload);
   const sigstore = trust.sigstore;
   const reasons: string[] = [];
   if (sigstore !== undefined) {
-    if ("keyless" in sigstore) {
-      reasons.push(
-        "a legacy .att attestation is not verified keyless (keyless attestations are read from bundles)",
+    if ("keyless" in sigstore || sigstore.tlog === "required") {
+      const who = await verifyLegacyAttestationSignature(
+        layer.payload,
+        layer.annotations,
+        envelope,
+        sigstore,
       );
-    } else if (sigstore.tlog === "required") {
-      reasons.push(
-        "a legacy .att attestation's log entry is not read (tlog: required needs a bundle)",
-      );
+      if (who.verified) return { signer: who.keyId ?? `${who.subject} (${who.issuer})` };
+      reasons.push(who.reason);
     } else {
       for (const { sig } of envelope.signatures) {
         const key = sigstore.keys.find((k) => verifyWithKey(k.key, pae, sig));
@@ -175,7 +186,7 @@ export async function verifyAttestation(
     let validUntil: Date | undefined;
     if (stored.format === "legacy") {
       envelope = parseDsseEnvelope(stored.payload);
-      ({ signer, validUntil } = await verifyEnvelope(envelope, trust));
+      ({ signer, validUntil } = await verifyEnvelope(envelope, stored, trust));
     } else {
       if (trust.sigstore === undefined) {
         refuse(

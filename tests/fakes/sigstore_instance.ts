@@ -592,3 +592,110 @@ export function messageBundle(options: {
   };
   return new TextEncoder().encode(JSON.stringify(bundle));
 }
+
+/** The Rekor entry kinds cosign logs a legacy `.att` attestation as. */
+export type AttestationEntryKind = "dsse 0.0.1" | "intoto 0.0.1" | "intoto 0.0.2";
+
+/**
+ * The Rekor v1 body of the attestation `envelope` (its JSON bytes as uploaded), signed by
+ * `verifier` (a PEM): `dsse` 0.0.1 (cosign v2's default, v3's), `intoto` 0.0.1 (older cosign,
+ * `--rekor-entry-type intoto`) or `intoto` 0.0.2, as Rekor canonicalises each.
+ */
+export function attestationRekordBody(
+  kind: AttestationEntryKind,
+  envelope: Uint8Array,
+  verifier: string,
+): Record<string, unknown> {
+  const parsed = JSON.parse(new TextDecoder().decode(envelope));
+  const payload = Uint8Array.from(Buffer.from(parsed.payload, "base64"));
+  const signature = Uint8Array.from(Buffer.from(parsed.signatures[0].sig, "base64"));
+  const hash = (bytes: Uint8Array) => ({ algorithm: "sha256", value: hex(sha256(bytes)) });
+  const pem = encodeBase64(new TextEncoder().encode(verifier));
+  switch (kind) {
+    case "dsse 0.0.1":
+      return {
+        apiVersion: "0.0.1",
+        kind: "dsse",
+        spec: {
+          envelopeHash: hash(envelope),
+          payloadHash: hash(payload),
+          signatures: [{ signature: encodeBase64(signature), verifier: pem }],
+        },
+      };
+    case "intoto 0.0.1":
+      return {
+        apiVersion: "0.0.1",
+        kind: "intoto",
+        spec: { content: { hash: hash(envelope), payloadHash: hash(payload) }, publicKey: pem },
+      };
+    case "intoto 0.0.2":
+      return {
+        apiVersion: "0.0.2",
+        kind: "intoto",
+        spec: {
+          content: {
+            envelope: {
+              payloadType: parsed.payloadType,
+              signatures: [{
+                // Rekor keeps the signature base64 of its base64, and the verifier's PEM.
+                sig: encodeBase64(new TextEncoder().encode(encodeBase64(signature))),
+                publicKey: pem,
+              }],
+            },
+            hash: hash(envelope),
+            payloadHash: hash(payload),
+          },
+        },
+      };
+  }
+}
+
+/**
+ * A legacy `.att` layer as cosign writes it: the blob a DSSE envelope of `statement` signed by
+ * `signer` (with its certificate annotations when it has one), the empty signature annotation,
+ * and, when `rekor` is given, the Rekor bundle annotation of an entry of `kind` (default
+ * `dsse 0.0.1`) over the envelope. `entryVerifier` puts another key or certificate (PEM) in the
+ * entry; `entryEnvelope` logs another envelope than the layer's.
+ */
+export function legacyAttestation(options: {
+  signer: TestSigner;
+  statement: Uint8Array;
+  rekor?: { log: TestRekor; at: Date; kind?: AttestationEntryKind };
+  entryVerifier?: string;
+  entryEnvelope?: Uint8Array;
+  where?: string;
+}): Extract<StoredCosignSignature, { format: "legacy" }> {
+  const { signer, statement } = options;
+  const signature = signBytes(
+    signer.key.privateKey,
+    dsse.preAuthEncoding(IN_TOTO_PAYLOAD_TYPE, Buffer.from(statement)),
+  );
+  const envelope = new TextEncoder().encode(JSON.stringify({
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    payload: encodeBase64(statement),
+    signatures: [{ keyid: "", sig: encodeBase64(signature) }],
+  }));
+  const annotations: Record<string, string> = { [COSIGN_SIGNATURE_ANNOTATION]: "" };
+  if (signer.certificate) {
+    annotations[COSIGN_CERTIFICATE_ANNOTATION] = certificatePem(signer.certificate);
+    annotations[COSIGN_CHAIN_ANNOTATION] = "";
+  }
+  if (options.rekor) {
+    const verifier = options.entryVerifier ??
+      (signer.certificate ? certificatePem(signer.certificate) : signer.key.publicPem);
+    const body = attestationRekordBody(
+      options.rekor.kind ?? "dsse 0.0.1",
+      options.entryEnvelope ?? envelope,
+      verifier,
+    );
+    annotations[COSIGN_BUNDLE_ANNOTATION] = JSON.stringify(
+      options.rekor.log.entry(body, options.rekor.at),
+    );
+  }
+  return {
+    format: "legacy",
+    payload: envelope,
+    annotations,
+    where: options.where ?? "layer sha256:test of sha256-test.att",
+  };
+}
