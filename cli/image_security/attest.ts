@@ -47,6 +47,7 @@ import {
   platformManifests,
   platformSubject,
   resolveSubject,
+  storeBundleReferrer,
 } from "./signing_common.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
@@ -65,7 +66,6 @@ import {
   predicateFromFile,
   predicateTypeOf,
   publicKeySha256,
-  pushCosignBundle,
   signAttestationCosign,
   signAttestationOpenPgp,
   signDsseBundle,
@@ -264,26 +264,15 @@ async function attestWith(
     ));
     if (format === "bundle") {
       const bundle = await signDsseBundle(signer!, statement);
-      const pushed = await pushCosignBundle(access.client, repository, target, bundle, {
+      return await storeBundleReferrer(
+        access,
+        repository,
+        target,
+        bundle,
         predicateType,
-        created: new Date(ctx.clock.now()),
-      });
-      const where = `${ref.domain}/${ref.path}@${pushed.manifestDigest}`;
-      io.stderr.write(
-        `Stored the attestation bundle${label} as referrer ${where}, listed by ${
-          pushed.listedBy === "referrers-api"
-            ? "the registry's referrers API"
-            : `the fallback tag ${pushed.fallbackTag} (the registry has no referrers API)`
-        }\n`,
+        `the attestation bundle${label}`,
+        ctx,
       );
-      return {
-        where,
-        stored: {
-          referrer: pushed.manifestDigest,
-          listedBy: pushed.listedBy,
-          ...(pushed.fallbackTag ? { fallbackTag: pushed.fallbackTag } : {}),
-        },
-      };
     }
     const envelope = signer
       ? await signAttestationCosign(signer, statement)

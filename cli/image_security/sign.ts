@@ -44,6 +44,7 @@ import {
   platformManifests,
   platformSubject,
   resolveSubject,
+  storeBundleReferrer,
 } from "./signing_common.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
 import { UsageError } from "../../lib/errors.ts";
@@ -61,7 +62,7 @@ import { type CosignSigner, isCosignPrivateKey, publicKeySha256 } from "../../li
 import { cosignDockerReference } from "../../lib/signature/mod.ts";
 import { signCosignBundle, signCosignLegacy } from "../../lib/signing/mod.ts";
 import { COSIGN_SIGN_PREDICATE_TYPE } from "../../lib/signature/mod.ts";
-import { appendCosignSignature, pushCosignBundle } from "../../lib/signing/mod.ts";
+import { appendCosignSignature } from "../../lib/signing/mod.ts";
 import type { ManifestDescriptor } from "../../lib/registry/mod.ts";
 
 type SignOptions = OptionsOf<typeof SIGN>;
@@ -292,26 +293,15 @@ async function signCosign(
       };
     }
     const bundle = await signCosignBundle(signer, target.digest);
-    const pushed = await pushCosignBundle(access.client, repository, target, bundle, {
-      predicateType: COSIGN_SIGN_PREDICATE_TYPE,
-      created: new Date(ctx.clock.now()),
-    });
-    const where = `${ref.domain}/${ref.path}@${pushed.manifestDigest}`;
-    io.stderr.write(
-      `Stored the bundle${label} as referrer ${where}, listed by ${
-        pushed.listedBy === "referrers-api"
-          ? "the registry's referrers API"
-          : `the fallback tag ${pushed.fallbackTag} (the registry has no referrers API)`
-      }\n`,
+    return await storeBundleReferrer(
+      access,
+      repository,
+      target,
+      bundle,
+      COSIGN_SIGN_PREDICATE_TYPE,
+      `the bundle${label}`,
+      ctx,
     );
-    return {
-      where,
-      stored: {
-        referrer: pushed.manifestDigest,
-        listedBy: pushed.listedBy,
-        ...(pushed.fallbackTag ? { fallbackTag: pushed.fallbackTag } : {}),
-      },
-    };
   };
   const { where, stored } = await signOne(subject, "");
   const platforms: Record<string, unknown>[] = [];
