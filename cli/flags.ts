@@ -270,3 +270,23 @@ export const SIGNING_PASSPHRASE_FILE = {
     describe: "File with the private key's passphrase (cosign keys: else $COSIGN_PASSWORD)",
   },
 } as const satisfies Record<string, FlagSpec>;
+
+/** `--certificate-identity[-regexp]` and `--certificate-oidc-issuer[-regexp]`, cosign's, for the keyless verifications. */
+export const CERTIFICATE_IDENTITY_FLAGS = {
+  "certificate-identity": {
+    type: "string",
+    describe: "Keyless: the certificate's subject (URI or e-mail), exactly",
+  },
+  "certificate-identity-regexp": {
+    type: "string",
+    describe: "Keyless: the certificate's subject, by an RE2 regular expression",
+  },
+  "certificate-oidc-issuer": {
+    type: "string",
+    describe: "Keyless: the OIDC issuer in the certificate, exactly",
+  },
+  "certificate-oidc-issuer-regexp": {
+    type: "string",
+    describe: "Keyless: the OIDC issuer, by an RE2 regular expression",
+  },
+} as const satisfies Record<string, FlagSpec>;
