@@ -140,16 +140,24 @@ export interface BenchWebhook {
   readonly url: string;
 }
 
+/** The webhook's flags for a cold review: verdict and digest caches off. */
+export const CACHES_OFF: readonly string[] = ["--cache-ttl", "0", "--digest-cache-ttl", "0"];
+
 /**
- * The webhook as the benchmarks start it: serving with a certificate of a CA made in `dir`, each
- * process added to `started` (stopped by the caller), and the reviews it is sent.
+ * The webhook as the benchmarks start it: on the policies file `policies`, serving with a
+ * certificate of a CA made in `dir`, each process added to `started` (stopped by the caller),
+ * and the reviews it is sent.
  */
-export async function benchWebhooks(dir: string, started: ManagedProcess[]): Promise<{
+export async function benchWebhooks(
+  dir: string,
+  policies: string,
+  started: ManagedProcess[],
+): Promise<{
   /** An HTTP client trusting the webhook; closed by the caller. */
   readonly client: Deno.HttpClient;
   /** The serving certificate and key files (for another server the client is to trust). */
   readonly cert: { readonly certFile: string; readonly keyFile: string };
-  /** Starts a webhook named `name` with `args` (`--policies …` and the rest). */
+  /** Starts a webhook named `name` with `args` after `--policies`. */
   start(name: string, args: readonly string[]): Promise<BenchWebhook>;
   /** Sends `review`, throws unless admitted (naming `what`); resolves to the milliseconds taken. */
   admit(url: string, review: string, what: string): Promise<number>;
@@ -167,7 +175,7 @@ export async function benchWebhooks(dir: string, started: ManagedProcess[]): Pro
         certFile: cert.certFile,
         keyFile: cert.keyFile,
         client,
-        args,
+        args: ["--policies", policies, ...args],
       });
       started.push(hook.process);
       return hook;

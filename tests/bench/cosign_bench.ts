@@ -37,6 +37,7 @@ import { parseReference } from "../../lib/image/mod.ts";
 import { median } from "./_stats.ts";
 import {
   benchWebhooks,
+  CACHES_OFF,
   measuredLine,
   out,
   podReview,
@@ -155,11 +156,9 @@ try {
     ),
   );
 
-  const webhooks = await benchWebhooks(dir, started);
-  const startWebhook = (extra: string[], name: string) =>
+  const webhooks = await benchWebhooks(dir, `${dir}/policies.yaml`, started);
+  const startWebhook = (extra: readonly string[], name: string) =>
     webhooks.start(name, [
-      "--policies",
-      `${dir}/policies.yaml`,
       "--insecure-registry",
       proxy,
       "--insecure-registry",
@@ -191,7 +190,7 @@ try {
   };
 
   const cold: Row[] = [];
-  const coldHook = await startWebhook(["--cache-ttl", "0", "--digest-cache-ttl", "0"], "cold");
+  const coldHook = await startWebhook(CACHES_OFF, "cold");
   const coldFirst = {} as Record<Kind, number>;
   for (const kind of KINDS) coldFirst[kind] = await admit(coldHook.url, kind);
   for (const kind of KINDS) cold.push(await measure(coldHook.url, kind, coldFirst[kind]));

@@ -20,6 +20,7 @@ import { cosignPayload, legacySignature, testKeyPair } from "../fakes/sigstore_i
 import { OCI_INDEX } from "../../lib/registry/media_types.ts";
 import {
   benchWebhooks,
+  CACHES_OFF,
   measuredLine,
   out,
   podReview,
@@ -104,15 +105,9 @@ try {
   );
   const review = (c: Case) => podReview(`${proxy}/${repo(c)}:1`);
 
-  const webhooks = await benchWebhooks(dir, started);
-  const startWebhook = (extra: string[], name: string) =>
-    webhooks.start(name, [
-      "--policies",
-      `${dir}/policies.yaml`,
-      "--insecure-registry",
-      proxy,
-      ...extra,
-    ]);
+  const webhooks = await benchWebhooks(dir, `${dir}/policies.yaml`, started);
+  const startWebhook = (extra: readonly string[], name: string) =>
+    webhooks.start(name, ["--insecure-registry", proxy, ...extra]);
   const admit = (url: string, c: Case) => webhooks.admit(url, review(c), repo(c));
   interface Row {
     readonly c: Case;
@@ -128,7 +123,7 @@ try {
     return { c, mode, p50, p99, requests: (counts.registry - before) / reviews };
   };
   const rows: Row[] = [];
-  const coldHook = await startWebhook(["--cache-ttl", "0", "--digest-cache-ttl", "0"], "cold");
+  const coldHook = await startWebhook(CACHES_OFF, "cold");
   for (const c of CASES) rows.push(await measure(coldHook.url, c, "cold"));
   await coldHook.process.stop();
   const warmHook = await startWebhook([], "warm");

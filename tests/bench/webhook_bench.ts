@@ -20,6 +20,7 @@
 import { parseArgs } from "node:util";
 import {
   benchWebhooks,
+  CACHES_OFF,
   cpuModel,
   loadAverage,
   out,
@@ -280,16 +281,14 @@ try {
   await Deno.writeTextFile(bodyFile, JSON.stringify(review));
   const bodySize = (await Deno.stat(bodyFile)).size;
 
-  const webhooks = await benchWebhooks(dir, started);
+  const webhooks = await benchWebhooks(dir, `${dir}/policies.yaml`, started);
   const { client, cert } = webhooks;
 
   const startWebhook = async (
-    extra: string[],
+    extra: readonly string[],
     name: string,
   ): Promise<{ process: ManagedProcess; url: string }> => {
     const { process, url } = await webhooks.start(name, [
-      "--policies",
-      `${dir}/policies.yaml`,
       "--insecure-registry",
       registry.host,
       "--registries.d",
@@ -354,7 +353,7 @@ try {
   const warmMemory = memory(warmHook.process.pid);
   await warmHook.process.stop();
 
-  const coldHook = await startWebhook(["--cache-ttl", "0", "--digest-cache-ttl", "0"], "cold");
+  const coldHook = await startWebhook(CACHES_OFF, "cold");
   await runWrk(coldHook.url, bodyFile, 2, 1);
   const cold = await runWrk(coldHook.url, bodyFile, duration, 1);
   const coldParallel = await runWrk(coldHook.url, bodyFile, duration, 4);
