@@ -46,6 +46,7 @@ import {
   openPgpSigningKey,
   platformManifests,
   platformSubject,
+  reportAppended,
   resolveSubject,
   storeBundleReferrer,
 } from "./signing_common.ts";
@@ -289,18 +290,14 @@ async function attestWith(
         isSameAttestation: (old) => envelopeSignsStatement(old, statement, verify),
       },
     );
-    const where = `${ref.domain}/${ref.path}:${appended.tag}`;
-    io.stderr.write(
-      appended.added
-        ? `Added the attestation${label} to ${where} (${appended.attestations} attestation${
-          appended.attestations === 1 ? "" : "s"
-        } there now)\n`
-        : `${where} holds this key's attestation of this statement already: nothing was written\n`,
+    return reportAppended(
+      repository,
+      { ...appended, count: appended.attestations },
+      "attestation",
+      "this statement",
+      label,
+      ctx,
     );
-    return {
-      where,
-      stored: { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added },
-    };
   };
   const { where, stored } = await attestOne(subject, "");
   const platforms: Record<string, unknown>[] = [];

@@ -43,6 +43,7 @@ import {
   openPgpSigningKey,
   platformManifests,
   platformSubject,
+  reportAppended,
   resolveSubject,
   storeBundleReferrer,
 } from "./signing_common.ts";
@@ -279,18 +280,14 @@ async function signCosign(
         signature,
         { isSameSignature: (payload, der) => signer.verify(payload, der) },
       );
-      const where = `${ref.domain}/${ref.path}:${appended.tag}`;
-      io.stderr.write(
-        appended.added
-          ? `Added the signature${label} to ${where} (${appended.signatures} signature${
-            appended.signatures === 1 ? "" : "s"
-          } there now)\n`
-          : `${where} holds this key's signature of this payload already: nothing was written\n`,
+      return reportAppended(
+        repository,
+        { ...appended, count: appended.signatures },
+        "signature",
+        "this payload",
+        label,
+        ctx,
       );
-      return {
-        where,
-        stored: { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added },
-      };
     }
     const bundle = await signCosignBundle(signer, target.digest);
     return await storeBundleReferrer(

@@ -210,3 +210,35 @@ export async function storeBundleReferrer(
     },
   };
 }
+
+/**
+ * Says on stderr what appending a `noun` (`signature`, `attestation`) of `what` (e.g. "this
+ * payload") to cosign's `sha256-<hex>.sig`/`.att` tag in `repository` did (`label` names the
+ * platform), and returns that place and what the results carry of it.
+ */
+export function reportAppended(
+  repository: ImageReference,
+  appended: {
+    readonly tag: string;
+    readonly manifestDigest: string;
+    readonly added: boolean;
+    readonly count: number;
+  },
+  noun: string,
+  what: string,
+  label: string,
+  ctx: CommandContext,
+): { where: string; stored: Record<string, unknown> } {
+  const where = `${repository.domain}/${repository.path}:${appended.tag}`;
+  ctx.io.stderr.write(
+    appended.added
+      ? `Added the ${noun}${label} to ${where} (${appended.count} ${noun}${
+        appended.count === 1 ? "" : "s"
+      } there now)\n`
+      : `${where} holds this key's ${noun} of ${what} already: nothing was written\n`,
+  );
+  return {
+    where,
+    stored: { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added },
+  };
+}
