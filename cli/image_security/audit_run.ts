@@ -25,11 +25,7 @@ import {
   SECRETS,
   SERVICE_ACCOUNTS,
 } from "../../lib/kube/mod.ts";
-import {
-  API_GROUP,
-  PolicySet,
-  PORTIERIS_API_GROUP,
-} from "../../lib/policy/mod.ts";
+import { API_GROUP, PolicySet, PORTIERIS_API_GROUP } from "../../lib/policy/mod.ts";
 import {
   type AdmissionEvaluator,
   type ConfigMapData,
