@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { parseArgs } from "node:util";
 import { findTool } from "../env/tools.ts";
 import { freePort, issueCert, LOOPBACK_SANS, makeCA, type ManagedProcess } from "../env/mod.ts";
 import { median } from "./_stats.ts";
@@ -13,6 +14,28 @@ import { startPolicyWebhook } from "./_policy_webhook.ts";
 
 /** The repository's root directory. */
 export const root = new URL("../../", import.meta.url).pathname;
+
+/**
+ * The flags of a latency bench: `--reviews N` (per row, default `reviews`), `--rtt MS` (the
+ * delaying proxy's delay, default 10) and `--no-write` (print the section only).
+ */
+export function latencyBenchFlags(
+  reviews: number,
+): { readonly reviews: number; readonly rttMs: number; readonly write: boolean } {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      reviews: { type: "string", default: String(reviews) },
+      rtt: { type: "string", default: "10" },
+      "no-write": { type: "boolean" },
+    },
+  });
+  return {
+    reviews: Number(values.reviews),
+    rttMs: Number(values.rtt),
+    write: !values["no-write"],
+  };
+}
 
 /** Prints a line of the bench's output. */
 export function out(line: string): void {

@@ -20,7 +20,6 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { type ManagedProcess, startReferrersRegistry, startRegistry } from "../env/mod.ts";
 import { buildOciLayout, skopeoPush } from "../env/oci_layout.ts";
 import { pushCosignSignatures } from "../fakes/cosign_registry.ts";
@@ -38,6 +37,7 @@ import { median } from "./_stats.ts";
 import {
   benchWebhooks,
   CACHES_OFF,
+  latencyBenchFlags,
   measuredLine,
   out,
   podReview,
@@ -50,16 +50,7 @@ import {
   writeBenchSection,
 } from "./_harness.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    reviews: { type: "string", default: "200" },
-    rtt: { type: "string", default: "10" },
-    "no-write": { type: "boolean" },
-  },
-});
-const reviews = Number(values.reviews);
-const rttMs = Number(values.rtt);
+const { reviews, rttMs, write } = latencyBenchFlags(200);
 
 skipWithout("cosign_bench", ["docker-registry", "skopeo", "openssl", "referrers-registry"]);
 
@@ -276,7 +267,7 @@ try {
     "",
   ].join("\n");
   out(section);
-  if (!values["no-write"]) await writeBenchSection(HEADING, section);
+  if (write) await writeBenchSection(HEADING, section);
   controller.abort();
   await Promise.all(servers.map((s) => s.finished));
 } finally {

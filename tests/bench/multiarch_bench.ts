@@ -12,7 +12,6 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { type ManagedProcess, startRegistry } from "../env/mod.ts";
 import { buildOciLayout, skopeoPush } from "../env/oci_layout.ts";
 import { pushCosignSignatures } from "../fakes/cosign_registry.ts";
@@ -21,6 +20,7 @@ import { OCI_INDEX } from "../../lib/registry/media_types.ts";
 import {
   benchWebhooks,
   CACHES_OFF,
+  latencyBenchFlags,
   measuredLine,
   out,
   podReview,
@@ -32,16 +32,7 @@ import {
   writeBenchSection,
 } from "./_harness.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    reviews: { type: "string", default: "50" },
-    rtt: { type: "string", default: "10" },
-    "no-write": { type: "boolean" },
-  },
-});
-const reviews = Number(values.reviews);
-const rttMs = Number(values.rtt);
+const { reviews, rttMs, write } = latencyBenchFlags(50);
 
 skipWithout("multiarch_bench", ["docker-registry", "skopeo", "openssl"]);
 
@@ -162,7 +153,7 @@ try {
     "",
   ].join("\n");
   out(section);
-  if (!values["no-write"]) await writeBenchSection(HEADING, section);
+  if (write) await writeBenchSection(HEADING, section);
   controller.abort();
   await server.finished;
 } finally {
