@@ -228,3 +228,65 @@ export const GIT_TOKEN_FILE = {
       "File holding the git password or personal access token (one line); $TOOLKIT_GIT_TOKEN may hold it instead",
   },
 } as const satisfies Record<string, FlagSpec>;
+
+const SIGNING_KEY_SOURCES = {
+  "vault-key": {
+    type: "string",
+    describe:
+      "Sign with this key of the vault (id, name or alias): read into memory only, never written anywhere",
+  },
+  ...VAULT_FLAGS,
+  "signing-secret-dir": {
+    type: "string",
+    describe: "The image-signing Secret of setup-signing mounted as files (the Tekton Task's)",
+  },
+  "signing-secret": {
+    type: "string",
+    describe: "NAMESPACE/NAME of the Secret mounted at --signing-secret-dir, for messages",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/**
+ * Where `sign` and `attest` take a private key besides `--key FILE`: the vault
+ * (`--vault-key` with {@linkcode VAULT_FLAGS}) or the mounted `image-signing` Secret of
+ * `setup-signing`; `holds` says what the command reads of that Secret.
+ */
+export function signingKeySources(
+  holds: string,
+): Omit<typeof SIGNING_KEY_SOURCES, "signing-secret-dir"> & {
+  readonly "signing-secret-dir": { readonly type: "string"; readonly describe: string };
+} {
+  const dir = SIGNING_KEY_SOURCES["signing-secret-dir"];
+  return {
+    ...SIGNING_KEY_SOURCES,
+    "signing-secret-dir": { ...dir, describe: `${dir.describe}: ${holds}` },
+  };
+}
+
+/** `--passphrase-file`: the signing key's passphrase, for `sign` and `attest`. */
+export const SIGNING_PASSPHRASE_FILE = {
+  "passphrase-file": {
+    type: "string",
+    describe: "File with the private key's passphrase (cosign keys: else $COSIGN_PASSWORD)",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** `--certificate-identity[-regexp]` and `--certificate-oidc-issuer[-regexp]`, cosign's, for the keyless verifications. */
+export const CERTIFICATE_IDENTITY_FLAGS = {
+  "certificate-identity": {
+    type: "string",
+    describe: "Keyless: the certificate's subject (URI or e-mail), exactly",
+  },
+  "certificate-identity-regexp": {
+    type: "string",
+    describe: "Keyless: the certificate's subject, by an RE2 regular expression",
+  },
+  "certificate-oidc-issuer": {
+    type: "string",
+    describe: "Keyless: the OIDC issuer in the certificate, exactly",
+  },
+  "certificate-oidc-issuer-regexp": {
+    type: "string",
+    describe: "Keyless: the OIDC issuer, by an RE2 regular expression",
+  },
+} as const satisfies Record<string, FlagSpec>;

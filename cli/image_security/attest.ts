@@ -46,7 +46,9 @@ import {
   openPgpSigningKey,
   platformManifests,
   platformSubject,
+  reportAppended,
   resolveSubject,
+  storeBundleReferrer,
 } from "./signing_common.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
@@ -65,7 +67,6 @@ import {
   predicateFromFile,
   predicateTypeOf,
   publicKeySha256,
-  pushCosignBundle,
   signAttestationCosign,
   signAttestationOpenPgp,
   signDsseBundle,
@@ -264,26 +265,15 @@ async function attestWith(
     ));
     if (format === "bundle") {
       const bundle = await signDsseBundle(signer!, statement);
-      const pushed = await pushCosignBundle(access.client, repository, target, bundle, {
+      return await storeBundleReferrer(
+        access,
+        repository,
+        target,
+        bundle,
         predicateType,
-        created: new Date(ctx.clock.now()),
-      });
-      const where = `${ref.domain}/${ref.path}@${pushed.manifestDigest}`;
-      io.stderr.write(
-        `Stored the attestation bundle${label} as referrer ${where}, listed by ${
-          pushed.listedBy === "referrers-api"
-            ? "the registry's referrers API"
-            : `the fallback tag ${pushed.fallbackTag} (the registry has no referrers API)`
-        }\n`,
+        `the attestation bundle${label}`,
+        ctx,
       );
-      return {
-        where,
-        stored: {
-          referrer: pushed.manifestDigest,
-          listedBy: pushed.listedBy,
-          ...(pushed.fallbackTag ? { fallbackTag: pushed.fallbackTag } : {}),
-        },
-      };
     }
     const envelope = signer
       ? await signAttestationCosign(signer, statement)
@@ -300,18 +290,14 @@ async function attestWith(
         isSameAttestation: (old) => envelopeSignsStatement(old, statement, verify),
       },
     );
-    const where = `${ref.domain}/${ref.path}:${appended.tag}`;
-    io.stderr.write(
-      appended.added
-        ? `Added the attestation${label} to ${where} (${appended.attestations} attestation${
-          appended.attestations === 1 ? "" : "s"
-        } there now)\n`
-        : `${where} holds this key's attestation of this statement already: nothing was written\n`,
+    return reportAppended(
+      repository,
+      { ...appended, count: appended.attestations },
+      "attestation",
+      "this statement",
+      label,
+      ctx,
     );
-    return {
-      where,
-      stored: { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added },
-    };
   };
   const { where, stored } = await attestOne(subject, "");
   const platforms: Record<string, unknown>[] = [];

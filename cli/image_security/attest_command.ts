@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { OUTPUT, REGISTRY_FLAGS, VAULT_FLAGS } from "../flags.ts";
+import { OUTPUT, REGISTRY_FLAGS, SIGNING_PASSPHRASE_FILE, signingKeySources } from "../flags.ts";
 
 /** `image-security attest`. */
 export const ATTEST = defineCommand({
@@ -45,25 +45,8 @@ export const ATTEST = defineCommand({
       type: "string",
       describe: "Private key file: cosign's (cosign.key) or armoured OpenPGP",
     },
-    "vault-key": {
-      type: "string",
-      describe:
-        "Sign with this key of the vault (id, name or alias): read into memory only, never written anywhere",
-    },
-    ...VAULT_FLAGS,
-    "signing-secret-dir": {
-      type: "string",
-      describe:
-        "The image-signing Secret of setup-signing mounted as files (the Tekton Task's): the vault, key, API key, fingerprint and builder id",
-    },
-    "signing-secret": {
-      type: "string",
-      describe: "NAMESPACE/NAME of the Secret mounted at --signing-secret-dir, for messages",
-    },
-    "passphrase-file": {
-      type: "string",
-      describe: "File with the private key's passphrase (cosign keys: else $COSIGN_PASSWORD)",
-    },
+    ...signingKeySources("the vault, key, API key, fingerprint and builder id"),
+    ...SIGNING_PASSPHRASE_FILE,
     format: {
       type: "string",
       choices: ["cosign", "bundle"],

@@ -13,6 +13,7 @@
 import type { CommandContext } from "../command.ts";
 import { clientTimeoutMs, observedContextFetch } from "../network.ts";
 import { resolvePath } from "./files.ts";
+import { readPolicyFiles, readRegistriesD } from "./local_config.ts";
 import { certDirCertificates } from "./registry_access.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import {
@@ -24,13 +25,7 @@ import {
   SECRETS,
   SERVICE_ACCOUNTS,
 } from "../../lib/kube/mod.ts";
-import { loadRegistriesD, RegistriesConfigError } from "../../lib/lookaside/mod.ts";
-import {
-  API_GROUP,
-  InvalidPolicyError,
-  PolicySet,
-  PORTIERIS_API_GROUP,
-} from "../../lib/policy/mod.ts";
+import { API_GROUP, PolicySet, PORTIERIS_API_GROUP } from "../../lib/policy/mod.ts";
 import {
   type AdmissionEvaluator,
   type ConfigMapData,
@@ -42,10 +37,8 @@ import {
   type ExemptLabel,
   filePolicySource,
   type KubePolicySource,
-  loadPolicyFiles,
   type NoMatchAction,
   parseExemptLabel,
-  PolicyFileError,
   type PolicySource,
   PolicySourceError,
   type SecretData,
@@ -164,30 +157,11 @@ export async function startJudge(
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });
   }
-  let registriesD;
-  try {
-    registriesD = await loadRegistriesD(resolvePath(ctx.io.cwd, options["registries.d"]));
-  } catch (error) {
-    if (error instanceof RegistriesConfigError) {
-      throw new UsageError(error.message, { cause: error });
-    }
-    throw error;
-  }
+  const registriesD = await readRegistriesD(ctx.io.cwd, options["registries.d"]);
   const files = options.policy.filter((f) => f !== "").map((f) => resolvePath(ctx.io.cwd, f));
-  let fromFiles: PolicySource | undefined;
-  if (files.length > 0) {
-    try {
-      fromFiles = filePolicySource(
-        await loadPolicyFiles(files, { groups: [API_GROUP, PORTIERIS_API_GROUP] }),
-        { exemptLabel },
-      );
-    } catch (error) {
-      if (error instanceof InvalidPolicyError || error instanceof PolicyFileError) {
-        throw new UsageError(error.message, { cause: error });
-      }
-      throw error;
-    }
-  }
+  const fromFiles: PolicySource | undefined = files.length > 0
+    ? filePolicySource(await readPolicyFiles(files), { exemptLabel })
+    : undefined;
   let cluster: KubePolicySource | undefined;
   let source: PolicySource;
   if (fromFiles) {

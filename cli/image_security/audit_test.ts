@@ -4,54 +4,22 @@
  * distribution registry, signed by the real skopeo and gpg.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
+import { e2eSkipReason } from "../../tests/env/mod.ts";
 import { fakeCli } from "../../tests/fakes/cli.ts";
-import { fakeClock } from "../../tests/fakes/clock.ts";
-import {
-  clusterImagePolicies,
-  DEPLOYMENTS,
-  imagePolicies,
-  NAMESPACES,
-  PODS,
-  SECRETS,
-} from "../../lib/kube/mod.ts";
+import { startSignedCluster } from "../../tests/fakes/signed_cluster.ts";
+import { DEPLOYMENTS, NAMESPACES, PODS } from "../../lib/kube/mod.ts";
 import type { AuditedImage } from "../../lib/audit/mod.ts";
 
 Deno.test({
   name: "image-security audit reports what the webhook would deny, by cluster policies or files",
   ignore: e2eSkipReason(["docker-registry", "gpg", "skopeo"]) !== undefined,
   fn: async () => {
-    await using registry = await startRegistry();
-    await using gpg = await startGpg();
-    const key = await gpg.generateKey({ type: "ed25519" });
-    const signed = `${registry.host}/team/app:1`;
-    await gpg.pushImage(signed, { signBy: key.fingerprint });
-    const unsigned = `${registry.host}/team/plain:1`;
-    await gpg.pushImage(unsigned, { content: "plain" });
-
-    await using cli = await fakeCli({
-      types: [clusterImagePolicies("toolkit.dev"), imagePolicies("toolkit.dev")],
+    await using fixture = await startSignedCluster({
+      namespaces: [{ name: "team" }, { name: "other" }, { name: "toolkit-system" }],
       contexts: [{ name: "c", namespace: "team" }],
     });
+    const { cli, signed, unsigned, flags, clock } = fixture;
     const kube = cli.kube;
-    for (const name of ["team", "other", "toolkit-system"]) {
-      kube.seed(NAMESPACES, { metadata: { name } });
-    }
-    kube.seed(SECRETS, {
-      metadata: { name: "signer", namespace: "toolkit-system" },
-      stringData: { key: key.publicKeyArmored },
-    });
-    kube.seed(clusterImagePolicies("toolkit.dev"), {
-      apiVersion: "toolkit.dev/v1",
-      kind: "ClusterImagePolicy",
-      metadata: { name: "default" },
-      spec: {
-        repositories: [{
-          name: `${registry.host}/team/*`,
-          policy: { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } },
-        }],
-      },
-    });
     kube.seed(DEPLOYMENTS, {
       metadata: { name: "web", namespace: "team" },
       spec: { template: { spec: { containers: [{ name: "app", image: signed }] } } },
@@ -68,9 +36,7 @@ Deno.test({
       spec: { containers: [{ name: "main", image: unsigned }] },
     });
 
-    const flags = ["--insecure-registry", registry.host, "--registries.d", gpg.registriesD];
-    // Signatures are checked at the context's time: now, not the fake clock's 2026-01-01.
-    const clock = fakeClock(Date.now() + 60_000);
+    // Signatures are checked at the context's time (the fixture's clock): now, not 2026-01-01.
     const audit = (args: string[]) =>
       cli.run(["image-security", "audit", ...args, ...flags], { context: { clock } });
 
@@ -136,7 +102,7 @@ kind: ClusterImagePolicy
 metadata: { name: open }
 spec:
   repositories:
-    - name: "${registry.host}/*"
+    - name: "${fixture.registryHost}/*"
       policy: {}
 `,
     );

@@ -17,10 +17,9 @@ import { printData } from "../output.ts";
 import { resolvePath } from "./files.ts";
 import { certDirCertificates } from "./registry_access.ts";
 import { encodeBase64 } from "../../lib/mod.ts";
+import { readPolicyFiles, readRegistriesD } from "./local_config.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { parseCreds, readAuthFile } from "../../lib/registry/mod.ts";
-import { loadRegistriesD, RegistriesConfigError } from "../../lib/lookaside/mod.ts";
-import { API_GROUP, InvalidPolicyError, PORTIERIS_API_GROUP } from "../../lib/policy/mod.ts";
 import { parseReference } from "../../lib/image/mod.ts";
 import {
   type AdmissionDecision,
@@ -28,10 +27,7 @@ import {
   createAdmissionEvaluator,
   createImageVerifier,
   filePolicySource,
-  loadPolicyFiles,
   type NoMatchAction,
-  type PolicyDocuments,
-  PolicyFileError,
   type SecretData,
 } from "../../lib/admission/mod.ts";
 
@@ -161,27 +157,8 @@ export async function run(options: OptionsOf<typeof CHECK>, ctx: CommandContext)
   if (files.length === 0) throw new UsageError("Name the policy files with -f FILE");
   const namespace = options.namespace || "default";
   const noMatch: NoMatchAction = options.noMatch;
-  let documents: PolicyDocuments;
-  try {
-    documents = await loadPolicyFiles(files, {
-      groups: [API_GROUP, PORTIERIS_API_GROUP],
-      defaultNamespace: namespace,
-    });
-  } catch (error) {
-    if (error instanceof InvalidPolicyError || error instanceof PolicyFileError) {
-      throw new UsageError(error.message, { cause: error });
-    }
-    throw error;
-  }
-  let registriesD;
-  try {
-    registriesD = await loadRegistriesD(resolvePath(ctx.io.cwd, options["registries.d"]));
-  } catch (error) {
-    if (error instanceof RegistriesConfigError) {
-      throw new UsageError(error.message, { cause: error });
-    }
-    throw error;
-  }
+  let documents = await readPolicyFiles(files, { defaultNamespace: namespace });
+  const registriesD = await readRegistriesD(ctx.io.cwd, options["registries.d"]);
   const pull = await credentialSecret(options, ctx.io.cwd, images);
   if (pull) documents = { ...documents, secrets: [...documents.secrets, pull] };
   const insecure = options.insecureRegistry.filter((s) => s !== "");

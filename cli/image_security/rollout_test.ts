@@ -3,52 +3,22 @@
  * the images in the real distribution registry, signed by the real skopeo and gpg.
  */
 import assert from "node:assert/strict";
-import { e2eSkipReason, startGpg, startRegistry } from "../../tests/env/mod.ts";
-import { fakeCli } from "../../tests/fakes/cli.ts";
-import { fakeClock } from "../../tests/fakes/clock.ts";
-import {
-  clusterImagePolicies,
-  imagePolicies,
-  NAMESPACES,
-  PODS,
-  SECRETS,
-} from "../../lib/kube/mod.ts";
+import { e2eSkipReason } from "../../tests/env/mod.ts";
+import { startSignedCluster } from "../../tests/fakes/signed_cluster.ts";
+import { NAMESPACES, PODS } from "../../lib/kube/mod.ts";
 
 Deno.test({
   name: "image-security rollout enforces a namespace only when the audit finds nothing denied",
   ignore: e2eSkipReason(["docker-registry", "gpg", "skopeo"]) !== undefined,
   fn: async () => {
-    await using registry = await startRegistry();
-    await using gpg = await startGpg();
-    const key = await gpg.generateKey({ type: "ed25519" });
-    const signed = `${registry.host}/team/app:1`;
-    await gpg.pushImage(signed, { signBy: key.fingerprint });
-    const unsigned = `${registry.host}/team/plain:1`;
-    await gpg.pushImage(unsigned, { content: "plain" });
-
-    await using cli = await fakeCli({
-      types: [clusterImagePolicies("toolkit.dev"), imagePolicies("toolkit.dev")],
+    await using fixture = await startSignedCluster({
+      namespaces: [
+        { name: "toolkit-system" },
+        { name: "team", labels: { "toolkit.dev/enforcement": "warn", app: "x" } },
+      ],
     });
+    const { cli, signed, unsigned, flags, clock } = fixture;
     const kube = cli.kube;
-    kube.seed(NAMESPACES, { metadata: { name: "toolkit-system" } });
-    kube.seed(NAMESPACES, {
-      metadata: { name: "team", labels: { "toolkit.dev/enforcement": "warn", app: "x" } },
-    });
-    kube.seed(SECRETS, {
-      metadata: { name: "signer", namespace: "toolkit-system" },
-      stringData: { key: key.publicKeyArmored },
-    });
-    kube.seed(clusterImagePolicies("toolkit.dev"), {
-      apiVersion: "toolkit.dev/v1",
-      kind: "ClusterImagePolicy",
-      metadata: { name: "default" },
-      spec: {
-        repositories: [{
-          name: `${registry.host}/team/*`,
-          policy: { simple: { requirements: [{ type: "signedBy", keySecret: "signer" }] } },
-        }],
-      },
-    });
     kube.seed(PODS, {
       metadata: { name: "ok", namespace: "team" },
       spec: { containers: [{ name: "main", image: signed }] },
@@ -58,8 +28,6 @@ Deno.test({
       spec: { containers: [{ name: "main", image: unsigned }] },
     });
 
-    const clock = fakeClock(Date.now() + 60_000);
-    const flags = ["--insecure-registry", registry.host, "--registries.d", gpg.registriesD];
     const rollout = (args: string[]) =>
       cli.run(["image-security", "rollout", "-n", "team", ...args, ...flags], {
         context: { clock },

@@ -43,7 +43,9 @@ import {
   openPgpSigningKey,
   platformManifests,
   platformSubject,
+  reportAppended,
   resolveSubject,
+  storeBundleReferrer,
 } from "./signing_common.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
 import { UsageError } from "../../lib/errors.ts";
@@ -61,7 +63,7 @@ import { type CosignSigner, isCosignPrivateKey, publicKeySha256 } from "../../li
 import { cosignDockerReference } from "../../lib/signature/mod.ts";
 import { signCosignBundle, signCosignLegacy } from "../../lib/signing/mod.ts";
 import { COSIGN_SIGN_PREDICATE_TYPE } from "../../lib/signature/mod.ts";
-import { appendCosignSignature, pushCosignBundle } from "../../lib/signing/mod.ts";
+import { appendCosignSignature } from "../../lib/signing/mod.ts";
 import type { ManifestDescriptor } from "../../lib/registry/mod.ts";
 
 type SignOptions = OptionsOf<typeof SIGN>;
@@ -278,40 +280,25 @@ async function signCosign(
         signature,
         { isSameSignature: (payload, der) => signer.verify(payload, der) },
       );
-      const where = `${ref.domain}/${ref.path}:${appended.tag}`;
-      io.stderr.write(
-        appended.added
-          ? `Added the signature${label} to ${where} (${appended.signatures} signature${
-            appended.signatures === 1 ? "" : "s"
-          } there now)\n`
-          : `${where} holds this key's signature of this payload already: nothing was written\n`,
+      return reportAppended(
+        repository,
+        { ...appended, count: appended.signatures },
+        "signature",
+        "this payload",
+        label,
+        ctx,
       );
-      return {
-        where,
-        stored: { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added },
-      };
     }
     const bundle = await signCosignBundle(signer, target.digest);
-    const pushed = await pushCosignBundle(access.client, repository, target, bundle, {
-      predicateType: COSIGN_SIGN_PREDICATE_TYPE,
-      created: new Date(ctx.clock.now()),
-    });
-    const where = `${ref.domain}/${ref.path}@${pushed.manifestDigest}`;
-    io.stderr.write(
-      `Stored the bundle${label} as referrer ${where}, listed by ${
-        pushed.listedBy === "referrers-api"
-          ? "the registry's referrers API"
-          : `the fallback tag ${pushed.fallbackTag} (the registry has no referrers API)`
-      }\n`,
+    return await storeBundleReferrer(
+      access,
+      repository,
+      target,
+      bundle,
+      COSIGN_SIGN_PREDICATE_TYPE,
+      `the bundle${label}`,
+      ctx,
     );
-    return {
-      where,
-      stored: {
-        referrer: pushed.manifestDigest,
-        listedBy: pushed.listedBy,
-        ...(pushed.fallbackTag ? { fallbackTag: pushed.fallbackTag } : {}),
-      },
-    };
   };
   const { where, stored } = await signOne(subject, "");
   const platforms: Record<string, unknown>[] = [];

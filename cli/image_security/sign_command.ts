@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { OUTPUT, REGISTRY_FLAGS, VAULT_FLAGS } from "../flags.ts";
+import { OUTPUT, REGISTRY_FLAGS, SIGNING_PASSPHRASE_FILE, signingKeySources } from "../flags.ts";
 
 /** `image-security sign`. */
 export const SIGN = defineCommand({
@@ -36,21 +36,7 @@ export const SIGN = defineCommand({
       type: "string",
       describe: "Private key file: armoured OpenPGP, or cosign's (cosign.key)",
     },
-    "vault-key": {
-      type: "string",
-      describe:
-        "Sign with this key of the vault (id, name or alias): read into memory only, never written anywhere",
-    },
-    ...VAULT_FLAGS,
-    "signing-secret-dir": {
-      type: "string",
-      describe:
-        "The image-signing Secret of setup-signing mounted as files (the Tekton Task's): the vault, key, API key and fingerprint",
-    },
-    "signing-secret": {
-      type: "string",
-      describe: "NAMESPACE/NAME of the Secret mounted at --signing-secret-dir, for messages",
-    },
+    ...signingKeySources("the vault, key, API key and fingerprint"),
     digest: {
       type: "string",
       describe:
@@ -67,10 +53,7 @@ export const SIGN = defineCommand({
       describe:
         "The docker reference to sign for (default: IMAGE; --format cosign: its repository; not for bundles)",
     },
-    "passphrase-file": {
-      type: "string",
-      describe: "File with the private key's passphrase (cosign keys: else $COSIGN_PASSWORD)",
-    },
+    ...SIGNING_PASSPHRASE_FILE,
     ...REGISTRY_FLAGS,
     "registry-secret-dir": {
       type: "string",

@@ -22,6 +22,7 @@ import {
   type CosignSigner,
   MAX_COSIGN_KEY_FILE_SIZE,
   publicKeySha256,
+  pushCosignBundle,
   readCosignPrivateKey,
   readOpenPgpSigningKey,
 } from "../../lib/signing/mod.ts";
@@ -172,4 +173,72 @@ export async function platformSubject(
   return manifest.size >= 0 && manifest.mediaType !== ""
     ? { digest: manifest.digest, mediaType: manifest.mediaType, size: manifest.size }
     : await resolveSubject(access, { ...repository, tag: undefined, digest: manifest.digest }, ctx);
+}
+
+/**
+ * Stores `bundle` as an OCI 1.1 referrer of `target` in `repository` (listed by the referrers
+ * API, else under the fallback tag), says on stderr where (`what`, e.g. "the bundle of
+ * linux/amd64", names it) and returns that place and what the results carry of it.
+ */
+export async function storeBundleReferrer(
+  access: RegistryAccess,
+  repository: ImageReference,
+  target: ManifestDescriptor,
+  bundle: Uint8Array,
+  predicateType: string,
+  what: string,
+  ctx: CommandContext,
+): Promise<{ where: string; stored: Record<string, unknown> }> {
+  const pushed = await pushCosignBundle(access.client, repository, target, bundle, {
+    predicateType,
+    created: new Date(ctx.clock.now()),
+  });
+  const where = `${repository.domain}/${repository.path}@${pushed.manifestDigest}`;
+  ctx.io.stderr.write(
+    `Stored ${what} as referrer ${where}, listed by ${
+      pushed.listedBy === "referrers-api"
+        ? "the registry's referrers API"
+        : `the fallback tag ${pushed.fallbackTag} (the registry has no referrers API)`
+    }\n`,
+  );
+  return {
+    where,
+    stored: {
+      referrer: pushed.manifestDigest,
+      listedBy: pushed.listedBy,
+      ...(pushed.fallbackTag ? { fallbackTag: pushed.fallbackTag } : {}),
+    },
+  };
+}
+
+/**
+ * Says on stderr what appending a `noun` (`signature`, `attestation`) of `what` (e.g. "this
+ * payload") to cosign's `sha256-<hex>.sig`/`.att` tag in `repository` did (`label` names the
+ * platform), and returns that place and what the results carry of it.
+ */
+export function reportAppended(
+  repository: ImageReference,
+  appended: {
+    readonly tag: string;
+    readonly manifestDigest: string;
+    readonly added: boolean;
+    readonly count: number;
+  },
+  noun: string,
+  what: string,
+  label: string,
+  ctx: CommandContext,
+): { where: string; stored: Record<string, unknown> } {
+  const where = `${repository.domain}/${repository.path}:${appended.tag}`;
+  ctx.io.stderr.write(
+    appended.added
+      ? `Added the ${noun}${label} to ${where} (${appended.count} ${noun}${
+        appended.count === 1 ? "" : "s"
+      } there now)\n`
+      : `${where} holds this key's ${noun} of ${what} already: nothing was written\n`,
+  );
+  return {
+    where,
+    stored: { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added },
+  };
 }

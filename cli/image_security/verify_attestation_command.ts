@@ -6,7 +6,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { KUBE_FLAGS, OUTPUT, REGISTRY_FLAGS } from "../flags.ts";
+import { CERTIFICATE_IDENTITY_FLAGS, KUBE_FLAGS, OUTPUT, REGISTRY_FLAGS } from "../flags.ts";
 
 /** `image-security verify-attestation`. */
 export const VERIFY_ATTESTATION = defineCommand({
@@ -34,22 +34,7 @@ export const VERIFY_ATTESTATION = defineCommand({
       describe:
         "A sigstore trusted_root.json: keyless attestations (GitHub's artifact attestations, cosign's keyless), with the --certificate-* flags, instead of a key",
     },
-    "certificate-identity": {
-      type: "string",
-      describe: "Keyless: the certificate's subject (URI or e-mail), exactly",
-    },
-    "certificate-identity-regexp": {
-      type: "string",
-      describe: "Keyless: the certificate's subject, by an RE2 regular expression",
-    },
-    "certificate-oidc-issuer": {
-      type: "string",
-      describe: "Keyless: the OIDC issuer in the certificate, exactly",
-    },
-    "certificate-oidc-issuer-regexp": {
-      type: "string",
-      describe: "Keyless: the OIDC issuer, by an RE2 regular expression",
-    },
+    ...CERTIFICATE_IDENTITY_FLAGS,
     policy: {
       type: "string",
       describe:

@@ -5,7 +5,7 @@
  * @module
  */
 import { defineCommand } from "../command.ts";
-import { OUTPUT, REGISTRY_FLAGS } from "../flags.ts";
+import { CERTIFICATE_IDENTITY_FLAGS, OUTPUT, REGISTRY_FLAGS } from "../flags.ts";
 
 /** `image-security verify`. */
 export const VERIFY = defineCommand({
@@ -23,22 +23,7 @@ export const VERIFY = defineCommand({
       describe:
         "A sigstore trusted_root.json: keyless cosign signatures (with the --certificate-* flags), or the logs' keys for --key with --tlog required",
     },
-    "certificate-identity": {
-      type: "string",
-      describe: "Keyless: the certificate's subject (URI or e-mail), exactly",
-    },
-    "certificate-identity-regexp": {
-      type: "string",
-      describe: "Keyless: the certificate's subject, by an RE2 regular expression",
-    },
-    "certificate-oidc-issuer": {
-      type: "string",
-      describe: "Keyless: the OIDC issuer in the certificate, exactly",
-    },
-    "certificate-oidc-issuer-regexp": {
-      type: "string",
-      describe: "Keyless: the OIDC issuer, by an RE2 regular expression",
-    },
+    ...CERTIFICATE_IDENTITY_FLAGS,
     tlog: {
       type: "string",
       choices: ["required", "optional"],

@@ -12,6 +12,7 @@ import type { ImportContext, ImportedRule, ImportSource, PolicyImporter } from "
 import { objectName } from "./naming.ts";
 import { policyObject } from "./objects.ts";
 import {
+  documentSource,
   Findings,
   identityField,
   isObj,
@@ -821,18 +822,11 @@ async function convert(
   context: ImportContext,
 ): Promise<readonly ImportedRule[]> {
   await Promise.resolve();
-  const metadata = objAt(doc, "metadata");
-  const name = stringAt(metadata, "name") ?? `document-${index}`;
-  const docNamespace = doc.kind === "Policy"
-    ? stringAt(metadata, "namespace") ?? "default"
-    : undefined;
-  const base: Omit<ImportSource, "rule"> = {
-    apiVersion: String(doc.apiVersion),
-    kind: String(doc.kind),
-    name,
-    ...(docNamespace ? { namespace: docNamespace } : {}),
-    document: index,
-  };
+  const { name, namespace: docNamespace, source: base } = documentSource(
+    doc,
+    index,
+    doc.kind === "Policy",
+  );
   const spec = objAt(doc, "spec");
   const rules = listAt(spec, "rules");
   const out: ImportedRule[] = [];

@@ -19,6 +19,29 @@ import { objectName } from "./naming.ts";
 import { keySecretObject } from "./objects.ts";
 import { PREDICATE_TYPE_SHORT_NAMES, predicateTypeURI } from "../policy/mod.ts";
 
+/**
+ * What names an imported document: its `metadata.name` (else `document-INDEX`), its namespace
+ * when its kind is a namespaced one (`metadata.namespace`, else `default`), and the source the
+ * report gives its rules.
+ */
+export function documentSource(
+  doc: Obj,
+  index: number,
+  namespaced: boolean,
+): { readonly name: string; readonly namespace?: string; readonly source: ImportSource } {
+  const metadata = objAt(doc, "metadata");
+  const name = stringAt(metadata, "name") ?? `document-${index}`;
+  const namespace = namespaced ? stringAt(metadata, "namespace") ?? "default" : undefined;
+  const source: ImportSource = {
+    apiVersion: String(doc.apiVersion),
+    kind: String(doc.kind),
+    name,
+    ...(namespace ? { namespace } : {}),
+    document: index,
+  };
+  return namespace === undefined ? { name, source } : { name, namespace, source };
+}
+
 /** The findings of one rule, collected in order. */
 export class Findings {
   readonly list: ImportFinding[] = [];

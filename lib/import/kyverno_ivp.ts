@@ -15,10 +15,11 @@
  *
  * @module
  */
-import type { ImportContext, ImportedRule, ImportSource, PolicyImporter } from "./types.ts";
+import type { ImportContext, ImportedRule, PolicyImporter } from "./types.ts";
 import { objectName } from "./naming.ts";
 import { policyObject } from "./objects.ts";
 import {
+  documentSource,
   Findings,
   isObj,
   isPublicGood,
@@ -272,17 +273,11 @@ async function convert(
   context: ImportContext,
 ): Promise<readonly ImportedRule[]> {
   await Promise.resolve();
-  const metadata = objAt(doc, "metadata");
-  const name = stringAt(metadata, "name") ?? `document-${index}`;
-  const namespaced = doc.kind === "NamespacedImageValidatingPolicy";
-  const namespace = namespaced ? stringAt(metadata, "namespace") ?? "default" : undefined;
-  const source: ImportSource = {
-    apiVersion: String(doc.apiVersion),
-    kind: String(doc.kind),
-    name,
-    ...(namespace ? { namespace } : {}),
-    document: index,
-  };
+  const { name, namespace, source } = documentSource(
+    doc,
+    index,
+    doc.kind === "NamespacedImageValidatingPolicy",
+  );
   const spec = objAt(doc, "spec");
   const objects = new RuleObjects(
     source,

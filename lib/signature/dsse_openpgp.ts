@@ -8,9 +8,9 @@
  * @module
  */
 import * as openpgp from "openpgp";
-import { OPENPGP_CONFIG, OPENPGP_FULL_CONFIG } from "./_config.ts";
+import { OPENPGP_CONFIG } from "./_config.ts";
 import { keyFingerprint, type PublicKey } from "./keys.ts";
-import { keyProblem, signatureProblem } from "./verify.ts";
+import { acceptanceProblem, validUntil } from "./verify.ts";
 
 /** The most bytes of one detached signature read. */
 export const MAX_DETACHED_SIGNATURE_BYTES = 16 * 1024;
@@ -82,44 +82,12 @@ export async function verifyDetachedOpenPgp(
   const entry = result.signatures[0];
   if (entry === undefined) return { verified: false, reason: "it holds no signature" };
   const packet = parsed.packets[0];
-  try {
-    await entry.verified;
-  } catch (error) {
-    return { verified: false, reason: await signatureProblem(error, key, keyID, packet, date) };
-  }
-  const problem = await keyProblem(key, keyID, date);
+  const problem = await acceptanceProblem(entry.verified, key, keyID, packet, date);
   if (problem !== undefined) return { verified: false, reason: problem };
-  const until = await expiry(key, keyID, packet, date);
+  const until = await validUntil(key, keyID, packet, date);
   return {
     verified: true,
     keyFingerprint: keyFingerprint(key),
     ...(until === undefined ? {} : { validUntil: until }),
   };
-}
-
-/**
- * The earliest expiry of the signature, the signing subkey and the primary key; undefined when
- * none expires; `date` when one cannot be read (the result holds for that moment only).
- */
-async function expiry(
-  key: PublicKey,
-  keyID: openpgp.KeyID,
-  signature: openpgp.SignaturePacket | undefined,
-  date: Date,
-): Promise<Date | undefined> {
-  try {
-    const times: (Date | number | null)[] = [
-      signature?.getExpirationTime() ?? null,
-      await key.getExpirationTime(undefined, OPENPGP_FULL_CONFIG),
-    ];
-    if (!key.getKeyID().equals(keyID)) {
-      const subkey = key.getSubkeys(keyID)[0];
-      if (subkey === undefined) return date;
-      times.push(await subkey.getExpirationTime(date, OPENPGP_FULL_CONFIG));
-    }
-    const dates = times.filter((t): t is Date => t instanceof Date);
-    return dates.length === 0 ? undefined : new Date(Math.min(...dates.map((d) => d.getTime())));
-  } catch {
-    return date;
-  }
 }

@@ -196,6 +196,26 @@ export async function signatureProblem(
   return `signature by key ${fingerprint} is not valid: ${detail}`;
 }
 
+/**
+ * Why the signature openpgp.js checked (`verified`, its check) or its signing key cannot be
+ * accepted at `date`, or undefined when both can: the steps a simple signature and the detached
+ * signature of a DSSE envelope (`dsse_openpgp.ts`) share.
+ */
+export async function acceptanceProblem(
+  verified: Promise<unknown>,
+  key: PublicKey,
+  keyID: openpgp.KeyID,
+  signature: openpgp.SignaturePacket | undefined,
+  date: Date,
+): Promise<string | undefined> {
+  try {
+    await verified;
+  } catch (error) {
+    return await signatureProblem(error, key, keyID, signature, date);
+  }
+  return await keyProblem(key, keyID, date);
+}
+
 /** The signer's fingerprint when the signature names it (gpg does), else its key ID. */
 async function issuerOf(
   message: openpgp.Message<Uint8Array>,
@@ -229,10 +249,11 @@ type KeyAttempt =
 
 /**
  * The earliest expiry of the signature, the signing subkey `keyID` and the primary key, or
- * undefined when none expires. When an expiry cannot be read, `date` (the verification time):
- * the result is then valid for that moment only.
+ * undefined when none expires. When an expiry cannot be read (or there is no signature packet),
+ * `date` (the verification time): the result is then valid for that moment only. (Also the
+ * validity of a DSSE envelope's detached signature, `dsse_openpgp.ts`.)
  */
-async function validUntil(
+export async function validUntil(
   key: PublicKey,
   keyID: openpgp.KeyID,
   signature: openpgp.SignaturePacket | undefined,
@@ -289,12 +310,7 @@ async function verifyWithKey(
   } catch {
     signaturePacket = undefined;
   }
-  try {
-    await entry.verified;
-  } catch (error) {
-    return { ok: false, reason: await signatureProblem(error, key, keyID, signaturePacket, date) };
-  }
-  const problem = await keyProblem(key, keyID, date);
+  const problem = await acceptanceProblem(entry.verified, key, keyID, signaturePacket, date);
   if (problem !== undefined) return { ok: false, reason: problem };
   if (!(result.data instanceof Uint8Array)) {
     return { ok: false, reason: "the signed message holds no literal data" };

@@ -20,17 +20,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
-import { findTool } from "../env/tools.ts";
-import {
-  freePort,
-  issueCert,
-  LOOPBACK_SANS,
-  makeCA,
-  type ManagedProcess,
-  startReferrersRegistry,
-  startRegistry,
-} from "../env/mod.ts";
+import { type ManagedProcess, startReferrersRegistry, startRegistry } from "../env/mod.ts";
 import { buildOciLayout, skopeoPush } from "../env/oci_layout.ts";
 import { pushCosignSignatures } from "../fakes/cosign_registry.ts";
 import {
@@ -44,33 +34,27 @@ import { generateKeyPair, signImage } from "../../lib/signing/mod.ts";
 import { lookasideSignatureURL } from "../../lib/lookaside/mod.ts";
 import { parseReference } from "../../lib/image/mod.ts";
 import { median } from "./_stats.ts";
-import { startPolicyWebhook } from "./_policy_webhook.ts";
+import {
+  benchWebhooks,
+  CACHES_OFF,
+  latencyBenchFlags,
+  measuredLine,
+  out,
+  podReview,
+  policiesYaml,
+  type ProxyCounts,
+  root,
+  skipWithout,
+  startDelayingProxy,
+  timeReviews,
+  writeBenchSection,
+} from "./_harness.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    reviews: { type: "string", default: "200" },
-    rtt: { type: "string", default: "10" },
-    "no-write": { type: "boolean" },
-  },
-});
-const reviews = Number(values.reviews);
-const rttMs = Number(values.rtt);
+const { reviews, rttMs, write } = latencyBenchFlags(200);
 
-function out(line: string): void {
-  // deno-lint-ignore no-console
-  console.log(line);
-}
+skipWithout("cosign_bench", ["docker-registry", "skopeo", "openssl", "referrers-registry"]);
 
-const missing = ["docker-registry", "skopeo", "openssl", "referrers-registry"].filter((tool) =>
-  findTool(tool) === undefined
-);
-if (missing.length > 0) {
-  out(`cosign_bench: ${missing.join(", ")} not installed (tests/env/provision.sh); skipped`);
-  Deno.exit(0);
-}
-
+const HEADING = "## Cosign signatures (sigstoreSigned)";
 const KINDS = ["simple", "legacy", "bundle", "referrers"] as const;
 type Kind = typeof KINDS[number];
 const LABELS: Record<Kind, string> = {
@@ -87,46 +71,21 @@ await using withReferrers = await startReferrersRegistry();
 const controller = new AbortController();
 const servers: Deno.HttpServer[] = [];
 try {
-  const counts = { registry: 0, lookaside: 0 };
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const counts: ProxyCounts = { registry: 0, lookaside: 0 };
   /**
    * A delaying proxy in front of `upstream` (`/v2/…`), which also serves the lookaside
    * directory (`/sigstore/…`); returns its `host:port`.
    */
   const delayingProxy = (upstream: string) => {
-    const port = freePort();
-    servers.push(Deno.serve(
-      { hostname: "127.0.0.1", port, signal: controller.signal, onListen() {} },
-      (request) => forward(upstream, request),
-    ));
-    return `127.0.0.1:${port}`;
-  };
-  const forward = async (upstream: string, request: Request) => {
-    const url = new URL(request.url);
-    await sleep(rttMs);
-    if (url.pathname.startsWith("/sigstore/")) {
-      counts.lookaside++;
-      try {
-        return new Response(await Deno.readFile(`${dir}${decodeURIComponent(url.pathname)}`));
-      } catch {
-        return new Response("not found", { status: 404 });
-      }
-    }
-    counts.registry++;
-    const headers = new Headers();
-    for (const name of ["accept", "authorization"]) {
-      const value = request.headers.get(name);
-      if (value !== null) headers.set(name, value);
-    }
-    const answer = await fetch(`${upstream}${url.pathname}${url.search}`, {
-      method: request.method,
-      headers,
-      redirect: "manual",
+    const { host, server } = startDelayingProxy({
+      upstream,
+      rttMs,
+      signal: controller.signal,
+      counts,
+      lookasideDir: dir,
     });
-    return new Response(request.method === "HEAD" ? null : answer.body, {
-      status: answer.status,
-      headers: answer.headers,
-    });
+    servers.push(server);
+    return host;
   };
   const proxy = delayingProxy(registry.url);
   const referrersProxy = delayingProxy(withReferrers.url);
@@ -173,94 +132,33 @@ try {
     `${dir}/registries.d/default.yaml`,
     `default-docker:\n  lookaside: http://${proxy}/sigstore\n`,
   );
-  const indent = (text: string) => text.trimEnd().split("\n").map((l) => `    ${l}`).join("\n");
   await Deno.writeTextFile(
     `${dir}/policies.yaml`,
-    `apiVersion: toolkit.dev/v1
-kind: ClusterImagePolicy
-metadata: { name: default }
-spec:
-  repositories:
-    - name: "${proxy}/bench/simple"
+    policiesYaml(
+      `    - name: "${proxy}/bench/simple"
       policy: { simple: { requirements: [{ type: signedBy, keySecret: gpg }] } }
     - name: "${proxy}/bench/legacy"
       policy: { simple: { requirements: [{ type: sigstoreSigned, keySecret: cosign }] } }
     - name: "${proxy}/bench/bundle"
       policy: { simple: { requirements: [{ type: sigstoreSigned, keySecret: cosign }] } }
     - name: "${referrersProxy}/bench/referrers"
-      policy: { simple: { requirements: [{ type: sigstoreSigned, keySecret: cosign }] } }
----
-apiVersion: v1
-kind: Secret
-metadata: { name: gpg, namespace: toolkit-system }
-stringData:
-  key: |
-${indent(gpgKey.publicKeyArmored)}
----
-apiVersion: v1
-kind: Secret
-metadata: { name: cosign, namespace: toolkit-system }
-stringData:
-  key: |
-${indent(key.publicPem)}
-`,
+      policy: { simple: { requirements: [{ type: sigstoreSigned, keySecret: cosign }] } }`,
+      { gpg: gpgKey.publicKeyArmored, cosign: key.publicPem },
+    ),
   );
-  const review = (kind: Kind) =>
-    JSON.stringify({
-      apiVersion: "admission.k8s.io/v1",
-      kind: "AdmissionReview",
-      request: {
-        uid: crypto.randomUUID(),
-        kind: { group: "", version: "v1", kind: "Pod" },
-        resource: { group: "", version: "v1", resource: "pods" },
-        name: "app",
-        namespace: "bench",
-        operation: "CREATE",
-        userInfo: { username: "bench" },
-        object: {
-          apiVersion: "v1",
-          kind: "Pod",
-          metadata: { name: "app", namespace: "bench" },
-          spec: { containers: [{ name: "app", image: image(kind) }] },
-        },
-      },
-    });
 
-  const ca = await makeCA(dir, "bench-ca");
-  const cert = await issueCert(dir, ca, { name: "serving", cn: "webhook", sans: LOOPBACK_SANS });
-  const client = Deno.createHttpClient({ caCerts: [ca.certPem] });
-  const startWebhook = async (extra: string[], name: string) => {
-    const hook = await startPolicyWebhook({
-      dir,
-      name,
-      certFile: cert.certFile,
-      keyFile: cert.keyFile,
-      client,
-      args: [
-        "--policies",
-        `${dir}/policies.yaml`,
-        "--insecure-registry",
-        proxy,
-        "--insecure-registry",
-        referrersProxy,
-        "--registries.d",
-        `${dir}/registries.d`,
-        ...extra,
-      ],
-    });
-    started.push(hook.process);
-    return hook;
-  };
-  const admit = async (url: string, kind: Kind): Promise<number> => {
-    const begun = performance.now();
-    const r = await fetch(url, { method: "POST", body: review(kind), client });
-    const answer = await r.json();
-    const took = performance.now() - begun;
-    if (answer.response?.allowed !== true) {
-      throw new Error(`${kind} was not admitted: ${JSON.stringify(answer.response?.status)}`);
-    }
-    return took;
-  };
+  const webhooks = await benchWebhooks(dir, `${dir}/policies.yaml`, started);
+  const startWebhook = (extra: readonly string[], name: string) =>
+    webhooks.start(name, [
+      "--insecure-registry",
+      proxy,
+      "--insecure-registry",
+      referrersProxy,
+      "--registries.d",
+      `${dir}/registries.d`,
+      ...extra,
+    ]);
+  const admit = (url: string, kind: Kind) => webhooks.admit(url, podReview(image(kind)), kind);
   interface Row {
     readonly kind: Kind;
     readonly first: number;
@@ -271,21 +169,19 @@ ${indent(key.publicPem)}
   }
   const measure = async (url: string, kind: Kind, first: number): Promise<Row> => {
     const before = { ...counts };
-    const times: number[] = [];
-    for (let i = 0; i < reviews; i++) times.push(await admit(url, kind));
-    times.sort((a, b) => a - b);
+    const { p50, p99 } = await timeReviews(reviews, () => admit(url, kind));
     return {
       kind,
       first,
-      p50: median(times),
-      p99: times[Math.min(times.length - 1, Math.ceil(0.99 * times.length) - 1)]!,
+      p50,
+      p99,
       registry: (counts.registry - before.registry) / reviews,
       lookaside: (counts.lookaside - before.lookaside) / reviews,
     };
   };
 
   const cold: Row[] = [];
-  const coldHook = await startWebhook(["--cache-ttl", "0", "--digest-cache-ttl", "0"], "cold");
+  const coldHook = await startWebhook(CACHES_OFF, "cold");
   const coldFirst = {} as Record<Kind, number>;
   for (const kind of KINDS) coldFirst[kind] = await admit(coldHook.url, kind);
   for (const kind of KINDS) cold.push(await measure(coldHook.url, kind, coldFirst[kind]));
@@ -297,7 +193,7 @@ ${indent(key.publicPem)}
     warm.push(await measure(warmHook.url, kind, first));
   }
   await warmHook.process.stop();
-  client.close();
+  webhooks.client.close();
 
   // What loading the sigstore libraries costs, after what the webhook loads anyway.
   const importScript = `${dir}/import.ts`;
@@ -323,13 +219,6 @@ ${indent(key.publicPem)}
   const sigstoreImport = median(imports.map((x) => x[1]!));
 
   const f = (n: number) => n.toFixed(1);
-  const cpu = new TextDecoder().decode(
-    (await new Deno.Command("sh", {
-      args: ["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
-      stdout: "piped",
-    }).output()).stdout,
-  ).trim();
-  const load = Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(", ");
   const byKind = (rows: Row[], kind: Kind) => rows.find((r) => r.kind === kind)!;
   const simpleCold = byKind(cold, "simple");
   const target = simpleCold.p50 + rttMs;
@@ -345,11 +234,9 @@ ${indent(key.publicPem)}
   };
   const warmDelta = (kind: Kind) => byKind(warm, kind).p50 - byKind(warm, "simple").p50;
   const section = [
-    "## Cosign signatures (sigstoreSigned)",
+    HEADING,
     "",
-    `Measured ${new Date().toISOString().slice(0, 10)} by \`tests/bench/cosign_bench.ts\` on ${
-      cpu || "an unknown CPU"
-    } (${navigator.hardwareConcurrency} cores), Deno ${Deno.version.deno}; load average at the end ${load}.`,
+    await measuredLine("cosign_bench.ts"),
     `One review at a time (${reviews} per row, after a first one) of a Pod with one image in the local distribution registry (go-containerregistry's registry for the referrers API row), each registry and lookaside request delayed by ${rttMs} ms in a loopback proxy that counts them (a stand-in for the network), so a round trip more shows as about ${rttMs} ms. Cold: the webhook's verdict and digest caches off (\`--cache-ttl 0 --digest-cache-ttl 0\`), every review resolves the tag and reads and verifies the signature; warm: caches on. Keyed cosign signatures (ECDSA P-256); simple signing with Ed25519, its signature in a lookaside store over HTTP. "First" is the first review after the webhook started (it loads the sigstore libraries for the first cosign review).`,
     "",
     "| Image | Caches | First (ms) | p50 (ms) | p99 (ms) | Registry requests per review | Lookaside requests per review |",
@@ -380,29 +267,11 @@ ${indent(key.publicPem)}
     "",
   ].join("\n");
   out(section);
-  if (!values["no-write"]) {
-    await writeSection(`${root}docs/benchmarks.md`, section);
-    await new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", `${root}docs/benchmarks.md`] })
-      .output();
-  }
+  if (write) await writeBenchSection(HEADING, section);
   controller.abort();
   await Promise.all(servers.map((s) => s.finished));
 } finally {
   controller.abort();
   for (const p of started) await p.stop();
   await Deno.remove(dir, { recursive: true }).catch(() => {});
-}
-
-/** Replaces this benchmark's section of the file (up to the next `## `), or appends it. */
-async function writeSection(path: string, section: string): Promise<void> {
-  const text = await Deno.readTextFile(path);
-  const heading = "## Cosign signatures (sigstoreSigned)";
-  const start = text.indexOf(heading);
-  if (start < 0) {
-    await Deno.writeTextFile(path, `${text.trimEnd()}\n\n${section}`);
-    return;
-  }
-  const next = text.indexOf("\n## ", start + 1);
-  const rest = next < 0 ? "" : text.slice(next + 1);
-  await Deno.writeTextFile(path, `${text.slice(0, start)}${section}${rest ? `\n${rest}` : ""}`);
 }

@@ -18,12 +18,17 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { startPolicyWebhook } from "./_policy_webhook.ts";
+import {
+  benchWebhooks,
+  CACHES_OFF,
+  cpuModel,
+  loadAverage,
+  out,
+  policiesYaml,
+  writeBenchSection,
+} from "./_harness.ts";
 import {
   freePort,
-  issueCert,
-  LOOPBACK_SANS,
-  makeCA,
   type ManagedProcess,
   startGpg,
   startProcess,
@@ -31,7 +36,6 @@ import {
   waitFor,
 } from "../env/mod.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
 const { values } = parseArgs({
   args: Deno.args,
   options: {
@@ -84,11 +88,6 @@ delayed ACK (40 ms on Linux); why \`Deno.serve\` could not do that is in "What e
 and docs/admission.md, "Known limits".
 `;
 const connections = Number(values.connections);
-
-function out(line: string): void {
-  // deno-lint-ignore no-console
-  console.log(line);
-}
 
 function which(name: string): string | undefined {
   for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
@@ -210,22 +209,12 @@ try {
   await gpg.pushImage(image, { signBy: key.fingerprint });
   await Deno.writeTextFile(
     `${dir}/policies.yaml`,
-    `apiVersion: toolkit.dev/v1
-kind: ClusterImagePolicy
-metadata: { name: default }
-spec:
-  repositories:
-    - name: "${registry.host}/bench/*"
+    policiesYaml(
+      `    - name: "${registry.host}/bench/*"
       policy:
-        simple: { requirements: [{ type: signedBy, keySecret: signer }] }
----
-apiVersion: v1
-kind: Secret
-metadata: { name: signer, namespace: toolkit-system }
-stringData:
-  key: |
-${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
-`,
+        simple: { requirements: [{ type: signedBy, keySecret: signer }] }`,
+      { signer: key.publicKeyArmored },
+    ),
   );
   const review = {
     apiVersion: "admission.k8s.io/v1",
@@ -292,31 +281,20 @@ ${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
   await Deno.writeTextFile(bodyFile, JSON.stringify(review));
   const bodySize = (await Deno.stat(bodyFile)).size;
 
-  const ca = await makeCA(dir, "bench-ca");
-  const cert = await issueCert(dir, ca, { name: "serving", cn: "webhook", sans: LOOPBACK_SANS });
-  const client = Deno.createHttpClient({ caCerts: [ca.certPem] });
+  const webhooks = await benchWebhooks(dir, `${dir}/policies.yaml`, started);
+  const { client, cert } = webhooks;
 
   const startWebhook = async (
-    extra: string[],
+    extra: readonly string[],
     name: string,
   ): Promise<{ process: ManagedProcess; url: string }> => {
-    const { process, url } = await startPolicyWebhook({
-      dir,
-      name,
-      certFile: cert.certFile,
-      keyFile: cert.keyFile,
-      client,
-      args: [
-        "--policies",
-        `${dir}/policies.yaml`,
-        "--insecure-registry",
-        registry.host,
-        "--registries.d",
-        gpg.registriesD,
-        ...extra,
-      ],
-    });
-    started.push(process);
+    const { process, url } = await webhooks.start(name, [
+      "--insecure-registry",
+      registry.host,
+      "--registries.d",
+      gpg.registriesD,
+      ...extra,
+    ]);
     const check = await fetch(url, { method: "POST", body: JSON.stringify(review), client });
     const answer = await check.json();
     if (answer.response?.allowed !== true || !answer.response.patch) {
@@ -375,7 +353,7 @@ ${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
   const warmMemory = memory(warmHook.process.pid);
   await warmHook.process.stop();
 
-  const coldHook = await startWebhook(["--cache-ttl", "0", "--digest-cache-ttl", "0"], "cold");
+  const coldHook = await startWebhook(CACHES_OFF, "cold");
   await runWrk(coldHook.url, bodyFile, 2, 1);
   const cold = await runWrk(coldHook.url, bodyFile, duration, 1);
   const coldParallel = await runWrk(coldHook.url, bodyFile, duration, 4);
@@ -383,13 +361,13 @@ ${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
   await coldHook.process.stop();
   client.close();
 
-  const cpu = (await sh("sh", ["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"])).trim();
+  const cpu = await cpuModel();
   const cores = navigator.hardwareConcurrency;
   const memTotal = Math.round(
     Number(/MemTotal:\s+(\d+)/.exec(Deno.readTextFileSync("/proc/meminfo"))?.[1]) / 1024 / 1024,
   );
   const kernel = await sh("uname", ["-sr"]);
-  const load = Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(", ");
+  const load = loadAverage();
   const wrkVersion = (await sh("sh", ["-c", "wrk -v 2>&1 | head -1"])).split(" [")[0];
   const date = new Date().toISOString().slice(0, 10);
   const f = (n: number, digits = 2) => Number.isFinite(n) ? n.toFixed(digits) : "n/a";
@@ -454,32 +432,9 @@ ${key.publicKeyArmored.trimEnd().split("\n").map((l) => `    ${l}`).join("\n")}
   ].join("\n");
   out(section);
   if (!values["no-write"]) {
-    await writeSection(`${root}docs/benchmarks.md`, section);
-    // Keep the file as `deno fmt` writes it (aligned tables), so `deno task ok` stays green.
-    await new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", `${root}docs/benchmarks.md`] })
-      .output();
+    await writeBenchSection("## Admission webhook", `${section}\n${NOTES.trimEnd()}\n`);
   }
 } finally {
   for (const p of started) await p.stop();
   await Deno.remove(dir, { recursive: true }).catch(() => {});
-}
-
-/** Replaces the "## Admission webhook" section of the file (up to the next `## `), or appends it. */
-async function writeSection(path: string, section: string): Promise<void> {
-  let text = "";
-  try {
-    text = await Deno.readTextFile(path);
-  } catch {
-    text =
-      "# Benchmarks\n\nFigures measured on this project's machines; each section says how to reproduce it.\n";
-  }
-  const body = `${section}\n${NOTES.trimEnd()}\n`;
-  const start = text.indexOf("## Admission webhook");
-  if (start < 0) {
-    await Deno.writeTextFile(path, `${text.trimEnd()}\n\n${body}`);
-    return;
-  }
-  const next = text.indexOf("\n## ", start + 1);
-  const rest = next < 0 ? "" : text.slice(next + 1);
-  await Deno.writeTextFile(path, `${text.slice(0, start)}${body}${rest ? `\n${rest}` : ""}`);
 }
