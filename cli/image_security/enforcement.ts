@@ -476,7 +476,11 @@ export async function runDisable(
 ): Promise<number> {
   using client = await ctx.kube(options);
   const namespace = controllerNamespace(options);
-  const results = await uninstall(client, namespace, { purge: options.purge });
+  const kept: string[] = [];
+  const results = await uninstall(client, namespace, {
+    purge: options.purge,
+    onKept: (line) => kept.push(line),
+  });
   if (options.output) {
     printReport(ctx.io, options.output, installReport(results), { namespace });
   } else {
@@ -491,13 +495,21 @@ export async function runDisable(
     // Deleting starts the termination: wait until a new enable could create them again.
     ctx.io.stderr.write(`Waiting for the namespace "${namespace}" and the CRDs to be deleted…\n`);
     await waitUntilDeleted(client, "Namespace", undefined, namespace, ctx.clock);
-    for (const crd of POLICY_CRD_NAMES) {
+    const crds = [
+      ...POLICY_CRD_NAMES,
+      ...results.filter((r) =>
+        r.type.kind === "CustomResourceDefinition" && r.outcome === "deleted"
+      )
+        .map((r) => r.name).filter((name) => !POLICY_CRD_NAMES.includes(name)),
+    ];
+    for (const crd of crds) {
       await waitUntilDeleted(client, "CustomResourceDefinition", undefined, crd, ctx.clock);
     }
+    for (const line of kept) ctx.io.stderr.write(`${line}.\n`);
   }
   ctx.io.stderr.write(
     options.purge
-      ? "Image signature enforcement is removed, with its policies, CRDs and namespace.\n"
+      ? "Image signature enforcement is removed, with its policies, CRDs, namespace and PolicyReports.\n"
       : "Image signature enforcement is disabled; policies, key Secrets and CRDs are kept (--purge removes them).\n",
   );
   return 0;
