@@ -26,6 +26,12 @@ export const AUDIT = defineCommand({
       alias: "A",
       describe: "Audit every namespace",
     },
+    mode: {
+      type: "string",
+      choices: ["enforce", "warn"],
+      default: "enforce",
+      describe: "The webhook's --mode, for namespaces without a toolkit.dev/enforcement label",
+    },
     ...AUDIT_FLAGS,
     ...KUBE_FLAGS,
     ...OUTPUT,

@@ -46,7 +46,10 @@ import {
 } from "../../lib/admission/mod.ts";
 import { type AuditedImage, auditVerifier, auditWorkloads } from "../../lib/audit/mod.ts";
 
-/** The flags both commands declare. */
+/**
+ * The flags both commands declare. `--mode` is audit's alone: rollout audits one namespace, whose
+ * mode it assumes.
+ */
 export const AUDIT_FLAGS = {
   policy: {
     type: "array",
@@ -58,12 +61,6 @@ export const AUDIT_FLAGS = {
     default: "toolkit-system",
     describe:
       "The webhook's namespace: always exempt, and where ClusterImagePolicy key Secrets are",
-  },
-  mode: {
-    type: "string",
-    choices: ["enforce", "warn"],
-    default: "enforce",
-    describe: "The webhook's --mode, for namespaces without a toolkit.dev/enforcement label",
   },
   "no-match": {
     type: "string",
@@ -103,7 +100,8 @@ export const AUDIT_FLAGS = {
 export interface AuditRunOptions {
   readonly policy: readonly string[];
   readonly controllerNamespace: string;
-  readonly mode: string;
+  /** `audit --mode`; `rollout` has none (the one namespace it audits has its mode assumed). */
+  readonly mode?: string;
   readonly noMatch: string;
   readonly policyGroup: string;
   readonly exemptNamespaceLabel: string;

@@ -17,11 +17,15 @@ import {
   type WriteReport,
 } from "../output.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
-import type { KubeObject } from "../../lib/kube/mod.ts";
+import { isStatus, type KubeClient, type KubeObject, NAMESPACES } from "../../lib/kube/mod.ts";
 import { namespaceOf } from "../dev/common.ts";
 import { decodeBase64Text } from "../../lib/base64.ts";
 import { clientTimeoutMs } from "../network.ts";
-import { parseExemptLabel } from "../../lib/admission/mod.ts";
+import {
+  ENFORCEMENT_LABEL,
+  enforcementLabelMode,
+  parseExemptLabel,
+} from "../../lib/admission/mod.ts";
 import {
   type AppliedObject,
   applyManifests,
@@ -348,6 +352,41 @@ export async function runEnable(flags: EnableOptions, ctx: CommandContext): Prom
   return 0;
 }
 
+/** A namespace labelled {@linkcode ENFORCEMENT_LABEL}: its mode, absent when the value is ignored. */
+interface NamespaceMode {
+  readonly namespace: string;
+  readonly label: string;
+  readonly mode?: "enforce" | "warn";
+}
+
+/**
+ * The namespaces whose {@linkcode ENFORCEMENT_LABEL} takes the place of the webhook's `--mode`
+ * (set by `rollout`), by name; undefined, with a warning, when Namespaces may not be listed.
+ */
+async function readNamespaceModes(
+  client: KubeClient,
+  ctx: CommandContext,
+): Promise<NamespaceMode[] | undefined> {
+  let labelled: KubeObject[];
+  try {
+    labelled = await client.list(NAMESPACES, undefined, { labelSelector: ENFORCEMENT_LABEL });
+  } catch (error) {
+    if (!isStatus(error, 403)) throw error;
+    ctx.io.stderr.write(
+      `Warning: the namespace modes (${ENFORCEMENT_LABEL}) are not shown: listing Namespaces is forbidden\n`,
+    );
+    return undefined;
+  }
+  return labelled.map((n) => {
+    const mode = enforcementLabelMode(n.metadata.labels);
+    return {
+      namespace: n.metadata.name,
+      label: n.metadata.labels?.[ENFORCEMENT_LABEL] ?? "",
+      ...(mode ? { mode } : {}),
+    };
+  }).sort((a, b) => a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0);
+}
+
 /** Runs `status`. */
 export async function runStatus(
   options: OptionsOf<typeof STATUS>,
@@ -360,9 +399,11 @@ export async function runStatus(
     controllerNamespace(options),
     new Date(ctx.clock.now()),
   );
+  const namespaceModes = await readNamespaceModes(client, ctx);
   const data = {
     ...status,
     objects: status.objects.map((o) => ({ ...objectData(o), present: o.present })),
+    ...(namespaceModes ? { namespaceModes } : {}),
   };
   printData(ctx.io.stdout, format, data, () => {
     const state = !status.installed ? "not installed" : status.enabled ? "enabled" : "not enabled";
@@ -401,6 +442,17 @@ export async function runStatus(
     for (const ns of namespaces) {
       lines.push(`  ${ns === "" ? "(cluster)" : ns}: ${status.policies[ns]!.join(", ")}`);
     }
+    if (namespaceModes) {
+      lines.push(`Namespace modes (${ENFORCEMENT_LABEL}; elsewhere the webhook's --mode):`);
+      if (namespaceModes.length === 0) lines.push("  none");
+      for (const m of namespaceModes) {
+        lines.push(
+          m.mode
+            ? `  ${m.namespace}: ${m.mode}`
+            : `  ${m.namespace}: ${JSON.stringify(m.label)} (ignored: neither enforce nor warn)`,
+        );
+      }
+    }
     return `${lines.join("\n")}\n`;
   });
   if (!status.installed) {
@@ -424,7 +476,11 @@ export async function runDisable(
 ): Promise<number> {
   using client = await ctx.kube(options);
   const namespace = controllerNamespace(options);
-  const results = await uninstall(client, namespace, { purge: options.purge });
+  const kept: string[] = [];
+  const results = await uninstall(client, namespace, {
+    purge: options.purge,
+    onKept: (line) => kept.push(line),
+  });
   if (options.output) {
     printReport(ctx.io, options.output, installReport(results), { namespace });
   } else {
@@ -439,13 +495,21 @@ export async function runDisable(
     // Deleting starts the termination: wait until a new enable could create them again.
     ctx.io.stderr.write(`Waiting for the namespace "${namespace}" and the CRDs to be deleted…\n`);
     await waitUntilDeleted(client, "Namespace", undefined, namespace, ctx.clock);
-    for (const crd of POLICY_CRD_NAMES) {
+    const crds = [
+      ...POLICY_CRD_NAMES,
+      ...results.filter((r) =>
+        r.type.kind === "CustomResourceDefinition" && r.outcome === "deleted"
+      )
+        .map((r) => r.name).filter((name) => !POLICY_CRD_NAMES.includes(name)),
+    ];
+    for (const crd of crds) {
       await waitUntilDeleted(client, "CustomResourceDefinition", undefined, crd, ctx.clock);
     }
+    for (const line of kept) ctx.io.stderr.write(`${line}.\n`);
   }
   ctx.io.stderr.write(
     options.purge
-      ? "Image signature enforcement is removed, with its policies, CRDs and namespace.\n"
+      ? "Image signature enforcement is removed, with its policies, CRDs, namespace and PolicyReports.\n"
       : "Image signature enforcement is disabled; policies, key Secrets and CRDs are kept (--purge removes them).\n",
   );
   return 0;

@@ -135,7 +135,8 @@ export const DISABLE = defineCommand({
     "controller-namespace": CONTROLLER_NAMESPACE,
     purge: {
       type: "boolean",
-      describe: "Also remove the default policies, the CRDs (every policy) and the namespace",
+      describe:
+        "Also remove the default policies, the CRDs (every policy), the namespace and toolkit's PolicyReports (their CRDs too when toolkit alone installed them and nothing else reports in them)",
     },
     ...RESULT_OUTPUT,
     ...KUBE_FLAGS,

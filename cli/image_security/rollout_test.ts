@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { e2eSkipReason } from "../../tests/env/mod.ts";
 import { startSignedCluster } from "../../tests/fakes/signed_cluster.ts";
+import { fakeCli } from "../../tests/fakes/cli.ts";
 import { NAMESPACES, PODS } from "../../lib/kube/mod.ts";
 
 Deno.test({
@@ -78,4 +79,26 @@ Deno.test({
     assert.equal(missing.status, 1);
     assert.match(missing.err, /Namespace "nope" does not exist/);
   },
+});
+
+Deno.test("image-security rollout has no --mode: the namespace it audits has its mode assumed", async () => {
+  await using cli = await fakeCli();
+  const refused = await cli.run([
+    "image-security",
+    "rollout",
+    "-n",
+    "team",
+    "--warn",
+    "--mode",
+    "warn",
+  ]);
+  assert.equal(refused.status, 2, refused.err);
+  assert.match(refused.err, /Unknown flag --mode of "image-security rollout"/);
+  assert.equal(cli.kube.writes().length, 0);
+  const help = await cli.run(["image-security", "rollout", "--help"]);
+  assert.equal(help.status, 0, help.err);
+  assert.doesNotMatch(help.out, /--mode/);
+  assert.match(help.out, /--no-match/);
+  const auditHelp = await cli.run(["image-security", "audit", "--help"]);
+  assert.match(auditHelp.out, /--mode/);
 });

@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { fakeCli } from "../../tests/fakes/cli.ts";
+import { parse as parseYaml } from "yaml";
+import { NAMESPACES } from "../../lib/kube/mod.ts";
 
 Deno.test("status says what is installed in the namespace asked, and when nothing is", async () => {
   await using cli = await fakeCli();
@@ -108,4 +110,40 @@ Deno.test("status says whether the webhook requires the API server's client cert
   );
   const data = JSON.parse((await cli.run(["image-security", "status", "-o", "json"])).out);
   assert.equal(data.clientAuth, true);
+});
+
+Deno.test("status shows the namespaces the toolkit.dev/enforcement label sets the mode of", async () => {
+  await using cli = await fakeCli();
+  const none = await cli.run(["image-security", "status"]);
+  assert.match(
+    none.out,
+    /^Namespace modes \(toolkit\.dev\/enforcement; elsewhere the webhook's --mode\):\n {2}none$/m,
+  );
+  for (
+    const [name, value] of [["team-b", "warn"], ["team-a", "enforce"], ["odd", "Enforce"]] as const
+  ) {
+    cli.kube.seed(NAMESPACES, {
+      metadata: { name, labels: { "toolkit.dev/enforcement": value } },
+    });
+  }
+  cli.kube.seed(NAMESPACES, { metadata: { name: "plain", labels: { app: "x" } } });
+
+  const text = await cli.run(["image-security", "status"]);
+  assert.match(
+    text.out,
+    /^Namespace modes \(toolkit\.dev\/enforcement; elsewhere the webhook's --mode\):\n {2}odd: "Enforce" \(ignored: neither enforce nor warn\)\n {2}team-a: enforce\n {2}team-b: warn\n/m,
+  );
+  assert.doesNotMatch(text.out, /plain/);
+
+  for (const format of ["json", "yaml"]) {
+    const run = await cli.run(["image-security", "status", "-o", format]);
+    const data = format === "json"
+      ? JSON.parse(run.out)
+      : parseYaml(run.out) as Record<string, unknown>;
+    assert.deepEqual(data.namespaceModes, [
+      { namespace: "odd", label: "Enforce" },
+      { namespace: "team-a", label: "enforce", mode: "enforce" },
+      { namespace: "team-b", label: "warn", mode: "warn" },
+    ]);
+  }
 });

@@ -10,6 +10,7 @@
 import {
   applyObject,
   CERTIFICATES,
+  CLUSTER_POLICY_REPORTS,
   CLUSTER_ROLE_BINDINGS,
   CLUSTER_ROLES,
   clusterImagePolicies,
@@ -17,16 +18,19 @@ import {
   CUSTOM_RESOURCE_DEFINITIONS,
   DEPLOYMENTS,
   describeObject,
+  FIELD_MANAGER,
   imagePolicies,
   isStatus,
   ISSUERS,
   KubeApiError,
   type KubeClient,
   type KubeObject,
+  type ListOptions,
   MUTATING_WEBHOOK_CONFIGURATIONS,
   NAMESPACES,
   NoClusterContextError,
   POD_DISRUPTION_BUDGETS,
+  POLICY_REPORTS,
   type ResourceType,
   ROLE_BINDINGS,
   ROLES,
@@ -37,7 +41,12 @@ import {
 } from "../kube/mod.ts";
 import { API_GROUP } from "../policy/mod.ts";
 import { installManifests } from "./manifests.ts";
-import { policyReportCrdsForeign } from "../reports/mod.ts";
+import {
+  POLICY_REPORT_CRD_NAMES,
+  POLICY_REPORT_NAME,
+  policyReportCrdsForeign,
+  REPORT_LABELS,
+} from "../reports/mod.ts";
 import {
   type InstallOptions,
   MANAGED_BY_LABEL,
@@ -229,10 +238,14 @@ async function waitEstablished(client: KubeClient, name: string): Promise<void> 
 }
 
 /** Lists, retrying while the API server's storage for a new CRD is still starting (503). */
-async function listWhenReady(client: KubeClient, type: ResourceType): Promise<KubeObject[]> {
+async function listWhenReady(
+  client: KubeClient,
+  type: ResourceType,
+  options: ListOptions = {},
+): Promise<KubeObject[]> {
   for (let attempt = 0;; attempt++) {
     try {
-      return await client.list(type, undefined);
+      return await client.list(type, undefined, options);
     } catch (error) {
       const retry = error instanceof KubeApiError && (error.status >= 500 || error.status === 429);
       if (!retry || attempt >= 50) throw error;
@@ -490,8 +503,14 @@ export async function installationStatus(
 
 /** Options of {@link uninstall}. */
 export interface UninstallOptions {
-  /** Also delete the default policies, the CRDs (and with them every policy) and the namespace. */
+  /**
+   * Also delete the default policies, the CRDs (and with them every policy), the namespace and
+   * toolkit's PolicyReports; the PolicyReport CRDs too when toolkit alone installed them and no
+   * other reports are left in them.
+   */
   readonly purge?: boolean;
+  /** Told why the PolicyReport CRDs stay, when they exist and do. */
+  readonly onKept?: (message: string) => void;
 }
 
 async function deleteOne(
@@ -507,7 +526,9 @@ async function deleteOne(
 
 /**
  * Removes an installation, the webhook configuration first (so nothing is sent to a webhook
- * that is going away). Policies, key Secrets, the namespace and the CRDs stay unless `purge`, and
+ * that is going away). Policies, key Secrets, the namespace, the CRDs and toolkit's PolicyReports
+ * stay unless `purge` (the PolicyReport CRDs only go when toolkit alone installed them and no
+ * other report is in them), and
  * so does the client CA (`client_auth.ts`): the control plane's AdmissionConfiguration holds a
  * certificate from it, which a later `enable` keeps valid.
  * An object the API server refuses to delete is reported `failed` and the rest still go, except
@@ -563,6 +584,132 @@ export async function uninstall(
     await remove("Secret", namespace, RELEASE_KEY_SECRET_NAME);
     for (const name of POLICY_CRD_NAMES) await remove("CustomResourceDefinition", undefined, name);
     await remove("Namespace", undefined, namespace);
+    results.push(...await purgePolicyReports(client, options.onKept));
+  }
+  return results;
+}
+
+/** Lists a PolicyReport kind (a CRD just made may still be starting); `[]` when it is not there. */
+async function listReports(
+  client: KubeClient,
+  type: ResourceType,
+  labelSelector?: string,
+): Promise<KubeObject[]> {
+  try {
+    return await listWhenReady(client, type, labelSelector ? { labelSelector } : {});
+  } catch (error) {
+    if (isStatus(error, 404)) return [];
+    throw error;
+  }
+}
+
+/** Whether a PolicyReport is one the report controller writes: its name and toolkit's labels. */
+function isToolkits(report: KubeObject): boolean {
+  const labels = report.metadata.labels ?? {};
+  return report.metadata.name === POLICY_REPORT_NAME &&
+    Object.entries(REPORT_LABELS).every(([k, v]) => labels[k] === v);
+}
+
+/** Whether toolkit's apply is the only writer of a CRD (the API server's status aside). */
+function toolkitsAlone(crd: KubeObject): boolean {
+  const managers = Array.isArray(crd.metadata.managedFields)
+    ? crd.metadata.managedFields as { manager?: string; subresource?: string }[]
+    : [];
+  const writers = managers.filter((m) => m.subresource !== "status");
+  return writers.length > 0 && writers.every((m) => m.manager === FIELD_MANAGER);
+}
+
+/**
+ * Deletes the PolicyReports the report controller wrote (named `toolkit-image-policy`, with
+ * toolkit's labels, in every namespace), then the PolicyReport CRDs when `enable` installed them
+ * (toolkit is their only writer, `isForeignCrd` in `lib/reports`) and no other report is left in
+ * them: Kyverno's, a policy-reporter's or another tool's reports and CRDs stay.
+ */
+async function purgePolicyReports(
+  client: KubeClient,
+  onKept: ((message: string) => void) | undefined,
+): Promise<AppliedObject[]> {
+  const results: AppliedObject[] = [];
+  const selector = Object.entries(REPORT_LABELS).map(([k, v]) => `${k}=${v}`).join(",");
+  let ours: KubeObject[];
+  try {
+    ours = (await listReports(client, POLICY_REPORTS, selector)).filter(isToolkits);
+  } catch (error) {
+    if (error instanceof NoClusterContextError) throw error;
+    return [appliedObject({ type: POLICY_REPORTS, name: POLICY_REPORT_NAME }, "failed", error)];
+  }
+  for (const report of ours) {
+    const ref = {
+      type: POLICY_REPORTS,
+      namespace: report.metadata.namespace,
+      name: report.metadata.name,
+    };
+    results.push(
+      await keepGoing(ref, async () =>
+        appliedObject(
+          ref,
+          await client.delete(POLICY_REPORTS, ref.namespace, ref.name) ? "deleted" : "absent",
+        )),
+    );
+  }
+  try {
+    results.push(...await purgePolicyReportCrds(client, onKept));
+  } catch (error) {
+    if (error instanceof NoClusterContextError) throw error;
+    results.push(
+      appliedObject(
+        { type: CUSTOM_RESOURCE_DEFINITIONS, name: POLICY_REPORT_CRD_NAMES[1]! },
+        "failed",
+        error,
+      ),
+    );
+  }
+  return results;
+}
+
+/** The PolicyReport CRDs' deletion, when toolkit alone installed them and nothing else is in them. */
+async function purgePolicyReportCrds(
+  client: KubeClient,
+  onKept: ((message: string) => void) | undefined,
+): Promise<AppliedObject[]> {
+  const results: AppliedObject[] = [];
+  const crds = (await Promise.all(
+    POLICY_REPORT_CRD_NAMES.map((name) =>
+      client.read(CUSTOM_RESOURCE_DEFINITIONS, undefined, name)
+    ),
+  )).filter((crd): crd is KubeObject => crd !== undefined);
+  if (crds.length === 0) return results;
+  if (!crds.every(toolkitsAlone)) {
+    onKept?.(
+      "The PolicyReport CRDs (wgpolicyk8s.io) are kept: toolkit did not install them alone",
+    );
+    return results;
+  }
+  const others = [
+    ...(await listReports(client, POLICY_REPORTS)),
+    ...(await listReports(client, CLUSTER_POLICY_REPORTS)),
+  ].filter((r) => !(r.kind === POLICY_REPORTS.kind && isToolkits(r)));
+  if (others.length > 0) {
+    const first = others[0]!;
+    const type = first.kind === CLUSTER_POLICY_REPORTS.kind
+      ? CLUSTER_POLICY_REPORTS
+      : POLICY_REPORTS;
+    const named = describeObject(type, first.metadata.namespace, first.metadata.name);
+    onKept?.(
+      `The PolicyReport CRDs (wgpolicyk8s.io) are kept: they hold ${others.length} report${
+        others.length === 1 ? "" : "s"
+      } toolkit did not write (${named}${others.length > 1 ? ", …" : ""})`,
+    );
+    return results;
+  }
+  for (const crd of crds) {
+    const ref = { type: CUSTOM_RESOURCE_DEFINITIONS, name: crd.metadata.name };
+    results.push(
+      await keepGoing(
+        ref,
+        () => deleteOne(client, "CustomResourceDefinition", undefined, ref.name),
+      ),
+    );
   }
   return results;
 }

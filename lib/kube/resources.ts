@@ -179,6 +179,15 @@ export const POLICY_REPORTS: ResourceType = type(
   "PolicyReport",
 );
 
+/** wg-policy ClusterPolicyReports (`wgpolicyk8s.io/v1alpha2`): toolkit writes none. */
+export const CLUSTER_POLICY_REPORTS: ResourceType = type(
+  "wgpolicyk8s.io",
+  "v1alpha2",
+  "clusterpolicyreports",
+  "ClusterPolicyReport",
+  false,
+);
+
 /** ClusterImagePolicies of an API group (`toolkit.dev` or `portieris.cloud.ibm.com`). */
 export function clusterImagePolicies(group: string): ResourceType {
   return type(group, "v1", "clusterimagepolicies", "ClusterImagePolicy", false);

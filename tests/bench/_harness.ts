@@ -17,10 +17,12 @@ export const root = new URL("../../", import.meta.url).pathname;
 
 /**
  * The flags of a latency bench: `--reviews N` (per row, default `reviews`), `--rtt MS` (the
- * delaying proxy's delay, default 10) and `--no-write` (print the section only).
+ * delaying proxy's delay, default 10) and `--no-write` (print the section only); with `help`,
+ * `--help` prints it and ends the bench.
  */
 export function latencyBenchFlags(
   reviews: number,
+  help?: string,
 ): { readonly reviews: number; readonly rttMs: number; readonly write: boolean } {
   const { values } = parseArgs({
     args: Deno.args,
@@ -28,8 +30,13 @@ export function latencyBenchFlags(
       reviews: { type: "string", default: String(reviews) },
       rtt: { type: "string", default: "10" },
       "no-write": { type: "boolean" },
+      ...(help !== undefined ? { help: { type: "boolean" as const } } : {}),
     },
   });
+  if (help !== undefined && values.help) {
+    out(help);
+    Deno.exit(0);
+  }
   return {
     reviews: Number(values.reviews),
     rttMs: Number(values.rtt),
@@ -59,8 +66,20 @@ export interface ProxyCounts {
 }
 
 /**
+ * The sequential round trips of one review, counted by a delaying proxy: a request's is one more
+ * than the most of those answered before it came. Zero both before each review.
+ */
+export interface RoundTrips {
+  /** The most round trips of a request answered so far. */
+  answered: number;
+  /** The most round trips of a request so far: the review's. */
+  deepest: number;
+}
+
+/**
  * A loopback proxy in front of `upstream` (`/v2/…`) that delays every request by `rttMs` and
- * counts it; with `lookasideDir`, it also serves that directory's files under `/sigstore/…`.
+ * counts it (and, with `roundTrips`, the sequential round trips); with `lookasideDir`, it also
+ * serves that directory's files under `/sigstore/…`.
  */
 export function startDelayingProxy(options: {
   readonly upstream: string;
@@ -68,20 +87,27 @@ export function startDelayingProxy(options: {
   readonly signal: AbortSignal;
   readonly counts: ProxyCounts;
   readonly lookasideDir?: string;
+  readonly roundTrips?: RoundTrips;
 }): { readonly host: string; readonly server: Deno.HttpServer } {
-  const { upstream, rttMs, counts, lookasideDir } = options;
+  const { upstream, rttMs, counts, lookasideDir, roundTrips } = options;
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const forward = async (request: Request) => {
+    const depth = (roundTrips?.answered ?? 0) + 1;
+    if (roundTrips) roundTrips.deepest = Math.max(roundTrips.deepest, depth);
+    const answered = (response: Response) => {
+      if (roundTrips) roundTrips.answered = Math.max(roundTrips.answered, depth);
+      return response;
+    };
     const url = new URL(request.url);
     await sleep(rttMs);
     if (lookasideDir !== undefined && url.pathname.startsWith("/sigstore/")) {
       counts.lookaside++;
       try {
-        return new Response(
-          await Deno.readFile(`${lookasideDir}${decodeURIComponent(url.pathname)}`),
+        return answered(
+          new Response(await Deno.readFile(`${lookasideDir}${decodeURIComponent(url.pathname)}`)),
         );
       } catch {
-        return new Response("not found", { status: 404 });
+        return answered(new Response("not found", { status: 404 }));
       }
     }
     counts.registry++;
@@ -95,10 +121,12 @@ export function startDelayingProxy(options: {
       headers,
       redirect: "manual",
     });
-    return new Response(request.method === "HEAD" ? null : answer.body, {
-      status: answer.status,
-      headers: answer.headers,
-    });
+    return answered(
+      new Response(request.method === "HEAD" ? null : answer.body, {
+        status: answer.status,
+        headers: answer.headers,
+      }),
+    );
   };
   const port = freePort();
   const server = Deno.serve(

@@ -23,17 +23,8 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import * as nodeCrypto from "node:crypto";
-import { findTool } from "../env/tools.ts";
-import {
-  freePort,
-  issueCert,
-  LOOPBACK_SANS,
-  makeCA,
-  type ManagedProcess,
-  startRegistry,
-} from "../env/mod.ts";
+import { type ManagedProcess, startRegistry } from "../env/mod.ts";
 import { buildOciLayout, skopeoPush } from "../env/oci_layout.ts";
 import {
   cosignLayout,
@@ -54,22 +45,25 @@ import { OCI_INDEX } from "../../lib/registry/media_types.ts";
 import { encodeBase64 } from "../../lib/base64.ts";
 import { dssePae } from "../../lib/signature/mod.ts";
 import { median } from "./_stats.ts";
-import { startPolicyWebhook } from "./_policy_webhook.ts";
+import {
+  benchWebhooks,
+  CACHES_OFF,
+  latencyBenchFlags,
+  measuredLine,
+  out,
+  podReview,
+  policiesYaml,
+  type ProxyCounts,
+  type RoundTrips,
+  skipWithout,
+  startDelayingProxy,
+  timeReviews,
+  writeBenchSection,
+} from "./_harness.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    reviews: { type: "string", default: "200" },
-    rtt: { type: "string", default: "10" },
-    "no-write": { type: "boolean" },
-    help: { type: "boolean" },
-  },
-});
-if (values.help) {
-  // deno-lint-ignore no-console
-  console.log(
-    `Usage: deno run -A tests/bench/attestation_bench.ts [--reviews N] [--rtt MS] [--no-write]
+const { reviews, rttMs, write } = latencyBenchFlags(
+  200,
+  `Usage: deno run -A tests/bench/attestation_bench.ts [--reviews N] [--rtt MS] [--no-write]
 
 Cold and warm review latency, registry requests and sequential round trips of a Pod whose image
 has a cosign signature, with and without an attestation requirement (.att tag, bundle referrer),
@@ -79,25 +73,11 @@ section of docs/benchmarks.md (not with --no-write).
   --reviews N   reviews per row (default 200)
   --rtt MS      delay of each registry request (default 10)
   --no-write    print only`,
-  );
-  Deno.exit(0);
-}
-const reviews = Number(values.reviews);
-const rttMs = Number(values.rtt);
-const SLSA = "https://slsa.dev/provenance/v1";
-
-function out(line: string): void {
-  // deno-lint-ignore no-console
-  console.log(line);
-}
-
-const missing = ["docker-registry", "skopeo", "openssl"].filter((tool) =>
-  findTool(tool) === undefined
 );
-if (missing.length > 0) {
-  out(`attestation_bench: ${missing.join(", ")} not installed (tests/env/provision.sh); skipped`);
-  Deno.exit(0);
-}
+const SLSA = "https://slsa.dev/provenance/v1";
+const HEADING = "## Attestations (attestation requirement)";
+
+skipWithout("attestation_bench", ["docker-registry", "skopeo", "openssl"]);
 
 const KINDS = ["signature", "legacy", "bundle", "bundlesig", "bundleboth"] as const;
 type Kind = typeof KINDS[number];
@@ -115,39 +95,16 @@ await using registry = await startRegistry();
 const controller = new AbortController();
 const servers: Deno.HttpServer[] = [];
 try {
-  let requests = 0;
-  // The sequential round trips of the review under way: a request's is one more than the most
-  // of those answered before it came.
-  let answeredDepth = 0;
-  let reviewDepth = 0;
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const port = freePort();
-  servers.push(Deno.serve(
-    { hostname: "127.0.0.1", port, signal: controller.signal, onListen() {} },
-    async (request) => {
-      const url = new URL(request.url);
-      const depth = answeredDepth + 1;
-      reviewDepth = Math.max(reviewDepth, depth);
-      await sleep(rttMs);
-      requests++;
-      const headers = new Headers();
-      for (const name of ["accept", "authorization"]) {
-        const value = request.headers.get(name);
-        if (value !== null) headers.set(name, value);
-      }
-      const answer = await fetch(`${registry.url}${url.pathname}${url.search}`, {
-        method: request.method,
-        headers,
-        redirect: "manual",
-      });
-      answeredDepth = Math.max(answeredDepth, depth);
-      return new Response(request.method === "HEAD" ? null : answer.body, {
-        status: answer.status,
-        headers: answer.headers,
-      });
-    },
-  ));
-  const proxy = `127.0.0.1:${port}`;
+  const counts: ProxyCounts = { registry: 0, lookaside: 0 };
+  const roundTrips: RoundTrips = { answered: 0, deepest: 0 };
+  const { host: proxy, server } = startDelayingProxy({
+    upstream: registry.url,
+    rttMs,
+    signal: controller.signal,
+    counts,
+    roundTrips,
+  });
+  servers.push(server);
   const digests = {} as Record<Kind, string>;
   for (const kind of KINDS) {
     const layout = await buildOciLayout(dir, { name: kind, content: `${kind}\n` });
@@ -234,7 +191,6 @@ try {
     await pushLayout(registry.host, `bench/${kind}`, layout);
   }
 
-  const indent = (text: string) => text.trimEnd().split("\n").map((l) => `    ${l}`).join("\n");
   const attestation = `- type: attestation
               predicateType: slsaprovenance1
               keySecret: cosign
@@ -243,14 +199,7 @@ try {
                   expression: predicate.buildDefinition.externalParameters.repository == "https://git.example/team/app"
                 - name: our-builder
                   expression: predicate.runDetails.builder.id.startsWith("https://toolkit.dev/")`;
-  await Deno.writeTextFile(
-    `${dir}/policies.yaml`,
-    `apiVersion: toolkit.dev/v1
-kind: ClusterImagePolicy
-metadata: { name: default }
-spec:
-  repositories:
-    - name: "${proxy}/bench/signature"
+  const repositories = `    - name: "${proxy}/bench/signature"
       policy: { simple: { requirements: [{ type: sigstoreSigned, keySecret: cosign }] } }
     - name: "${proxy}/bench/legacy"
       policy:
@@ -271,64 +220,20 @@ spec:
         simple:
           requirements:
             - { type: sigstoreSigned, keySecret: cosign }
-            ${attestation}
----
-apiVersion: v1
-kind: Secret
-metadata: { name: cosign, namespace: toolkit-system }
-stringData:
-  key: |
-${indent(key.publicPem)}
-`,
+            ${attestation}`;
+  await Deno.writeTextFile(
+    `${dir}/policies.yaml`,
+    policiesYaml(repositories, { cosign: key.publicPem }),
   );
-  const review = (kind: Kind) =>
-    JSON.stringify({
-      apiVersion: "admission.k8s.io/v1",
-      kind: "AdmissionReview",
-      request: {
-        uid: crypto.randomUUID(),
-        kind: { group: "", version: "v1", kind: "Pod" },
-        resource: { group: "", version: "v1", resource: "pods" },
-        name: "app",
-        namespace: "bench",
-        operation: "CREATE",
-        userInfo: { username: "bench" },
-        object: {
-          apiVersion: "v1",
-          kind: "Pod",
-          metadata: { name: "app", namespace: "bench" },
-          spec: { containers: [{ name: "app", image: image(kind) }] },
-        },
-      },
-    });
-
-  const ca = await makeCA(dir, "bench-ca");
-  const cert = await issueCert(dir, ca, { name: "serving", cn: "webhook", sans: LOOPBACK_SANS });
-  const client = Deno.createHttpClient({ caCerts: [ca.certPem] });
-  const startWebhook = async (extra: string[], name: string) => {
-    const hook = await startPolicyWebhook({
-      dir,
-      name,
-      certFile: cert.certFile,
-      keyFile: cert.keyFile,
-      client,
-      args: ["--policies", `${dir}/policies.yaml`, "--insecure-registry", proxy, ...extra],
-    });
-    started.push(hook.process);
-    return hook;
-  };
+  const webhooks = await benchWebhooks(dir, `${dir}/policies.yaml`, started);
+  const startWebhook = (extra: readonly string[], name: string) =>
+    webhooks.start(name, ["--insecure-registry", proxy, ...extra]);
   let depths: number[] = [];
   const admit = async (url: string, kind: Kind): Promise<number> => {
-    answeredDepth = 0;
-    reviewDepth = 0;
-    const begun = performance.now();
-    const r = await fetch(url, { method: "POST", body: review(kind), client });
-    const answer = await r.json();
-    const took = performance.now() - begun;
-    depths.push(reviewDepth);
-    if (answer.response?.allowed !== true) {
-      throw new Error(`${kind} was not admitted: ${JSON.stringify(answer.response?.status)}`);
-    }
+    roundTrips.answered = 0;
+    roundTrips.deepest = 0;
+    const took = await webhooks.admit(url, podReview(image(kind)), kind);
+    depths.push(roundTrips.deepest);
     return took;
   };
   interface Row {
@@ -340,23 +245,21 @@ ${indent(key.publicPem)}
     readonly roundTrips: number;
   }
   const measure = async (url: string, kind: Kind, first: number): Promise<Row> => {
-    const before = requests;
+    const before = counts.registry;
     depths = [];
-    const times: number[] = [];
-    for (let i = 0; i < reviews; i++) times.push(await admit(url, kind));
-    times.sort((a, b) => a - b);
+    const { p50, p99 } = await timeReviews(reviews, () => admit(url, kind));
     return {
       kind,
       first,
-      p50: median(times),
-      p99: times[Math.min(times.length - 1, Math.ceil(0.99 * times.length) - 1)]!,
-      registry: (requests - before) / reviews,
+      p50,
+      p99,
+      registry: (counts.registry - before) / reviews,
       roundTrips: median(depths),
     };
   };
 
   const cold: Row[] = [];
-  const coldHook = await startWebhook(["--cache-ttl", "0", "--digest-cache-ttl", "0"], "cold");
+  const coldHook = await startWebhook(CACHES_OFF, "cold");
   const coldFirst = {} as Record<Kind, number>;
   for (const kind of KINDS) coldFirst[kind] = await admit(coldHook.url, kind);
   for (const kind of KINDS) cold.push(await measure(coldHook.url, kind, coldFirst[kind]));
@@ -368,16 +271,9 @@ ${indent(key.publicPem)}
     warm.push(await measure(warmHook.url, kind, first));
   }
   await warmHook.process.stop();
-  client.close();
+  webhooks.client.close();
 
   const f = (n: number) => n.toFixed(1);
-  const cpu = new TextDecoder().decode(
-    (await new Deno.Command("sh", {
-      args: ["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
-      stdout: "piped",
-    }).output()).stdout,
-  ).trim();
-  const load = Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(", ");
   const byKind = (rows: Row[], kind: Kind) => rows.find((r) => r.kind === kind)!;
   const rows = [...cold.map((r) => ["cold", r] as const), ...warm.map((r) => ["warm", r] as const)]
     .map(([mode, r]) =>
@@ -396,11 +292,9 @@ ${indent(key.publicPem)}
     byKind(cold, kind).roundTrips - byKind(cold, alone).roundTrips <= 1 ? "met" : "**missed**";
   const warmDelta = (kind: Kind, alone: Kind) => byKind(warm, kind).p50 - byKind(warm, alone).p50;
   const section = [
-    "## Attestations (attestation requirement)",
+    HEADING,
     "",
-    `Measured ${new Date().toISOString().slice(0, 10)} by \`tests/bench/attestation_bench.ts\` on ${
-      cpu || "an unknown CPU"
-    } (${navigator.hardwareConcurrency} cores), Deno ${Deno.version.deno}; load average at the end ${load}.`,
+    await measuredLine("attestation_bench.ts"),
     `One review at a time (${reviews} per row, after a first one) of a Pod with one image in the local distribution registry (no referrers API: the \`sha256-<hex>\` fallback tag), signed with cosign (ECDSA P-256) in the legacy \`.sig\` tag or, in the "(bundle)" rows, as a v3 bundle referrer; each registry request delayed by ${rttMs} ms in a loopback proxy that counts the requests and the sequential round trips of each review (a request's is one more than the most of those answered before it came). The attestation rows add an \`attestation\` requirement (SLSA provenance v1, the same key, two CEL conditions) to the \`sigstoreSigned\` one. Cold: verdict and digest caches off; warm: caches on.`,
     "",
     "| Policy | Caches | First (ms) | p50 (ms) | p99 (ms) | Registry requests per review | Round trips (median) |",
@@ -427,29 +321,11 @@ ${indent(key.publicPem)}
     "",
   ].join("\n");
   out(section);
-  if (!values["no-write"]) {
-    await writeSection(`${root}docs/benchmarks.md`, section);
-    await new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", `${root}docs/benchmarks.md`] })
-      .output();
-  }
+  if (write) await writeBenchSection(HEADING, section);
   controller.abort();
   await Promise.all(servers.map((s) => s.finished));
 } finally {
   controller.abort();
   for (const p of started) await p.stop();
   await Deno.remove(dir, { recursive: true }).catch(() => {});
-}
-
-/** Replaces this benchmark's section of the file (up to the next `## `), or appends it. */
-async function writeSection(path: string, section: string): Promise<void> {
-  const text = await Deno.readTextFile(path);
-  const heading = "## Attestations (attestation requirement)";
-  const start = text.indexOf(heading);
-  if (start < 0) {
-    await Deno.writeTextFile(path, `${text.trimEnd()}\n\n${section}`);
-    return;
-  }
-  const next = text.indexOf("\n## ", start + 1);
-  const rest = next < 0 ? "" : text.slice(next + 1);
-  await Deno.writeTextFile(path, `${text.slice(0, start)}${section}${rest ? `\n${rest}` : ""}`);
 }
