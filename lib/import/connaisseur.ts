@@ -814,6 +814,14 @@ function convertCosign(
     }
   }
   const hostRoot = needsTrustRoot ? hostTrustedRoot(validator) : undefined;
+  if (needsTrustRoot && customHost && hostRoot === undefined) {
+    findings.push({
+      path: `${validator.path}.host`,
+      kind: "unmapped",
+      reason:
+        `a Rekor of its own without keys (Connaisseur then uses the public-good keys): create ConfigMap ${context.controllerNamespace}/${trustRootName} with the trusted_root.json whose Rekor key signed the entries, and the Fulcio certificates for keyless roots`,
+    });
+  }
   if (hostRoot !== undefined) {
     if (hostProblem !== undefined) {
       throw new Refusal(

@@ -289,6 +289,12 @@ Deno.test("Connaisseur 2.x spellings: trust_roots, with.trust_root, host as the 
   assert.ok(
     rule.findings.some((f) => f.path === "validators[0].host" && /Rekor server/.test(f.reason)),
   );
+  assert.ok(
+    rule.findings.some((f) =>
+      f.path === "validators[0].host" &&
+      /create ConfigMap toolkit-system\/connaisseur-signed-trust-root/.test(f.reason)
+    ),
+  );
 });
 
 Deno.test("host.rekorPubkey, fulcioCert and ctLogPubkey become the trust root's ConfigMap", async () => {
