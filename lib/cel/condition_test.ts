@@ -110,6 +110,21 @@ Deno.test("the limits are checked when the condition is compiled, naming it", ()
   assert.ok(one.estimatedCost <= DEFAULT_CEL_LIMITS.maxEstimatedCost);
 });
 
+Deno.test("a type test costs nothing of its operand's size: type(x) and the type names are no data", () => {
+  const test = compileCondition("type", "type(predicate.a) == map", VARIABLES);
+  assert.ok(test.estimatedCost < 100, `${test.estimatedCost}`);
+  assert.deepEqual(
+    test.evaluate({
+      statement: {},
+      predicate: { a: { b: 1 } },
+      subject: [],
+      predicateType: "t",
+      attestations: {},
+    }),
+    { ok: true, value: true },
+  );
+});
+
 Deno.test("an evaluation stops at its runtime limit, even where an error would be absorbed", () => {
   const limits = { ...DEFAULT_CEL_LIMITS, maxEstimatedCost: Infinity, maxRuntimeCost: 10_000 };
   const vars = { predicate: jsonShape(4096) };

@@ -81,6 +81,22 @@ const SCALAR_RESULT = new Set([
   "uint",
   "double",
   "bool",
+  // A type value (`type(x) == map`), not the bytes of x.
+  "type",
+]);
+
+/** The names of CEL's types (`type(x) == map`): values of no size. */
+const TYPE_NAMES = new Set([
+  "bool",
+  "bytes",
+  "double",
+  "int",
+  "list",
+  "map",
+  "null_type",
+  "string",
+  "type",
+  "uint",
 ]);
 
 function linear(c = 0): Linear {
@@ -121,7 +137,11 @@ class Estimator {
         return { value: { shape: { bytes, count: 0 } }, cost: linear() };
       }
       case "identExpr":
-        return { value: scope.vars.get(kind.value.name) ?? unknownValue(scope), cost: linear(1) };
+        return {
+          value: scope.vars.get(kind.value.name) ??
+            (TYPE_NAMES.has(kind.value.name) ? { shape: SCALAR } : unknownValue(scope)),
+          cost: linear(1),
+        };
       case "selectExpr": {
         const operand = this.walk(kind.value.operand, scope);
         operand.cost.c += 1;

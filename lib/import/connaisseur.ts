@@ -17,6 +17,7 @@
  * | `with.trustRoot` (default `default`; `*` all roots) | which roots the requirements name |
  * | `with.threshold`, `with.required` | one requirement per root that must sign (all-of), or one requirement naming every root (any of them); other thresholds refused |
  * | `with.verifyInTransparencyLog` (default true) | `tlog: required` (with a trust root) / `optional` |
+ * | cosign `host.rekorPubkey`, `fulcioCert`, `ctLogPubkey` (PEM), `host.rekor` (its URL) | ConfigMap `connaisseur-<validator>-trust-root` holding the `trusted_root.json` of them (lib/import/trusted_root.ts), checked by the webhook's parser; the policy's `trustRootRef` |
  * | `with.mode` `mutate` / `insecureValidateOnly` | `mutateImage: true` / `false` |
  * | `features.detectionMode` | `mode: warn` on every policy |
  * | notaryv1, notation validators | refused |
@@ -32,7 +33,13 @@ import {
 } from "./connaisseur_pattern.ts";
 import { objectName } from "./naming.ts";
 import { PUBLIC_GOOD_TRUST_ROOT } from "./policy_controller.ts";
-import { keySecretObject, policyObject } from "./objects.ts";
+import { keySecretObject, policyObject, trustRootObject } from "./objects.ts";
+import {
+  type PemTrustedRoot,
+  trustedRootJson,
+  trustedRootProblem,
+  TrustedRootRefusal,
+} from "./trusted_root.ts";
 import type {
   ImportContext,
   ImportedRule,
@@ -140,15 +147,105 @@ export const CONNAISSEUR_IMPORTER: PolicyImporter = {
     return hasRules(document.application) ||
       (Array.isArray(document.validators) && Array.isArray(document.policy));
   },
-  convert(document: Json, index: number, context: ImportContext): Promise<readonly ImportedRule[]> {
-    return Promise.resolve(convertValues(document, index, context));
+  async convert(
+    document: Json,
+    index: number,
+    context: ImportContext,
+  ): Promise<readonly ImportedRule[]> {
+    // The trusted roots made of validators' host keys, parsed as the webhook will, ahead of the
+    // (synchronous) conversion of the rules that use them.
+    const { root, at } = locate(document);
+    const problems = new Map<string, string>();
+    const list = Array.isArray(root.validators) ? root.validators : [];
+    for (const [i, raw] of list.entries()) {
+      if (!isObject(raw) || raw.type !== "cosign") continue;
+      const path = `${at}validators[${i}]`;
+      try {
+        const made = hostTrustedRoot({ name: String(raw.name), type: "cosign", path, raw });
+        if (made === undefined) continue;
+        const problem = await trustedRootProblem(made.text, `${path}.host`);
+        if (problem !== undefined) problems.set(path, problem);
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error; // refused again where a rule uses it
+      }
+    }
+    return convertValues(document, index, context, problems);
   },
 };
 
-function convertValues(document: Json, index: number, context: ImportContext): ImportedRule[] {
+/** Where the rules are: under `application` (Connaisseur 3.x+ chart) or at the top (2.x/3.x). */
+function locate(document: Json): { nested: boolean; root: Json; at: string } {
   const nested = hasRules(document.application);
-  const root = nested ? document.application as Json : document;
-  const at = nested ? "application." : "";
+  return {
+    nested,
+    root: nested ? document.application as Json : document,
+    at: nested ? "application." : "",
+  };
+}
+
+/** The fields of a cosign validator's `host` that hold keys and certificates (PEM). */
+const HOST_KEYS = ["rekorPubkey", "fulcioCert", "ctLogPubkey"] as const;
+
+/**
+ * The trusted_root.json of a cosign validator's `host` keys (Connaisseur hands them to cosign as
+ * its Rekor key, Fulcio roots and CT log key), or undefined when it gives none.
+ */
+function hostTrustedRoot(
+  validator: Validator,
+): { readonly text: string; readonly given: readonly string[] } | undefined {
+  const host = validator.raw.host;
+  if (!isObject(host)) return undefined;
+  const given = HOST_KEYS.filter((name) => host[name] !== undefined && host[name] !== null);
+  if (given.length === 0) return undefined;
+  const pem = (name: string): string => {
+    const value = host[name];
+    if (typeof value !== "string" || value.trim() === "") {
+      throw new Refusal(`${validator.path}.host.${name}`, "is not PEM text");
+    }
+    return value;
+  };
+  const rekor = typeof host.rekor === "string" && host.rekor !== ""
+    ? host.rekor
+    : "rekor.sigstore.dev";
+  const root: PemTrustedRoot = {
+    tlogs: given.includes("rekorPubkey")
+      ? [{
+        baseUrl: /^https?:\/\//.test(rekor) ? rekor : `https://${rekor}`,
+        publicKeyPem: pem("rekorPubkey"),
+        path: `${validator.path}.host.rekorPubkey`,
+      }]
+      : [],
+    certificateAuthorities: given.includes("fulcioCert")
+      ? [{
+        uri: "",
+        certChainPem: pem("fulcioCert"),
+        path: `${validator.path}.host.fulcioCert`,
+      }]
+      : [],
+    ctlogs: given.includes("ctLogPubkey")
+      ? [{
+        baseUrl: "",
+        publicKeyPem: pem("ctLogPubkey"),
+        path: `${validator.path}.host.ctLogPubkey`,
+      }]
+      : [],
+    timestampAuthorities: [],
+  };
+  try {
+    return { text: trustedRootJson(root), given };
+  } catch (error) {
+    if (!(error instanceof TrustedRootRefusal)) throw error;
+    throw new Refusal(error.path, error.reason);
+  }
+}
+
+function convertValues(
+  document: Json,
+  index: number,
+  context: ImportContext,
+  hostProblems: ReadonlyMap<string, string>,
+): ImportedRule[] {
+  const { nested, root, at } = locate(document);
   const source = (rule?: string): ImportSource => ({
     apiVersion: CONNAISSEUR_SOURCE_API_VERSION,
     kind: CONNAISSEUR_SOURCE_KIND,
@@ -232,7 +329,14 @@ function convertValues(document: Json, index: number, context: ImportContext): I
           );
         }
       }
-      const converted = convertValidator(validator, options, `${path}.with`, context, source(name));
+      const converted = convertValidator(
+        validator,
+        options,
+        `${path}.with`,
+        context,
+        source(name),
+        hostProblems,
+      );
       findings.push(...converted.findings);
       if (translated.difference !== undefined) {
         findings.push({
@@ -254,7 +358,9 @@ function convertValues(document: Json, index: number, context: ImportContext): I
         }], source(name)),
       ];
       for (const secret of converted.secrets) {
-        const key = `${(secret.metadata as Json).namespace}/${(secret.metadata as Json).name}`;
+        const key = `${secret.kind} ${(secret.metadata as Json).namespace}/${
+          (secret.metadata as Json).name
+        }`;
         if (emittedSecrets.has(key)) continue;
         emittedSecrets.add(key);
         objects.push(secret);
@@ -455,6 +561,7 @@ function convertValidator(
   at: string,
   context: ImportContext,
   origin: ImportSource,
+  hostProblems: ReadonlyMap<string, string>,
 ): Converted {
   const findings: ImportFinding[] = [];
   const known = VALIDATOR_FIELDS[validator.type];
@@ -523,7 +630,16 @@ function convertValidator(
       acceptsAnything: approve,
     };
   }
-  return convertCosign(validator, options, at, mutateImage, findings, context, origin);
+  return convertCosign(
+    validator,
+    options,
+    at,
+    mutateImage,
+    findings,
+    context,
+    origin,
+    hostProblems.get(validator.path),
+  );
 }
 
 function trustRoots(validator: Validator): TrustRoot[] {
@@ -636,6 +752,7 @@ function convertCosign(
   findings: ImportFinding[],
   context: ImportContext,
   origin: ImportSource,
+  hostProblem: string | undefined,
 ): Converted {
   const roots = trustRoots(validator);
   const groups = rootGroups(roots, options, at, findings);
@@ -672,19 +789,74 @@ function convertCosign(
     name: trustRootName,
     namespace: context.controllerNamespace,
   };
-  const needsTrustRoot = tlog === "required" || groups.some((g) => g.some((r) => r.keyless));
+  const keyless = groups.some((g) => g.some((r) => r.keyless));
+  const needsTrustRoot = tlog === "required" || keyless;
   if (isObject(host)) {
     for (const name of Object.keys(host)) {
-      if (!["rekor", "rekorPubkey", "fulcioCert", "ctLogPubkey"].includes(name)) {
+      if (!["rekor", ...HOST_KEYS].includes(name)) {
         throw new Refusal(hostAt(name), "is not a field of a cosign validator's host");
       }
+      if (name === "rekor") {
+        findings.push({
+          path: hostAt(name),
+          kind: "unmapped",
+          reason:
+            "toolkit verifies the log entry carried with the signature offline, against the Rekor keys of the trust root; it never queries a Rekor server",
+        });
+      } else if (!needsTrustRoot) {
+        findings.push({
+          path: hostAt(name),
+          kind: "unmapped",
+          reason:
+            "this rule reads no trust root (keys, verifyInTransparencyLog false): nothing made of it",
+        });
+      }
+    }
+  }
+  const hostRoot = needsTrustRoot ? hostTrustedRoot(validator) : undefined;
+  if (needsTrustRoot && customHost && hostRoot === undefined) {
+    findings.push({
+      path: `${validator.path}.host`,
+      kind: "unmapped",
+      reason:
+        `a Rekor of its own without keys (Connaisseur then uses the public-good keys): create ConfigMap ${context.controllerNamespace}/${trustRootName} with the trusted_root.json whose Rekor key signed the entries, and the Fulcio certificates for keyless roots`,
+    });
+  }
+  if (hostRoot !== undefined) {
+    if (hostProblem !== undefined) {
+      throw new Refusal(
+        `${validator.path}.host`,
+        `the trusted_root.json made of ${hostRoot.given.join(", ")} is refused: ${hostProblem}`,
+      );
+    }
+    const configMap = `${context.controllerNamespace}/${trustRootName}`;
+    const missing = (name: string, kind: "weaker" | "stronger", what: string) =>
       findings.push({
-        path: hostAt(name),
-        kind: "unmapped",
-        reason: name === "rekor"
-          ? "toolkit verifies the log entry carried with the signature offline, against the Rekor keys of the trust root; it never queries a Rekor server"
-          : `toolkit reads Fulcio certificates and Rekor and CT log keys from a sigstore trusted_root.json: create ConfigMap ${context.controllerNamespace}/${trustRootName} whose trusted_root.json holds this ${name}`,
+        path: `${validator.path}.host`,
+        kind,
+        reason:
+          `without ${name} Connaisseur uses the public-good instance's; the trusted_root.json made in ConfigMap ${configMap} has none: ${what}`,
       });
+    if (tlog === "required" && !hostRoot.given.includes("rekorPubkey")) {
+      missing(
+        "rekorPubkey",
+        "stronger",
+        "add the Rekor key whose log holds the signatures, else every signature is denied",
+      );
+    }
+    if (keyless && !hostRoot.given.includes("fulcioCert")) {
+      missing(
+        "fulcioCert",
+        "stronger",
+        "add the Fulcio certificates, else every keyless signature is denied",
+      );
+    }
+    if (keyless && !hostRoot.given.includes("ctLogPubkey")) {
+      missing(
+        "ctLogPubkey",
+        "weaker",
+        "toolkit checks certificates' SCTs only against the trust root's CT logs: add the CT log key",
+      );
     }
   }
   if (needsTrustRoot && !customHost) {
@@ -728,7 +900,9 @@ function convertCosign(
         "a registry's TLS CA: toolkit's webhook takes registry CAs with its own configuration, not per policy",
     });
   }
-  const secrets: Json[] = [];
+  const secrets: Json[] = hostRoot !== undefined
+    ? [trustRootObject(trustRootName, context.controllerNamespace, hostRoot.text, origin)]
+    : [];
   const requirements = groups.map((group) => {
     const keyed = group.filter((r) => r.key !== undefined);
     const keyless = group.filter((r) => r.keyless !== undefined);

@@ -3,6 +3,8 @@ import { parseYamlDocuments } from "../yaml.ts";
 import { API_GROUP, validatePolicy } from "../policy/mod.ts";
 import { importDocuments } from "./import_documents.ts";
 import type { ImportedRule } from "./types.ts";
+import { parseTrustRoot } from "../sigstore/trust_root.ts";
+import { testFulcio, testKeyPair, testRekor } from "../../tests/fakes/sigstore_instance.ts";
 
 const context = { controllerNamespace: "toolkit-system" };
 const FIXTURES = new URL("../../tests/fixtures/import/connaisseur/", import.meta.url);
@@ -33,6 +35,7 @@ function leaves(value: unknown, path = ""): string[] {
 /** The fields the importer maps (its field table); every other one must be in a finding. */
 const MAPPED = [
   /^(application\.)?policy\[\d+\]\.(pattern|validator|with\.(trustRoot|trust_root|threshold|required(\[\d+\])?|verifyInTransparencyLog|verify_in_transparency_log|mode))$/,
+  /^(application\.)?validators\[\d+\]\.host\.(rekorPubkey|fulcioCert|ctLogPubkey)$/,
   /^(application\.)?validators\[\d+\]\.(name|type|approve|(trustRoots|trust_roots)\[\d+\]\.(name|key|keyless\.(issuer|subject|issuerRegex|subjectRegex)))$/,
   /^((application\.)?features\.)?detectionMode$/,
 ];
@@ -285,5 +288,100 @@ Deno.test("Connaisseur 2.x spellings: trust_roots, with.trust_root, host as the 
   }]);
   assert.ok(
     rule.findings.some((f) => f.path === "validators[0].host" && /Rekor server/.test(f.reason)),
+  );
+  assert.ok(
+    rule.findings.some((f) =>
+      f.path === "validators[0].host" &&
+      /create ConfigMap toolkit-system\/connaisseur-signed-trust-root/.test(f.reason)
+    ),
+  );
+});
+
+Deno.test("host.rekorPubkey, fulcioCert and ctLogPubkey become the trust root's ConfigMap", async () => {
+  const fulcio = await testFulcio();
+  const rekor = testRekor();
+  const ctLog = testKeyPair("ecdsa-p256");
+  const validator = (host: Record<string, unknown>) => ({
+    name: "private",
+    type: "cosign",
+    host,
+    trustRoots: [{
+      name: "default",
+      keyless: { issuer: "https://oidc.example.com", subject: "ci@example.com" },
+    }],
+  });
+  const values = (host: Record<string, unknown>) => ({
+    application: {
+      validators: [validator(host)],
+      policy: [{ pattern: "reg.example.com/*", validator: "private" }],
+    },
+  });
+  const full = {
+    rekor: "rekor.example.com",
+    rekorPubkey: rekor.key.publicPem,
+    fulcioCert: fulcio.chain.map((c) => c.toString("pem")).join("\n"),
+    ctLogPubkey: ctLog.publicPem,
+  };
+  const { rules: [rule] } = await importDocuments([values(full)], context);
+  assert.equal(rule!.refused, false, JSON.stringify(rule!.findings));
+  const configMap = rule!.objects.find((o) => o.kind === "ConfigMap")!;
+  assert.deepEqual(
+    (configMap.metadata as Record<string, unknown>).name,
+    "connaisseur-private-trust-root",
+  );
+  assert.equal((configMap.metadata as Record<string, unknown>).namespace, "toolkit-system");
+  const text = (configMap.data as Record<string, string>)["trusted_root.json"]!;
+  const parsed = await parseTrustRoot(text, "test");
+  assert.deepEqual(parsed.counts, {
+    certificateAuthorities: 1,
+    tlogs: 1,
+    ctlogs: 1,
+    timestampAuthorities: 0,
+  });
+  const json = JSON.parse(text);
+  assert.equal(json.tlogs[0].baseUrl, "https://rekor.example.com");
+  assert.equal(json.certificateAuthorities[0].certChain.certificates.length, 2);
+  const [requirement] = requirementsOf(rule!);
+  assert.deepEqual((requirement!.keyless as Record<string, unknown>).trustRootRef, {
+    kind: "ConfigMap",
+    name: "connaisseur-private-trust-root",
+    namespace: "toolkit-system",
+  });
+  // The keys are mapped: only host.rekor (never queried) is reported.
+  assert.deepEqual(
+    rule!.findings.filter((f) => f.path.includes(".host")).map((f) => f.path),
+    ["application.validators[0].host.rekor"],
+  );
+
+  // Without the CT log key: Connaisseur uses the public-good one, toolkit checks no SCT.
+  const { rules: [partial] } = await importDocuments(
+    [values({ rekorPubkey: full.rekorPubkey, fulcioCert: full.fulcioCert })],
+    context,
+  );
+  assert.equal(partial!.refused, false);
+  assert.ok(partial!.objects.some((o) => o.kind === "ConfigMap"));
+  assert.deepEqual(
+    partial!.findings.filter((f) => f.path === "application.validators[0].host").map((f) => f.kind),
+    ["weaker"],
+  );
+
+  // Elided or broken keys: the rule is refused with the field's path.
+  const { rules: [elided] } = await importDocuments(
+    [values({ ...full, rekorPubkey: "-----BEGIN PUBLIC KEY-----\n...\n-----END PUBLIC KEY-----" })],
+    context,
+  );
+  assert.equal(elided!.refused, true, JSON.stringify(elided!.findings));
+  assert.equal(
+    elided!.findings.find((f) => f.kind === "refused")?.path,
+    "application.validators[0].host.rekorPubkey",
+  );
+  const { rules: [noCa] } = await importDocuments(
+    [values({ ...full, fulcioCert: full.rekorPubkey })],
+    context,
+  );
+  assert.equal(noCa!.refused, true);
+  assert.equal(
+    noCa!.findings.find((f) => f.kind === "refused")!.path,
+    "application.validators[0].host.fulcioCert",
   );
 });

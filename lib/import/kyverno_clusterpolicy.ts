@@ -12,6 +12,8 @@ import type { ImportContext, ImportedRule, ImportSource, PolicyImporter } from "
 import { objectName } from "./naming.ts";
 import { policyObject } from "./objects.ts";
 import {
+  anyOfTrusts,
+  type AttestorTrust,
   documentSource,
   Findings,
   identityField,
@@ -50,11 +52,7 @@ const POD_KINDS = [
 type Requirement = Record<string, unknown>;
 
 /** What an attestor entry trusts, as a requirement's trust fields. */
-interface Trust {
-  readonly fields: Record<string, unknown>;
-  /** PEM keys inline (so that "any one of" entries can share one Secret). */
-  readonly pems?: readonly string[];
-}
+type Trust = AttestorTrust;
 
 class RuleConverter {
   readonly f = new Findings();
@@ -395,41 +393,14 @@ class RuleConverter {
     suffix: string,
     path: string,
   ): Requirement | undefined {
-    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-    if (trusts.every((t) => t.pems !== undefined)) {
-      const tlogs = trusts.map((t) => t.fields);
-      if (!tlogs.every((t) => same(t, tlogs[0]))) {
-        this.f.refuse(
-          path,
-          "one of several keys with different Rekor settings: toolkit has one tlog setting per requirement",
-        );
-        return undefined;
-      }
-      return this.requirement(base, {
-        fields: tlogs[0] ?? {},
-        pems: trusts.flatMap((t) => t.pems ?? []),
-      }, `any-${suffix}`);
+    const any = anyOfTrusts(trusts);
+    if ("refused" in any) {
+      this.f.refuse(path, any.refused);
+      return undefined;
     }
-    if (trusts.every((t) => isObj(t.fields.keyless))) {
-      const first = trusts[0]?.fields ?? {};
-      const roots = trusts.map((t) => (t.fields.keyless as Obj).trustRootRef);
-      if (
-        !roots.every((r) => same(r, roots[0])) || !trusts.every((t) => t.fields.tlog === first.tlog)
-      ) {
-        this.f.refuse(
-          path,
-          "one of several keyless identities of different sigstore instances: toolkit has one trust root per requirement",
-        );
-        return undefined;
-      }
-      const identities = trusts.flatMap((t) => (t.fields.keyless as Obj).identities as unknown[]);
-      return { ...base, ...first, keyless: { trustRootRef: roots[0], identities } };
-    }
-    this.f.refuse(
-      path,
-      'one of a key and a keyless identity: toolkit has no "any of" across requirements',
-    );
-    return undefined;
+    return any.pems === undefined
+      ? { ...base, ...any.fields }
+      : this.requirement(base, any, `any-${suffix}`);
   }
 }
 

@@ -308,3 +308,54 @@ export function predicateType(value: string, path: string, f: Findings): string 
   }
   return value;
 }
+
+/** What one attestor entry trusts: requirement fields, and its PEM keys when given inline. */
+export interface AttestorTrust {
+  readonly fields: Record<string, unknown>;
+  /** PEM keys inline (so that "any one of" entries can share one Secret). */
+  readonly pems?: readonly string[];
+}
+
+/**
+ * The trust of one requirement that any one of `trusts` satisfies, where toolkit's meaning is
+ * exactly Kyverno's: inline keys (with the same Rekor settings) in one Secret, or keyless
+ * identities of one trust root (and one tlog setting). Otherwise the reason there is none.
+ */
+export function anyOfTrusts(
+  trusts: readonly AttestorTrust[],
+): AttestorTrust | { readonly refused: string } {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  if (trusts.every((t) => t.pems !== undefined)) {
+    const tlogs = trusts.map((t) => t.fields);
+    if (!tlogs.every((t) => same(t, tlogs[0]))) {
+      return {
+        refused:
+          "one of several keys with different Rekor settings: toolkit has one tlog setting per requirement",
+      };
+    }
+    return { fields: tlogs[0] ?? {}, pems: trusts.flatMap((t) => t.pems ?? []) };
+  }
+  if (trusts.every((t) => isObj(t.fields.keyless))) {
+    const first = trusts[0]?.fields ?? {};
+    const roots = trusts.map((t) => (t.fields.keyless as Obj).trustRootRef);
+    if (
+      !roots.every((r) => same(r, roots[0])) || !trusts.every((t) => t.fields.tlog === first.tlog)
+    ) {
+      return {
+        refused:
+          "one of several keyless identities of different sigstore instances: toolkit has one trust root per requirement",
+      };
+    }
+    const identities = trusts.flatMap((t) => (t.fields.keyless as Obj).identities as unknown[]);
+    return { fields: { ...first, keyless: { trustRootRef: roots[0], identities } } };
+  }
+  if (trusts.every((t) => t.pems !== undefined || t.fields.keySecret !== undefined)) {
+    return {
+      refused:
+        "one of several keys in different Secrets: a toolkit requirement reads one key Secret",
+    };
+  }
+  return {
+    refused: 'one of a key and a keyless identity: toolkit has no "any of" across requirements',
+  };
+}

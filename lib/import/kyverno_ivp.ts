@@ -4,7 +4,10 @@
  * `validations` are read for the patterns that say what toolkit's requirements say:
  *
  * - `images.<list>.map(image, verifyImageSignatures(image, [attestors.A…])).all(e, e > 0)`:
- *   every image signed by A (a `sigstoreSigned` requirement; several attestors: any one);
+ *   every image signed by A (a `sigstoreSigned` requirement). Several attestors: any one of
+ *   them, one requirement when toolkit's meaning is exact ({@linkcode anyOfTrusts}, as for a
+ *   ClusterPolicy's `count: 1`: inline keys in one Secret, or keyless identities of one trust
+ *   root, the attestors' Rekor/CT/TUF settings the same), refused otherwise;
  * - `images.<list>.map(image, verifyAttestationSignatures(image, attestations.T, [attestors.A])).all(e, e > 0)`:
  *   an attestation of T's in-toto type signed by A (an `attestation` requirement);
  * - `images.<list>.map(image, <P>).all(e, e)` where P reads `extractPayload(image, attestations.T).predicate…`
@@ -19,6 +22,8 @@ import type { ImportContext, ImportedRule, PolicyImporter } from "./types.ts";
 import { objectName } from "./naming.ts";
 import { policyObject } from "./objects.ts";
 import {
+  anyOfTrusts,
+  type AttestorTrust,
   documentSource,
   Findings,
   isObj,
@@ -78,11 +83,14 @@ const PAYLOAD = new RegExp(
 /** What an attestor trusts, as requirement fields. */
 type Trust = Record<string, unknown>;
 
+/** The fields of a cosign attestor naming its sigstore instance (Rekor, CT log, TUF, roots). */
+const INSTANCE_FIELDS = ["ctlog", "tuf", "trustedRoot"] as const;
+
 class IvpConverter {
   readonly f = new Findings();
   constructor(readonly objects: RuleObjects) {}
 
-  attestor(raw: unknown, path: string): Trust | undefined {
+  attestor(raw: unknown, path: string): AttestorTrust | undefined {
     const f = this.f;
     if (!isObj(raw)) return void f.refuse(path, "an attestor must be an object");
     reportUnknown(f, raw, ["name", "cosign", "notary"], path);
@@ -189,15 +197,16 @@ class IvpConverter {
         );
         const namespace = stringAt(ref, "namespace");
         return {
-          keySecret: name,
-          ...(namespace ? { keySecretNamespace: namespace } : {}),
-          ...tlog,
+          fields: {
+            keySecret: name,
+            ...(namespace ? { keySecretNamespace: namespace } : {}),
+            ...tlog,
+          },
         };
       }
       const pems = pemBlocks(stringAt(key, "data") ?? "");
       if (pems === undefined) return void f.refuse(`${at}.key.data`, "no PEM public key");
-      const name = stringAt(raw, "name") ?? "key";
-      return { keySecret: this.objects.keySecret(`key-${name}`, pems.join("\n")), ...tlog };
+      return { fields: tlog, pems };
     }
     if (present(cosign, "keyless")) {
       const keyless = objAt(cosign, "keyless");
@@ -247,8 +256,10 @@ class IvpConverter {
         ? objectName(this.objects.base, "trust-root")
         : rootName;
       return {
-        keyless: { trustRootRef: { name: rootRef }, identities },
-        ...(ignoreTlog ? { tlog: "optional" } : {}),
+        fields: {
+          keyless: { trustRootRef: { name: rootRef }, identities },
+          ...(ignoreTlog ? { tlog: "optional" } : {}),
+        },
       };
     }
     return void f.refuse(at, "an attestor needs cosign.key, cosign.keyless or notary");
@@ -450,8 +461,9 @@ async function convert(
       });
     }
   });
+  /** The requirement fields of "signed by any one of `names`", key Secrets made. */
   const trustOf = (names: string[], at: string): Trust | undefined => {
-    const trusts: Trust[] = [];
+    const trusts: AttestorTrust[] = [];
     for (const n of names) {
       const entry = attestors.get(n);
       if (!entry) return void f.refuse(at, `no attestor named ${n}`);
@@ -459,9 +471,32 @@ async function convert(
       if (t === undefined) return undefined;
       trusts.push(t);
     }
-    if (trusts.length === 1) return trusts[0];
-    f.refuse(at, 'any one of several attestors: toolkit has no "any of" across requirements');
-    return undefined;
+    let trust = trusts[0];
+    if (trusts.length > 1) {
+      // One trust root name stands for every private instance: the attestors must name the same.
+      const instance = (n: string) => {
+        const cosign = objAt(attestors.get(n)![0] as Obj, "cosign");
+        return JSON.stringify([
+          ...INSTANCE_FIELDS.map((k) => cosign[k] ?? null),
+          objAt(cosign, "keyless").roots ?? null,
+        ]);
+      };
+      if (!names.every((n) => instance(n) === instance(names[0]!))) {
+        return void f.refuse(
+          at,
+          "any one of attestors of different sigstore instances (ctlog, tuf, trustedRoot, keyless.roots): toolkit has one trust root per requirement",
+        );
+      }
+      const any = anyOfTrusts(trusts);
+      if ("refused" in any) {
+        return void f.refuse(at, `any one of ${names.join(", ")}: ${any.refused}`);
+      }
+      trust = any;
+    }
+    if (trust === undefined) return undefined;
+    if (trust.pems === undefined) return trust.fields;
+    const suffix = names.length === 1 ? `key-${names[0]}` : `key-any-${names.join("-")}`;
+    return { keySecret: c.objects.keySecret(suffix, trust.pems.join("\n")), ...trust.fields };
   };
   const requirements: Record<string, unknown>[] = [];
   const attestationReqs = new Map<

@@ -18,11 +18,13 @@
  *   admits. Overlapping globs of different policies are reported by {@linkcode importDocuments}.
  * - An authority with `attestations` checks attestations instead of signatures: each becomes an
  *   `attestation` requirement of the same trust (when this build of toolkit has that kind, else
- *   the policy is refused). Their CUE/Rego `policy` cannot be translated to CEL. Where that
- *   content check is all the policy checks besides signatures (every attestation of the authority
- *   has one, or `spec.policy` beside nothing but `static: pass` authorities), the policy is
- *   refused, so nothing converted admits what the source denies for want of a condition; an
- *   attestation's policy beside attestations checked without one is dropped and reported `weaker`.
+ *   the policy is refused). A CUE `policy` of the simple forms policy-controller's examples use
+ *   becomes the requirement's CEL condition (policy_controller_cue.ts, its cost checked as the
+ *   policy will be); Rego and other CUE cannot be translated. Where an untranslated content check
+ *   is all the policy checks besides signatures (every attestation of the authority has one, or
+ *   `spec.policy` beside nothing but `static: pass` authorities), the policy is refused, so nothing
+ *   converted admits what the source denies for want of a condition; an attestation's policy
+ *   beside attestations checked without one is dropped and reported `weaker`.
  * - Globs: policy-controller's `*` matches within one path segment (`[^/]*`), `**` anything, both
  *   against the fully qualified name with its tag; toolkit's `*` matches any run. `**` becomes
  *   `*` exactly; a single `*` in the path is reported `stronger` (toolkit's pattern also covers
@@ -31,12 +33,19 @@
  *
  * @module
  */
-import { patternProblem, REQUIREMENT_TYPES } from "../policy/mod.ts";
+import {
+  compileAttestationCondition,
+  loadAttestationConditions,
+  patternProblem,
+  REQUIREMENT_TYPES,
+} from "../policy/mod.ts";
+import { CelLimitError } from "../cel/mod.ts";
 import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
 import { InvalidKeyError, KeyNotAcceptedError } from "../signature/mod.ts";
 import { readSigstorePublicKeys } from "../sigstore/mod.ts";
 import { objectName } from "./naming.ts";
 import { keySecretObject, policyObject } from "./objects.ts";
+import { type CueTranslation, translateCuePolicy } from "./policy_controller_cue.ts";
 import type {
   ImportContext,
   ImportedRule,
@@ -229,8 +238,12 @@ type Branch =
     readonly trust: Signer;
     readonly attestations: readonly {
       readonly predicateType: string;
-      /** The path of its CUE/Rego `policy`, when it has one (dropped: toolkit cannot run it). */
+      /** The path of its CUE/Rego `policy`, when it has one that does not translate (dropped). */
       readonly policy?: string;
+      /** Why that policy does not translate. */
+      readonly refusal?: string;
+      /** The CEL condition its CUE policy became. */
+      readonly conditions?: readonly Record<string, string>[];
     }[];
   };
 
@@ -491,6 +504,29 @@ function sourcesOf(authority: Obj, path: string, f: Findings): void {
   });
 }
 
+/**
+ * An attestation's `policy` as a CEL condition (lib/import/policy_controller_cue.ts): inline CUE
+ * of the forms that translate exactly; Rego, a policy fetched from a ConfigMap or URL, refused.
+ */
+function translateAttestationPolicy(policy: Obj): CueTranslation {
+  if (policy.type !== "cue") {
+    return { refused: `a ${String(policy.type ?? "")} policy: only CUE translates` };
+  }
+  const others = Object.keys(policy).filter((k) => k !== "type" && k !== "data");
+  if (others.length > 0) return { refused: `fetched or checked by ${others.join(", ")}` };
+  if (typeof policy.data !== "string") return { refused: "no inline data" };
+  const translated = translateCuePolicy(policy.data);
+  if (!("expression" in translated)) return translated;
+  // As the policy will be read: compiled, its estimated cost within toolkit's limit.
+  try {
+    compileAttestationCondition({ name: "cue", expression: translated.expression });
+  } catch (error) {
+    if (!(error instanceof CelLimitError)) throw error;
+    return { refused: `its CEL is refused by toolkit: ${error.message}` };
+  }
+  return translated;
+}
+
 function attestationsOf(authority: Obj, path: string, f: Findings) {
   return list(authority, "attestations", path).map((entry, i) => {
     const at = `${path}.attestations[${i}]`;
@@ -498,18 +534,35 @@ function attestationsOf(authority: Obj, path: string, f: Findings) {
     f.unknownFields(attestation, ["name", "predicateType", "policy"], at);
     const predicateType = optionalString(attestation, "predicateType", at);
     if (predicateType === undefined) refuse(`${at}.predicateType`, "is required");
-    if (attestation.policy !== undefined && attestation.policy !== null) {
-      const policy = object(attestation.policy, `${at}.policy`);
+    if (attestation.policy === undefined || attestation.policy === null) return { predicateType };
+    const policy = object(attestation.policy, `${at}.policy`);
+    const translated = translateAttestationPolicy(policy);
+    if ("expression" in translated) {
+      const name = typeof attestation.name === "string" ? attestation.name : `attestation-${i}`;
       f.add(
         `${at}.policy`,
         "weaker",
-        `a ${
-          String(policy.type ?? "")
-        } policy on the attestation's content cannot be translated to CEL: toolkit checks only that an attestation of type ${predicateType} is signed by this authority (write the condition as CEL in conditions[])`,
+        `translated to the CEL condition ${
+          JSON.stringify(name)
+        } (every attestation of the type, absent fields passing, as CUE unifies); one difference: a field the statement holds as JSON null fails in CUE and reads as absent (passes) in toolkit's CEL`,
       );
+      return {
+        predicateType,
+        conditions: [{
+          name: name.slice(0, 63),
+          expression: translated.expression,
+          message: `policy-controller's CUE policy of attestation ${name}`,
+        }],
+      };
     }
-    const hasPolicy = attestation.policy !== undefined && attestation.policy !== null;
-    return { predicateType, ...(hasPolicy ? { policy: `${at}.policy` } : {}) };
+    f.add(
+      `${at}.policy`,
+      "weaker",
+      `a ${
+        String(policy.type ?? "")
+      } policy on the attestation's content that cannot be translated to CEL (${translated.refused}): toolkit checks only that an attestation of type ${predicateType} is signed by this authority (write the condition as CEL in conditions[])`,
+    );
+    return { predicateType, policy: `${at}.policy`, refusal: translated.refused };
   });
 }
 
@@ -657,9 +710,10 @@ function requirementsOf(
     );
   }
   if (first.attestations.every((a) => a.policy !== undefined)) {
+    const untranslated = first.attestations[0]!;
     refuse(
-      first.attestations[0]!.policy!,
-      "the attestations' CUE/Rego policies are all this policy checks besides their signatures, and cannot be translated to CEL: converted without them it would admit what policy-controller denies (write them as CEL conditions of an attestation requirement)",
+      untranslated.policy!,
+      `the attestations' CUE/Rego policies are all this policy checks besides their signatures, and cannot be translated to CEL (${untranslated.refusal}): converted without them it would admit what policy-controller denies (write them as CEL conditions of an attestation requirement)`,
     );
   }
   if (!(REQUIREMENT_TYPES as readonly string[]).includes("attestation")) {
@@ -670,6 +724,7 @@ function requirementsOf(
       type: "attestation",
       predicateType: a.predicateType,
       ...trust,
+      ...(a.conditions === undefined ? {} : { conditions: a.conditions }),
     })),
     objects,
   };
@@ -811,6 +866,8 @@ export const POLICY_CONTROLLER_IMPORTER: PolicyImporter = {
     index: number,
     context: ImportContext,
   ): Promise<readonly ImportedRule[]> {
+    // The evaluator checks the CEL made of attestations' CUE policies (loaded when there are).
+    if (JSON.stringify(document).includes('"attestations"')) await loadAttestationConditions();
     return [convertClusterImagePolicy(document, index, context, await keyProblemsOf(document))];
   },
 };

@@ -11,35 +11,27 @@
  * | `tLogs[]{baseURL, hashAlgorithm, publicKey}`           | `tlogs[]{baseUrl, hashAlgorithm, publicKey{rawBytes, keyDetails}, logId}` |
  * | `ctLogs[]` (the same fields)                          | `ctlogs[]`                                                            |
  *
- * `certChain` and `publicKey` are base64 of PEM; they become DER, the log ids the SHA-256 of the
- * key's DER (as sigstore computes them), each entry valid from the epoch (policy-controller's keys
- * carry no validity). `remote` and `repository` (a TUF root and mirror) are refused: toolkit reads
+ * `certChain` and `publicKey` are base64 of PEM; the rest is lib/import/trusted_root.ts's, which
+ * Connaisseur's importer shares (DER, log ids the SHA-256 of the key's DER, valid from the epoch). `remote` and `repository` (a TUF root and mirror) are refused: toolkit reads
  * a trusted_root.json, which such a repository serves as a target (`cosign trusted-root create`).
  *
  * @module
  */
-import { createHash, createPublicKey, X509Certificate } from "node:crypto";
-import { decodeBase64, encodeBase64 } from "../base64.ts";
-import { loadTrustRootParser } from "../sigstore/mod.ts";
+import { decodeBase64 } from "../base64.ts";
 import { objectName } from "./naming.ts";
 import { trustRootObject } from "./objects.ts";
 import { POLICY_CONTROLLER_GROUP } from "./policy_controller.ts";
+import {
+  type PemAuthority,
+  type PemLog,
+  trustedRootJson,
+  trustedRootProblem,
+  TrustedRootRefusal as Refusal,
+} from "./trusted_root.ts";
 import type { ImportContext, ImportedRule, ImportSource, PolicyImporter } from "./types.ts";
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** The media type of the trusted roots made. */
-const MEDIA_TYPE = "application/vnd.dev.sigstore.trustedroot+json;version=0.1";
-
-/** The start of validity given to every entry: policy-controller's keys have none. */
-const VALID_FROM = "1970-01-01T00:00:00Z";
-
-class Refusal extends Error {
-  constructor(readonly path: string, readonly reason: string) {
-    super(reason);
-  }
-}
 
 function refuse(path: string, reason: string): never {
   throw new Refusal(path, reason);
@@ -57,53 +49,6 @@ function pemOf(value: unknown, path: string): string {
   }
 }
 
-function derBlocks(pem: string, label: string, path: string): Uint8Array[] {
-  const pattern = new RegExp(`-----BEGIN ${label}-----([\\s\\S]*?)-----END ${label}-----`, "g");
-  const blocks = [...pem.matchAll(pattern)].map((m) => decodeBase64(m[1]!.replace(/\s+/g, "")));
-  if (blocks.length === 0) refuse(path, `holds no PEM ${label}`);
-  return blocks;
-}
-
-function keyDetails(der: Uint8Array, path: string): string {
-  let key;
-  try {
-    key = createPublicKey({ key: Buffer.from(der), format: "der", type: "spki" });
-  } catch {
-    return refuse(path, "is not a PKIX public key");
-  }
-  const details = key.asymmetricKeyDetails ?? {};
-  switch (key.asymmetricKeyType) {
-    case "ec": {
-      const curve =
-        { prime256v1: "P256_SHA_256", secp384r1: "P384_SHA_384", secp521r1: "P521_SHA_512" }[
-          details.namedCurve ?? ""
-        ];
-      if (curve === undefined) refuse(path, `an ECDSA key on ${details.namedCurve}`);
-      return `PKIX_ECDSA_${curve}`;
-    }
-    case "ed25519":
-      return "PKIX_ED25519";
-    case "rsa": {
-      const bits = details.modulusLength;
-      if (bits !== 2048 && bits !== 3072 && bits !== 4096) {
-        refuse(path, `an RSA key of ${bits} bits`);
-      }
-      return `PKIX_RSA_PKCS1V15_${bits}_SHA256`;
-    }
-  }
-  return refuse(path, `a ${key.asymmetricKeyType} key`);
-}
-
-function hashAlgorithm(value: unknown, path: string): string {
-  const name = typeof value === "string" ? value.toLowerCase().replace(/[-_]/g, "") : "sha256";
-  const known: Record<string, string> = {
-    sha256: "SHA2_256",
-    sha384: "SHA2_384",
-    sha512: "SHA2_512",
-  };
-  return known[name] ?? refuse(path, `unknown hash algorithm ${String(value)}`);
-}
-
 function list(raw: Obj, key: string, path: string): Obj[] {
   const value = raw[key];
   if (value === undefined || value === null) return [];
@@ -111,63 +56,42 @@ function list(raw: Obj, key: string, path: string): Obj[] {
   return value.map((v, i) => isObject(v) ? v : refuse(`${path}.${key}[${i}]`, "must be an object"));
 }
 
-function authority(raw: Obj, path: string): Obj {
+function authority(raw: Obj, path: string): PemAuthority {
   const subject = isObject(raw.subject) ? raw.subject : {};
-  const certificates = derBlocks(
-    pemOf(raw.certChain, `${path}.certChain`),
-    "CERTIFICATE",
-    `${path}.certChain`,
-  );
-  for (const [i, der] of certificates.entries()) {
-    try {
-      new X509Certificate(der);
-    } catch {
-      refuse(`${path}.certChain`, `certificate ${i + 1} does not parse`);
-    }
-  }
   return {
-    subject: {
-      organization: String(subject.organization ?? ""),
-      commonName: String(subject.commonName ?? ""),
-    },
+    organization: String(subject.organization ?? ""),
+    commonName: String(subject.commonName ?? ""),
     uri: String(raw.uri ?? ""),
-    certChain: { certificates: certificates.map((der) => ({ rawBytes: encodeBase64(der) })) },
-    validFor: { start: VALID_FROM },
+    certChainPem: pemOf(raw.certChain, `${path}.certChain`),
+    path: `${path}.certChain`,
   };
 }
 
-function log(raw: Obj, path: string): Obj {
-  const [der] = derBlocks(
-    pemOf(raw.publicKey, `${path}.publicKey`),
-    "PUBLIC KEY",
-    `${path}.publicKey`,
-  );
+function log(raw: Obj, path: string): PemLog & { readonly at: string } {
   return {
     baseUrl: String(raw.baseURL ?? ""),
-    hashAlgorithm: hashAlgorithm(raw.hashAlgorithm, `${path}.hashAlgorithm`),
-    publicKey: {
-      rawBytes: encodeBase64(der!),
-      keyDetails: keyDetails(der!, `${path}.publicKey`),
-      validFor: { start: VALID_FROM },
-    },
-    logId: { keyId: createHash("sha256").update(der!).digest("base64") },
+    hashAlgorithm: raw.hashAlgorithm,
+    publicKeyPem: pemOf(raw.publicKey, `${path}.publicKey`),
+    path: `${path}.publicKey`,
+    at: path,
   };
 }
 
 /** The trusted_root.json of `sigstoreKeys` (at `path`). */
 export function trustedRootOf(keys: Obj, path: string): string {
-  const root = {
-    mediaType: MEDIA_TYPE,
-    tlogs: list(keys, "tLogs", path).map((l, i) => log(l, `${path}.tLogs[${i}]`)),
-    certificateAuthorities: list(keys, "certificateAuthorities", path).map((a, i) =>
-      authority(a, `${path}.certificateAuthorities[${i}]`)
-    ),
-    ctlogs: list(keys, "ctLogs", path).map((l, i) => log(l, `${path}.ctLogs[${i}]`)),
-    timestampAuthorities: list(keys, "timestampAuthorities", path).map((a, i) =>
-      authority(a, `${path}.timestampAuthorities[${i}]`)
-    ),
-  };
-  return `${JSON.stringify(root, null, 2)}\n`;
+  return trustedRootJson(
+    {
+      tlogs: list(keys, "tLogs", path).map((l, i) => log(l, `${path}.tLogs[${i}]`)),
+      certificateAuthorities: list(keys, "certificateAuthorities", path).map((a, i) =>
+        authority(a, `${path}.certificateAuthorities[${i}]`)
+      ),
+      ctlogs: list(keys, "ctLogs", path).map((l, i) => log(l, `${path}.ctLogs[${i}]`)),
+      timestampAuthorities: list(keys, "timestampAuthorities", path).map((a, i) =>
+        authority(a, `${path}.timestampAuthorities[${i}]`)
+      ),
+    },
+    (l) => `${(l as PemLog & { at: string }).at}.hashAlgorithm`,
+  );
 }
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
@@ -215,12 +139,9 @@ async function convertTrustRoot(
       }
     }
     const text = trustedRootOf(spec.sigstoreKeys, "spec.sigstoreKeys");
-    const { InvalidTrustRootError, parseTrustRoot } = await loadTrustRootParser();
-    try {
-      await parseTrustRoot(text, `TrustRoot ${name}`);
-    } catch (error) {
-      if (!(error instanceof InvalidTrustRootError)) throw error;
-      refuse("spec.sigstoreKeys", `the trusted_root.json made of it is refused: ${error.message}`);
+    const problem = await trustedRootProblem(text, `TrustRoot ${name}`);
+    if (problem !== undefined) {
+      refuse("spec.sigstoreKeys", `the trusted_root.json made of it is refused: ${problem}`);
     }
     // The name the converted policies' trustRootRef use: the TrustRoot's own.
     const configMap = DNS_SUBDOMAIN.test(name) ? name : objectName(name);

@@ -13,6 +13,11 @@
  * - the same policy naming policy-controller's e2e TrustRoot `bring-your-own-keys.yaml` (its
  *   placeholders filled with that CA and log, as its e2e script does), both imported in one run:
  *   the image signed by the identity admitted under the ConfigMap made of the TrustRoot;
+ * - `cip-key-with-attestations-no-rekor.yaml` (a custom attestation whose CUE policy wants
+ *   `predicate: Data: "foobar key e2e test"`), its key replaced and its glob moved to
+ *   `**attested**`: the CUE becomes a CEL condition; an image cosign attested (`--type custom`)
+ *   with that text is admitted, one attested with another text denied by the condition, as
+ *   policy-controller's e2e script expects;
  * - `cip-keyless-warn.yaml`, `cip-static-pass.yaml` and `cip-static-fail.yaml`, imported in one
  *   run with their globs moved apart: an unsigned image admitted with a warning, any image
  *   admitted, any image denied.
@@ -157,6 +162,39 @@ Deno.test({
       publicKey.split("\n").join("\n        "),
     );
     await Deno.writeTextFile(`${dir}/cip.yaml`, source);
+
+    // The custom attestation policy: attested with the text its CUE wants, and with another.
+    const attested: Record<string, string> = {};
+    for (const [name, text] of [["good", "foobar key e2e test"], ["bad", "another text"]]) {
+      const image = `${host}/attested/${name}:1`;
+      await pushTestImage(image, { content: `attested ${name}` });
+      await Deno.writeTextFile(`${dir}/predicate-${name}`, text!);
+      const r = await cosign.run([
+        "attest",
+        "--key",
+        signer.privateKeyFile,
+        "--predicate",
+        `${dir}/predicate-${name}`,
+        "--type",
+        "custom",
+        "--use-signing-config=false",
+        "--tlog-upload=false",
+        "--allow-insecure-registry",
+        "-y",
+        image,
+      ], { password: signer.password });
+      assert.equal(r.code, 0, `cosign attest ${image}: ${r.stderr}`);
+      attested[name!] = image;
+    }
+    await Deno.writeTextFile(
+      `${dir}/attested.yaml`,
+      (await Deno.readTextFile(new URL("cip-key-with-attestations-no-rekor.yaml", E2E)))
+        .replace(`glob: "**demo**"`, `glob: "**attested**"`)
+        .replace(
+          /-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----/,
+          publicKey.split("\n").join("\n        "),
+        ),
+    );
     await world.namespaces("demo");
 
     await t.step("import --apply converts and installs it", async () => {
@@ -211,6 +249,16 @@ Deno.test({
       assert.doesNotMatch(io.err(), /Warning:/);
     });
 
+    await t.step("the custom attestation's CUE policy is imported as a CEL condition", async () => {
+      const io = bufferedIO({ cwd: dir, env: { KUBECONFIG: world.cluster.kubeconfigPath } });
+      const status = await runCli(
+        ["image-security", "import", "attested.yaml", "--apply"],
+        commandContext(io),
+      );
+      assert.equal(status, 0, io.err());
+      assert.match(io.err(), /translated to the CEL condition "custom-match-predicate"/);
+    });
+
     await world.startWebhook({
       insecureRegistries: [host],
       probe: { namespace: "demo", image: images.unsigned },
@@ -255,6 +303,18 @@ Deno.test({
       assert.match(
         r.stderr,
         /serviceaccounts\/other" issued by "https:\/\/kubernetes\.default\.svc\.cluster\.local", which is not an accepted identity \(issuer matching "\.\*kubernetes\.default\.\*"/,
+      );
+    });
+    await t.step("an image attested with the text the CUE policy wants is admitted", async () => {
+      const r = await dryRunPod(world.cluster, "attested-good", "demo", attested.good!);
+      assert.equal(r.code, 0, r.stderr);
+    });
+    await t.step("an image attested with another text is denied by the condition", async () => {
+      const r = await dryRunPod(world.cluster, "attested-bad", "demo", attested.bad!);
+      assert.notEqual(r.code, 0);
+      assert.match(
+        r.stderr,
+        /condition "custom-match-predicate" is false: policy-controller's CUE policy of attestation custom-match-predicate/,
       );
     });
     await t.step("warn, static pass and static fail policies imported in one run", async () => {

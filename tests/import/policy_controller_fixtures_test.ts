@@ -11,16 +11,19 @@ import { API_GROUP, validatePolicy } from "../../lib/policy/mod.ts";
 import { importDocuments } from "../../lib/import/mod.ts";
 import { parseYamlDocuments } from "../../lib/yaml.ts";
 import { parseTrustRoot } from "../../lib/sigstore/trust_root.ts";
+import { translateCuePolicy } from "../../lib/import/policy_controller_cue.ts";
+import {
+  compileAttestationCondition,
+  loadAttestationConditions,
+} from "../../lib/policy/attestation_conditions.ts";
 
 const ROOT = new URL("../fixtures/import/policy-controller/", import.meta.url).pathname;
 
 /** What each fixture becomes: `converted`, or `refused <path of the refusal>`. */
 const EXPECTED: Readonly<Record<string, string>> = {
   "examples/policies/allow-only-pods.yaml": "refused spec.policy",
-  "examples/policies/custom-key-attestation-sbom-spdxjson.yaml":
-    "refused spec.authorities[0].attestations[0].policy",
-  "examples/policies/keyless-attestation-sbom-spdxjson.yaml":
-    "refused spec.authorities[0].attestations[0].policy",
+  "examples/policies/custom-key-attestation-sbom-spdxjson.yaml": "converted",
+  "examples/policies/keyless-attestation-sbom-spdxjson.yaml": "converted",
   "examples/policies/release-signed-by-github-actions.yaml": "refused spec.images[0].glob",
   "examples/policies/signed-by-aws-kms-key.yaml": "refused spec.authorities[0].key.kms",
   "examples/policies/signed-by-gcp-kms-key.yaml": "refused spec.authorities[0].key.kms",
@@ -41,18 +44,14 @@ const EXPECTED: Readonly<Record<string, string>> = {
   "test/testdata/policy-controller/e2e/cip-key-no-rekor.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-key-secret.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-key-tsa.yaml": "converted",
-  "test/testdata/policy-controller/e2e/cip-key-with-attestations-no-rekor.yaml":
-    "refused spec.authorities[0].attestations[0].policy",
-  "test/testdata/policy-controller/e2e/cip-key-with-attestations-rego.yaml":
-    "refused spec.authorities[0].attestations[0].policy",
-  "test/testdata/policy-controller/e2e/cip-key-with-attestations.yaml":
-    "refused spec.authorities[0].attestations[0].policy",
+  "test/testdata/policy-controller/e2e/cip-key-with-attestations-no-rekor.yaml": "converted",
+  "test/testdata/policy-controller/e2e/cip-key-with-attestations-rego.yaml": "converted",
+  "test/testdata/policy-controller/e2e/cip-key-with-attestations.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-key.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-warn.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-with-attestations-rego.yaml":
     "refused spec.authorities[0].attestations[0].policy",
-  "test/testdata/policy-controller/e2e/cip-keyless-with-attestations.yaml":
-    "refused spec.authorities[0].attestations[0].policy",
+  "test/testdata/policy-controller/e2e/cip-keyless-with-attestations.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-with-identities-mismatch.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-with-identities.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-with-source-prefix-tag.yaml":
@@ -60,11 +59,11 @@ const EXPECTED: Readonly<Record<string, string>> = {
   "test/testdata/policy-controller/e2e/cip-keyless-with-source.yaml":
     "refused spec.authorities[0].source[0].oci",
   "test/testdata/policy-controller/e2e/cip-keyless-with-trustroot-remote-with-attestations.yaml":
-    "refused spec.authorities[0].attestations[0].policy",
+    "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-with-trustroot-repository-with-attestations.yaml":
-    "refused spec.authorities[0].attestations[0].policy",
+    "converted",
   "test/testdata/policy-controller/e2e/cip-keyless-with-trustroot-with-attestations.yaml":
-    "refused spec.authorities[0].attestations[0].policy",
+    "converted",
   "test/testdata/policy-controller/e2e/cip-keyless.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-match-resource-label.yaml": "converted",
   "test/testdata/policy-controller/e2e/cip-policy-from-url.yaml": "refused spec.policy",
@@ -173,6 +172,15 @@ const EXPECTED: Readonly<Record<string, string>> = {
   "test/testdata/trustroot/valid/valid-sigstore-keys.yaml": "converted",
 };
 
+/**
+ * The attestation policies (`authorities[].attestations[].policy`) of the fixtures: how many, how
+ * many translate to a CEL condition within toolkit's CEL cost limit (one is Rego; seven, the
+ * vulnerability scans' eleven comparisons over every attestation, are over the limit), and how
+ * many conditions are in converted policies (the other policies are refused for their
+ * authorities: a key or keyless alternative).
+ */
+const ATTESTATION_POLICIES = { all: 27, translated: 19, inConvertedPolicies: 9 };
+
 /** The fields a converted policy carries over as they are (docs/migration.md's table). */
 const MAPPED = [
   /^apiVersion$/,
@@ -191,6 +199,8 @@ const MAPPED = [
   /^spec\.authorities\[\d+\]\.ctlog\.(url|trustRootRef)$/,
   /^spec\.authorities\[\d+\]\.signatureFormat$/,
   /^spec\.authorities\[\d+\]\.attestations\[\d+\]\.(name|predicateType)$/,
+  // A CUE policy that translates becomes the requirement's condition (else a finding says why).
+  /^spec\.authorities\[\d+\]\.attestations\[\d+\]\.policy\.(type|data)$/,
 ];
 
 function leaves(value: unknown, path: string, out: string[]): string[] {
@@ -221,11 +231,28 @@ const under = (path: string, prefix: string) =>
 
 Deno.test("every policy-controller example and test policy is converted or refused as expected, none silently partial", async () => {
   const outcomes: Record<string, string> = {};
-  let converted = 0, refused = 0;
+  let converted = 0, refused = 0, conditions = 0, all = 0, translated = 0;
+  await loadAttestationConditions();
   for (const file of await yamlFiles(ROOT, "")) {
     const documents = parseYamlDocuments(await Deno.readTextFile(`${ROOT}${file}`)).filter((d) =>
       d
     );
+    for (const document of documents) {
+      const authorities = (document as { spec?: { authorities?: unknown } }).spec?.authorities;
+      for (const authority of Array.isArray(authorities) ? authorities : []) {
+        for (const attestation of authority?.attestations ?? []) {
+          if (!attestation?.policy) continue;
+          all++;
+          const data = attestation.policy.type === "cue" ? attestation.policy.data : undefined;
+          const cel = typeof data === "string" ? translateCuePolicy(data) : undefined;
+          if (cel === undefined || !("expression" in cel)) continue;
+          try {
+            compileAttestationCondition({ name: "cue", expression: cel.expression });
+            translated++;
+          } catch { /* over the CEL cost limit: refused */ }
+        }
+      }
+    }
     const result = await importDocuments(documents, { controllerNamespace: "toolkit-system" });
     // The e2e tests' Deployment is the one document that is no policy: reported, skipped.
     assert.deepEqual(
@@ -258,6 +285,7 @@ Deno.test("every policy-controller example and test policy is converted or refus
       }
       assert.equal(policies.length, 1, key);
       for (const policy of policies) validatePolicy(policy, [API_GROUP]);
+      conditions += JSON.stringify(policies).split('"conditions":').length - 1;
       const source = documents[rule.source.document];
       for (const leaf of leaves(source, "", [])) {
         const covered = MAPPED.some((m) => m.test(leaf)) ||
@@ -268,4 +296,9 @@ Deno.test("every policy-controller example and test policy is converted or refus
   }
   assert.ok(converted > 10 && refused > 10, `${converted} converted, ${refused} refused`);
   assert.deepEqual(outcomes, EXPECTED);
+  // The attestation policies (CUE) translated into CEL conditions of converted policies.
+  assert.deepEqual(
+    { all, translated, inConvertedPolicies: conditions },
+    ATTESTATION_POLICIES,
+  );
 });
