@@ -24,6 +24,7 @@
  *
  * @module
  */
+import * as nodeCrypto from "node:crypto";
 import * as openpgp from "openpgp";
 import { computeDigest } from "../../lib/registry/digest.ts";
 import { OCI_INDEX, OCI_MANIFEST } from "../../lib/registry/media_types.ts";
@@ -37,15 +38,26 @@ import { serveDirectory, type StaticServer } from "../fakes/static_file_server.t
 import { parsePolicyManifests, type PolicyDocuments } from "../../lib/admission/file_source.ts";
 import { loadAttestationConditions } from "../../lib/policy/mod.ts";
 
-/** The names of the keys in the world. */
-export type KeyName = "A" | "B" | "unknown" | "revoked" | "expired" | "A-revoked";
+/**
+ * The names of the keys in the world: OpenPGP keys, and the PEM (ECDSA P-256) keys `P` and
+ * `P-unknown` that only attestations use (an attestation key Secret holds PEM and OpenPGP keys).
+ */
+export type KeyName =
+  | "A"
+  | "B"
+  | "unknown"
+  | "revoked"
+  | "expired"
+  | "A-revoked"
+  | "P"
+  | "P-unknown";
 
 /**
  * Keys whose signatures the oracle counts as valid when a policy trusts them (the others are
  * unknown, revoked or expired). `A-revoked` is key A's public key with a revocation: a Secret that
  * holds it no longer trusts A's signatures, although the fingerprint is the same.
  */
-export const VALID_KEYS: ReadonlySet<KeyName> = new Set<KeyName>(["A", "B"]);
+export const VALID_KEYS: ReadonlySet<KeyName> = new Set<KeyName>(["A", "B", "P"]);
 
 /** The registries of the world, by canonical host. */
 export const REGISTRIES = [
@@ -183,6 +195,13 @@ const ATTESTED_AND_MULTI: readonly CatalogueImage[] = [
     attestations: [BAD_A, { ...GOOD_A, key: "B" }, { ...GOOD_A, key: "revoked" }],
   },
   { repository: "attested/none", tag: "1", signatures: [{ kind: "signed", key: "A" }] },
+  { repository: "attested/pem", tag: "1", signatures: [], attestations: [{ ...GOOD_A, key: "P" }] },
+  {
+    repository: "attested/pem",
+    tag: "2",
+    signatures: [],
+    attestations: [{ ...GOOD_A, key: "P-unknown" }, { ...BAD_A, key: "P" }],
+  },
   {
     repository: "attested/index",
     tag: "1",
@@ -468,8 +487,12 @@ function manifestBytes(registry: Registry, repository: string, tag: string): Uin
 }
 
 interface KeyPairs {
+  /** Armoured OpenPGP private keys. */
   readonly privateKeys: Map<KeyName, string>;
+  /** Public keys as a key Secret holds them: armoured OpenPGP, or PEM. */
   readonly publicKeys: Map<KeyName, string>;
+  /** The PEM keys' private keys. */
+  readonly pemKeys: Map<KeyName, nodeCrypto.KeyObject>;
 }
 
 async function makeKeys(created: Date): Promise<KeyPairs> {
@@ -500,7 +523,13 @@ async function makeKeys(created: Date): Promise<KeyPairs> {
     format: "armored",
   });
   publicKeys.set("A-revoked", revokedA.publicKey);
-  return { privateKeys, publicKeys };
+  const pemKeys = new Map<KeyName, nodeCrypto.KeyObject>();
+  for (const name of ["P", "P-unknown"] as const) {
+    const pair = nodeCrypto.generateKeyPairSync("ec", { namedCurve: "P-256" });
+    pemKeys.set(name, pair.privateKey);
+    publicKeys.set(name, pair.publicKey.export({ type: "spki", format: "pem" }).toString());
+  }
+  return { privateKeys, publicKeys, pemKeys };
 }
 
 function base64(text: string): string {
@@ -590,6 +619,7 @@ function registryRules(
   signers: readonly KeyName[],
   mutate: boolean,
   scope: Pick<ScopeRule, "multiArch" | "platforms">,
+  attestors: readonly KeyName[] = signers,
 ): { pattern: string; rule: ScopeRule }[] {
   const host = patternHost(registry, spelling);
   const rules: { pattern: string; rule: ScopeRule }[] = [
@@ -625,7 +655,7 @@ function registryRules(
         registry,
         repositoryPrefix: "attested/",
         rule: "attested",
-        keys: signers,
+        keys: attestors,
         mutate,
         ...scope,
       },
@@ -675,6 +705,8 @@ interface WorldSpec {
   /** The keys of the strict namespace's ImagePolicy. @default ["A"] */
   readonly strictSigners?: readonly KeyName[];
   readonly mutate: boolean;
+  /** The keys of the `attested/*` rules' Secret. @default signers */
+  readonly attestors?: readonly KeyName[];
   /** The `multiArch` and `platforms` of the `attested/*` and `multi/*` rules. */
   readonly scope: Pick<ScopeRule, "multiArch" | "platforms">;
 }
@@ -685,6 +717,7 @@ const WORLD_SPECS: readonly WorldSpec[] = [
     classes: [],
     spelling: "canonical",
     signers: ["A", "revoked", "expired"],
+    attestors: ["A", "P", "revoked"],
     mutate: true,
     scope: {},
   },
@@ -728,6 +761,7 @@ const WORLD_SPECS: readonly WorldSpec[] = [
     spelling: "canonical",
     signers: ["A", "B"],
     strictSigners: ["A", "B"],
+    attestors: ["B", "P"],
     mutate: true,
     scope: { multiArch: "everyPlatform", platforms: ["linux/amd64", "linux/arm64"] },
   },
@@ -744,7 +778,7 @@ function buildWorld(spec: WorldSpec, pairs: KeyPairs, base: PolicyDocuments): Po
     return name;
   };
   const cluster = REGISTRIES.flatMap((r) =>
-    registryRules(r, spec.spelling, spec.signers, spec.mutate, spec.scope)
+    registryRules(r, spec.spelling, spec.signers, spec.mutate, spec.scope, spec.attestors)
   );
   // The strict namespace's ImagePolicy: the same repositories, always pinned, and its own catch-all.
   const strictSigners = spec.strictSigners ?? ["A"];
@@ -828,7 +862,7 @@ function corrupt(bytes: Uint8Array, salt: number): Uint8Array {
 
 /** An OpenPGP-signed DSSE envelope of an in-toto statement about `digest` (toolkit's attestations). */
 async function signAttestation(
-  privateKey: string,
+  pairs: KeyPairs,
   subject: string,
   digest: string,
   attestation: CatalogueAttestation,
@@ -841,14 +875,19 @@ async function signAttestation(
     predicateType: attestation.type,
     predicate: { builder: attestation.builder },
   }));
-  const key = await openpgp.readPrivateKey({ armoredKey: privateKey });
-  const sig = await openpgp.sign({
-    message: await openpgp.createMessage({ binary: dssePae(payloadType, payload) }),
-    signingKeys: key,
-    detached: true,
-    format: "binary",
-    date: signedAt,
-  }) as Uint8Array;
+  const pae = dssePae(payloadType, payload);
+  const pem = pairs.pemKeys.get(attestation.key);
+  const sig = pem !== undefined
+    ? new Uint8Array(nodeCrypto.sign("sha256", pae, pem))
+    : await openpgp.sign({
+      message: await openpgp.createMessage({ binary: pae }),
+      signingKeys: await openpgp.readPrivateKey({
+        armoredKey: pairs.privateKeys.get(attestation.key)!,
+      }),
+      detached: true,
+      format: "binary",
+      date: signedAt,
+    }) as Uint8Array;
   return encoder.encode(JSON.stringify({
     payloadType,
     payload: encodeBase64(payload),
@@ -900,7 +939,7 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     const stored = [];
     for (const a of list) {
       const payload = await signAttestation(
-        pairs.privateKeys.get(a.key)!,
+        pairs,
         repo,
         digest,
         a,
@@ -1157,7 +1196,12 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     indexes,
     secrets: [...pairs.privateKeys.values()].map((armored) =>
       armored.split("\n").find((line) => line.length > 60) ?? armored
-    ).concat([PULL_SECRET_PASSWORD, btoa(`fuzz:${PULL_SECRET_PASSWORD}`), OBJECT_SECRET]),
+    ).concat(
+      [...pairs.pemKeys.values()].map((key) =>
+        key.export({ type: "pkcs8", format: "pem" }).toString().split("\n")[1]!
+      ),
+      [PULL_SECRET_PASSWORD, btoa(`fuzz:${PULL_SECRET_PASSWORD}`), OBJECT_SECRET],
+    ),
     clock: () => new Date(),
     registry: registryServer,
     stop,
