@@ -251,6 +251,17 @@ const ATTESTED_AND_MULTI: readonly CatalogueImage[] = [
     ],
   },
   {
+    // Admitted by its platforms' signatures by A only: where one namespace's rule trusts A and
+    // another's does not (the rotated-key world), a platform verdict must not carry over.
+    repository: "multi/trap",
+    tag: "1",
+    signatures: [],
+    platforms: [
+      { platform: "linux/amd64", signedBy: ["A"] },
+      { platform: "linux/arm64", signedBy: ["A"] },
+    ],
+  },
+  {
     repository: "multi/half",
     tag: "1",
     signatures: [{ kind: "signed", key: "B" }],
