@@ -121,7 +121,7 @@ Deno.test("the fuzz catches a webhook that admits what it denies or pins the wro
 
 Deno.test("the fuzz catches a webhook that admits what attestations or multiArch deny", async () => {
   // Admits every review denied only for an attestation or an index's platforms: the oracle must
-  // call one of them an unsigned admit (the first ends the run).
+  // call one of them an unsigned admit (the first review that fails ends the run).
   const report = await runAdmissionFuzz({
     seed,
     reviews: 3000,
@@ -137,6 +137,10 @@ Deno.test("the fuzz catches a webhook that admits what attestations or multiArch
       },
     }),
   });
-  assert.equal(report.failures[0]?.failure, "unsigned-admitted", JSON.stringify(report.failures));
-  assert.match(report.failures[0]!.message, /attested\/|multi\//);
+  assert.ok(
+    report.failures.some((f) =>
+      f.failure === "unsigned-admitted" && /attested\/|multi\//.test(f.message)
+    ),
+    JSON.stringify(report.failures),
+  );
 });
