@@ -906,12 +906,31 @@ async function signAttestation(
   }));
 }
 
-/** Builds and starts the world. */
-export async function startFuzzWorld(): Promise<FuzzWorld> {
+/**
+ * What every world of a process serves: keys, manifests, signatures and attestations. Signing is
+ * most of a world's start, so it is done once per process ({@linkcode startFuzzWorld} memoises it);
+ * nothing mutates it afterwards.
+ */
+interface WorldMaterial {
+  readonly pairs: KeyPairs;
+  readonly manifests: ReadonlyMap<string, ReadonlyMap<string, Uint8Array>>;
+  readonly tags: ReadonlyMap<string, string>;
+  readonly digests: ReadonlyMap<string, readonly string[]>;
+  readonly indexes: ReadonlyMap<string, readonly IndexEntry[]>;
+  readonly indexDigests: ReadonlySet<string>;
+  readonly attTags: ReadonlyMap<string, string>;
+  readonly registryBlobs: ReadonlyMap<string, Uint8Array>;
+  readonly signatures: readonly SignatureRecord[];
+  readonly attestations: readonly AttestationRecord[];
+  /** The lookaside store's files: path under its root → bytes. */
+  readonly lookasideFiles: ReadonlyMap<string, Uint8Array>;
+}
+
+async function buildMaterial(): Promise<WorldMaterial> {
   const created = new Date(Date.now() - 7 * 24 * 3600_000);
   const signedAt = new Date(created.getTime() + 60_000);
   const pairs = await makeKeys(created);
-  const root = await Deno.makeTempDir({ prefix: "toolkit-fuzz-lookaside-" });
+  const lookasideFiles = new Map<string, Uint8Array>();
 
   const manifests = new Map<string, Map<string, Uint8Array>>(); // registry/repo → digest → bytes
   const tags = new Map<string, string>(); // registry/repo:tag → digest
@@ -925,18 +944,14 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     if (!byDigest) manifests.set(repo, byDigest = new Map());
     byDigest.set(digest, bytes);
   };
-  const writeLookaside = async (
+  const writeLookaside = (
     registry: Registry,
     repository: string,
     digest: string,
     stored: readonly Uint8Array[],
   ) => {
-    if (stored.length === 0) return;
-    const dir = `${root}/${registryDir(registry)}/${repository}@${digest.replace(":", "=")}`;
-    await Deno.mkdir(dir, { recursive: true });
-    for (const [i, blob] of stored.entries()) {
-      await Deno.writeFile(`${dir}/signature-${i + 1}`, blob);
-    }
+    const dir = `${registryDir(registry)}/${repository}@${digest.replace(":", "=")}`;
+    for (const [i, blob] of stored.entries()) lookasideFiles.set(`${dir}/signature-${i + 1}`, blob);
   };
   /** Stores the attestations of `digest` as cosign does (the `.att` tag) and records them. */
   const attest = async (
@@ -1066,7 +1081,7 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
         }
         stored.push(blob);
       }
-      await writeLookaside(registry, image.repository, digest, stored);
+      writeLookaside(registry, image.repository, digest, stored);
       await attest(registry, image.repository, digest, image.attestations ?? []);
       for (const [i, p] of (image.platforms ?? []).entries()) {
         const platformDigest = indexes.get(digest)![i]!.digest;
@@ -1087,10 +1102,47 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
             key,
           });
         }
-        await writeLookaside(registry, image.repository, platformDigest, platformSignatures);
+        writeLookaside(registry, image.repository, platformDigest, platformSignatures);
         await attest(registry, image.repository, platformDigest, p.attestations ?? []);
       }
     }
+  }
+  return {
+    pairs,
+    manifests,
+    tags,
+    digests,
+    indexes,
+    indexDigests,
+    attTags,
+    registryBlobs,
+    signatures,
+    attestations,
+    lookasideFiles,
+  };
+}
+
+let material: Promise<WorldMaterial> | undefined;
+
+/** Builds and starts the world. */
+export async function startFuzzWorld(): Promise<FuzzWorld> {
+  const {
+    pairs,
+    manifests,
+    tags,
+    digests,
+    indexes,
+    indexDigests,
+    attTags,
+    registryBlobs,
+    signatures,
+    attestations,
+    lookasideFiles,
+  } = await (material ??= buildMaterial());
+  const root = await Deno.makeTempDir({ prefix: "toolkit-fuzz-lookaside-" });
+  for (const [path, bytes] of lookasideFiles) {
+    await Deno.mkdir(`${root}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+    await Deno.writeFile(`${root}/${path}`, bytes);
   }
 
   const lookaside: StaticServer = serveDirectory(root);
