@@ -1250,7 +1250,7 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     worlds,
     tags,
     favoured: [...tags.keys()].filter((entry) =>
-      /\/(?:signed\/app:(?:1|latest)|signed\/multi:1|tagonly\/app:v2|library\/signedbox:2|open\/tool:1|iaa\/tool:1|attested\/(?:app|index):[12]|multi\/(?:all|platforms):1)$/
+      /\/(?:signed\/app:(?:1|latest)|signed\/multi:1|tagonly\/app:v2|library\/signedbox:2|open\/tool:1|iaa\/tool:1|attested\/index:1|multi\/all:1)$/
         .test(entry)
     ),
     digests,
