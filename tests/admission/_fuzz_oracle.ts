@@ -7,7 +7,12 @@
  * - every review that can be read gets a 200 AdmissionReview answer with its uid; one that
  *   cannot gets a 4xx (what the handler does today), never a 5xx and never an exception;
  * - no admit of an image the policy protects unless a signature by one of the policy's valid
- *   keys was made for exactly the digest that would run, for that repository;
+ *   keys was made for exactly the digest that would run, for that repository; for an
+ *   `attestation` requirement, unless an attestation of its predicate type by one of its valid
+ *   keys, for that digest, has the builder its one condition asks for; for an index, the digest
+ *   that must be signed or attested is the index's (`multiArch: index`), every counted platform's
+ *   (`everyPlatform`: those of `platforms`, never BuildKit's attestation manifests, at least one),
+ *   or either (docs/admission.md, "Multi-platform images");
  * - no admit of an image string the oracle cannot read (a runtime could not pull it either,
  *   so the webhook reading it differently is a spelling the two disagree on);
  * - the patch is a JSON Patch of `replace` operations that apply to the object, only on image
@@ -24,7 +29,9 @@
 import {
   canonicalRegistry,
   EXEMPT_NAMESPACES,
+  FUZZ_PREDICATE_TYPE,
   type FuzzWorld,
+  GOOD_BUILDER,
   type PolicyWorld,
   type ScopeRule,
   VALID_KEYS,
@@ -257,22 +264,59 @@ export function siteVerdict(
   // What runs: the digest when one is written (runtimes pull by digest), else the tag's.
   const digest = ref.digest ??
     world.tags.get(`${ref.registry}/${ref.repository}:${ref.tag ?? "latest"}`);
-  const signed = rules.filter((r) => r.rule === "signed");
+  const signed = rules.filter((r) => r.rule === "signed" || r.rule === "attested");
   if (signed.length === 0) return { kind: "free", ref, digest, rules };
   if (digest === undefined) {
     return { kind: "deny", ref, why: "a signature is required and the image does not exist" };
   }
+  const ok = signed.some((rule) => ruleHolds(world, rule, ref, digest));
   const keys = new Set(signed.flatMap((r) => r.keys).filter((k) => VALID_KEYS.has(k)));
-  const ok = world.signatures.some((s) =>
-    s.registry === ref.registry && s.repository === ref.repository && s.digest === digest &&
-    keys.has(s.key)
-  );
+  const what = signed.map((r) => `${r.rule} (multiArch ${r.multiArch ?? "index"})`).join(", ");
   return ok ? { kind: "signed", ref, digest, rules: signed } : {
     kind: "deny",
     ref,
     digest,
-    why: `no signature by a valid policy key (${[...keys].join(", ") || "none"}) for ${digest}`,
+    why: `no ${what} by a valid policy key (${[...keys].join(", ") || "none"}) for ${digest}`,
   };
+}
+
+/** Whether `digest` itself is signed (or attested) as `rule` asks, by one of its valid keys. */
+function digestHolds(
+  world: FuzzWorld,
+  rule: ScopeRule,
+  ref: OracleReference,
+  digest: string,
+): boolean {
+  const valid = (key: string) =>
+    VALID_KEYS.has(key as never) && (rule.keys as readonly string[]).includes(key);
+  const here = (s: { registry: string; repository: string; digest: string }) =>
+    s.registry === ref.registry && s.repository === ref.repository && s.digest === digest;
+  if (rule.rule === "attested") {
+    return world.attestations.some((a) =>
+      here(a) && valid(a.key) && a.predicateType === FUZZ_PREDICATE_TYPE &&
+      a.builder === GOOD_BUILDER
+    );
+  }
+  return world.signatures.some((s) => here(s) && valid(s.key));
+}
+
+/** Whether the image of `digest` meets `rule`, an index by its `multiArch` rule. */
+function ruleHolds(
+  world: FuzzWorld,
+  rule: ScopeRule,
+  ref: OracleReference,
+  digest: string,
+): boolean {
+  const listed = world.indexes.get(digest);
+  const multiArch = rule.multiArch ?? "index";
+  if (listed === undefined || multiArch === "index") return digestHolds(world, rule, ref, digest);
+  const counted = listed.filter((m) =>
+    !m.buildkit && (rule.platforms === undefined || rule.platforms.includes(m.platform))
+  );
+  const every = counted.length > 0 &&
+    counted.every((m) => digestHolds(world, rule, ref, m.digest));
+  if (multiArch === "everyPlatform") return every;
+  return digestHolds(world, rule, ref, digest) || every;
 }
 
 /** A disagreement between the webhook and the oracle. */

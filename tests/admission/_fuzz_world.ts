@@ -12,30 +12,52 @@
  * the network would. That makes the network as permissive as it can be, so that any admission
  * the oracle disagrees with is reachable.
  *
+ * The registry also serves OCI indexes (platforms signed or not, a BuildKit attestation manifest)
+ * and, as cosign stores them (the `.att` tag of a digest, its layers as blobs; an empty referrers
+ * list), OpenPGP-signed DSSE attestations whose predicate is `{builder}`: the `attested/*` rules
+ * ask for {@linkcode FUZZ_PREDICATE_TYPE} with `predicate.builder == "good"`, the `multi/*` rules
+ * for a signature, each world with its own `multiArch` and `platforms` (issues #35, #36).
+ *
  * Each policy world is described twice: as Portieris-style policy documents for the code under
  * test, and as plain {@linkcode ScopeRule}s (host, repository prefix or name, tag prefix) that the
  * oracle reads without going through the policy matcher.
  *
  * @module
  */
+import * as nodeCrypto from "node:crypto";
 import * as openpgp from "openpgp";
 import { computeDigest } from "../../lib/registry/digest.ts";
-import { OCI_MANIFEST } from "../../lib/registry/media_types.ts";
+import { OCI_INDEX, OCI_MANIFEST } from "../../lib/registry/media_types.ts";
+import { encodeBase64 } from "../../lib/base64.ts";
+import { dssePae } from "../../lib/signature/mod.ts";
+import { cosignLayout } from "../fakes/cosign_registry.ts";
 import { serve, type TestServer } from "../fakes/loopback_server.ts";
 import { generateKeyPair, signImage } from "../../lib/signing/mod.ts";
 import { parseRegistriesYaml, type RegistriesD } from "../../lib/lookaside/mod.ts";
 import { serveDirectory, type StaticServer } from "../fakes/static_file_server.ts";
 import { parsePolicyManifests, type PolicyDocuments } from "../../lib/admission/file_source.ts";
+import { loadAttestationConditions } from "../../lib/policy/mod.ts";
 
-/** The names of the keys in the world. */
-export type KeyName = "A" | "B" | "unknown" | "revoked" | "expired" | "A-revoked";
+/**
+ * The names of the keys in the world: OpenPGP keys, and the PEM (ECDSA P-256) keys `P` and
+ * `P-unknown` that only attestations use (an attestation key Secret holds PEM and OpenPGP keys).
+ */
+export type KeyName =
+  | "A"
+  | "B"
+  | "unknown"
+  | "revoked"
+  | "expired"
+  | "A-revoked"
+  | "P"
+  | "P-unknown";
 
 /**
  * Keys whose signatures the oracle counts as valid when a policy trusts them (the others are
  * unknown, revoked or expired). `A-revoked` is key A's public key with a revocation: a Secret that
  * holds it no longer trusts A's signatures, although the fingerprint is the same.
  */
-export const VALID_KEYS: ReadonlySet<KeyName> = new Set<KeyName>(["A", "B"]);
+export const VALID_KEYS: ReadonlySet<KeyName> = new Set<KeyName>(["A", "B", "P"]);
 
 /** The registries of the world, by canonical host. */
 export const REGISTRIES = [
@@ -62,12 +84,66 @@ export interface SignatureRecord {
   readonly key: KeyName;
 }
 
+/** The predicate type of the attestations the `attested/*` rules ask for. */
+export const FUZZ_PREDICATE_TYPE = "https://fuzz.toolkit.dev/build/v1";
+
+/** Another predicate type (stored, never asked for). */
+export const OTHER_PREDICATE_TYPE = "https://fuzz.toolkit.dev/other/v1";
+
+/**
+ * The one condition of the `attested/*` rules the oracle understands: the predicate's `builder`
+ * field is `"good"`.
+ */
+export const GOOD_BUILDER = "good";
+
+/** What an attestation (an OpenPGP-signed DSSE envelope in cosign's `.att` tag) states. */
+export interface AttestationRecord {
+  readonly registry: Registry;
+  readonly repository: string;
+  /** The statement's subject digest (the digest it is stored under). */
+  readonly digest: string;
+  readonly key: KeyName;
+  readonly predicateType: string;
+  /** `predicate.builder`. */
+  readonly builder: string;
+}
+
+/** One attestation of a catalogue image or platform. */
+interface CatalogueAttestation {
+  readonly type: string;
+  readonly builder: string;
+  readonly key: KeyName;
+}
+
+/** One manifest an index of the catalogue lists. */
+interface CataloguePlatform {
+  /** `os/architecture[/variant]`, or `unknown/unknown` with `buildkit`. */
+  readonly platform: string;
+  /** Keys that sign the platform's digest (lookaside, identity of the index's tag). */
+  readonly signedBy: readonly KeyName[];
+  readonly attestations?: readonly CatalogueAttestation[];
+  /** A BuildKit attestation manifest (`vnd.docker.reference.type: attestation-manifest`). */
+  readonly buildkit?: boolean;
+}
+
+/** A manifest an index of the world lists, as the oracle reads it. */
+export interface IndexEntry {
+  readonly platform: string;
+  readonly digest: string;
+  /** A BuildKit attestation manifest: never counts. */
+  readonly buildkit: boolean;
+}
+
 /** One image of the catalogue: what the registry serves and what is stored beside it. */
 interface CatalogueImage {
   readonly repository: string;
   readonly tag: string;
   /** How it is signed: the key and the identity (default: itself), or a special store. */
   readonly signatures: readonly CatalogueSignature[];
+  /** Its attestations (cosign's `.att` tag of its digest). */
+  readonly attestations?: readonly CatalogueAttestation[];
+  /** When set, the image is an OCI index of these manifests. */
+  readonly platforms?: readonly CataloguePlatform[];
 }
 
 type CatalogueSignature =
@@ -88,6 +164,114 @@ type CatalogueSignature =
   | { readonly kind: "misplaced"; readonly of: string; readonly corrupt: boolean }
   /** Random bytes. */
   | { readonly kind: "garbage" };
+
+/** Attestations of the build predicate type by key A: good, and bad. */
+const GOOD_A: CatalogueAttestation = { type: FUZZ_PREDICATE_TYPE, builder: GOOD_BUILDER, key: "A" };
+const BAD_A: CatalogueAttestation = { type: FUZZ_PREDICATE_TYPE, builder: "bad", key: "A" };
+
+/**
+ * Attested images and multi-platform indexes (issues #35, #36): `attested/*` is guarded by an
+ * `attestation` requirement, `multi/*` by `signedBy`, each with the world's `multiArch` rule.
+ */
+const ATTESTED_AND_MULTI: readonly CatalogueImage[] = [
+  { repository: "attested/app", tag: "1", signatures: [], attestations: [GOOD_A] },
+  { repository: "attested/bad", tag: "1", signatures: [], attestations: [BAD_A] },
+  {
+    repository: "attested/unknown",
+    tag: "1",
+    signatures: [],
+    attestations: [{ ...GOOD_A, key: "unknown" }],
+  },
+  {
+    repository: "attested/other",
+    tag: "1",
+    signatures: [{ kind: "signed", key: "A" }],
+    attestations: [{ ...GOOD_A, type: OTHER_PREDICATE_TYPE }],
+  },
+  {
+    repository: "attested/mixed",
+    tag: "1",
+    signatures: [],
+    attestations: [BAD_A, { ...GOOD_A, key: "B" }, { ...GOOD_A, key: "revoked" }],
+  },
+  { repository: "attested/none", tag: "1", signatures: [{ kind: "signed", key: "A" }] },
+  { repository: "attested/pem", tag: "1", signatures: [], attestations: [{ ...GOOD_A, key: "P" }] },
+  {
+    repository: "attested/pem",
+    tag: "2",
+    signatures: [],
+    attestations: [{ ...GOOD_A, key: "P-unknown" }, { ...BAD_A, key: "P" }],
+  },
+  {
+    repository: "attested/index",
+    tag: "1",
+    signatures: [],
+    attestations: [BAD_A],
+    platforms: [
+      { platform: "linux/amd64", signedBy: [], attestations: [GOOD_A] },
+      { platform: "linux/arm64", signedBy: [], attestations: [GOOD_A] },
+    ],
+  },
+  {
+    repository: "attested/index",
+    tag: "2",
+    signatures: [],
+    attestations: [GOOD_A],
+    platforms: [
+      { platform: "linux/amd64", signedBy: [], attestations: [GOOD_A] },
+      { platform: "linux/arm64", signedBy: [], attestations: [BAD_A] },
+    ],
+  },
+  {
+    repository: "multi/all",
+    tag: "1",
+    signatures: [{ kind: "signed", key: "A" }],
+    platforms: [
+      { platform: "linux/amd64", signedBy: ["A"] },
+      { platform: "linux/arm64", signedBy: ["A"] },
+      { platform: "unknown/unknown", signedBy: [], buildkit: true },
+    ],
+  },
+  {
+    repository: "multi/index",
+    tag: "1",
+    signatures: [{ kind: "signed", key: "A" }],
+    platforms: [
+      { platform: "linux/amd64", signedBy: [] },
+      { platform: "linux/arm64", signedBy: [] },
+    ],
+  },
+  {
+    repository: "multi/platforms",
+    tag: "1",
+    signatures: [],
+    platforms: [
+      { platform: "linux/amd64", signedBy: ["A"] },
+      { platform: "linux/arm64", signedBy: ["B", "unknown"] },
+    ],
+  },
+  {
+    // Admitted by its platforms' signatures by A only: where one namespace's rule trusts A and
+    // another's does not (the rotated-key world), a platform verdict must not carry over.
+    repository: "multi/trap",
+    tag: "1",
+    signatures: [],
+    platforms: [
+      { platform: "linux/amd64", signedBy: ["A"] },
+      { platform: "linux/arm64", signedBy: ["A"] },
+    ],
+  },
+  {
+    repository: "multi/half",
+    tag: "1",
+    signatures: [{ kind: "signed", key: "B" }],
+    platforms: [
+      { platform: "linux/amd64", signedBy: ["A"] },
+      { platform: "linux/arm64", signedBy: [] },
+      { platform: "linux/arm/v7", signedBy: ["revoked"] },
+    ],
+  },
+];
 
 /** Repositories and tags every registry serves, and their signatures. */
 const CATALOGUE: readonly CatalogueImage[] = [
@@ -173,6 +357,7 @@ const CATALOGUE: readonly CatalogueImage[] = [
     tag: "1",
     signatures: [{ kind: "signed", key: "A", unreachable: true }],
   },
+  ...ATTESTED_AND_MULTI,
 ];
 
 /** Lookaside requests for these repositories are redirected twice; for `looped`, forever. */
@@ -188,8 +373,16 @@ export interface ScopeRule {
   readonly repository?: string;
   /** Only tags starting with this (a tag-scoped pattern); digest-only references are not in scope. */
   readonly tagPrefix?: string;
-  /** `signed`: a signature by one of `keys`; `open`: no checks; `accept`: insecureAcceptAnything. */
-  readonly rule: "signed" | "open" | "accept";
+  /**
+   * `signed`: a signature by one of `keys`; `attested`: an attestation of
+   * {@linkcode FUZZ_PREDICATE_TYPE} by one of `keys` whose builder is {@linkcode GOOD_BUILDER};
+   * `open`: no checks; `accept`: insecureAcceptAnything.
+   */
+  readonly rule: "signed" | "attested" | "open" | "accept";
+  /** For `signed` and `attested`: what an index must have (docs/admission.md). @default "index" */
+  readonly multiArch?: "index" | "everyPlatform" | "either";
+  /** The platforms that count (with `multiArch` other than `index`); undefined: all. */
+  readonly platforms?: readonly string[];
   /** The keys that may sign (for `signed`). */
   readonly keys: readonly KeyName[];
   /** Whether admitted images are pinned. */
@@ -236,8 +429,12 @@ export interface FuzzWorld extends AsyncDisposable {
   readonly favoured: readonly string[];
   /** Every manifest digest the registries serve, by `registry/repository`. */
   readonly digests: ReadonlyMap<string, readonly string[]>;
-  /** The meanings of all stored signatures. */
+  /** The meanings of all stored signatures (of images, indexes and platform manifests). */
   readonly signatures: readonly SignatureRecord[];
+  /** The meanings of all stored attestations. */
+  readonly attestations: readonly AttestationRecord[];
+  /** What each index lists, by the index's digest. */
+  readonly indexes: ReadonlyMap<string, readonly IndexEntry[]>;
   /** Strings that must never appear in a log line or an answer (private keys, passwords). */
   readonly secrets: readonly string[];
   /** The time signatures are verified at. */
@@ -301,8 +498,12 @@ function manifestBytes(registry: Registry, repository: string, tag: string): Uin
 }
 
 interface KeyPairs {
+  /** Armoured OpenPGP private keys. */
   readonly privateKeys: Map<KeyName, string>;
+  /** Public keys as a key Secret holds them: armoured OpenPGP, or PEM. */
   readonly publicKeys: Map<KeyName, string>;
+  /** The PEM keys' private keys. */
+  readonly pemKeys: Map<KeyName, nodeCrypto.KeyObject>;
 }
 
 async function makeKeys(created: Date): Promise<KeyPairs> {
@@ -333,7 +534,13 @@ async function makeKeys(created: Date): Promise<KeyPairs> {
     format: "armored",
   });
   publicKeys.set("A-revoked", revokedA.publicKey);
-  return { privateKeys, publicKeys };
+  const pemKeys = new Map<KeyName, nodeCrypto.KeyObject>();
+  for (const name of ["P", "P-unknown"] as const) {
+    const pair = nodeCrypto.generateKeyPairSync("ec", { namedCurve: "P-256" });
+    pemKeys.set(name, pair.privateKey);
+    publicKeys.set(name, pair.publicKey.export({ type: "spki", format: "pem" }).toString());
+  }
+  return { privateKeys, publicKeys, pemKeys };
 }
 
 function base64(text: string): string {
@@ -370,11 +577,28 @@ function policyDocument(
             policy: { simple: { requirements: [{ type: "insecureAcceptAnything" }] } },
           };
         }
+        const scope = {
+          ...(rule.multiArch ? { multiArch: rule.multiArch } : {}),
+          ...(rule.platforms ? { platforms: rule.platforms } : {}),
+        };
+        const requirement = rule.rule === "attested"
+          ? {
+            type: "attestation",
+            predicateType: FUZZ_PREDICATE_TYPE,
+            keySecret: secretFor(rule.keys),
+            conditions: [{
+              name: "good-builder",
+              expression: `predicate.builder == "${GOOD_BUILDER}"`,
+              message: "not built by the good builder",
+            }],
+            ...scope,
+          }
+          : { type: "signedBy", keySecret: secretFor(rule.keys), ...scope };
         return {
           name: pattern,
           policy: {
             ...(rule.mutate ? {} : { mutateImage: false }),
-            simple: { requirements: [{ type: "signedBy", keySecret: secretFor(rule.keys) }] },
+            simple: { requirements: [requirement] },
           },
         };
       }),
@@ -405,6 +629,8 @@ function registryRules(
   spelling: PatternSpelling,
   signers: readonly KeyName[],
   mutate: boolean,
+  scope: Pick<ScopeRule, "multiArch" | "platforms">,
+  attestors: readonly KeyName[] = signers,
 ): { pattern: string; rule: ScopeRule }[] {
   const host = patternHost(registry, spelling);
   const rules: { pattern: string; rule: ScopeRule }[] = [
@@ -432,6 +658,28 @@ function registryRules(
         rule: "signed",
         keys: signers,
         mutate: true,
+      },
+    },
+    {
+      pattern: `${host}/attested/*`,
+      rule: {
+        registry,
+        repositoryPrefix: "attested/",
+        rule: "attested",
+        keys: attestors,
+        mutate,
+        ...scope,
+      },
+    },
+    {
+      pattern: `${host}/multi/*`,
+      rule: {
+        registry,
+        repositoryPrefix: "multi/",
+        rule: "signed",
+        keys: signers,
+        mutate,
+        ...scope,
       },
     },
     {
@@ -468,6 +716,10 @@ interface WorldSpec {
   /** The keys of the strict namespace's ImagePolicy. @default ["A"] */
   readonly strictSigners?: readonly KeyName[];
   readonly mutate: boolean;
+  /** The keys of the `attested/*` rules' Secret. @default signers */
+  readonly attestors?: readonly KeyName[];
+  /** The `multiArch` and `platforms` of the `attested/*` and `multi/*` rules. */
+  readonly scope: Pick<ScopeRule, "multiArch" | "platforms">;
 }
 
 const WORLD_SPECS: readonly WorldSpec[] = [
@@ -476,7 +728,9 @@ const WORLD_SPECS: readonly WorldSpec[] = [
     classes: [],
     spelling: "canonical",
     signers: ["A", "revoked", "expired"],
+    attestors: ["A", "P", "revoked"],
     mutate: true,
+    scope: {},
   },
   {
     name: "no-pinning",
@@ -484,6 +738,7 @@ const WORLD_SPECS: readonly WorldSpec[] = [
     spelling: "canonical",
     signers: ["A", "revoked", "expired"],
     mutate: false,
+    scope: { multiArch: "everyPlatform" },
   },
   {
     name: "rotated-key",
@@ -491,6 +746,7 @@ const WORLD_SPECS: readonly WorldSpec[] = [
     spelling: "canonical",
     signers: ["B", "revoked"],
     mutate: true,
+    scope: { multiArch: "either" },
   },
   {
     // Key A revoked in place: the same fingerprint, so only the key material tells.
@@ -500,6 +756,7 @@ const WORLD_SPECS: readonly WorldSpec[] = [
     signers: ["A-revoked", "expired"],
     strictSigners: ["A-revoked"],
     mutate: true,
+    scope: { multiArch: "everyPlatform", platforms: ["linux/amd64"] },
   },
   {
     name: "pattern-spelling",
@@ -507,6 +764,17 @@ const WORLD_SPECS: readonly WorldSpec[] = [
     spelling: "variant",
     signers: ["A", "revoked", "expired"],
     mutate: true,
+    scope: { multiArch: "either", platforms: ["linux/arm64", "linux/s390x"] },
+  },
+  {
+    name: "multi-arch",
+    classes: [],
+    spelling: "canonical",
+    signers: ["A", "B"],
+    strictSigners: ["A", "B"],
+    attestors: ["B", "P"],
+    mutate: true,
+    scope: { multiArch: "everyPlatform", platforms: ["linux/amd64", "linux/arm64"] },
   },
 ];
 
@@ -521,11 +789,13 @@ function buildWorld(spec: WorldSpec, pairs: KeyPairs, base: PolicyDocuments): Po
     return name;
   };
   const cluster = REGISTRIES.flatMap((r) =>
-    registryRules(r, spec.spelling, spec.signers, spec.mutate)
+    registryRules(r, spec.spelling, spec.signers, spec.mutate, spec.scope, spec.attestors)
   );
   // The strict namespace's ImagePolicy: the same repositories, always pinned, and its own catch-all.
   const strictSigners = spec.strictSigners ?? ["A"];
-  const strict = REGISTRIES.flatMap((r) => registryRules(r, spec.spelling, strictSigners, true));
+  const strict = REGISTRIES.flatMap((r) =>
+    registryRules(r, spec.spelling, strictSigners, true, spec.scope)
+  );
   const catchAll = { pattern: "*", rule: "catch-all" as const };
   const docs = [
     policyDocument("ClusterImagePolicy", "default", [...cluster, catchAll], secretFor),
@@ -601,27 +871,175 @@ function corrupt(bytes: Uint8Array, salt: number): Uint8Array {
   }
 }
 
-/** Builds and starts the world. */
-export async function startFuzzWorld(): Promise<FuzzWorld> {
+/** An OpenPGP-signed DSSE envelope of an in-toto statement about `digest` (toolkit's attestations). */
+async function signAttestation(
+  pairs: KeyPairs,
+  subject: string,
+  digest: string,
+  attestation: CatalogueAttestation,
+  signedAt: Date,
+): Promise<Uint8Array> {
+  const payloadType = "application/vnd.in-toto+json";
+  const payload = encoder.encode(JSON.stringify({
+    _type: "https://in-toto.io/Statement/v1",
+    subject: [{ name: subject, digest: { sha256: digest.slice("sha256:".length) } }],
+    predicateType: attestation.type,
+    predicate: { builder: attestation.builder },
+  }));
+  const pae = dssePae(payloadType, payload);
+  const pem = pairs.pemKeys.get(attestation.key);
+  const sig = pem !== undefined
+    ? new Uint8Array(nodeCrypto.sign("sha256", pae, pem))
+    : await openpgp.sign({
+      message: await openpgp.createMessage({ binary: pae }),
+      signingKeys: await openpgp.readPrivateKey({
+        armoredKey: pairs.privateKeys.get(attestation.key)!,
+      }),
+      detached: true,
+      format: "binary",
+      date: signedAt,
+    }) as Uint8Array;
+  return encoder.encode(JSON.stringify({
+    payloadType,
+    payload: encodeBase64(payload),
+    signatures: [{ keyid: "", sig: encodeBase64(sig) }],
+  }));
+}
+
+/**
+ * What every world of a process serves: keys, manifests, signatures and attestations. Signing is
+ * most of a world's start, so it is done once per process ({@linkcode startFuzzWorld} memoises it);
+ * nothing mutates it afterwards.
+ */
+interface WorldMaterial {
+  readonly pairs: KeyPairs;
+  readonly manifests: ReadonlyMap<string, ReadonlyMap<string, Uint8Array>>;
+  readonly tags: ReadonlyMap<string, string>;
+  readonly digests: ReadonlyMap<string, readonly string[]>;
+  readonly indexes: ReadonlyMap<string, readonly IndexEntry[]>;
+  readonly indexDigests: ReadonlySet<string>;
+  readonly attTags: ReadonlyMap<string, string>;
+  readonly registryBlobs: ReadonlyMap<string, Uint8Array>;
+  readonly signatures: readonly SignatureRecord[];
+  readonly attestations: readonly AttestationRecord[];
+  /** The lookaside store's files: path under its root → bytes. */
+  readonly lookasideFiles: ReadonlyMap<string, Uint8Array>;
+}
+
+async function buildMaterial(): Promise<WorldMaterial> {
   const created = new Date(Date.now() - 7 * 24 * 3600_000);
   const signedAt = new Date(created.getTime() + 60_000);
   const pairs = await makeKeys(created);
-  const root = await Deno.makeTempDir({ prefix: "toolkit-fuzz-lookaside-" });
+  const lookasideFiles = new Map<string, Uint8Array>();
 
   const manifests = new Map<string, Map<string, Uint8Array>>(); // registry/repo → digest → bytes
   const tags = new Map<string, string>(); // registry/repo:tag → digest
+  const indexes = new Map<string, IndexEntry[]>(); // index digest → what it lists
+  const indexDigests = new Set<string>(); // digests served as OCI indexes
+  const attTags = new Map<string, string>(); // registry/repo:sha256-<hex>.att → digest
+  const registryBlobs = new Map<string, Uint8Array>(); // digest → bytes (attestation layers)
+  const attestations: AttestationRecord[] = [];
+  const store = (repo: string, digest: string, bytes: Uint8Array) => {
+    let byDigest = manifests.get(repo);
+    if (!byDigest) manifests.set(repo, byDigest = new Map());
+    byDigest.set(digest, bytes);
+  };
+  const writeLookaside = (
+    registry: Registry,
+    repository: string,
+    digest: string,
+    stored: readonly Uint8Array[],
+  ) => {
+    const dir = `${registryDir(registry)}/${repository}@${digest.replace(":", "=")}`;
+    for (const [i, blob] of stored.entries()) lookasideFiles.set(`${dir}/signature-${i + 1}`, blob);
+  };
+  /** Stores the attestations of `digest` as cosign does (the `.att` tag) and records them. */
+  const attest = async (
+    registry: Registry,
+    repository: string,
+    digest: string,
+    list: readonly CatalogueAttestation[],
+  ) => {
+    if (list.length === 0) return;
+    const repo = `${registry}/${repository}`;
+    const stored = [];
+    for (const a of list) {
+      const payload = await signAttestation(
+        pairs,
+        repo,
+        digest,
+        a,
+        signedAt,
+      );
+      stored.push({
+        format: "legacy" as const,
+        payload,
+        annotations: { predicateType: a.type },
+        where: "",
+      });
+      attestations.push({
+        registry,
+        repository,
+        digest,
+        key: a.key,
+        predicateType: a.type,
+        builder: a.builder,
+      });
+    }
+    const layout = await cosignLayout(digest, stored, { attestationType: FUZZ_PREDICATE_TYPE });
+    for (const [d, bytes] of layout.blobs) registryBlobs.set(d, bytes);
+    for (const [d, object] of layout.manifests) {
+      store(repo, d, object.bytes);
+      if (object.tag !== undefined) attTags.set(`${repo}:${object.tag}`, d);
+    }
+  };
   const digests = new Map<string, string[]>();
   const signatures: SignatureRecord[] = [];
   const blobs = new Map<string, Uint8Array>(); // registry/repo:tag → its signature by its key
 
   for (const registry of REGISTRIES) {
     for (const image of CATALOGUE) {
-      const bytes = manifestBytes(registry, image.repository, image.tag);
-      const digest = await computeDigest(bytes);
       const repo = `${registry}/${image.repository}`;
-      let byDigest = manifests.get(repo);
-      if (!byDigest) manifests.set(repo, byDigest = new Map());
-      byDigest.set(digest, bytes);
+      let bytes = manifestBytes(registry, image.repository, image.tag);
+      if (image.platforms !== undefined) {
+        const entries: IndexEntry[] = [];
+        const listed = [];
+        for (const p of image.platforms) {
+          const platformBytes = manifestBytes(
+            registry,
+            image.repository,
+            `${image.tag}@${p.platform}`,
+          );
+          const platformDigest = await computeDigest(platformBytes);
+          store(repo, platformDigest, platformBytes);
+          entries.push({
+            platform: p.platform,
+            digest: platformDigest,
+            buildkit: p.buildkit === true,
+          });
+          const [os, architecture, variant] = p.platform.split("/");
+          listed.push({
+            mediaType: OCI_MANIFEST,
+            digest: platformDigest,
+            size: platformBytes.byteLength,
+            platform: { os, architecture, ...(variant ? { variant } : {}) },
+            ...(p.buildkit
+              ? { annotations: { "vnd.docker.reference.type": "attestation-manifest" } }
+              : {}),
+          });
+        }
+        bytes = encoder.encode(JSON.stringify({
+          schemaVersion: 2,
+          mediaType: OCI_INDEX,
+          manifests: listed,
+          annotations: { "fuzz.image": `${repo}:${image.tag}` },
+        }));
+        const digest = await computeDigest(bytes);
+        indexes.set(digest, entries);
+        indexDigests.add(digest);
+      }
+      const digest = await computeDigest(bytes);
+      store(repo, digest, bytes);
       tags.set(`${repo}:${image.tag}`, digest);
       digests.set(repo, [...digests.get(repo) ?? [], digest]);
     }
@@ -663,15 +1081,68 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
         }
         stored.push(blob);
       }
-      if (stored.length === 0) continue;
-      const dir = `${root}/${registryDir(registry)}/${image.repository}@${
-        digest.replace(":", "=")
-      }`;
-      await Deno.mkdir(dir, { recursive: true });
-      for (const [i, blob] of stored.entries()) {
-        await Deno.writeFile(`${dir}/signature-${i + 1}`, blob);
+      writeLookaside(registry, image.repository, digest, stored);
+      await attest(registry, image.repository, digest, image.attestations ?? []);
+      for (const [i, p] of (image.platforms ?? []).entries()) {
+        const platformDigest = indexes.get(digest)![i]!.digest;
+        const platformSignatures: Uint8Array[] = [];
+        for (const key of p.signedBy) {
+          platformSignatures.push(
+            await signImage({
+              privateKey: pairs.privateKeys.get(key)!,
+              dockerReference: `${repo}:${image.tag}`,
+              manifestDigest: platformDigest,
+              clock: () => signedAt,
+            }),
+          );
+          signatures.push({
+            registry,
+            repository: image.repository,
+            digest: platformDigest,
+            key,
+          });
+        }
+        writeLookaside(registry, image.repository, platformDigest, platformSignatures);
+        await attest(registry, image.repository, platformDigest, p.attestations ?? []);
       }
     }
+  }
+  return {
+    pairs,
+    manifests,
+    tags,
+    digests,
+    indexes,
+    indexDigests,
+    attTags,
+    registryBlobs,
+    signatures,
+    attestations,
+    lookasideFiles,
+  };
+}
+
+let material: Promise<WorldMaterial> | undefined;
+
+/** Builds and starts the world. */
+export async function startFuzzWorld(): Promise<FuzzWorld> {
+  const {
+    pairs,
+    manifests,
+    tags,
+    digests,
+    indexes,
+    indexDigests,
+    attTags,
+    registryBlobs,
+    signatures,
+    attestations,
+    lookasideFiles,
+  } = await (material ??= buildMaterial());
+  const root = await Deno.makeTempDir({ prefix: "toolkit-fuzz-lookaside-" });
+  for (const [path, bytes] of lookasideFiles) {
+    await Deno.mkdir(`${root}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+    await Deno.writeFile(`${root}/${path}`, bytes);
   }
 
   const lookaside: StaticServer = serveDirectory(root);
@@ -691,6 +1162,18 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
       return new Response(null, { status: 302, headers: { location: next } });
     }
     if (path === "/v2/" || path === "/v2") return Response.json({});
+    const blob = /^\/v2\/(.+)\/blobs\/([^/]+)$/.exec(path);
+    if (blob && registryBlobs.has(decodeURIComponent(blob[2]!))) {
+      return new Response(
+        registryBlobs.get(decodeURIComponent(blob[2]!)) as Uint8Array<ArrayBuffer>,
+      );
+    }
+    if (/^\/v2\/(.+)\/referrers\/([^/]+)$/.test(path)) {
+      // A registry with the referrers API and no referrers (attestations are in `.att` tags).
+      return Response.json({ schemaVersion: 2, mediaType: OCI_INDEX, manifests: [] }, {
+        headers: { "content-type": OCI_INDEX },
+      });
+    }
     const match = /^\/v2\/(.+)\/manifests\/([^/]+)$/.exec(path);
     if (!match || (request.method !== "GET" && request.method !== "HEAD")) {
       return Response.json({ errors: [{ code: "UNSUPPORTED" }] }, { status: 404 });
@@ -705,13 +1188,15 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
       });
     }
     const reference = decodeURIComponent(match[2]!);
-    const digest = reference.includes(":") ? reference : tags.get(`${repo}:${reference}`);
+    const digest = reference.includes(":")
+      ? reference
+      : tags.get(`${repo}:${reference}`) ?? attTags.get(`${repo}:${reference}`);
     const bytes = digest === undefined ? undefined : manifests.get(repo)?.get(digest);
     if (bytes === undefined || digest === undefined) {
       return Response.json({ errors: [{ code: "MANIFEST_UNKNOWN" }] }, { status: 404 });
     }
     const headers = {
-      "content-type": OCI_MANIFEST,
+      "content-type": indexDigests.has(digest) ? OCI_INDEX : OCI_MANIFEST,
       "docker-content-digest": digest,
       "content-length": String(bytes.byteLength),
     };
@@ -750,6 +1235,8 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     "fuzz-registries.yaml",
   );
 
+  // The `attested/*` rules' CEL condition is compiled as the policies are validated.
+  await loadAttestationConditions();
   const base = baseDocuments();
   const worlds = WORLD_SPECS.map((spec) => buildWorld(spec, pairs, base));
   const stop = async () => {
@@ -763,14 +1250,21 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     worlds,
     tags,
     favoured: [...tags.keys()].filter((entry) =>
-      /\/(?:signed\/app:(?:1|latest)|signed\/multi:1|tagonly\/app:v2|library\/signedbox:2|open\/tool:1|iaa\/tool:1)$/
+      /\/(?:signed\/app:(?:1|latest)|signed\/multi:1|tagonly\/app:v2|library\/signedbox:2|open\/tool:1|iaa\/tool:1|attested\/index:1|multi\/all:1)$/
         .test(entry)
     ),
     digests,
     signatures,
+    attestations,
+    indexes,
     secrets: [...pairs.privateKeys.values()].map((armored) =>
       armored.split("\n").find((line) => line.length > 60) ?? armored
-    ).concat([PULL_SECRET_PASSWORD, btoa(`fuzz:${PULL_SECRET_PASSWORD}`), OBJECT_SECRET]),
+    ).concat(
+      [...pairs.pemKeys.values()].map((key) =>
+        key.export({ type: "pkcs8", format: "pem" }).toString().split("\n")[1]!
+      ),
+      [PULL_SECRET_PASSWORD, btoa(`fuzz:${PULL_SECRET_PASSWORD}`), OBJECT_SECRET],
+    ),
     clock: () => new Date(),
     registry: registryServer,
     stop,

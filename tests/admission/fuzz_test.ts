@@ -118,3 +118,29 @@ Deno.test("the fuzz catches a webhook that admits what it denies or pins the wro
   });
   assert.ok(wrongPin.failures.some((f) => f.failure === "bad-pin"));
 });
+
+Deno.test("the fuzz catches a webhook that admits what attestations or multiArch deny", async () => {
+  // Admits every review denied only for an attestation or an index's platforms: the oracle must
+  // call one of them an unsigned admit (the first review that fails ends the run).
+  const report = await runAdmissionFuzz({
+    seed,
+    reviews: 3000,
+    bodies: 0,
+    allowed: (name) => !KNOWN_OPEN_CLASSES.includes(name),
+    maxFailures: 1,
+    mutateEvaluator: (evaluator) => ({
+      evaluate: async (request) => {
+        const decision = await evaluator.evaluate(request);
+        const scoped = /: (?:attestation |every platform of the index |neither the index nor)/;
+        if (decision.allowed || !decision.reasons.every((r) => scoped.test(r))) return decision;
+        return { ...decision, allowed: true, outcome: "allow", reasons: [] };
+      },
+    }),
+  });
+  assert.ok(
+    report.failures.some((f) =>
+      f.failure === "unsigned-admitted" && /attested\/|multi\//.test(f.message)
+    ),
+    JSON.stringify(report.failures),
+  );
+});
