@@ -41,6 +41,7 @@ import {
   formatImportReport,
   importDocuments,
   IMPORTED_FROM_ANNOTATION,
+  importedObjects,
   importReport,
   type ImportResult,
 } from "../../lib/import/mod.ts";
@@ -133,9 +134,7 @@ function typeOf(object: KubeObject): ResourceType {
 const ORDER = ["Namespace", "Secret", "ConfigMap", "ImagePolicy", "ClusterImagePolicy"];
 
 function objectsOf(result: ImportResult): KubeObject[] {
-  const objects = result.rules.filter((r) => !r.refused).flatMap((r) =>
-    r.objects
-  ) as unknown as KubeObject[];
+  const objects = importedObjects(result.rules) as unknown as KubeObject[];
   return [...objects].sort((a, b) => ORDER.indexOf(a.kind ?? "") - ORDER.indexOf(b.kind ?? ""));
 }
 

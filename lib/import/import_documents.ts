@@ -139,6 +139,22 @@ export async function importWith(
   return { rules: crossRuleFindings(withoutClashes(rules), everyMatching), unknown };
 }
 
+/**
+ * The objects of the rules converted, each once: two rules may make the same object (a trust root
+ * or key Secret they both name), which the clash check has found equal in content.
+ */
+export function importedObjects(rules: readonly ImportedRule[]): Record<string, unknown>[] {
+  const objects = new Map<string, Record<string, unknown>>();
+  for (const rule of rules) {
+    if (rule.refused) continue;
+    for (const object of rule.objects) {
+      const key = objectKey(object);
+      if (!objects.has(key)) objects.set(key, object);
+    }
+  }
+  return [...objects.values()];
+}
+
 function objectKey(object: Record<string, unknown>): string {
   const meta = isObject(object.metadata) ? object.metadata : {};
   return `${object.kind} ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { importWith } from "./import_documents.ts";
+import { importedObjects, importWith } from "./import_documents.ts";
 import { policyObject } from "./objects.ts";
 import type { ImportedRule, PolicyImporter } from "./types.ts";
 
@@ -104,4 +104,16 @@ Deno.test("importDocuments() takes an object two rules make alike as one (no cla
     { fake: "fake", name: "same", pattern: "ghcr.io/a/*" },
   ], context);
   assert.deepEqual(result.rules.map((r) => r.refused), [false, false]);
+});
+
+Deno.test("importedObjects() lists an object two rules make alike once", async () => {
+  const result = await importWith([fake(false)], [
+    { fake: "fake", name: "same", pattern: "ghcr.io/a/*" },
+    { fake: "fake", name: "same", pattern: "ghcr.io/a/*" },
+    { fake: "fake", name: "other", pattern: "ghcr.io/b/*" },
+  ], context);
+  assert.deepEqual(
+    importedObjects(result.rules).map((o) => (o.metadata as { name: string }).name),
+    ["same", "other"],
+  );
 });
