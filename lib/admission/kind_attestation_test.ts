@@ -315,9 +315,11 @@ Deno.test("attestationKind reads one Secret of PEM and OpenPGP keys: either sign
   }
 });
 
-Deno.test("the verifier verifies a policy of attestation requirements only: no attestation, denied (never admitted for want of a signature requirement)", async () => {
-  const empty = await cosignLayout(DIGEST, []);
-  await using server = serveReferrersRegistry({ layout: empty });
+/**
+ * A policy source whose cluster Secret `pem` holds pemPair's public key, and a verifier of the
+ * registry at `host` reading it.
+ */
+function pemVerifier(host: string) {
   const source = filePolicySource({
     policies: [],
     secrets: [{
@@ -330,11 +332,18 @@ Deno.test("the verifier verifies a policy of attestation requirements only: no a
   const verifier = createImageVerifier({
     source,
     clusterKeyNamespace: "toolkit-system",
-    insecureRegistries: [server.host],
+    insecureRegistries: [host],
     flightTimeoutMs: 10_000,
     verdictCache: { ttlMs: 60_000, maxEntries: 10 },
     digestCache: { ttlMs: 60_000, maxEntries: 10 },
   });
+  return { source, verifier };
+}
+
+Deno.test("the verifier verifies a policy of attestation requirements only: no attestation, denied (never admitted for want of a signature requirement)", async () => {
+  const empty = await cosignLayout(DIGEST, []);
+  await using server = serveReferrersRegistry({ layout: empty });
+  const { source, verifier } = pemVerifier(server.host);
   for (const mutateImage of [true, false]) {
     const verdict = await verifier.verify({
       reference: parseReference(`${server.host}/team/app@${DIGEST}`),
@@ -456,23 +465,7 @@ Deno.test("an attestation beside a signature: its round trips overlap the signat
 
 Deno.test("the verifier lists an image's referrers once for its signature and attestation requirements", async () => {
   await using server = await signedAndAttested("bundle");
-  const source = filePolicySource({
-    policies: [],
-    secrets: [{
-      metadata: { name: "pem", namespace: "toolkit-system" },
-      data: { key: encodeBase64(new TextEncoder().encode(pemOf(pemPair))) },
-    }],
-    serviceAccounts: [],
-    namespaces: [],
-  });
-  const verifier = createImageVerifier({
-    source,
-    clusterKeyNamespace: "toolkit-system",
-    insecureRegistries: [server.host],
-    flightTimeoutMs: 10_000,
-    verdictCache: { ttlMs: 60_000, maxEntries: 10 },
-    digestCache: { ttlMs: 60_000, maxEntries: 10 },
-  });
+  const { source, verifier } = pemVerifier(server.host);
   const verdict = await verifier.verify({
     reference: parseReference(`${server.host}/team/app@${DIGEST}`),
     match: {

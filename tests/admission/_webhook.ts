@@ -5,6 +5,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import {
   type CertFiles,
   freePort,
@@ -348,6 +349,46 @@ export function dryRunPod(
   return cluster.kubectl(["create", "--dry-run=server", "-f", "-"], {
     stdin: podManifest(name, namespace, { containers: [image] }),
   });
+}
+
+/**
+ * Creates the Pod `name` of `image` in `namespace` and asserts that admission let it in with its
+ * image pinned to `digest` (the image's repository, `@digest`).
+ */
+export async function assertAdmittedPinned(
+  cluster: Pick<TestCluster, "kubectl">,
+  name: string,
+  namespace: string,
+  image: string,
+  digest: string,
+): Promise<void> {
+  const r = await cluster.kubectl(["create", "-f", "-"], {
+    stdin: podManifest(name, namespace, { containers: [image] }),
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const pinned = await kubectlOk(cluster, [
+    "get",
+    "pod",
+    name,
+    "-n",
+    namespace,
+    "-o",
+    "jsonpath={.spec.containers[0].image}",
+  ]);
+  assert.equal(pinned, `${image.slice(0, image.lastIndexOf(":"))}@${digest}`);
+}
+
+/** Asserts that admission denies the Pod `name` of `image` in `namespace` (a dry run) with `message`. */
+export async function assertDenied(
+  cluster: Pick<TestCluster, "kubectl">,
+  name: string,
+  namespace: string,
+  image: string,
+  message: RegExp,
+): Promise<void> {
+  const r = await dryRunPod(cluster, name, namespace, image);
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, message);
 }
 
 /** An AdmissionReview (a dry run) of creating the Pod `name` of `image` in `namespace`. */

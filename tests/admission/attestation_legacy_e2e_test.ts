@@ -29,7 +29,7 @@ import { bufferedIO } from "../../cli/io.ts";
 import { createPublicKey } from "node:crypto";
 import { e2eSkipReason, pushTestImage, startCosign } from "../env/mod.ts";
 import { startWorld } from "./_world.ts";
-import { CONTROLLER_NAMESPACE, dryRunPod, kubectlOk, podManifest } from "./_webhook.ts";
+import { assertAdmittedPinned, assertDenied, CONTROLLER_NAMESPACE, kubectlOk } from "./_webhook.ts";
 import { pushCosignSignatures } from "../fakes/cosign_registry.ts";
 import {
   type AttestationEntryKind,
@@ -351,29 +351,16 @@ Deno.test({
     });
 
     for (const { name, image, digest } of admitted) {
-      await t.step(`${name}: admitted and pinned`, async () => {
-        const r = await cluster.kubectl(["create", "-f", "-"], {
-          stdin: podManifest(name, "dev", { containers: [image] }),
-        });
-        assert.equal(r.code, 0, r.stderr);
-        const pinned = await kubectlOk(cluster, [
-          "get",
-          "pod",
-          name,
-          "-n",
-          "dev",
-          "-o",
-          "jsonpath={.spec.containers[0].image}",
-        ]);
-        assert.equal(pinned, `${image.slice(0, image.lastIndexOf(":"))}@${digest}`);
-      });
+      await t.step(
+        `${name}: admitted and pinned`,
+        () => assertAdmittedPinned(cluster, name, "dev", image, digest),
+      );
     }
     for (const { name, image, message } of denied) {
-      await t.step(`${name}: denied`, async () => {
-        const r = await dryRunPod(cluster, name, "dev", image);
-        assert.notEqual(r.code, 0);
-        assert.match(r.stderr, message);
-      });
+      await t.step(
+        `${name}: denied`,
+        () => assertDenied(cluster, name, "dev", image, message),
+      );
     }
     await Deno.remove(dir, { recursive: true });
   },

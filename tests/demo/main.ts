@@ -187,6 +187,41 @@ try {
       args,
       ...options,
     });
+  /** Creates a Pod of `image`, then shows the image admission left in it (pinned to a digest). */
+  const runPod = async (name: string, namespace: string, image: string) => {
+    await kubectl(["run", name, "-n", namespace, `--image=${image}`, "--restart=Never"]);
+    await kubectl([
+      "get",
+      "pod",
+      name,
+      "-n",
+      namespace,
+      "-o",
+      'jsonpath={.spec.containers[0].image}{"\\n"}',
+    ]);
+  };
+  /** Asks, unseen, whether a Pod of `image` would be admitted (the webhook's answer, not shown). */
+  const probePod = (namespace: string, image: string) =>
+    cluster.kubectl([
+      "run",
+      "probe",
+      "-n",
+      namespace,
+      `--image=${image}`,
+      "--restart=Never",
+      "--dry-run=server",
+    ]);
+  /** Waits, unseen, until the probe of a Pod of `image` gets the answer that shows a policy in force. */
+  const policyReached = (
+    what: string,
+    namespace: string,
+    image: string,
+    inForce: (probe: Awaited<ReturnType<typeof probePod>>) => boolean,
+  ) =>
+    tour.quietly(
+      "the policy reached the webhook",
+      () => waitFor(what, async () => inForce(await probePod(namespace, image))),
+    );
   const registry = await tour.quietly(
     "the registry is up",
     () => startRegistry(),
@@ -395,15 +430,7 @@ try {
         (await cluster.kubectl(["get", "serviceaccount", "default", "-n", "shop"])).code === 0,
     );
     await waitFor("the policy", async () => {
-      const probe = await cluster.kubectl([
-        "run",
-        "probe",
-        "-n",
-        "shop",
-        `--image=${unsigned}`,
-        "--restart=Never",
-        "--dry-run=server",
-      ]);
+      const probe = await probePod("shop", unsigned);
       return probe.stderr.includes("A signature was required");
     });
   });
@@ -411,16 +438,7 @@ try {
   tour.chapter(
     "A Pod of the signed image is admitted, pinned to the digest that was verified",
   );
-  await kubectl(["run", "web", "-n", "shop", `--image=${app}`, "--restart=Never"]);
-  await kubectl([
-    "get",
-    "pod",
-    "web",
-    "-n",
-    "shop",
-    "-o",
-    'jsonpath={.spec.containers[0].image}{"\\n"}',
-  ]);
+  await runPod("web", "shop", app);
 
   tour.chapter("A Pod of the unsigned image is denied");
   await kubectl(["run", "intruder", "-n", "shop", `--image=${unsigned}`, "--restart=Never"], {
@@ -506,32 +524,13 @@ try {
   await Deno.writeTextFile(`${work}/cosign-policy.yaml`, cosignPolicy);
   tour.file("cosign-policy.yaml", cosignPolicy);
   await kubectl(["apply", "-f", "cosign-policy.yaml"]);
-  await tour.quietly(
-    "the policy reached the webhook",
-    () =>
-      waitFor("the cosign policy", async () => {
-        const probe = await cluster.kubectl([
-          "run",
-          "probe",
-          "-n",
-          "shop",
-          `--image=${cosignStranger}`,
-          "--restart=Never",
-          "--dry-run=server",
-        ]);
-        return probe.code !== 0 && !probe.stderr.includes("no ClusterImagePolicy matches");
-      }),
-  );
-  await kubectl(["run", "cosigned", "-n", "shop", `--image=${cosignApp}`, "--restart=Never"]);
-  await kubectl([
-    "get",
-    "pod",
-    "cosigned",
-    "-n",
+  await policyReached(
+    "the cosign policy",
     "shop",
-    "-o",
-    'jsonpath={.spec.containers[0].image}{"\\n"}',
-  ]);
+    cosignStranger,
+    (probe) => probe.code !== 0 && !probe.stderr.includes("no ClusterImagePolicy matches"),
+  );
+  await runPod("cosigned", "shop", cosignApp);
   await kubectl(
     ["run", "stranger", "-n", "shop", `--image=${cosignStranger}`, "--restart=Never"],
     { expectFailure: true },
@@ -579,33 +578,10 @@ try {
   await Deno.writeTextFile(`${work}/multiarch-policy.yaml`, multiPolicy);
   tour.file("multiarch-policy.yaml", multiPolicy);
   await kubectl(["apply", "-f", "multiarch-policy.yaml"]);
-  await tour.quietly(
-    "the policy reached the webhook",
-    () =>
-      waitFor("the multiarch policy", async () => {
-        const probe = await cluster.kubectl([
-          "run",
-          "probe",
-          "-n",
-          "shop",
-          `--image=${multi.image}`,
-          "--restart=Never",
-          "--dry-run=server",
-        ]);
-        return probe.code === 0 &&
-          probe.stderr.includes("admitted by the signatures of its platforms");
-      }),
-  );
-  await kubectl(["run", "multiarch", "-n", "shop", `--image=${multi.image}`, "--restart=Never"]);
-  await kubectl([
-    "get",
-    "pod",
-    "multiarch",
-    "-n",
-    "shop",
-    "-o",
-    'jsonpath={.spec.containers[0].image}{"\\n"}',
-  ]);
+  await policyReached("the multiarch policy", "shop", multi.image, (probe) =>
+    probe.code === 0 &&
+    probe.stderr.includes("admitted by the signatures of its platforms"));
+  await runPod("multiarch", "shop", multi.image);
 
   tour.chapter(
     "Set up signing for the pipelines",
@@ -775,16 +751,7 @@ try {
   } finally {
     await provenanceStep.dispose();
   }
-  await kubectl(["run", "shop", "-n", "dev", `--image=${built}`, "--restart=Never"]);
-  await kubectl([
-    "get",
-    "pod",
-    "shop",
-    "-n",
-    "dev",
-    "-o",
-    'jsonpath={.spec.containers[0].image}{"\\n"}',
-  ]);
+  await runPod("shop", "dev", built);
   await kubectl([
     "run",
     "unsigned-shop",
@@ -884,32 +851,13 @@ try {
     "slsaprovenance1",
     ...vaultSigning,
   ]);
-  await tour.quietly(
-    "the policy reached the webhook",
-    () =>
-      waitFor("the provenance policy", async () => {
-        const probe = await cluster.kubectl([
-          "run",
-          "probe",
-          "-n",
-          "dev",
-          `--image=${elsewhere}`,
-          "--restart=Never",
-          "--dry-run=server",
-        ]);
-        return probe.stderr.includes("from-shop-frontend");
-      }),
-  );
-  await kubectl(["run", "shop-built-here", "-n", "dev", `--image=${built}`, "--restart=Never"]);
-  await kubectl([
-    "get",
-    "pod",
-    "shop-built-here",
-    "-n",
+  await policyReached(
+    "the provenance policy",
     "dev",
-    "-o",
-    'jsonpath={.spec.containers[0].image}{"\\n"}',
-  ]);
+    elsewhere,
+    (probe) => probe.stderr.includes("from-shop-frontend"),
+  );
+  await runPod("shop-built-here", "dev", built);
   await kubectl(
     ["run", "shop-built-elsewhere", "-n", "dev", `--image=${elsewhere}`, "--restart=Never"],
     { expectFailure: true },
@@ -1068,32 +1016,8 @@ try {
   tour.file("kyverno-policy.yaml", peerPolicy);
   await toolkit(["image-security", "import", "kyverno-policy.yaml"]);
   await toolkit(["image-security", "import", "kyverno-policy.yaml", "--apply"]);
-  await tour.quietly(
-    "the policy reached the webhook",
-    () =>
-      waitFor("the imported policy", async () => {
-        const probe = await cluster.kubectl([
-          "run",
-          "probe",
-          "-n",
-          "shop",
-          `--image=${imported}`,
-          "--restart=Never",
-          "--dry-run=server",
-        ]);
-        return probe.code === 0;
-      }),
-  );
-  await kubectl(["run", "imported", "-n", "shop", `--image=${imported}`, "--restart=Never"]);
-  await kubectl([
-    "get",
-    "pod",
-    "imported",
-    "-n",
-    "shop",
-    "-o",
-    'jsonpath={.spec.containers[0].image}{"\\n"}',
-  ]);
+  await policyReached("the imported policy", "shop", imported, (probe) => probe.code === 0);
+  await runPod("imported", "shop", imported);
 
   tour.chapter(
     "Only the API server may call the webhook",
