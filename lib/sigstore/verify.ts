@@ -78,7 +78,7 @@ import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
  * The shape of a bundle (or an envelope in it), bounded before it is parsed: a bundle has about
  * 100 values (its inclusion proof's hashes, at most 64, are most of them) and is 6 levels deep.
  */
-const BUNDLE_JSON_LIMITS = { maxValues: 4096, maxDepth: 16 };
+export const BUNDLE_JSON_LIMITS = { maxValues: 4096, maxDepth: 16 };
 import type { IdentityMatcher } from "./identities.ts";
 import { keyAlgorithm, keyProblem, type SigstorePublicKey, verifyWithKey } from "./public_keys.ts";
 import { certificatePathProblem, certificatePaths } from "./certificate_path.ts";
