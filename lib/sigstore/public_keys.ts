@@ -137,10 +137,6 @@ function derElement(der: Uint8Array, offset: number, limit: number): DerElement 
   return start + length > limit ? undefined : { tag, start, end: start + length };
 }
 
-function hexOf(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /**
  * The algorithm OID (hex) of a SubjectPublicKeyInfo and, for RSA, its modulus's bits and its
  * exponent's bytes, read without parsing the key; undefined when the DER is not shaped so (the
@@ -156,7 +152,7 @@ function spkiOutline(
   const oid = derElement(der, algorithm.start, algorithm.end);
   const bits = derElement(der, algorithm.end, spki.end);
   if (oid?.tag !== 0x06 || bits?.tag !== 0x03) return undefined;
-  const outline = { oid: hexOf(der.subarray(oid.start, oid.end)) };
+  const outline = { oid: der.subarray(oid.start, oid.end).toHex() };
   if (outline.oid !== RSA_ENCRYPTION_OID || der[bits.start] !== 0) return outline;
   const sequence = derElement(der, bits.start + 1, bits.end);
   if (sequence?.tag !== 0x30) return outline;
@@ -173,7 +169,7 @@ function spkiOutline(
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return new Uint8Array(digest).toHex();
 }
 
 /**
