@@ -22,6 +22,7 @@
 import nodeCrypto, { type KeyObject } from "node:crypto";
 import { decodePem, encodePem, PemSyntaxError } from "../pem.ts";
 import {
+  bitLength,
   checkKeyTextSize,
   InvalidKeyError,
   type KeyBounds,
@@ -159,11 +160,7 @@ function spkiOutline(
   const n = derElement(der, sequence.start, sequence.end);
   const e = n && derElement(der, n.end, sequence.end);
   if (n?.tag !== 0x02 || e?.tag !== 0x02) return outline;
-  const modulus = der.subarray(n.start, n.end);
-  const first = modulus.findIndex((b) => b !== 0);
-  const modulusBits = first < 0
-    ? 0
-    : 8 * (modulus.length - first - 1) + (32 - Math.clz32(modulus[first]!));
+  const modulusBits = bitLength(der.subarray(n.start, n.end));
   return { ...outline, rsa: { bits: modulusBits, exponent: der.subarray(e.start, e.end) } };
 }
 
