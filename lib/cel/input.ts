@@ -54,7 +54,7 @@ export class StepLimitError extends Error {
 
 /** A map whose iteration is counted. */
 class MeteredMap<K, V> extends Map<K, V> {
-  #meter: StepMeter | undefined;
+  #meter: StepMeter;
 
   constructor(entries: Iterable<readonly [K, V]>, meter: StepMeter) {
     super(entries);
@@ -63,7 +63,7 @@ class MeteredMap<K, V> extends Map<K, V> {
 
   override *keys(): MapIterator<K> {
     for (const key of super.keys()) {
-      this.#meter?.step();
+      this.#meter.step();
       yield key;
     }
   }
@@ -83,7 +83,7 @@ function meteredArray(values: CelInput[], meter: StepMeter): CelInput[] {
 }
 
 /** `value` (parsed JSON) as a CEL input whose iteration counts steps of `meter`. */
-export function celInput(value: unknown, meter: StepMeter): CelInput {
+function celInput(value: unknown, meter: StepMeter): CelInput {
   if (value === null) return null;
   switch (typeof value) {
     case "string":

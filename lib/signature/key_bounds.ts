@@ -98,8 +98,8 @@ export function maxRsaBits(bounds: KeyBounds = {}): number {
   return bits;
 }
 
-/** The bits of a big-endian unsigned number. */
-function bitLength(bytes: Uint8Array): number {
+/** The bits of a big-endian unsigned number (0 for zero). */
+export function bitLength(bytes: Uint8Array): number {
   const first = bytes.findIndex((b) => b !== 0);
   if (first < 0) return 0;
   return 8 * (bytes.length - first - 1) + (32 - Math.clz32(bytes[first]!));

@@ -110,10 +110,9 @@ function iso(date: Date | number): string {
 
 /**
  * Returns why `key` (its signing key `keyID`) cannot be used at `date`, or undefined when it can:
- * revoked, expired, or otherwise not valid for signing. (Also used for the detached signatures
- * of DSSE envelopes, `dsse_openpgp.ts`.)
+ * revoked, expired, or otherwise not valid for signing.
  */
-export async function keyProblem(
+async function keyProblem(
   key: PublicKey,
   keyID: openpgp.KeyID,
   date: Date,
@@ -162,7 +161,7 @@ export async function keyProblem(
 }
 
 /** Turns an error of openpgp.js's signature check into a reason. */
-export async function signatureProblem(
+async function signatureProblem(
   error: unknown,
   key: PublicKey,
   keyID: openpgp.KeyID,

@@ -118,7 +118,7 @@ export function predicateFromFile(
     throw new UsageError(`Cannot read the predicate ${name}: it is not UTF-8 text`);
   }
   if (predicateType === COSIGN_CUSTOM_PREDICATE_TYPE) {
-    return { Data: text, Timestamp: now.toISOString().replace(/\.\d{3}Z$/, "Z") };
+    return { Data: text, Timestamp: rfc3339(now) };
   }
   let value: unknown;
   try {

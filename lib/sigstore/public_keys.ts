@@ -22,6 +22,7 @@
 import nodeCrypto, { type KeyObject } from "node:crypto";
 import { decodePem, encodePem, PemSyntaxError } from "../pem.ts";
 import {
+  bitLength,
   checkKeyTextSize,
   InvalidKeyError,
   type KeyBounds,
@@ -137,10 +138,6 @@ function derElement(der: Uint8Array, offset: number, limit: number): DerElement 
   return start + length > limit ? undefined : { tag, start, end: start + length };
 }
 
-function hexOf(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /**
  * The algorithm OID (hex) of a SubjectPublicKeyInfo and, for RSA, its modulus's bits and its
  * exponent's bytes, read without parsing the key; undefined when the DER is not shaped so (the
@@ -156,24 +153,20 @@ function spkiOutline(
   const oid = derElement(der, algorithm.start, algorithm.end);
   const bits = derElement(der, algorithm.end, spki.end);
   if (oid?.tag !== 0x06 || bits?.tag !== 0x03) return undefined;
-  const outline = { oid: hexOf(der.subarray(oid.start, oid.end)) };
+  const outline = { oid: der.subarray(oid.start, oid.end).toHex() };
   if (outline.oid !== RSA_ENCRYPTION_OID || der[bits.start] !== 0) return outline;
   const sequence = derElement(der, bits.start + 1, bits.end);
   if (sequence?.tag !== 0x30) return outline;
   const n = derElement(der, sequence.start, sequence.end);
   const e = n && derElement(der, n.end, sequence.end);
   if (n?.tag !== 0x02 || e?.tag !== 0x02) return outline;
-  const modulus = der.subarray(n.start, n.end);
-  const first = modulus.findIndex((b) => b !== 0);
-  const modulusBits = first < 0
-    ? 0
-    : 8 * (modulus.length - first - 1) + (32 - Math.clz32(modulus[first]!));
+  const modulusBits = bitLength(der.subarray(n.start, n.end));
   return { ...outline, rsa: { bits: modulusBits, exponent: der.subarray(e.start, e.end) } };
 }
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return new Uint8Array(digest).toHex();
 }
 
 /**

@@ -78,7 +78,7 @@ import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
  * The shape of a bundle (or an envelope in it), bounded before it is parsed: a bundle has about
  * 100 values (its inclusion proof's hashes, at most 64, are most of them) and is 6 levels deep.
  */
-const BUNDLE_JSON_LIMITS = { maxValues: 4096, maxDepth: 16 };
+export const BUNDLE_JSON_LIMITS = { maxValues: 4096, maxDepth: 16 };
 import type { IdentityMatcher } from "./identities.ts";
 import { keyAlgorithm, keyProblem, type SigstorePublicKey, verifyWithKey } from "./public_keys.ts";
 import { certificatePathProblem, certificatePaths } from "./certificate_path.ts";
@@ -763,11 +763,6 @@ export async function verifySigstoreBundle(
   }
 }
 
-/** The hex of `bytes`. */
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** A log entry's body, parsed (bounded). */
 function entryBody(entry: TransparencyLogEntry): Record<string, unknown> {
   return jsonObject(
@@ -793,7 +788,7 @@ async function checkEnvelopeEntries(
   blob: Uint8Array,
   envelope: DsseEnvelope,
 ): Promise<void> {
-  const blobHash = hex(await sha256(blob));
+  const blobHash = (await sha256(blob)).toHex();
   for (const entry of bundle.verificationMaterial.tlogEntries) {
     const kind = `${entry.kindVersion?.kind ?? ""} ${entry.kindVersion?.version ?? ""}`;
     const body = entryBody(entry);
@@ -815,7 +810,7 @@ async function checkEnvelopeEntries(
     if (
       kind === "intoto 0.0.1" && payloadHash !== undefined &&
       (payloadHash.algorithm !== "sha256" ||
-        payloadHash.value !== hex(await sha256(envelope.payload)))
+        payloadHash.value !== (await sha256(envelope.payload)).toHex())
     ) {
       refuse("its transparency log entry (intoto 0.0.1) is for another payload");
     }

@@ -38,6 +38,7 @@ import type { StoredCosignSignature } from "../registry/mod.ts";
 import { decodeBase64 } from "../base64.ts";
 import { JsonShapeError, parseJsonWithin } from "../json_shape.ts";
 import {
+  BUNDLE_JSON_LIMITS,
   type SigstoreTrust,
   verifyLegacyAttestationSignature,
   verifySigstoreBundle,
@@ -78,9 +79,6 @@ class Refusal extends Error {}
 function refuse(reason: string): never {
   throw new Refusal(reason);
 }
-
-/** The shape of a bundle read here before it is parsed: as `verify.ts` bounds it. */
-const BUNDLE_JSON_LIMITS = { maxValues: 4096, maxDepth: 16 };
 
 /** The envelope of a stored bundle (JSON form), before the bundle's signature is verified. */
 function bundleEnvelope(bytes: Uint8Array): DsseEnvelope {
