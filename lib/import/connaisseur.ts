@@ -32,8 +32,12 @@ import {
   translateConnaisseurPattern,
 } from "./connaisseur_pattern.ts";
 import { objectName } from "./naming.ts";
-import { PUBLIC_GOOD_TRUST_ROOT } from "./policy_controller.ts";
-import { keySecretObject, policyObject, trustRootObject } from "./objects.ts";
+import {
+  keySecretObject,
+  policyObject,
+  PUBLIC_GOOD_TRUST_ROOT,
+  trustRootObject,
+} from "./objects.ts";
 import {
   type PemTrustedRoot,
   trustedRootJson,

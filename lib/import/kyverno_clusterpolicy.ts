@@ -10,7 +10,7 @@
  */
 import type { ImportContext, ImportedRule, ImportSource, PolicyImporter } from "./types.ts";
 import { objectName } from "./naming.ts";
-import { policyObject } from "./objects.ts";
+import { policyObject, PUBLIC_GOOD_TRUST_ROOT } from "./objects.ts";
 import {
   anyOfTrusts,
   type AttestorTrust,
@@ -25,7 +25,6 @@ import {
   pemBlocks,
   predicateType as toolkitPredicateType,
   present,
-  PUBLIC_GOOD_TRUST_ROOT,
   reportUnknown,
   RuleObjects,
   stringAt,

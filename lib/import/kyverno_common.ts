@@ -245,9 +245,6 @@ export function pemBlocks(text: string): string[] | undefined {
   return blocks && blocks.length > 0 ? blocks.map((b) => b.trim()) : undefined;
 }
 
-/** The trust root of the sigstore public-good instance, as toolkit's docs name it. */
-export const PUBLIC_GOOD_TRUST_ROOT = "sigstore-public-good";
-
 const PUBLIC_GOOD_HOSTS = ["rekor.sigstore.dev", "fulcio.sigstore.dev"];
 
 /** Whether a Rekor/Fulcio URL is the public-good instance (or absent: Kyverno's default). */

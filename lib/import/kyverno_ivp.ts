@@ -20,7 +20,7 @@
  */
 import type { ImportContext, ImportedRule, PolicyImporter } from "./types.ts";
 import { objectName } from "./naming.ts";
-import { policyObject } from "./objects.ts";
+import { policyObject, PUBLIC_GOOD_TRUST_ROOT } from "./objects.ts";
 import {
   anyOfTrusts,
   type AttestorTrust,
@@ -34,7 +34,6 @@ import {
   pemBlocks,
   predicateType as toolkitPredicateType,
   present,
-  PUBLIC_GOOD_TRUST_ROOT,
   reportUnknown,
   RuleObjects,
   stringAt,

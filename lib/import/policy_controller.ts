@@ -44,7 +44,7 @@ import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
 import { InvalidKeyError, KeyNotAcceptedError } from "../signature/mod.ts";
 import { readSigstorePublicKeys } from "../sigstore/mod.ts";
 import { objectName } from "./naming.ts";
-import { keySecretObject, policyObject } from "./objects.ts";
+import { keySecretObject, policyObject, PUBLIC_GOOD_TRUST_ROOT } from "./objects.ts";
 import { type CueTranslation, translateCuePolicy } from "./policy_controller_cue.ts";
 import type {
   ImportContext,
@@ -59,13 +59,6 @@ export const POLICY_CONTROLLER_GROUP = "policy.sigstore.dev";
 
 /** The versions read (their ClusterImagePolicy fields are the same). */
 export const POLICY_CONTROLLER_VERSIONS = ["v1alpha1", "v1beta1"] as const;
-
-/**
- * The ConfigMap a converted policy names for the public-good Sigstore instance (Fulcio
- * `fulcio.sigstore.dev`, Rekor `rekor.sigstore.dev`): the user supplies its `trusted_root.json`
- * (`toolkit image-security trust-root sigstore-public-good -f trusted_root.json`).
- */
-export const PUBLIC_GOOD_TRUST_ROOT = "sigstore-public-good";
 
 /** The namespace label by which policy-controller opts namespaces in. */
 export const POLICY_CONTROLLER_INCLUDE_LABEL = "policy.sigstore.dev/include";
