@@ -20,7 +20,7 @@
 import { decodeBase64 } from "../base64.ts";
 import { objectName } from "./naming.ts";
 import { trustRootObject } from "./objects.ts";
-import { POLICY_CONTROLLER_GROUP } from "./policy_controller.ts";
+import { Findings, POLICY_CONTROLLER_GROUP } from "./policy_controller.ts";
 import {
   type PemAuthority,
   type PemLog,
@@ -121,23 +121,13 @@ async function convertTrustRoot(
       }
     }
     if (!isObject(spec.sigstoreKeys)) refuse("spec.sigstoreKeys", "is required");
-    const findings = Object.keys(spec).filter((k) =>
-      !["remote", "repository", "sigstoreKeys"].includes(k)
-    )
-      .map((k) => ({
-        path: `spec.${k}`,
-        kind: "unmapped" as const,
-        reason: "not a field of policy-controller's schema: ignored",
-      }));
-    for (const key of Object.keys(spec.sigstoreKeys)) {
-      if (!["certificateAuthorities", "tLogs", "ctLogs", "timestampAuthorities"].includes(key)) {
-        findings.push({
-          path: `spec.sigstoreKeys.${key}`,
-          kind: "unmapped",
-          reason: "not a field of policy-controller's schema: ignored",
-        });
-      }
-    }
+    const f = new Findings();
+    f.unknownFields(spec, ["remote", "repository", "sigstoreKeys"], "spec");
+    f.unknownFields(
+      spec.sigstoreKeys,
+      ["certificateAuthorities", "tLogs", "ctLogs", "timestampAuthorities"],
+      "spec.sigstoreKeys",
+    );
     const text = trustedRootOf(spec.sigstoreKeys, "spec.sigstoreKeys");
     const problem = await trustedRootProblem(text, `TrustRoot ${name}`);
     if (problem !== undefined) {
@@ -148,7 +138,7 @@ async function convertTrustRoot(
     return {
       source,
       objects: [trustRootObject(configMap, context.controllerNamespace, text, source)],
-      findings,
+      findings: f.list,
       refused: false,
     };
   } catch (error) {
