@@ -723,7 +723,8 @@ function requirementsOf(
   };
 }
 
-function cipSourceOf(document: Obj, index: number): ImportSource {
+/** The source of a policy-controller document (ClusterImagePolicy, TrustRoot); no name: "". */
+export function policyControllerSourceOf(document: Obj, index: number): ImportSource {
   const meta = isObject(document.metadata) ? document.metadata : {};
   return {
     apiVersion: String(document.apiVersion),
@@ -761,7 +762,7 @@ export function convertClusterImagePolicy(
   context: ImportContext,
   keyProblems: ReadonlyMap<string, string> = new Map(),
 ): ImportedRule {
-  const source = cipSourceOf(document, index);
+  const source = policyControllerSourceOf(document, index);
   const f = new Findings();
   for (const [path, problem] of keyProblems) f.keyProblems.set(path, problem);
   try {

@@ -20,7 +20,11 @@
 import { decodeBase64 } from "../base64.ts";
 import { objectName } from "./naming.ts";
 import { trustRootObject } from "./objects.ts";
-import { Findings, POLICY_CONTROLLER_GROUP } from "./policy_controller.ts";
+import {
+  Findings,
+  POLICY_CONTROLLER_GROUP,
+  policyControllerSourceOf,
+} from "./policy_controller.ts";
 import {
   type PemAuthority,
   type PemLog,
@@ -28,7 +32,7 @@ import {
   trustedRootProblem,
   TrustedRootRefusal as Refusal,
 } from "./trusted_root.ts";
-import type { ImportContext, ImportedRule, ImportSource, PolicyImporter } from "./types.ts";
+import type { ImportContext, ImportedRule, PolicyImporter } from "./types.ts";
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -101,14 +105,8 @@ async function convertTrustRoot(
   index: number,
   context: ImportContext,
 ): Promise<ImportedRule> {
-  const meta = isObject(document.metadata) ? document.metadata : {};
-  const name = typeof meta.name === "string" ? meta.name : "";
-  const source: ImportSource = {
-    apiVersion: String(document.apiVersion),
-    kind: String(document.kind),
-    name,
-    document: index,
-  };
+  const source = policyControllerSourceOf(document, index);
+  const name = source.name;
   try {
     if (name === "") refuse("metadata.name", "is required");
     const spec = isObject(document.spec) ? document.spec : refuse("spec", "must be an object");
