@@ -53,9 +53,9 @@ import type {
 } from "./types.ts";
 
 /** The `apiVersion` reported for Connaisseur's values (they have none). */
-export const CONNAISSEUR_SOURCE_API_VERSION = "connaisseur/helm-values";
+const CONNAISSEUR_SOURCE_API_VERSION = "connaisseur/helm-values";
 /** The `kind` reported for Connaisseur's values. */
-export const CONNAISSEUR_SOURCE_KIND = "Values";
+const CONNAISSEUR_SOURCE_KIND = "Values";
 
 type Json = Record<string, unknown>;
 

@@ -210,7 +210,7 @@ export function translateImagePattern(
 }
 
 /** Escapes a text for toolkit's (RE2-subset) regular expressions. */
-export function escapeRegExp(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, (c) => (c === "/" || c === "-" ? c : `\\${c}`));
 }
 

@@ -756,11 +756,11 @@ async function keyProblemsOf(document: Obj): Promise<Map<string, string>> {
 }
 
 /** Converts one ClusterImagePolicy (never throws: a problem refuses it with a finding). */
-export function convertClusterImagePolicy(
+function convertClusterImagePolicy(
   document: Obj,
   index: number,
   context: ImportContext,
-  keyProblems: ReadonlyMap<string, string> = new Map(),
+  keyProblems: ReadonlyMap<string, string>,
 ): ImportedRule {
   const source = policyControllerSourceOf(document, index);
   const f = new Findings();

@@ -82,7 +82,7 @@ function log(raw: Obj, path: string): PemLog & { readonly at: string } {
 }
 
 /** The trusted_root.json of `sigstoreKeys` (at `path`). */
-export function trustedRootOf(keys: Obj, path: string): string {
+function trustedRootOf(keys: Obj, path: string): string {
   return trustedRootJson(
     {
       tlogs: list(keys, "tLogs", path).map((l, i) => log(l, `${path}.tLogs[${i}]`)),
