@@ -32,18 +32,14 @@ import {
   translateConnaisseurPattern,
 } from "./connaisseur_pattern.ts";
 import { objectName } from "./naming.ts";
+import { Refusal } from "./refusal.ts";
 import {
   keySecretObject,
   policyObject,
   PUBLIC_GOOD_TRUST_ROOT,
   trustRootObject,
 } from "./objects.ts";
-import {
-  type PemTrustedRoot,
-  trustedRootJson,
-  trustedRootProblem,
-  TrustedRootRefusal,
-} from "./trusted_root.ts";
+import { type PemTrustedRoot, trustedRootJson, trustedRootProblem } from "./trusted_root.ts";
 import type {
   ImportContext,
   ImportedRule,
@@ -135,12 +131,6 @@ interface Converted {
   readonly findings: readonly ImportFinding[];
   /** True when the requirements admit images without a signature. */
   readonly acceptsAnything: boolean;
-}
-
-class Refusal extends Error {
-  constructor(readonly path: string, reason: string) {
-    super(reason);
-  }
 }
 
 /** Reads Connaisseur's Helm values. */
@@ -235,12 +225,7 @@ function hostTrustedRoot(
       : [],
     timestampAuthorities: [],
   };
-  try {
-    return { text: trustedRootJson(root), given };
-  } catch (error) {
-    if (!(error instanceof TrustedRootRefusal)) throw error;
-    throw new Refusal(error.path, error.reason);
-  }
+  return { text: trustedRootJson(root), given };
 }
 
 function convertValues(

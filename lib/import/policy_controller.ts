@@ -44,6 +44,7 @@ import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
 import { InvalidKeyError, KeyNotAcceptedError } from "../signature/mod.ts";
 import { readSigstorePublicKeys } from "../sigstore/mod.ts";
 import { objectName } from "./naming.ts";
+import { Refusal, refuse } from "./refusal.ts";
 import { keySecretObject, policyObject, PUBLIC_GOOD_TRUST_ROOT } from "./objects.ts";
 import { type CueTranslation, translateCuePolicy } from "./policy_controller_cue.ts";
 import type {
@@ -98,17 +99,6 @@ const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null &
 function hasTimestamps(authority: Obj): boolean {
   const tsa = authority.rfc3161timestamp;
   return isObject(tsa) && typeof tsa.trustRootRef === "string" && tsa.trustRootRef !== "";
-}
-
-/** Thrown inside a conversion to refuse the policy. */
-class Refusal extends Error {
-  constructor(readonly path: string, readonly reason: string) {
-    super(reason);
-  }
-}
-
-function refuse(path: string, reason: string): never {
-  throw new Refusal(path, reason);
 }
 
 /** The findings of one policy, with the check of unknown fields. */

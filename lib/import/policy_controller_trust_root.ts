@@ -19,6 +19,7 @@
  */
 import { decodeBase64 } from "../base64.ts";
 import { objectName } from "./naming.ts";
+import { Refusal, refuse } from "./refusal.ts";
 import { trustRootObject } from "./objects.ts";
 import {
   Findings,
@@ -30,16 +31,11 @@ import {
   type PemLog,
   trustedRootJson,
   trustedRootProblem,
-  TrustedRootRefusal as Refusal,
 } from "./trusted_root.ts";
 import type { ImportContext, ImportedRule, PolicyImporter } from "./types.ts";
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function refuse(path: string, reason: string): never {
-  throw new Refusal(path, reason);
-}
 
 /** The PEM text of a base64 field (policy-controller's `[]byte` of PEM). */
 function pemOf(value: unknown, path: string): string {
