@@ -27,6 +27,7 @@ import {
   present,
   reportUnknown,
   RuleObjects,
+  secretKeyTrust,
   stringAt,
   translateImagePattern,
 } from "./kyverno_common.ts";
@@ -139,18 +140,7 @@ class RuleConverter {
         f.refuse(`${path}.secret.name`, "a secret reference needs a name");
         return undefined;
       }
-      f.unmapped(
-        `${path}.secret`,
-        `toolkit reads the key from the Secret's "key" entry (Kyverno read "cosign.pub"): copy it there`,
-      );
-      const namespace = stringAt(secret, "namespace");
-      return {
-        fields: {
-          keySecret: name,
-          ...(namespace ? { keySecretNamespace: namespace } : {}),
-          ...tlog,
-        },
-      };
+      return secretKeyTrust(name, stringAt(secret, "namespace"), tlog, `${path}.secret`, f);
     }
     const text = stringAt(keys, "publicKeys");
     if (text === undefined) {

@@ -314,6 +314,30 @@ export interface AttestorTrust {
 }
 
 /**
+ * The trust of a key in the Secret `namespace/name` an attestor names (at `path`), its Rekor
+ * settings `tlog`; reported `unmapped`, as toolkit reads the Secret's `key` entry, not cosign's.
+ */
+export function secretKeyTrust(
+  name: string,
+  namespace: string | undefined,
+  tlog: Record<string, unknown>,
+  path: string,
+  f: Findings,
+): AttestorTrust {
+  f.unmapped(
+    path,
+    `toolkit reads the key from the Secret's "key" entry (Kyverno read "cosign.pub"): copy it there`,
+  );
+  return {
+    fields: {
+      keySecret: name,
+      ...(namespace ? { keySecretNamespace: namespace } : {}),
+      ...tlog,
+    },
+  };
+}
+
+/**
  * The trust of one requirement that any one of `trusts` satisfies, where toolkit's meaning is
  * exactly Kyverno's: inline keys (with the same Rekor settings) in one Secret, or keyless
  * identities of one trust root (and one tlog setting). Otherwise the reason there is none.

@@ -36,6 +36,7 @@ import {
   present,
   reportUnknown,
   RuleObjects,
+  secretKeyTrust,
   stringAt,
   translateImagePattern,
 } from "./kyverno_common.ts";
@@ -190,18 +191,7 @@ class IvpConverter {
         const ref = objAt(key, "secretRef");
         const name = stringAt(ref, "name");
         if (name === undefined) return void f.refuse(`${at}.key.secretRef.name`, "is required");
-        f.unmapped(
-          `${at}.key.secretRef`,
-          `toolkit reads the key from the Secret's "key" entry (Kyverno read "cosign.pub"): copy it there`,
-        );
-        const namespace = stringAt(ref, "namespace");
-        return {
-          fields: {
-            keySecret: name,
-            ...(namespace ? { keySecretNamespace: namespace } : {}),
-            ...tlog,
-          },
-        };
+        return secretKeyTrust(name, stringAt(ref, "namespace"), tlog, `${at}.key.secretRef`, f);
       }
       const pems = pemBlocks(stringAt(key, "data") ?? "");
       if (pems === undefined) return void f.refuse(`${at}.key.data`, "no PEM public key");
