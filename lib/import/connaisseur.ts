@@ -32,14 +32,14 @@ import {
   translateConnaisseurPattern,
 } from "./connaisseur_pattern.ts";
 import { objectName } from "./naming.ts";
-import { PUBLIC_GOOD_TRUST_ROOT } from "./policy_controller.ts";
-import { keySecretObject, policyObject, trustRootObject } from "./objects.ts";
+import { Refusal } from "./refusal.ts";
 import {
-  type PemTrustedRoot,
-  trustedRootJson,
-  trustedRootProblem,
-  TrustedRootRefusal,
-} from "./trusted_root.ts";
+  keySecretObject,
+  policyObject,
+  PUBLIC_GOOD_TRUST_ROOT,
+  trustRootObject,
+} from "./objects.ts";
+import { type PemTrustedRoot, trustedRootJson, trustedRootProblem } from "./trusted_root.ts";
 import type {
   ImportContext,
   ImportedRule,
@@ -49,9 +49,9 @@ import type {
 } from "./types.ts";
 
 /** The `apiVersion` reported for Connaisseur's values (they have none). */
-export const CONNAISSEUR_SOURCE_API_VERSION = "connaisseur/helm-values";
+const CONNAISSEUR_SOURCE_API_VERSION = "connaisseur/helm-values";
 /** The `kind` reported for Connaisseur's values. */
-export const CONNAISSEUR_SOURCE_KIND = "Values";
+const CONNAISSEUR_SOURCE_KIND = "Values";
 
 type Json = Record<string, unknown>;
 
@@ -131,12 +131,6 @@ interface Converted {
   readonly findings: readonly ImportFinding[];
   /** True when the requirements admit images without a signature. */
   readonly acceptsAnything: boolean;
-}
-
-class Refusal extends Error {
-  constructor(readonly path: string, reason: string) {
-    super(reason);
-  }
 }
 
 /** Reads Connaisseur's Helm values. */
@@ -231,12 +225,7 @@ function hostTrustedRoot(
       : [],
     timestampAuthorities: [],
   };
-  try {
-    return { text: trustedRootJson(root), given };
-  } catch (error) {
-    if (!(error instanceof TrustedRootRefusal)) throw error;
-    throw new Refusal(error.path, error.reason);
-  }
+  return { text: trustedRootJson(root), given };
 }
 
 function convertValues(

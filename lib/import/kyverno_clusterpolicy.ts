@@ -10,7 +10,7 @@
  */
 import type { ImportContext, ImportedRule, ImportSource, PolicyImporter } from "./types.ts";
 import { objectName } from "./naming.ts";
-import { policyObject } from "./objects.ts";
+import { policyObject, PUBLIC_GOOD_TRUST_ROOT } from "./objects.ts";
 import {
   anyOfTrusts,
   type AttestorTrust,
@@ -25,9 +25,9 @@ import {
   pemBlocks,
   predicateType as toolkitPredicateType,
   present,
-  PUBLIC_GOOD_TRUST_ROOT,
   reportUnknown,
   RuleObjects,
+  secretKeyTrust,
   stringAt,
   translateImagePattern,
 } from "./kyverno_common.ts";
@@ -140,18 +140,7 @@ class RuleConverter {
         f.refuse(`${path}.secret.name`, "a secret reference needs a name");
         return undefined;
       }
-      f.unmapped(
-        `${path}.secret`,
-        `toolkit reads the key from the Secret's "key" entry (Kyverno read "cosign.pub"): copy it there`,
-      );
-      const namespace = stringAt(secret, "namespace");
-      return {
-        fields: {
-          keySecret: name,
-          ...(namespace ? { keySecretNamespace: namespace } : {}),
-          ...tlog,
-        },
-      };
+      return secretKeyTrust(name, stringAt(secret, "namespace"), tlog, `${path}.secret`, f);
     }
     const text = stringAt(keys, "publicKeys");
     if (text === undefined) {

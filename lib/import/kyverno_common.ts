@@ -210,7 +210,7 @@ export function translateImagePattern(
 }
 
 /** Escapes a text for toolkit's (RE2-subset) regular expressions. */
-export function escapeRegExp(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, (c) => (c === "/" || c === "-" ? c : `\\${c}`));
 }
 
@@ -244,9 +244,6 @@ export function pemBlocks(text: string): string[] | undefined {
   const blocks = text.match(/-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g);
   return blocks && blocks.length > 0 ? blocks.map((b) => b.trim()) : undefined;
 }
-
-/** The trust root of the sigstore public-good instance, as toolkit's docs name it. */
-export const PUBLIC_GOOD_TRUST_ROOT = "sigstore-public-good";
 
 const PUBLIC_GOOD_HOSTS = ["rekor.sigstore.dev", "fulcio.sigstore.dev"];
 
@@ -314,6 +311,30 @@ export interface AttestorTrust {
   readonly fields: Record<string, unknown>;
   /** PEM keys inline (so that "any one of" entries can share one Secret). */
   readonly pems?: readonly string[];
+}
+
+/**
+ * The trust of a key in the Secret `namespace/name` an attestor names (at `path`), its Rekor
+ * settings `tlog`; reported `unmapped`, as toolkit reads the Secret's `key` entry, not cosign's.
+ */
+export function secretKeyTrust(
+  name: string,
+  namespace: string | undefined,
+  tlog: Record<string, unknown>,
+  path: string,
+  f: Findings,
+): AttestorTrust {
+  f.unmapped(
+    path,
+    `toolkit reads the key from the Secret's "key" entry (Kyverno read "cosign.pub"): copy it there`,
+  );
+  return {
+    fields: {
+      keySecret: name,
+      ...(namespace ? { keySecretNamespace: namespace } : {}),
+      ...tlog,
+    },
+  };
 }
 
 /**

@@ -20,7 +20,7 @@
  */
 import type { ImportContext, ImportedRule, PolicyImporter } from "./types.ts";
 import { objectName } from "./naming.ts";
-import { policyObject } from "./objects.ts";
+import { policyObject, PUBLIC_GOOD_TRUST_ROOT } from "./objects.ts";
 import {
   anyOfTrusts,
   type AttestorTrust,
@@ -34,9 +34,9 @@ import {
   pemBlocks,
   predicateType as toolkitPredicateType,
   present,
-  PUBLIC_GOOD_TRUST_ROOT,
   reportUnknown,
   RuleObjects,
+  secretKeyTrust,
   stringAt,
   translateImagePattern,
 } from "./kyverno_common.ts";
@@ -191,18 +191,7 @@ class IvpConverter {
         const ref = objAt(key, "secretRef");
         const name = stringAt(ref, "name");
         if (name === undefined) return void f.refuse(`${at}.key.secretRef.name`, "is required");
-        f.unmapped(
-          `${at}.key.secretRef`,
-          `toolkit reads the key from the Secret's "key" entry (Kyverno read "cosign.pub"): copy it there`,
-        );
-        const namespace = stringAt(ref, "namespace");
-        return {
-          fields: {
-            keySecret: name,
-            ...(namespace ? { keySecretNamespace: namespace } : {}),
-            ...tlog,
-          },
-        };
+        return secretKeyTrust(name, stringAt(ref, "namespace"), tlog, `${at}.key.secretRef`, f);
       }
       const pems = pemBlocks(stringAt(key, "data") ?? "");
       if (pems === undefined) return void f.refuse(`${at}.key.data`, "no PEM public key");

@@ -18,6 +18,13 @@ export const KEY_ENTRY = "key";
 /** The data entry of a trust root (lib/sigstore's `TRUST_ROOT_ENTRY`). */
 export const TRUSTED_ROOT_ENTRY = "trusted_root.json";
 
+/**
+ * The ConfigMap a converted policy names for the public-good Sigstore instance (Fulcio
+ * `fulcio.sigstore.dev`, Rekor `rekor.sigstore.dev`): the user supplies its `trusted_root.json`
+ * (`toolkit image-security trust-root sigstore-public-good -f trusted_root.json`).
+ */
+export const PUBLIC_GOOD_TRUST_ROOT = "sigstore-public-good";
+
 /** The apiVersion of toolkit's policies. */
 export const POLICY_API_VERSION = `${API_GROUP}/${API_VERSION}`;
 

@@ -44,7 +44,8 @@ import { compileLinearRegExp, RegExpSyntaxError } from "../linear_regexp.ts";
 import { InvalidKeyError, KeyNotAcceptedError } from "../signature/mod.ts";
 import { readSigstorePublicKeys } from "../sigstore/mod.ts";
 import { objectName } from "./naming.ts";
-import { keySecretObject, policyObject } from "./objects.ts";
+import { Refusal, refuse } from "./refusal.ts";
+import { keySecretObject, policyObject, PUBLIC_GOOD_TRUST_ROOT } from "./objects.ts";
 import { type CueTranslation, translateCuePolicy } from "./policy_controller_cue.ts";
 import type {
   ImportContext,
@@ -59,13 +60,6 @@ export const POLICY_CONTROLLER_GROUP = "policy.sigstore.dev";
 
 /** The versions read (their ClusterImagePolicy fields are the same). */
 export const POLICY_CONTROLLER_VERSIONS = ["v1alpha1", "v1beta1"] as const;
-
-/**
- * The ConfigMap a converted policy names for the public-good Sigstore instance (Fulcio
- * `fulcio.sigstore.dev`, Rekor `rekor.sigstore.dev`): the user supplies its `trusted_root.json`
- * (`toolkit image-security trust-root sigstore-public-good -f trusted_root.json`).
- */
-export const PUBLIC_GOOD_TRUST_ROOT = "sigstore-public-good";
 
 /** The namespace label by which policy-controller opts namespaces in. */
 export const POLICY_CONTROLLER_INCLUDE_LABEL = "policy.sigstore.dev/include";
@@ -105,17 +99,6 @@ const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null &
 function hasTimestamps(authority: Obj): boolean {
   const tsa = authority.rfc3161timestamp;
   return isObject(tsa) && typeof tsa.trustRootRef === "string" && tsa.trustRootRef !== "";
-}
-
-/** Thrown inside a conversion to refuse the policy. */
-class Refusal extends Error {
-  constructor(readonly path: string, readonly reason: string) {
-    super(reason);
-  }
-}
-
-function refuse(path: string, reason: string): never {
-  throw new Refusal(path, reason);
 }
 
 /** The findings of one policy, with the check of unknown fields. */
@@ -730,7 +713,8 @@ function requirementsOf(
   };
 }
 
-function cipSourceOf(document: Obj, index: number): ImportSource {
+/** The source of a policy-controller document (ClusterImagePolicy, TrustRoot); no name: "". */
+export function policyControllerSourceOf(document: Obj, index: number): ImportSource {
   const meta = isObject(document.metadata) ? document.metadata : {};
   return {
     apiVersion: String(document.apiVersion),
@@ -762,13 +746,13 @@ async function keyProblemsOf(document: Obj): Promise<Map<string, string>> {
 }
 
 /** Converts one ClusterImagePolicy (never throws: a problem refuses it with a finding). */
-export function convertClusterImagePolicy(
+function convertClusterImagePolicy(
   document: Obj,
   index: number,
   context: ImportContext,
-  keyProblems: ReadonlyMap<string, string> = new Map(),
+  keyProblems: ReadonlyMap<string, string>,
 ): ImportedRule {
-  const source = cipSourceOf(document, index);
+  const source = policyControllerSourceOf(document, index);
   const f = new Findings();
   for (const [path, problem] of keyProblems) f.keyProblems.set(path, problem);
   try {

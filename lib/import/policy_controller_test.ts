@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import { API_GROUP, validatePolicy } from "../policy/mod.ts";
 import { importDocuments } from "./import_documents.ts";
-import {
-  Findings,
-  POLICY_CONTROLLER_IMPORTER,
-  PUBLIC_GOOD_TRUST_ROOT,
-  translateGlob,
-} from "./policy_controller.ts";
+import { Findings, POLICY_CONTROLLER_IMPORTER, translateGlob } from "./policy_controller.ts";
+import { PUBLIC_GOOD_TRUST_ROOT } from "./objects.ts";
 import type { ImportedRule } from "./types.ts";
 
 const context = { controllerNamespace: "toolkit-system" };

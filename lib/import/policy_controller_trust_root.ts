@@ -19,23 +19,23 @@
  */
 import { decodeBase64 } from "../base64.ts";
 import { objectName } from "./naming.ts";
+import { Refusal, refuse } from "./refusal.ts";
 import { trustRootObject } from "./objects.ts";
-import { POLICY_CONTROLLER_GROUP } from "./policy_controller.ts";
+import {
+  Findings,
+  POLICY_CONTROLLER_GROUP,
+  policyControllerSourceOf,
+} from "./policy_controller.ts";
 import {
   type PemAuthority,
   type PemLog,
   trustedRootJson,
   trustedRootProblem,
-  TrustedRootRefusal as Refusal,
 } from "./trusted_root.ts";
-import type { ImportContext, ImportedRule, ImportSource, PolicyImporter } from "./types.ts";
+import type { ImportContext, ImportedRule, PolicyImporter } from "./types.ts";
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function refuse(path: string, reason: string): never {
-  throw new Refusal(path, reason);
-}
 
 /** The PEM text of a base64 field (policy-controller's `[]byte` of PEM). */
 function pemOf(value: unknown, path: string): string {
@@ -78,7 +78,7 @@ function log(raw: Obj, path: string): PemLog & { readonly at: string } {
 }
 
 /** The trusted_root.json of `sigstoreKeys` (at `path`). */
-export function trustedRootOf(keys: Obj, path: string): string {
+function trustedRootOf(keys: Obj, path: string): string {
   return trustedRootJson(
     {
       tlogs: list(keys, "tLogs", path).map((l, i) => log(l, `${path}.tLogs[${i}]`)),
@@ -101,14 +101,8 @@ async function convertTrustRoot(
   index: number,
   context: ImportContext,
 ): Promise<ImportedRule> {
-  const meta = isObject(document.metadata) ? document.metadata : {};
-  const name = typeof meta.name === "string" ? meta.name : "";
-  const source: ImportSource = {
-    apiVersion: String(document.apiVersion),
-    kind: String(document.kind),
-    name,
-    document: index,
-  };
+  const source = policyControllerSourceOf(document, index);
+  const name = source.name;
   try {
     if (name === "") refuse("metadata.name", "is required");
     const spec = isObject(document.spec) ? document.spec : refuse("spec", "must be an object");
@@ -121,23 +115,13 @@ async function convertTrustRoot(
       }
     }
     if (!isObject(spec.sigstoreKeys)) refuse("spec.sigstoreKeys", "is required");
-    const findings = Object.keys(spec).filter((k) =>
-      !["remote", "repository", "sigstoreKeys"].includes(k)
-    )
-      .map((k) => ({
-        path: `spec.${k}`,
-        kind: "unmapped" as const,
-        reason: "not a field of policy-controller's schema: ignored",
-      }));
-    for (const key of Object.keys(spec.sigstoreKeys)) {
-      if (!["certificateAuthorities", "tLogs", "ctLogs", "timestampAuthorities"].includes(key)) {
-        findings.push({
-          path: `spec.sigstoreKeys.${key}`,
-          kind: "unmapped",
-          reason: "not a field of policy-controller's schema: ignored",
-        });
-      }
-    }
+    const f = new Findings();
+    f.unknownFields(spec, ["remote", "repository", "sigstoreKeys"], "spec");
+    f.unknownFields(
+      spec.sigstoreKeys,
+      ["certificateAuthorities", "tLogs", "ctLogs", "timestampAuthorities"],
+      "spec.sigstoreKeys",
+    );
     const text = trustedRootOf(spec.sigstoreKeys, "spec.sigstoreKeys");
     const problem = await trustedRootProblem(text, `TrustRoot ${name}`);
     if (problem !== undefined) {
@@ -148,7 +132,7 @@ async function convertTrustRoot(
     return {
       source,
       objects: [trustRootObject(configMap, context.controllerNamespace, text, source)],
-      findings,
+      findings: f.list,
       refused: false,
     };
   } catch (error) {

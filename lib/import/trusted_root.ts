@@ -11,23 +11,13 @@
 import { createHash, createPublicKey, X509Certificate } from "node:crypto";
 import { decodeBase64, encodeBase64 } from "../base64.ts";
 import { loadTrustRootParser } from "../sigstore/mod.ts";
+import { refuse } from "./refusal.ts";
 
 /** The media type of the trusted roots made. */
 const MEDIA_TYPE = "application/vnd.dev.sigstore.trustedroot+json;version=0.1";
 
 /** The start of validity given to every entry: the peers' keys have none. */
 const VALID_FROM = "1970-01-01T00:00:00Z";
-
-/** A field of the source that cannot become a trusted root: its path and why. */
-export class TrustedRootRefusal extends Error {
-  constructor(readonly path: string, readonly reason: string) {
-    super(reason);
-  }
-}
-
-function refuse(path: string, reason: string): never {
-  throw new TrustedRootRefusal(path, reason);
-}
 
 /** A transparency log (Rekor) or CT log: its URL, hash algorithm and PEM public key. */
 export interface PemLog {
@@ -142,7 +132,7 @@ function log(raw: PemLog, hashPath: string): Record<string, unknown> {
 }
 
 /**
- * The `trusted_root.json` text of `root`; throws {@linkcode TrustedRootRefusal} naming the field
+ * The `trusted_root.json` text of `root`; throws a `Refusal` (refusal.ts) naming the field
  * whose PEM does not parse. `hashPathOf` names a log's hash algorithm field.
  */
 export function trustedRootJson(
