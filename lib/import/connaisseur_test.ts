@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { encodeBase64 } from "../base64.ts";
 import { parseYamlDocuments } from "../yaml.ts";
 import { API_GROUP, validatePolicy } from "../policy/mod.ts";
 import { importDocuments } from "./import_documents.ts";
@@ -223,9 +224,23 @@ Deno.test("a rule Connaisseur and toolkit choose differently is reported with th
   assert.match(finding.reason, /toolkit policy\[0\]/);
 });
 
+/** A fresh ECDSA P-256 public key as PEM (SPKI), as Connaisseur's trust roots hold them. */
+async function ecdsaPublicKeyPem(): Promise<string> {
+  const { publicKey } = await crypto.subtle.generateKey(
+    { name: "ECDSA", namedCurve: "P-256" },
+    true,
+    ["sign", "verify"],
+  );
+  const der = new Uint8Array(await crypto.subtle.exportKey("spki", publicKey));
+  return `-----BEGIN PUBLIC KEY-----\n${
+    encodeBase64(der).replace(/(.{64})/g, "$1\n").replace(/\n$/, "")
+  }\n-----END PUBLIC KEY-----\n`;
+}
+
 Deno.test("keys: one Secret per root that must sign, one Secret of every key for any of them", async () => {
-  const key = (n: string) =>
-    `-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE${n}\n-----END PUBLIC KEY-----\n`;
+  // Real keys: a key Secret's keys are read as the webhook reads them.
+  const keys = { a: await ecdsaPublicKeyPem(), b: await ecdsaPublicKeyPem() };
+  const key = (n: "a" | "b") => keys[n];
   const { rules } = await importDocuments([{
     application: {
       validators: [{
@@ -262,8 +277,7 @@ Deno.test("keys: one Secret per root that must sign, one Secret of every key for
 });
 
 Deno.test("Connaisseur 2.x spellings: trust_roots, with.trust_root, host as the Rekor URL", async () => {
-  const key =
-    "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEx\n-----END PUBLIC KEY-----";
+  const key = (await ecdsaPublicKeyPem()).trimEnd();
   const { rules } = await importDocuments([{
     validators: [{
       name: "signed",

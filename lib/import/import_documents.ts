@@ -20,8 +20,10 @@ import {
   loadAttestationConditions,
   validatePolicy,
 } from "../policy/mod.ts";
+import { InvalidKeyError, KeyNotAcceptedError } from "../signature/mod.ts";
+import { isPemPublicKey, readSigstorePublicKeys } from "../sigstore/mod.ts";
 import { IMPORTERS } from "./importers.ts";
-import { describeSource } from "./objects.ts";
+import { describeSource, KEY_ENTRY } from "./objects.ts";
 import { patternsOverlap } from "./overlap.ts";
 import type {
   ImportContext,
@@ -57,9 +59,31 @@ function refusedRule(rule: ImportedRule, finding: ImportFinding): ImportedRule {
   return { ...rule, objects: [], refused: true, findings: [...rule.findings, finding] };
 }
 
-/** Refuses a rule whose emitted policies do not pass toolkit's validator. */
-function validated(rule: ImportedRule): ImportedRule {
+/**
+ * Refuses a rule whose emitted policies do not pass toolkit's validator, or whose key Secrets hold
+ * a PEM key the webhook would refuse (type, curve, size): read as the webhook reads them, whatever
+ * the importer, so such a key refuses the rule now rather than every image later.
+ */
+async function validated(rule: ImportedRule): Promise<ImportedRule> {
   if (rule.refused) return rule.objects.length ? { ...rule, objects: [] } : rule;
+  for (const object of rule.objects) {
+    const data = object.kind === "Secret" && isObject(object.stringData)
+      ? object.stringData[KEY_ENTRY]
+      : undefined;
+    if (typeof data !== "string" || !isPemPublicKey(data)) continue;
+    try {
+      await readSigstorePublicKeys(data);
+    } catch (error) {
+      if (!(error instanceof InvalidKeyError || error instanceof KeyNotAcceptedError)) throw error;
+      const meta = isObject(object.metadata) ? object.metadata : {};
+      return refusedRule(rule, {
+        path: "",
+        kind: "refused",
+        reason:
+          `the key of Secret ${meta.namespace}/${meta.name} would be refused by the webhook: ${error.message}`,
+      });
+    }
+  }
   for (const policy of policiesOf(rule)) {
     try {
       validatePolicy(policy, [API_GROUP]);
@@ -132,7 +156,7 @@ export async function importWith(
     for (const rule of await convertOne(importer, document, index, context)) {
       // Attestation conditions are compiled as they are validated: the evaluator loaded first.
       if (rule.objects.some(hasAttestationConditions)) await loadAttestationConditions();
-      rules.push(validated(rule));
+      rules.push(await validated(rule));
       everyMatching.push(importer.everyMatchingRuleApplies === true);
     }
   }

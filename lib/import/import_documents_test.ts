@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { importedObjects, importWith } from "./import_documents.ts";
-import { policyObject } from "./objects.ts";
+import { keySecretObject, policyObject } from "./objects.ts";
 import type { ImportedRule, PolicyImporter } from "./types.ts";
 
 const context = { controllerNamespace: "toolkit-system" };
@@ -115,5 +115,51 @@ Deno.test("importedObjects() lists an object two rules make alike once", async (
   assert.deepEqual(
     importedObjects(result.rules).map((o) => (o.metadata as { name: string }).name),
     ["same", "other"],
+  );
+});
+
+Deno.test("importDocuments() refuses a rule whose key Secret holds a key the webhook refuses", async () => {
+  // A 1024-bit RSA key: readable, but under the webhook's 2048 bits.
+  const { publicKey } = await crypto.subtle.generateKey(
+    {
+      name: "RSASSA-PKCS1-v1_5",
+      modulusLength: 1024,
+      publicExponent: new Uint8Array([1, 0, 1]),
+      hash: "SHA-256",
+    },
+    true,
+    ["sign", "verify"],
+  );
+  const der = new Uint8Array(await crypto.subtle.exportKey("spki", publicKey));
+  const pem = `-----BEGIN PUBLIC KEY-----\n${
+    btoa(String.fromCharCode(...der)).replace(/(.{64})/g, "$1\n")
+  }\n-----END PUBLIC KEY-----\n`;
+  const importer: PolicyImporter = {
+    name: "keyed",
+    accepts: (d) => (d as { keyed?: unknown }).keyed !== undefined,
+    convert: (_d, index) =>
+      Promise.resolve([{
+        source: { apiVersion: "x/v1", kind: "keyed", name: "k", document: index },
+        objects: [
+          keySecretObject("k", "toolkit-system", pem, {
+            apiVersion: "x/v1",
+            kind: "keyed",
+            name: "k",
+            document: index,
+          }),
+          policyObject("k", undefined, [{
+            name: "ghcr.io/a/*",
+            policy: { simple: { requirements: [{ type: "sigstoreSigned", keySecret: "k" }] } },
+          }], { apiVersion: "x/v1", kind: "keyed", name: "k", document: index }),
+        ],
+        findings: [],
+        refused: false,
+      }]),
+  };
+  const result = await importWith([importer], [{ keyed: true }], context);
+  assert.equal(result.rules[0]!.refused, true);
+  assert.match(
+    result.rules[0]!.findings[0]!.reason,
+    /^the key of Secret toolkit-system\/k would be refused by the webhook: .*1024/,
   );
 });
