@@ -220,7 +220,7 @@ export const attestationKind: RequirementKind<AttestationRequirement, Attestatio
               refused.push({ claimed, reason: result.reason });
             }
           }
-          return { accepted, refused };
+          return verifiedOf(accepted, refused);
         })();
         byTrust.set(plan.trustId, verified);
       }
@@ -271,6 +271,30 @@ function openAttestations(image: ImageToVerify): CosignSignatureSource {
 interface Verified {
   readonly accepted: readonly VerifiedAttestation[];
   readonly refused: readonly { readonly claimed: string | undefined; readonly reason: string }[];
+  /**
+   * `attestations` (every accepted statement by predicate type) as the conditions see it:
+   * converted once for every plan of the trust and every candidate, when first needed.
+   */
+  readonly shared: () => ConditionInputs;
+}
+
+function verifiedOf(
+  accepted: readonly VerifiedAttestation[],
+  refused: Verified["refused"],
+): Verified {
+  let shared: ConditionInputs | undefined;
+  return {
+    accepted,
+    refused,
+    shared: () => {
+      if (shared === undefined) {
+        const attestations: Record<string, unknown[]> = {};
+        for (const a of accepted) (attestations[a.predicateType] ??= []).push(a.statement);
+        shared = new ConditionInputs({ attestations });
+      }
+      return shared;
+    },
+  };
 }
 
 /** The verdict of one plan over the attestations verified with its trust. */
@@ -302,10 +326,7 @@ async function judge(
       })`,
     );
   }
-  const attestations: Record<string, unknown[]> = {};
-  for (const a of verified.accepted) (attestations[a.predicateType] ??= []).push(a.statement);
-  // Converted once for every candidate's conditions.
-  const shared = new ConditionInputs({ attestations });
+  const shared = verified.shared();
   let firstFailure: string | undefined;
   for (const candidate of candidates) {
     const failure = await failingCondition(plan, candidate, shared, services);
