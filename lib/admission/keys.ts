@@ -90,7 +90,7 @@ export class KeyStore implements KeySource {
   }
 }
 
-/** A key Secret of `signedBy`: armoured OpenPGP public keys, cached up to 16 MiB. */
+/** A key Secret of `signedBy`: armoured OpenPGP public keys, cached within its `CACHE_BYTES`. */
 const OPENPGP_KEY_SECRET: KeySecretKind<TrustedKeys> = {
   cacheName: "key",
   maxCacheBytes: CACHE_BYTES.key,

@@ -78,38 +78,45 @@ function unusable(context: PlanContext, detail: string, cause?: unknown): never 
   );
 }
 
+/**
+ * The PEM and OpenPGP keys of the requirement's Secret, and why a reader refused it: through
+ * the attestation key source (PEM, OpenPGP or both in one read); without it (keys given apart,
+ * as the CLI does), through each of the two readers.
+ */
+async function secretKeys(
+  services: KindServices,
+  namespace: string,
+  name: string,
+): Promise<{ pem?: SigstoreKeys | undefined; pgp?: TrustedKeys | undefined; refused: string[] }> {
+  if (services.attestationKeys !== undefined) {
+    return { ...await services.attestationKeys.attestationKeys(namespace, name), refused: [] };
+  }
+  const [pem, pgp] = await Promise.allSettled([
+    services.sigstoreKeys.sigstoreKeys(namespace, name),
+    services.keys.keys(namespace, name),
+  ]);
+  const pemKeys = pem.status === "fulfilled" ? pem.value : undefined;
+  const pgpKeys = pgp.status === "fulfilled" ? pgp.value : undefined;
+  if (!pemKeys?.keys.length && !pgpKeys?.keys.length) {
+    if (pem.status === "rejected" && !(pem.reason instanceof PolicyConfigError)) throw pem.reason;
+    if (pgp.status === "rejected" && !(pgp.reason instanceof PolicyConfigError)) throw pgp.reason;
+  }
+  const refused = [pem, pgp].filter((r) => r.status === "rejected").map((r) =>
+    (r as PromiseRejectedResult).reason.message
+  );
+  return { pem: pemKeys, pgp: pgpKeys, refused };
+}
+
 async function keyedTrust(requirement: AttestationRequirement, context: PlanContext) {
   const { services, policyNamespace } = context;
   const namespace = requirement.keySecretNamespace || policyNamespace;
   const name = requirement.keySecret!;
-  let pemKeys: SigstoreKeys | undefined;
-  let pgpKeys: TrustedKeys | undefined;
-  if (services.attestationKeys !== undefined) {
-    // PEM keys (cosign), OpenPGP keys (toolkit's simple signing), or both.
-    ({ pem: pemKeys, pgp: pgpKeys } = await services.attestationKeys.attestationKeys(
-      namespace,
-      name,
-    ));
-  }
-  // Without that source (keys given apart, as the CLI does): the one reader that reads it.
-  const [pem, pgp] = services.attestationKeys !== undefined
-    ? [{ status: "fulfilled", value: pemKeys }, { status: "fulfilled", value: pgpKeys }] as const
-    : await Promise.allSettled([
-      services.sigstoreKeys.sigstoreKeys(namespace, name),
-      services.keys.keys(namespace, name),
-    ]);
-  pemKeys = pem.status === "fulfilled" ? pem.value : undefined;
-  pgpKeys = pgp.status === "fulfilled" ? pgp.value : undefined;
+  const { pem: pemKeys, pgp: pgpKeys, refused } = await secretKeys(services, namespace, name);
   if (!pemKeys?.keys.length && !pgpKeys?.keys.length) {
-    if (pem.status === "rejected" && !(pem.reason instanceof PolicyConfigError)) throw pem.reason;
-    if (pgp.status === "rejected" && !(pgp.reason instanceof PolicyConfigError)) throw pgp.reason;
-    const reasons = [pem, pgp].filter((r) => r.status === "rejected").map((r) =>
-      (r as PromiseRejectedResult).reason.message
-    );
     unusable(
       context,
       `has no usable key in Secret ${namespace}/${name} (PEM or OpenPGP public keys)${
-        reasons.length ? `: ${reasons.join("; ")}` : ""
+        refused.length ? `: ${refused.join("; ")}` : ""
       }`,
     );
   }
@@ -213,7 +220,7 @@ export const attestationKind: RequirementKind<AttestationRequirement, Attestatio
               refused.push({ claimed, reason: result.reason });
             }
           }
-          return { accepted, refused };
+          return verifiedOf(accepted, refused);
         })();
         byTrust.set(plan.trustId, verified);
       }
@@ -264,6 +271,30 @@ function openAttestations(image: ImageToVerify): CosignSignatureSource {
 interface Verified {
   readonly accepted: readonly VerifiedAttestation[];
   readonly refused: readonly { readonly claimed: string | undefined; readonly reason: string }[];
+  /**
+   * `attestations` (every accepted statement by predicate type) as the conditions see it:
+   * converted once for every plan of the trust and every candidate, when first needed.
+   */
+  readonly shared: () => ConditionInputs;
+}
+
+function verifiedOf(
+  accepted: readonly VerifiedAttestation[],
+  refused: Verified["refused"],
+): Verified {
+  let shared: ConditionInputs | undefined;
+  return {
+    accepted,
+    refused,
+    shared: () => {
+      if (shared === undefined) {
+        const attestations: Record<string, unknown[]> = {};
+        for (const a of accepted) (attestations[a.predicateType] ??= []).push(a.statement);
+        shared = new ConditionInputs({ attestations });
+      }
+      return shared;
+    },
+  };
 }
 
 /** The verdict of one plan over the attestations verified with its trust. */
@@ -295,10 +326,7 @@ async function judge(
       })`,
     );
   }
-  const attestations: Record<string, unknown[]> = {};
-  for (const a of verified.accepted) (attestations[a.predicateType] ??= []).push(a.statement);
-  // Converted once for every candidate's conditions.
-  const shared = new ConditionInputs({ attestations });
+  const shared = verified.shared();
   let firstFailure: string | undefined;
   for (const candidate of candidates) {
     const failure = await failingCondition(plan, candidate, shared, services);

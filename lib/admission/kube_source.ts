@@ -25,6 +25,7 @@
  * @module
  */
 import { CACHE_BYTES } from "./memory_budget.ts";
+import { kindOf } from "./requirement_kinds.ts";
 import {
   type ImagePolicy,
   InvalidPolicyError,
@@ -418,10 +419,8 @@ export function createKubePolicySource(options: KubeSourceOptions): KubePolicySo
       for (const repository of policy.repositories) {
         if (found.size >= most) break;
         for (const requirement of repository.policy.simple?.requirements ?? []) {
-          if (
-            requirement.type !== "signedBy" && requirement.type !== "sigstoreSigned" &&
-            requirement.type !== "attestation"
-          ) continue;
+          // The kinds that verify signatures are the ones that read keys and trust roots.
+          if (kindOf(requirement).needs !== "signature") continue;
           if (requirement.keySecret) {
             const namespace = requirement.keySecretNamespace ?? defaultNamespace;
             want(`Secret/${namespace}/${requirement.keySecret}`, namespace);

@@ -25,7 +25,7 @@ export interface KindServices {
   readonly sigstoreKeys: SigstoreKeySource;
   /**
    * The keys of `attestation` requirements (PEM, OpenPGP or both in one Secret); without it,
-   * a Secret is read as PEM keys, else as OpenPGP keys (`keys`, `sigstoreKeys`).
+   * a Secret is read by both `sigstoreKeys` and `keys`, each keeping what it can read.
    */
   readonly attestationKeys?: AttestationKeySource;
   /** Trust roots from the cluster. */

@@ -51,7 +51,7 @@ export async function sigstoreKeySet(keys: readonly SigstorePublicKey[]): Promis
   };
 }
 
-/** A key Secret of `sigstoreSigned`: PEM public keys, cached up to 8 MiB. */
+/** A key Secret of `sigstoreSigned`: PEM public keys, cached within its `CACHE_BYTES`. */
 const SIGSTORE_KEY_SECRET: KeySecretKind<SigstoreKeys> = {
   cacheName: "sigstore-key",
   maxCacheBytes: CACHE_BYTES["sigstore-key"],

@@ -423,8 +423,8 @@ export function createImageVerifier(options: VerifierOptions): ImageVerifier {
       const scope = new PlatformScope({
         shape: () => readImageManifestShape(client, at(digest), { signal, budget }),
         verifyPlatform: async (kind, plans, manifest) => {
-          const platformKey = `platform|${manifest.digest}|${identity}|${kind.type}:${
-            plans.map(kind.planKey).join("|")
+          const platformKey = `platform|${manifest.digest}|${identity}|${
+            plansKey([{ kind, plans }])
           }`;
           const cached = verdicts.get(platformKey);
           if (cached !== undefined && (cached.validUntil ?? Infinity) > clock().getTime()) {

@@ -232,6 +232,11 @@ function keyless(c: Checker, raw: unknown, path: string): KeylessPolicy | undefi
   return ref === undefined ? undefined : { trustRootRef: ref, identities };
 }
 
+/** Whether `raw` has `key` set (neither absent nor null). */
+function present(raw: Record<string, unknown>, key: string): boolean {
+  return raw[key] !== undefined && raw[key] !== null;
+}
+
 /** The fields only `sigstoreSigned` and `attestation` take: checked against the type and each other. */
 function sigstoreFields(
   c: Checker,
@@ -240,15 +245,16 @@ function sigstoreFields(
   keySecret: string | undefined,
   path: string,
 ): Pick<Requirement, "keyless" | "tlog" | "trustRootRef"> {
-  const present = (key: string) => raw[key] !== undefined && raw[key] !== null;
   if (type !== "sigstoreSigned" && type !== "attestation") {
     for (const key of ["keyless", "tlog", "trustRootRef"]) {
-      if (present(key)) c.fail(`${path}.${key}`, "is only for sigstoreSigned and attestation");
+      if (present(raw, key)) c.fail(`${path}.${key}`, "is only for sigstoreSigned and attestation");
     }
     return {};
   }
-  const keylessPolicy = present("keyless") ? keyless(c, raw.keyless, `${path}.keyless`) : undefined;
-  if (present("keyless") === Boolean(keySecret)) {
+  const keylessPolicy = present(raw, "keyless")
+    ? keyless(c, raw.keyless, `${path}.keyless`)
+    : undefined;
+  if (present(raw, "keyless") === Boolean(keySecret)) {
     c.fail(
       `${path}.keySecret`,
       type === "attestation"
@@ -256,16 +262,18 @@ function sigstoreFields(
         : "sigstoreSigned needs keySecret (keyed) or keyless, not both",
     );
   }
-  const tlog = present("tlog") ? enumValue(c, raw.tlog, TLOG_POLICIES, `${path}.tlog`) : undefined;
+  const tlog = present(raw, "tlog")
+    ? enumValue(c, raw.tlog, TLOG_POLICIES, `${path}.tlog`)
+    : undefined;
   let ref: TrustRootRef | undefined;
-  if (present("trustRootRef")) {
+  if (present(raw, "trustRootRef")) {
     if (!keySecret) {
       c.fail(`${path}.trustRootRef`, "is for a keyed requirement (keyless names its own)");
     } else {
       ref = trustRootRef(c, raw.trustRootRef, `${path}.trustRootRef`);
     }
   }
-  if (keySecret && tlog === "required" && !present("trustRootRef")) {
+  if (keySecret && tlog === "required" && !present(raw, "trustRootRef")) {
     c.fail(
       `${path}.trustRootRef`,
       "is required for tlog: required with a keySecret (the logs' keys)",
@@ -285,20 +293,20 @@ function attestationFields(
   type: Requirement["type"] | undefined,
   path: string,
 ): Pick<Requirement, "predicateType" | "conditions"> {
-  const present = (key: string) => raw[key] !== undefined && raw[key] !== null;
   if (type !== "attestation") {
     for (const key of ["predicateType", "conditions"]) {
-      if (present(key)) c.fail(`${path}.${key}`, "is only for attestation");
+      if (present(raw, key)) c.fail(`${path}.${key}`, "is only for attestation");
     }
     return {};
   }
-  if (present("signedIdentity")) {
+  if (present(raw, "signedIdentity")) {
     c.fail(`${path}.signedIdentity`, "is not for attestation: an attestation names no repository");
   }
   const name = c.optionalString(raw, "predicateType", path);
   let predicateType: string | undefined;
-  if (!present("predicateType")) c.fail(`${path}.predicateType`, "is required for attestation");
-  else if (name !== undefined) {
+  if (!present(raw, "predicateType")) {
+    c.fail(`${path}.predicateType`, "is required for attestation");
+  } else if (name !== undefined) {
     predicateType = predicateTypeURI(name);
     if (predicateType === undefined) {
       c.fail(
@@ -310,7 +318,7 @@ function attestationFields(
     }
   }
   const conditions: AttestationCondition[] = [];
-  if (present("conditions")) {
+  if (present(raw, "conditions")) {
     const list = raw.conditions;
     const listPath = `${path}.conditions`;
     if (!Array.isArray(list)) c.fail(listPath, "must be a list");
@@ -431,19 +439,18 @@ function multiArchFields(
   type: Requirement["type"] | undefined,
   path: string,
 ): Pick<Requirement, "multiArch" | "platforms"> {
-  const present = (key: string) => raw[key] !== undefined && raw[key] !== null;
   if (type === "reject" || type === "insecureAcceptAnything") {
     for (const key of ["multiArch", "platforms"]) {
-      if (present(key)) {
+      if (present(raw, key)) {
         c.fail(`${path}.${key}`, "is only for signature and attestation requirements");
       }
     }
     return {};
   }
-  const multiArch = present("multiArch")
+  const multiArch = present(raw, "multiArch")
     ? enumValue(c, raw.multiArch, MULTI_ARCH_RULES, `${path}.multiArch`)
     : undefined;
-  if (!present("platforms")) return multiArch ? { multiArch } : {};
+  if (!present(raw, "platforms")) return multiArch ? { multiArch } : {};
   const list = raw.platforms;
   const at = `${path}.platforms`;
   if (!Array.isArray(list)) {
