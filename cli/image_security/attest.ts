@@ -41,14 +41,15 @@ import { registryAccess } from "./registry_access.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
 import {
   cosignSignerOf,
+  eachPlatform,
   imageToSign,
   NO_TLOG_NOTE,
   openPgpSigningKey,
-  platformManifests,
-  platformSubject,
+  platformLines,
   reportAppended,
   resolveSubject,
   storeBundleReferrer,
+  type StoredReferrer,
 } from "./signing_common.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { writeFileSafely } from "../../lib/file_write.ts";
@@ -257,7 +258,7 @@ async function attestWith(
   const attestOne = async (
     target: ManifestDescriptor,
     label: string,
-  ): Promise<{ where: string; stored: Record<string, unknown> }> => {
+  ): Promise<StoredReferrer> => {
     const statement = encodeStatement(inTotoStatement(
       [{ name: cosignDockerReference(ref.domain, ref.path), digest: target.digest }],
       predicateType,
@@ -300,20 +301,7 @@ async function attestWith(
     );
   };
   const { where, stored } = await attestOne(subject, "");
-  const platforms: Record<string, unknown>[] = [];
-  for (
-    const manifest of await platformManifests(access, ref, digest, options, ctx, "attested")
-  ) {
-    const target = await platformSubject(access, repository, manifest, ctx);
-    const label = ` of ${manifest.platform ?? "(no platform)"} (${manifest.digest})`;
-    const one = await attestOne(target, label);
-    platforms.push({
-      platform: manifest.platform ?? null,
-      digest: manifest.digest,
-      store: one.where,
-      ...one.stored,
-    });
-  }
+  const platforms = await eachPlatform(access, ref, digest, options, ctx, "attested", attestOne);
   io.stderr.write(`Note: ${NO_TLOG_NOTE}\n`);
   if (options.storeFile) {
     await writeFileSafely(resolvePath(io.cwd, options.storeFile), where, {
@@ -343,7 +331,7 @@ async function attestWith(
       } key ${signedBy} (${
         format === "bundle" ? "bundle" : "legacy .att"
       }, no transparency log)\n` +
-      platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`).join(""),
+      platformLines(platforms),
   );
   return 0;
 }

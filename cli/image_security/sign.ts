@@ -38,14 +38,16 @@ import { readKeyAs, readPassphrase, resolvePath } from "./files.ts";
 import { registryAccess } from "./registry_access.ts";
 import {
   cosignSignerOf,
+  eachPlatform,
   imageToSign,
   NO_TLOG_NOTE,
   openPgpSigningKey,
+  platformLines,
   platformManifests,
-  platformSubject,
   reportAppended,
   resolveSubject,
   storeBundleReferrer,
+  type StoredReferrer,
 } from "./signing_common.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
 import { UsageError } from "../../lib/errors.ts";
@@ -211,7 +213,7 @@ async function signSimple(
       (already
         ? `${identity} (${digest}) is already signed with key ${fingerprint}\n`
         : `Signed ${identity} (${digest}) with key ${fingerprint}\n`) +
-      platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`).join(""),
+      platformLines(platforms),
   );
   return 0;
 }
@@ -267,7 +269,7 @@ async function signCosign(
   const signOne = async (
     target: ManifestDescriptor,
     label: string,
-  ): Promise<{ where: string; stored: Record<string, unknown> }> => {
+  ): Promise<StoredReferrer> => {
     if (format === "cosign") {
       const signature = await signCosignLegacy(signer, {
         dockerReference: identity!,
@@ -301,18 +303,7 @@ async function signCosign(
     );
   };
   const { where, stored } = await signOne(subject, "");
-  const platforms: Record<string, unknown>[] = [];
-  for (const manifest of await platformManifests(access, ref, digest, options, ctx, "signed")) {
-    const label = ` of ${manifest.platform ?? "(no platform)"} (${manifest.digest})`;
-    const target = await platformSubject(access, repository, manifest, ctx);
-    const one = await signOne(target, label);
-    platforms.push({
-      platform: manifest.platform ?? null,
-      digest: manifest.digest,
-      store: one.where,
-      ...one.stored,
-    });
-  }
+  const platforms = await eachPlatform(access, ref, digest, options, ctx, "signed", signOne);
   io.stderr.write(`Note: ${NO_TLOG_NOTE}\n`);
   await writeResults(options, ctx, digest, where);
   printData(io.stdout, options.output, {
@@ -328,6 +319,6 @@ async function signCosign(
   }, () =>
     `Signed ${formatReference({ ...repository, digest })} with cosign key ${fingerprint} ` +
     `(${format === "bundle" ? "bundle" : "legacy .sig"}, no transparency log)\n` +
-    platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`).join(""));
+    platformLines(platforms));
   return 0;
 }

@@ -164,7 +164,7 @@ export async function platformManifests(
  * A platform manifest of an index as a referrer's `subject` names it: the index's entry says
  * its media type and size, else a HEAD (or a GET) of the manifest in `repository` does.
  */
-export async function platformSubject(
+async function platformSubject(
   access: RegistryAccess,
   repository: ImageReference,
   manifest: PlatformManifest,
@@ -173,6 +173,49 @@ export async function platformSubject(
   return manifest.size >= 0 && manifest.mediaType !== ""
     ? { digest: manifest.digest, mediaType: manifest.mediaType, size: manifest.size }
     : await resolveSubject(access, { ...repository, tag: undefined, digest: manifest.digest }, ctx);
+}
+
+/** What one signing or attesting step stored: its place, and what the results carry of it. */
+export interface StoredReferrer {
+  readonly where: string;
+  readonly stored: Record<string, unknown>;
+}
+
+/**
+ * With `--recursive`, does `one` (sign, attest) to every platform manifest of the index `digest`
+ * ({@linkcode platformManifests}), each as a referrer's subject names it
+ * ({@linkcode platformSubject}) and labelled for the messages; returns what the results list of
+ * each platform.
+ */
+export async function eachPlatform(
+  access: RegistryAccess,
+  ref: ImageReference,
+  digest: string,
+  options: { readonly recursive?: boolean | undefined },
+  ctx: CommandContext,
+  done: "signed" | "attested",
+  one: (target: ManifestDescriptor, label: string) => Promise<StoredReferrer>,
+): Promise<Record<string, unknown>[]> {
+  const repository = { ...ref, tag: undefined, digest: undefined };
+  const platforms: Record<string, unknown>[] = [];
+  for (const manifest of await platformManifests(access, ref, digest, options, ctx, done)) {
+    const target = await platformSubject(access, repository, manifest, ctx);
+    const label = ` of ${manifest.platform ?? "(no platform)"} (${manifest.digest})`;
+    const { where, stored } = await one(target, label);
+    platforms.push({
+      platform: manifest.platform ?? null,
+      digest: manifest.digest,
+      store: where,
+      ...stored,
+    });
+  }
+  return platforms;
+}
+
+/** The text output's lines of the platforms `--recursive` reached. */
+export function platformLines(platforms: readonly Record<string, unknown>[]): string {
+  return platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`)
+    .join("");
 }
 
 /**
@@ -188,7 +231,7 @@ export async function storeBundleReferrer(
   predicateType: string,
   what: string,
   ctx: CommandContext,
-): Promise<{ where: string; stored: Record<string, unknown> }> {
+): Promise<StoredReferrer> {
   const pushed = await pushCosignBundle(access.client, repository, target, bundle, {
     predicateType,
     created: new Date(ctx.clock.now()),
@@ -228,7 +271,7 @@ export function reportAppended(
   what: string,
   label: string,
   ctx: CommandContext,
-): { where: string; stored: Record<string, unknown> } {
+): StoredReferrer {
   const where = `${repository.domain}/${repository.path}:${appended.tag}`;
   ctx.io.stderr.write(
     appended.added
