@@ -78,7 +78,7 @@ import {
 type AttestOptions = OptionsOf<typeof ATTEST>;
 
 /** The message of an OpenPGP key asked for a bundle. */
-export const OPENPGP_BUNDLE_REFUSAL =
+const OPENPGP_BUNDLE_REFUSAL =
   "sigstore bundles carry X.509 or PEM key material; an OpenPGP attestation is stored in the .att tag";
 
 const BUILD_FLAGS = [
