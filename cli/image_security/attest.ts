@@ -36,7 +36,7 @@ import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { ATTEST } from "./attest_command.ts";
 import { printData } from "../output.ts";
-import { readKeyAs, readPassphrase, readUserFile, resolvePath } from "./files.ts";
+import { readKeyAs, readPassphrase, readUserFile } from "./files.ts";
 import { registryAccess } from "./registry_access.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
 import {
@@ -50,9 +50,9 @@ import {
   resolveSubject,
   storeBundleReferrer,
   type StoredReferrer,
+  writeResults,
 } from "./signing_common.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
-import { writeFileSafely } from "../../lib/file_write.ts";
 import { formatReference, type ImageReference, withDefaultTag } from "../../lib/image/mod.ts";
 import { cosignDockerReference } from "../../lib/signature/mod.ts";
 import type { ManifestDescriptor } from "../../lib/registry/mod.ts";
@@ -303,13 +303,7 @@ async function attestWith(
   const { where, stored } = await attestOne(subject, "");
   const platforms = await eachPlatform(access, ref, digest, options, ctx, "attested", attestOne);
   io.stderr.write(`Note: ${NO_TLOG_NOTE}\n`);
-  if (options.storeFile) {
-    await writeFileSafely(resolvePath(io.cwd, options.storeFile), where, {
-      name: `--store-file "${options.storeFile}"`,
-      mode: 0o644,
-      ifExists: "replace",
-    });
-  }
+  await writeResults(options, ctx, digest, where);
   printData(
     io.stdout,
     options.output,

@@ -34,7 +34,7 @@ import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { SIGN } from "./sign_command.ts";
 import { printData } from "../output.ts";
-import { readKeyAs, readPassphrase, resolvePath } from "./files.ts";
+import { readKeyAs, readPassphrase } from "./files.ts";
 import { registryAccess } from "./registry_access.ts";
 import {
   cosignSignerOf,
@@ -48,10 +48,10 @@ import {
   resolveSubject,
   storeBundleReferrer,
   type StoredReferrer,
+  writeResults,
 } from "./signing_common.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
 import { UsageError } from "../../lib/errors.ts";
-import { writeFileSafely } from "../../lib/file_write.ts";
 import {
   formatReference,
   type ImageReference,
@@ -121,28 +121,6 @@ async function signWith(
   }
   const signer = await cosignSignerOf(key, options, ctx);
   return await signCosign(ref, signer, format === "bundle" ? "bundle" : "cosign", options, ctx);
-}
-
-/** Writes the Tekton results `--digest-file` and `--store-file` asked for. */
-async function writeResults(
-  options: SignOptions,
-  ctx: CommandContext,
-  digest: string,
-  store: string,
-): Promise<void> {
-  for (
-    const [flag, path, value] of [
-      ["--digest-file", options.digestFile, digest],
-      ["--store-file", options.storeFile, store],
-    ] as const
-  ) {
-    if (!path) continue;
-    await writeFileSafely(resolvePath(ctx.io.cwd, path), value, {
-      name: `${flag} "${path}"`,
-      mode: 0o644,
-      ifExists: "replace",
-    });
-  }
 }
 
 /** Simple signing with an OpenPGP key. */

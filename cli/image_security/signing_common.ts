@@ -1,7 +1,9 @@
 /**
  * What `sign` and `attest` share: the image and digest to sign, the subject a referrer names,
- * the platform manifests `--recursive` reaches through an index, and the private key of a {@linkcode SigningKey} read as a cosign or an OpenPGP key (checked
- * against the fingerprint the signing setup names).
+ * the platform manifests `--recursive` reaches through an index (and the walk over them), the
+ * private key of a {@linkcode SigningKey} read as a cosign or an OpenPGP key (checked against the
+ * fingerprint the signing setup names), the messages of what was stored, and the Tekton results
+ * files.
  *
  * @module
  */
@@ -9,7 +11,9 @@ import type { CommandContext } from "../command.ts";
 import { cosignPassword } from "./cosign_password.ts";
 import type { RegistryAccess } from "./registry_access.ts";
 import type { SigningKey } from "./signing_key.ts";
+import { resolvePath } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
+import { writeFileSafely } from "../../lib/file_write.ts";
 import {
   formatReference,
   type ImageReference,
@@ -284,4 +288,26 @@ export function reportAppended(
     where,
     stored: { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added },
   };
+}
+
+/** Writes the Tekton results `--digest-file` (`sign`'s) and `--store-file` asked for. */
+export async function writeResults(
+  options: { readonly digestFile?: string | undefined; readonly storeFile?: string | undefined },
+  ctx: CommandContext,
+  digest: string,
+  store: string,
+): Promise<void> {
+  for (
+    const [flag, path, value] of [
+      ["--digest-file", options.digestFile, digest],
+      ["--store-file", options.storeFile, store],
+    ] as const
+  ) {
+    if (!path) continue;
+    await writeFileSafely(resolvePath(ctx.io.cwd, path), value, {
+      name: `${flag} "${path}"`,
+      mode: 0o644,
+      ifExists: "replace",
+    });
+  }
 }
