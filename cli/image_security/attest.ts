@@ -36,22 +36,23 @@ import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { ATTEST } from "./attest_command.ts";
 import { printData } from "../output.ts";
-import { readKeyAs, readPassphrase, readUserFile, resolvePath } from "./files.ts";
+import { readKeyAs, readPassphrase, readUserFile } from "./files.ts";
 import { registryAccess } from "./registry_access.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
 import {
   cosignSignerOf,
+  eachPlatform,
   imageToSign,
   NO_TLOG_NOTE,
   openPgpSigningKey,
-  platformManifests,
-  platformSubject,
+  platformLines,
   reportAppended,
   resolveSubject,
   storeBundleReferrer,
+  type StoredReferrer,
+  writeResults,
 } from "./signing_common.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
-import { writeFileSafely } from "../../lib/file_write.ts";
 import { formatReference, type ImageReference, withDefaultTag } from "../../lib/image/mod.ts";
 import { cosignDockerReference } from "../../lib/signature/mod.ts";
 import type { ManifestDescriptor } from "../../lib/registry/mod.ts";
@@ -77,7 +78,7 @@ import {
 type AttestOptions = OptionsOf<typeof ATTEST>;
 
 /** The message of an OpenPGP key asked for a bundle. */
-export const OPENPGP_BUNDLE_REFUSAL =
+const OPENPGP_BUNDLE_REFUSAL =
   "sigstore bundles carry X.509 or PEM key material; an OpenPGP attestation is stored in the .att tag";
 
 const BUILD_FLAGS = [
@@ -257,7 +258,7 @@ async function attestWith(
   const attestOne = async (
     target: ManifestDescriptor,
     label: string,
-  ): Promise<{ where: string; stored: Record<string, unknown> }> => {
+  ): Promise<StoredReferrer> => {
     const statement = encodeStatement(inTotoStatement(
       [{ name: cosignDockerReference(ref.domain, ref.path), digest: target.digest }],
       predicateType,
@@ -300,28 +301,9 @@ async function attestWith(
     );
   };
   const { where, stored } = await attestOne(subject, "");
-  const platforms: Record<string, unknown>[] = [];
-  for (
-    const manifest of await platformManifests(access, ref, digest, options, ctx, "attested")
-  ) {
-    const target = await platformSubject(access, repository, manifest, ctx);
-    const label = ` of ${manifest.platform ?? "(no platform)"} (${manifest.digest})`;
-    const one = await attestOne(target, label);
-    platforms.push({
-      platform: manifest.platform ?? null,
-      digest: manifest.digest,
-      store: one.where,
-      ...one.stored,
-    });
-  }
+  const platforms = await eachPlatform(access, ref, digest, options, ctx, "attested", attestOne);
   io.stderr.write(`Note: ${NO_TLOG_NOTE}\n`);
-  if (options.storeFile) {
-    await writeFileSafely(resolvePath(io.cwd, options.storeFile), where, {
-      name: `--store-file "${options.storeFile}"`,
-      mode: 0o644,
-      ifExists: "replace",
-    });
-  }
+  await writeResults(options, ctx, digest, where);
   printData(
     io.stdout,
     options.output,
@@ -343,7 +325,7 @@ async function attestWith(
       } key ${signedBy} (${
         format === "bundle" ? "bundle" : "legacy .att"
       }, no transparency log)\n` +
-      platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`).join(""),
+      platformLines(platforms),
   );
   return 0;
 }

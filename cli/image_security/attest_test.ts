@@ -160,11 +160,15 @@ Deno.test({
       "https://toolkit.dev/tekton/tools",
       "--build-started-on",
       "2026-01-02T03:04:05Z",
+      "--store-file",
+      "store.txt",
       "-o",
       "json",
     ], env);
     assert.equal(legacy.status, 0, legacy.err);
     const report = JSON.parse(legacy.out);
+    // The Tekton result --store-file: where the attestation went, as the output says.
+    assert.equal(await Deno.readTextFile(`${k.dir}/store.txt`), report.store);
     assert.equal(report.digest, digest);
     assert.equal(report.predicateType, "https://slsa.dev/provenance/v1");
     assert.equal(report.format, "cosign");

@@ -21,7 +21,7 @@ export async function run(options: OptionsOf<typeof AUDIT>, ctx: CommandContext)
   if (options.allNamespaces && options.namespace) {
     throw new UsageError("Give either -n NAMESPACE or -A, not both");
   }
-  const kube = await ctx.kube(options);
+  using kube = await ctx.kube(options);
   const namespaces = options.allNamespaces ? undefined : [namespaceOf(options.namespace, kube)];
   await using judge = await startJudge(options, ctx, kube);
   const images = await runAudit(judge, kube, namespaces, ctx, options);

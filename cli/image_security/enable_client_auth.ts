@@ -22,7 +22,7 @@ import {
 import { resolvePath } from "./files.ts";
 
 /** Where kube-apiserver reads the files when neither a directory nor a path is given. */
-export const DEFAULT_API_SERVER_CONFIG_PATH = "/etc/kubernetes/toolkit";
+const DEFAULT_API_SERVER_CONFIG_PATH = "/etc/kubernetes/toolkit";
 
 /** The client-authentication flags of `enable`, checked. */
 export interface ClientAuthFlags {

@@ -31,7 +31,7 @@ export async function run(
   }
   if (options.force && !options.enforce) throw new UsageError("--force goes with --enforce");
   const mode = options.enforce ? "enforce" : "warn";
-  const kube = await ctx.kube(options);
+  using kube = await ctx.kube(options);
   const namespace = namespaceOf(options.namespace, kube);
   const live = await kube.read(NAMESPACES, undefined, namespace);
   if (live === undefined) throw new ToolkitError(`Namespace "${namespace}" does not exist`);

@@ -34,22 +34,24 @@ import type { CommandContext } from "../command.ts";
 import type { OptionsOf } from "../options.ts";
 import type { SIGN } from "./sign_command.ts";
 import { printData } from "../output.ts";
-import { readKeyAs, readPassphrase, resolvePath } from "./files.ts";
+import { readKeyAs, readPassphrase } from "./files.ts";
 import { registryAccess } from "./registry_access.ts";
 import {
   cosignSignerOf,
+  eachPlatform,
   imageToSign,
   NO_TLOG_NOTE,
   openPgpSigningKey,
+  platformLines,
   platformManifests,
-  platformSubject,
   reportAppended,
   resolveSubject,
   storeBundleReferrer,
+  type StoredReferrer,
+  writeResults,
 } from "./signing_common.ts";
 import { type SigningKey, signingKey } from "./signing_key.ts";
 import { UsageError } from "../../lib/errors.ts";
-import { writeFileSafely } from "../../lib/file_write.ts";
 import {
   formatReference,
   type ImageReference,
@@ -121,28 +123,6 @@ async function signWith(
   return await signCosign(ref, signer, format === "bundle" ? "bundle" : "cosign", options, ctx);
 }
 
-/** Writes the Tekton results `--digest-file` and `--store-file` asked for. */
-async function writeResults(
-  options: SignOptions,
-  ctx: CommandContext,
-  digest: string,
-  store: string,
-): Promise<void> {
-  for (
-    const [flag, path, value] of [
-      ["--digest-file", options.digestFile, digest],
-      ["--store-file", options.storeFile, store],
-    ] as const
-  ) {
-    if (!path) continue;
-    await writeFileSafely(resolvePath(ctx.io.cwd, path), value, {
-      name: `${flag} "${path}"`,
-      mode: 0o644,
-      ifExists: "replace",
-    });
-  }
-}
-
 /** Simple signing with an OpenPGP key. */
 async function signSimple(
   ref: ImageReference,
@@ -211,7 +191,7 @@ async function signSimple(
       (already
         ? `${identity} (${digest}) is already signed with key ${fingerprint}\n`
         : `Signed ${identity} (${digest}) with key ${fingerprint}\n`) +
-      platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`).join(""),
+      platformLines(platforms),
   );
   return 0;
 }
@@ -267,7 +247,7 @@ async function signCosign(
   const signOne = async (
     target: ManifestDescriptor,
     label: string,
-  ): Promise<{ where: string; stored: Record<string, unknown> }> => {
+  ): Promise<StoredReferrer> => {
     if (format === "cosign") {
       const signature = await signCosignLegacy(signer, {
         dockerReference: identity!,
@@ -301,18 +281,7 @@ async function signCosign(
     );
   };
   const { where, stored } = await signOne(subject, "");
-  const platforms: Record<string, unknown>[] = [];
-  for (const manifest of await platformManifests(access, ref, digest, options, ctx, "signed")) {
-    const label = ` of ${manifest.platform ?? "(no platform)"} (${manifest.digest})`;
-    const target = await platformSubject(access, repository, manifest, ctx);
-    const one = await signOne(target, label);
-    platforms.push({
-      platform: manifest.platform ?? null,
-      digest: manifest.digest,
-      store: one.where,
-      ...one.stored,
-    });
-  }
+  const platforms = await eachPlatform(access, ref, digest, options, ctx, "signed", signOne);
   io.stderr.write(`Note: ${NO_TLOG_NOTE}\n`);
   await writeResults(options, ctx, digest, where);
   printData(io.stdout, options.output, {
@@ -328,6 +297,6 @@ async function signCosign(
   }, () =>
     `Signed ${formatReference({ ...repository, digest })} with cosign key ${fingerprint} ` +
     `(${format === "bundle" ? "bundle" : "legacy .sig"}, no transparency log)\n` +
-    platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`).join(""));
+    platformLines(platforms));
   return 0;
 }

@@ -1,7 +1,9 @@
 /**
  * What `sign` and `attest` share: the image and digest to sign, the subject a referrer names,
- * the platform manifests `--recursive` reaches through an index, and the private key of a {@linkcode SigningKey} read as a cosign or an OpenPGP key (checked
- * against the fingerprint the signing setup names).
+ * the platform manifests `--recursive` reaches through an index (and the walk over them), the
+ * private key of a {@linkcode SigningKey} read as a cosign or an OpenPGP key (checked against the
+ * fingerprint the signing setup names), the messages of what was stored, and the Tekton results
+ * files.
  *
  * @module
  */
@@ -9,7 +11,9 @@ import type { CommandContext } from "../command.ts";
 import { cosignPassword } from "./cosign_password.ts";
 import type { RegistryAccess } from "./registry_access.ts";
 import type { SigningKey } from "./signing_key.ts";
+import { resolvePath } from "./files.ts";
 import { UsageError } from "../../lib/errors.ts";
+import { writeFileSafely } from "../../lib/file_write.ts";
 import {
   formatReference,
   type ImageReference,
@@ -164,7 +168,7 @@ export async function platformManifests(
  * A platform manifest of an index as a referrer's `subject` names it: the index's entry says
  * its media type and size, else a HEAD (or a GET) of the manifest in `repository` does.
  */
-export async function platformSubject(
+async function platformSubject(
   access: RegistryAccess,
   repository: ImageReference,
   manifest: PlatformManifest,
@@ -173,6 +177,49 @@ export async function platformSubject(
   return manifest.size >= 0 && manifest.mediaType !== ""
     ? { digest: manifest.digest, mediaType: manifest.mediaType, size: manifest.size }
     : await resolveSubject(access, { ...repository, tag: undefined, digest: manifest.digest }, ctx);
+}
+
+/** What one signing or attesting step stored: its place, and what the results carry of it. */
+export interface StoredReferrer {
+  readonly where: string;
+  readonly stored: Record<string, unknown>;
+}
+
+/**
+ * With `--recursive`, does `one` (sign, attest) to every platform manifest of the index `digest`
+ * ({@linkcode platformManifests}), each as a referrer's subject names it
+ * ({@linkcode platformSubject}) and labelled for the messages; returns what the results list of
+ * each platform.
+ */
+export async function eachPlatform(
+  access: RegistryAccess,
+  ref: ImageReference,
+  digest: string,
+  options: { readonly recursive?: boolean | undefined },
+  ctx: CommandContext,
+  done: "signed" | "attested",
+  one: (target: ManifestDescriptor, label: string) => Promise<StoredReferrer>,
+): Promise<Record<string, unknown>[]> {
+  const repository = { ...ref, tag: undefined, digest: undefined };
+  const platforms: Record<string, unknown>[] = [];
+  for (const manifest of await platformManifests(access, ref, digest, options, ctx, done)) {
+    const target = await platformSubject(access, repository, manifest, ctx);
+    const label = ` of ${manifest.platform ?? "(no platform)"} (${manifest.digest})`;
+    const { where, stored } = await one(target, label);
+    platforms.push({
+      platform: manifest.platform ?? null,
+      digest: manifest.digest,
+      store: where,
+      ...stored,
+    });
+  }
+  return platforms;
+}
+
+/** The text output's lines of the platforms `--recursive` reached. */
+export function platformLines(platforms: readonly Record<string, unknown>[]): string {
+  return platforms.map((p) => `  and its platform ${p.platform ?? "(none)"} (${p.digest})\n`)
+    .join("");
 }
 
 /**
@@ -188,7 +235,7 @@ export async function storeBundleReferrer(
   predicateType: string,
   what: string,
   ctx: CommandContext,
-): Promise<{ where: string; stored: Record<string, unknown> }> {
+): Promise<StoredReferrer> {
   const pushed = await pushCosignBundle(access.client, repository, target, bundle, {
     predicateType,
     created: new Date(ctx.clock.now()),
@@ -228,7 +275,7 @@ export function reportAppended(
   what: string,
   label: string,
   ctx: CommandContext,
-): { where: string; stored: Record<string, unknown> } {
+): StoredReferrer {
   const where = `${repository.domain}/${repository.path}:${appended.tag}`;
   ctx.io.stderr.write(
     appended.added
@@ -241,4 +288,26 @@ export function reportAppended(
     where,
     stored: { tag: appended.tag, manifest: appended.manifestDigest, added: appended.added },
   };
+}
+
+/** Writes the Tekton results `--digest-file` (`sign`'s) and `--store-file` asked for. */
+export async function writeResults(
+  options: { readonly digestFile?: string | undefined; readonly storeFile?: string | undefined },
+  ctx: CommandContext,
+  digest: string,
+  store: string,
+): Promise<void> {
+  for (
+    const [flag, path, value] of [
+      ["--digest-file", options.digestFile, digest],
+      ["--store-file", options.storeFile, store],
+    ] as const
+  ) {
+    if (!path) continue;
+    await writeFileSafely(resolvePath(ctx.io.cwd, path), value, {
+      name: `${flag} "${path}"`,
+      mode: 0o644,
+      ifExists: "replace",
+    });
+  }
 }

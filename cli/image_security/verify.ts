@@ -26,6 +26,7 @@ import type { OptionsOf } from "../options.ts";
 import type { VERIFY } from "./verify_command.ts";
 import { printData } from "../output.ts";
 import { readKeyAs, readUserFile } from "./files.ts";
+import { certificateIdentity, readTrustRootFlag, TRUST_ROOT_FLAG } from "./keyless_flags.ts";
 import { registryFlags } from "./registry_access.ts";
 import { describeError, UsageError } from "../../lib/errors.ts";
 import { formatReference, parseReference } from "../../lib/image/mod.ts";
@@ -35,13 +36,7 @@ import {
   parseIdentityRule,
   readPublicKeys,
 } from "../../lib/signature/mod.ts";
-import {
-  compileIdentities,
-  isPemPublicKey,
-  loadTrustRootParser,
-  readSigstorePublicKeys,
-} from "../../lib/sigstore/mod.ts";
-import { RegExpSyntaxError } from "../../lib/linear_regexp.ts";
+import { isPemPublicKey, readSigstorePublicKeys } from "../../lib/sigstore/mod.ts";
 import {
   ANONYMOUS,
   createImageVerifier,
@@ -52,17 +47,10 @@ import {
   sigstoreKeySet,
   trustedKeys,
 } from "../../lib/admission/mod.ts";
-import type {
-  KeylessIdentity,
-  PolicyMatch,
-  Requirement,
-  SignedIdentity,
-} from "../../lib/policy/mod.ts";
+import type { PolicyMatch, Requirement, SignedIdentity } from "../../lib/policy/mod.ts";
 
 /** The key file, in messages and as the requirement's `keySecret`. */
 const KEY_FLAG = "--key";
-/** The trust root file, in messages and as the name of the ConfigMap that holds it. */
-const TRUST_ROOT_FLAG = "--trust-root";
 
 type Options = OptionsOf<typeof VERIFY>;
 
@@ -82,50 +70,9 @@ const NO_DOCUMENTS: PolicyDocuments = {
   namespaces: [],
 };
 
-/** The keyless identity of the `--certificate-*` flags. */
-function certificateIdentity(options: Options): KeylessIdentity {
-  const pick = (exact: string | undefined, regexp: string | undefined, flag: string) => {
-    if ((exact === undefined) === (regexp === undefined)) {
-      throw new UsageError(
-        `Keyless verification needs one of --${flag} and --${flag}-regexp`,
-      );
-    }
-    return exact;
-  };
-  const subject = pick(
-    options.certificateIdentity,
-    options.certificateIdentityRegexp,
-    "certificate-identity",
-  );
-  const issuer = pick(
-    options.certificateOidcIssuer,
-    options.certificateOidcIssuerRegexp,
-    "certificate-oidc-issuer",
-  );
-  const identity: KeylessIdentity = {
-    ...(issuer !== undefined ? { issuer } : { issuerRegExp: options.certificateOidcIssuerRegexp }),
-    ...(subject !== undefined ? { subject } : { subjectRegExp: options.certificateIdentityRegexp }),
-  };
-  try {
-    compileIdentities([identity]);
-  } catch (error) {
-    if (error instanceof RegExpSyntaxError) throw new UsageError(error.message);
-    throw error;
-  }
-  return identity;
-}
-
 /** Reads `--trust-root` (checked here, so that a bad file is named) as a ConfigMap document. */
 async function trustRootDocuments(options: Options, ctx: CommandContext) {
-  const file = options.trustRoot!;
-  const bytes = await readUserFile(ctx.io.cwd, file, TRUST_ROOT_FLAG);
-  const { InvalidTrustRootError, parseTrustRoot } = await loadTrustRootParser();
-  try {
-    await parseTrustRoot(bytes, `${TRUST_ROOT_FLAG} "${file}"`);
-  } catch (error) {
-    if (error instanceof InvalidTrustRootError) throw new UsageError(error.message);
-    throw error;
-  }
+  const { bytes } = await readTrustRootFlag(options.trustRoot!, ctx);
   return {
     ...NO_DOCUMENTS,
     configMaps: [{
@@ -148,7 +95,7 @@ async function plan(
     if (options.trustRoot === undefined) {
       throw new UsageError("Name the key with --key FILE, or a trust root with --trust-root FILE");
     }
-    const identities = [certificateIdentity(options)];
+    const identities = [certificateIdentity(options).identity];
     return {
       requirement: {
         type: "sigstoreSigned",

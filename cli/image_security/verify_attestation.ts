@@ -20,6 +20,7 @@ import { makeLogger } from "../dev/common.ts";
 import type { OptionsOf } from "../options.ts";
 import { printData } from "../output.ts";
 import { readKeyAs, readUserFile } from "./files.ts";
+import { certificateIdentity, readTrustRootFlag } from "./keyless_flags.ts";
 import { registryAccess } from "./registry_access.ts";
 import type { VERIFY_ATTESTATION } from "./verify_attestation_command.ts";
 import { ToolkitError, UsageError } from "../../lib/errors.ts";
@@ -31,22 +32,18 @@ import { openCosignSignatures, type StoredCosignSignature } from "../../lib/regi
 import { InvalidKeyError, type PublicKey, readPublicKeys } from "../../lib/signature/mod.ts";
 import {
   type AttestationTrust,
-  compileIdentities,
   isPemPublicKey,
   loadAttestationVerification,
-  loadTrustRootParser,
   readSigstorePublicKeys,
   type SigstoreTrust,
   type VerifiedAttestation,
 } from "../../lib/sigstore/mod.ts";
-import { RegExpSyntaxError } from "../../lib/linear_regexp.ts";
 import { CelLimitError, ConditionInputs } from "../../lib/cel/mod.ts";
 import {
   API_GROUP,
   type AttestationCondition,
   compileAttestationCondition,
   InvalidPolicyError,
-  type KeylessIdentity,
   loadAttestationConditions,
   PORTIERIS_API_GROUP,
   predicateTypeURI,
@@ -85,42 +82,9 @@ async function keyText(options: Options, ctx: CommandContext): Promise<[Uint8Arr
 
 /** The keyless trust of `--trust-root` and the `--certificate-*` flags. */
 async function keylessTrust(options: Options, ctx: CommandContext): Promise<SigstoreTrust> {
-  const pick = (exact: string | undefined, regexp: string | undefined, flag: string) => {
-    if ((exact === undefined) === (regexp === undefined)) {
-      throw new UsageError(`Keyless verification needs one of --${flag} and --${flag}-regexp`);
-    }
-  };
-  pick(options.certificateIdentity, options.certificateIdentityRegexp, "certificate-identity");
-  pick(
-    options.certificateOidcIssuer,
-    options.certificateOidcIssuerRegexp,
-    "certificate-oidc-issuer",
-  );
-  const identity: KeylessIdentity = {
-    ...(options.certificateOidcIssuer !== undefined
-      ? { issuer: options.certificateOidcIssuer }
-      : { issuerRegExp: options.certificateOidcIssuerRegexp }),
-    ...(options.certificateIdentity !== undefined
-      ? { subject: options.certificateIdentity }
-      : { subjectRegExp: options.certificateIdentityRegexp }),
-  };
-  let identities;
-  try {
-    identities = compileIdentities([identity]);
-  } catch (error) {
-    if (error instanceof RegExpSyntaxError) throw new UsageError(error.message);
-    throw error;
-  }
-  const file = options.trustRoot!;
-  const bytes = await readUserFile(ctx.io.cwd, file, "--trust-root");
-  const { InvalidTrustRootError, parseTrustRoot } = await loadTrustRootParser();
-  try {
-    const trustRoot = await parseTrustRoot(bytes, `--trust-root "${file}"`);
-    return { keyless: { trustRoot, identities }, tlog: "required" };
-  } catch (error) {
-    if (error instanceof InvalidTrustRootError) throw new UsageError(error.message);
-    throw error;
-  }
+  const { identities } = certificateIdentity(options);
+  const { trustRoot } = await readTrustRootFlag(options.trustRoot!, ctx);
+  return { keyless: { trustRoot, identities }, tlog: "required" };
 }
 
 /** The keys of the key text: PEM (cosign) or OpenPGP. */

@@ -157,14 +157,17 @@ export function signTask(options: SignTaskOptions): KubeObject {
     "provenance (the build parameters the pipeline passes) with the same key. The key is read " +
     "into memory only; a missing Secret or key, or a refused upload, fails the run.";
   const resources = { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } };
-  // What both steps are given: the digest the build reported (checked against the registry),
-  // the signing setup and the registry credentials as mounted files, TLS.
+  // What both steps are given: the image and the digest the build reported (checked against the
+  // registry), the signing setup and the registry credentials as mounted files, TLS, and whether
+  // an index's platforms are signed and attested too.
   const common = [
+    `$(params.${P.imageUrl})`,
     `--digest=$(params.${P.imageDigest})`,
     `--signing-secret-dir=${SIGNING_SECRET_MOUNT}`,
     `--signing-secret=$(context.taskRun.namespace)/$(params.${P.signingSecret})`,
     `--registry-secret-dir=${REGISTRY_SECRET_MOUNT}`,
     `--tls-verify=$(params.${P.tlsVerify})`,
+    `--recursive=$(params.${P.recursive})`,
   ];
   const step = (name: string, args: string[]) => ({
     name,
@@ -281,18 +284,14 @@ export function signTask(options: SignTaskOptions): KubeObject {
       steps: [
         step(SIGN_TASK_STEPS.sign, [
           "sign",
-          `$(params.${P.imageUrl})`,
           ...common,
-          `--recursive=$(params.${P.recursive})`,
           `--lookaside-staging=$(workspaces.${SIGNATURES_WORKSPACE}.path)`,
           `--digest-file=$(results.${R.digest}.path)`,
           `--store-file=$(results.${R.store}.path)`,
         ]),
         step(SIGN_TASK_STEPS.provenance, [
           "attest",
-          `$(params.${P.imageUrl})`,
           ...common,
-          `--recursive=$(params.${P.recursive})`,
           `--build-repository=$(params.${P.repositoryUrl})`,
           `--build-revision=$(params.${P.revision})`,
           `--build-commit=$(params.${P.commit})`,
