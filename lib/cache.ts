@@ -136,6 +136,20 @@ export class TtlCache<K, V> {
     if (this.#entries.size > this.#max || this.#bytes > this.#maxBytes) this.#evict(now);
   }
 
+  /**
+   * The live values, least recently used (or stored) first; the expired ones met are dropped.
+   * Does not mark anything used.
+   */
+  values(): V[] {
+    const now = this.#now();
+    const live: V[] = [];
+    for (const [key, entry] of this.#entries) {
+      if (now >= entry.expiresAt) this.#drop(key, entry);
+      else live.push(entry.value);
+    }
+    return live;
+  }
+
   /** Removes an entry. */
   delete(key: K): void {
     const entry = this.#entries.get(key);

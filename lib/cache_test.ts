@@ -103,3 +103,17 @@ Deno.test("TtlCache keeps an entry with its own shorter lifetime only that long"
   now += 1;
   assert.equal(cache.get("long"), undefined);
 });
+
+Deno.test("values() lists the live values, least recently stored first, and drops the expired", () => {
+  let now = 0;
+  const cache = new TtlCache<string, number>({ ttlMs: 100, maxEntries: 10, now: () => now });
+  cache.set("a", 1);
+  now = 50;
+  cache.set("b", 2);
+  cache.set("c", 3);
+  cache.set("b", 4);
+  assert.deepEqual(cache.values(), [1, 3, 4]);
+  now = 100;
+  assert.deepEqual(cache.values(), [3, 4]);
+  assert.equal(cache.size, 2);
+});

@@ -89,7 +89,7 @@ export const VERIFICATION_ERROR_KINDS: readonly VerificationErrorKind[] = [
 ];
 
 /** A label value in the exposition format (backslash, quote and newline escaped). */
-function labelValue(value: string): string {
+export function labelValue(value: string): string {
   return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
 }
 

@@ -20,14 +20,10 @@
  * @module
  */
 import type { AuditTrigger, ReportObserver, WorkloadCopyStats } from "../lib/reports/mod.ts";
+import { labelValue } from "./metrics.ts";
 
 const TRIGGERS: readonly AuditTrigger[] = ["start", "workloads", "policies", "resync"];
 const OUTCOMES = ["created", "updated", "unchanged", "deleted", "failed"] as const;
-
-/** A label value in the exposition format. */
-function labelValue(value: string): string {
-  return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
-}
 
 /** The report controller's counts; {@linkcode render} writes them. */
 export class ReportMetrics implements ReportObserver {

@@ -8,6 +8,7 @@
  * @module
  */
 import type { TrustExpiry } from "../lib/admission/mod.ts";
+import { TtlCache } from "../lib/cache.ts";
 
 /** The most objects reported (the key Secret and trust root caches hold 256 + 32 at most). */
 export const MAX_TRUST_EXPIRIES = 512;
@@ -17,31 +18,28 @@ export const TRUST_EXPIRY_TTL_MS = 24 * 3600_000;
 
 /** The reports, by object. */
 export class TrustExpiries {
-  readonly #entries = new Map<string, { expiry: TrustExpiry; readAt: number }>();
-  readonly #now: () => number;
+  readonly #entries: TtlCache<string, TrustExpiry>;
 
   /** Creates the tracker; `now` is the clock in milliseconds. */
   constructor(now: () => number = Date.now) {
-    this.#now = now;
+    this.#entries = new TtlCache({
+      ttlMs: TRUST_EXPIRY_TTL_MS,
+      maxEntries: MAX_TRUST_EXPIRIES,
+      now,
+    });
   }
 
   /** Takes a report (the observer the verifier is given). */
   readonly observe = (expiry: TrustExpiry): void => {
-    const key = `${expiry.material}/${expiry.kind}/${expiry.namespace}/${expiry.name}`;
-    this.#entries.delete(key); // re-inserted last: the map's order is the order of reads
-    this.#entries.set(key, { expiry, readAt: this.#now() });
-    if (this.#entries.size > MAX_TRUST_EXPIRIES) {
-      this.#entries.delete(this.#entries.keys().next().value!);
-    }
+    // Stored anew, last: the cache's order is the order of reads.
+    this.#entries.set(
+      `${expiry.material}/${expiry.kind}/${expiry.namespace}/${expiry.name}`,
+      expiry,
+    );
   };
 
   /** The objects read within the TTL, in the order of their last read. */
   current(): TrustExpiry[] {
-    const oldest = this.#now() - TRUST_EXPIRY_TTL_MS;
-    for (const [key, entry] of this.#entries) {
-      if (entry.readAt > oldest) break;
-      this.#entries.delete(key);
-    }
-    return [...this.#entries.values()].map((e) => e.expiry);
+    return this.#entries.values();
   }
 }

@@ -14,7 +14,8 @@ import { printData } from "../output.ts";
 import { namespaceOf } from "../dev/common.ts";
 import { UsageError } from "../../lib/errors.ts";
 import type { AUDIT } from "./audit_command.ts";
-import { auditTable, denied, runAudit, startJudge } from "./audit_run.ts";
+import { auditTable, runAudit, startJudge } from "./audit_run.ts";
+import { denied } from "../../lib/audit/mod.ts";
 
 /** Runs `audit`. */
 export async function run(options: OptionsOf<typeof AUDIT>, ctx: CommandContext): Promise<number> {

@@ -320,11 +320,6 @@ export async function runAudit(
   return result;
 }
 
-/** Whether an image would be denied: `fail` or `error`. */
-export function denied(image: AuditedImage): boolean {
-  return image.verdict === "fail" || image.verdict === "error";
-}
-
 /** The table of `audit`: namespace, workload, container, image, verdict, reason. */
 export function auditTable(images: readonly AuditedImage[]): string {
   const rows = [

@@ -19,7 +19,8 @@ import { ToolkitError, UsageError } from "../../lib/errors.ts";
 import { applyObject, NAMESPACES } from "../../lib/kube/mod.ts";
 import { ENFORCEMENT_LABEL } from "../../lib/admission/mod.ts";
 import type { ROLLOUT } from "./rollout_command.ts";
-import { auditTable, denied, runAudit, startJudge } from "./audit_run.ts";
+import { auditTable, runAudit, startJudge } from "./audit_run.ts";
+import { denied } from "../../lib/audit/mod.ts";
 
 /** Runs `rollout`. */
 export async function run(

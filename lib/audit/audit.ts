@@ -52,6 +52,11 @@ export interface AuditedImage {
   readonly field?: string;
 }
 
+/** Whether an image would be denied: a `fail` or `error` verdict. */
+export function denied(image: Pick<AuditedImage, "verdict">): boolean {
+  return image.verdict === "fail" || image.verdict === "error";
+}
+
 /** What an audit reads and judges with. */
 export interface AuditDeps {
   /** Lists the workloads (`lib/kube`'s client, or the part of it with `list`). */

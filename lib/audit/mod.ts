@@ -4,14 +4,14 @@
  * audit` and `rollout` print and act on it; the PolicyReport controller writes it.
  *
  * ```ts
- * import { auditWorkloads } from "./mod.ts";
+ * import { auditWorkloads, denied } from "./mod.ts";
  * import type { KubeClient } from "../kube/mod.ts";
  * import type { AdmissionEvaluator } from "../admission/mod.ts";
  *
  * declare const kube: KubeClient;
  * declare const evaluator: AdmissionEvaluator;
  * const images = await auditWorkloads({ kube, evaluator }, { namespaces: ["team"] });
- * const denied = images.filter((i) => i.verdict === "fail" || i.verdict === "error");
+ * const wouldBeDenied = images.filter(denied);
  * ```
  *
  * @module

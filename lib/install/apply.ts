@@ -19,6 +19,7 @@ import {
   DEPLOYMENTS,
   describeObject,
   FIELD_MANAGER,
+  fieldManagers,
   imagePolicies,
   isStatus,
   ISSUERS,
@@ -612,10 +613,7 @@ function isToolkits(report: KubeObject): boolean {
 
 /** Whether toolkit's apply is the only writer of a CRD (the API server's status aside). */
 function toolkitsAlone(crd: KubeObject): boolean {
-  const managers = Array.isArray(crd.metadata.managedFields)
-    ? crd.metadata.managedFields as { manager?: string; subresource?: string }[]
-    : [];
-  const writers = managers.filter((m) => m.subresource !== "status");
+  const writers = fieldManagers(crd).filter((m) => m.subresource !== "status");
   return writers.length > 0 && writers.every((m) => m.manager === FIELD_MANAGER);
 }
 

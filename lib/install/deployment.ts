@@ -65,6 +65,7 @@ export function deploymentManifest(options: InstallOptions): KubeObject {
   // With client authentication the webhook's port refuses the kubelet (it has no client
   // certificate): the probes go to the probe listener, which serves only them and /metrics.
   const probePort = options.clientAuth ? "probes" : "https";
+  const args = webhookArgs(options);
   const probe = (path: string) => ({
     httpGet: { path, port: probePort, scheme: "HTTPS" },
     initialDelaySeconds: 2,
@@ -113,7 +114,7 @@ export function deploymentManifest(options: InstallOptions): KubeObject {
             name: "webhook",
             image: options.image,
             imagePullPolicy: "IfNotPresent",
-            args: webhookArgs(options),
+            args,
             env: [
               {
                 name: "POD_NAMESPACE",
@@ -136,7 +137,7 @@ export function deploymentManifest(options: InstallOptions): KubeObject {
               limits: {
                 cpu: "500m",
                 memory: webhookMemoryLimitQuantity(
-                  webhookArgs(options).includes("--policy-reports"),
+                  args.includes("--policy-reports"),
                 ),
               },
             },

@@ -77,10 +77,22 @@ function applyResult(
   return { outcome, type, ...(type.namespaced && namespace ? { namespace } : {}), name, object };
 }
 
-function isOnlyAppliedByToolkit(object: KubeObject): boolean {
-  const managers = Array.isArray(object.metadata.managedFields)
-    ? object.metadata.managedFields as Array<{ manager?: string; operation?: string }>
+/** One entry of an object's `metadata.managedFields`: who wrote fields, how, and where. */
+export interface ManagedFieldsEntry {
+  readonly manager?: string;
+  readonly operation?: string;
+  readonly subresource?: string;
+}
+
+/** The object's `metadata.managedFields` (none when the server sent none). */
+export function fieldManagers(object: KubeObject): readonly ManagedFieldsEntry[] {
+  return Array.isArray(object.metadata.managedFields)
+    ? object.metadata.managedFields as ManagedFieldsEntry[]
     : [];
+}
+
+function isOnlyAppliedByToolkit(object: KubeObject): boolean {
+  const managers = fieldManagers(object);
   return managers.length > 0 &&
     managers.every((m) => m.manager === FIELD_MANAGER && m.operation === "Apply");
 }

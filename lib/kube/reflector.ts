@@ -93,8 +93,7 @@ export class Reflector {
     let dropped = 0;
     for (const [k, copy] of this.#items) {
       if (!filter(copy)) continue;
-      this.#items.delete(k);
-      this.#options.onDrop?.(copy);
+      this.#remove(k);
       dropped++;
     }
     return dropped;

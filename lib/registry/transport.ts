@@ -14,6 +14,7 @@
 import { BudgetExceededError, type ReadBudget } from "../read_budget.ts";
 import { readStreamLimited } from "../bytes.ts";
 import { USER_AGENT } from "../version.ts";
+import { abortableSleep } from "../sleep.ts";
 import { ResponseTooLargeError, TransportError } from "./errors.ts";
 import { safeExcerpt } from "../errors.ts";
 import {
@@ -127,21 +128,6 @@ export async function readLimited(
   });
   if (overLimit && !options.truncate) throw new ResponseTooLargeError(options.url, limit);
   return bytes;
-}
-
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** Creates a transport. Call `close()` (or `using`) when done with it. */
@@ -269,7 +255,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
       await options.sleep(ms);
       if (signal?.aborted) throw signal.reason;
     } else {
-      await defaultSleep(ms, signal);
+      await abortableSleep(ms, signal);
     }
   }
 

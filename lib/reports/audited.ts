@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { AuditedImage, AuditKube } from "../audit/mod.ts";
+import { type AuditedImage, type AuditKube, denied } from "../audit/mod.ts";
 
-export type { AuditedImage };
+export { type AuditedImage, denied };
 
 /** The part of a client an audit lists workloads with (`lib/audit`'s `AuditKube`). */
 export type AuditLister = AuditKube;

@@ -8,6 +8,7 @@
 import {
   CUSTOM_RESOURCE_DEFINITIONS,
   FIELD_MANAGER,
+  fieldManagers,
   type KubeClient,
   type KubeObject,
 } from "../kube/mod.ts";
@@ -30,10 +31,7 @@ export function policyReportCrdManifests(): KubeObject[] {
 /** Whether a CRD as read is someone else's: it exists and no toolkit apply wrote it. */
 export function isForeignCrd(crd: KubeObject | undefined): boolean {
   if (!crd) return false;
-  const managers = Array.isArray(crd.metadata.managedFields)
-    ? crd.metadata.managedFields as Array<{ manager?: string }>
-    : [];
-  return !managers.some((m) => m.manager === FIELD_MANAGER);
+  return !fieldManagers(crd).some((m) => m.manager === FIELD_MANAGER);
 }
 
 /** Reads the PolicyReport CRD and tells whether someone else installed it. */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { AuditedImage } from "./audited.ts";
+import { type AuditedImage, denied } from "./audited.ts";
 import type { KubeObject } from "../kube/mod.ts";
 
 /** The name of toolkit's PolicyReport in each namespace. */
@@ -88,16 +88,9 @@ function resultKey(result: Pick<ReportResult, "resources" | "properties">): stri
   ].join("\u0000");
 }
 
-/** Counts of each verdict. */
-export function summarize(images: readonly Pick<AuditedImage, "verdict">[]): ReportSummary {
-  const summary: ReportSummary = { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
-  for (const image of images) summary[image.verdict]++;
-  return summary;
-}
-
 /** How many images would be denied: `fail` and `error` verdicts. */
 export function violations(images: readonly Pick<AuditedImage, "verdict">[]): number {
-  return images.filter((i) => i.verdict === "fail" || i.verdict === "error").length;
+  return images.filter(denied).length;
 }
 
 /** One result of an audited image. */

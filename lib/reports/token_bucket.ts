@@ -7,6 +7,7 @@
  * @module
  */
 import type { FetchFunction } from "../fetch.ts";
+import { abortableSleep } from "../sleep.ts";
 
 /** The time and the waits of a bucket. */
 export interface BucketClock {
@@ -29,19 +30,7 @@ export interface TokenBucketOptions {
 /** The real clock of a bucket. */
 export const SYSTEM_BUCKET_CLOCK: BucketClock = {
   now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener("abort", abort);
-        resolve();
-      }, ms);
-      const abort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener("abort", abort, { once: true });
-    }),
+  sleep: abortableSleep,
 };
 
 /**
