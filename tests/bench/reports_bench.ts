@@ -175,9 +175,8 @@ const resync = ms(start);
 
 const before = audited;
 start = performance.now();
-const changed = api.get(PODS, "ns7", "checkout-7")!;
-await client.delete(PODS, "ns7", "checkout-7");
-void changed;
+// Pod i lives in namespace i % NS_COUNT (storedPod): checkout-7's, whatever --namespaces says.
+await client.delete(PODS, `ns${7 % NS_COUNT}`, "checkout-7");
 advance(0);
 await until(() => writes.updated === 1 || (advance(1000), false));
 const oneChange = ms(start);
